@@ -1,0 +1,86 @@
+// Command mcpchaos is a chaos and load-testing tool for MCP servers.
+//
+// Each subcommand lives in its own file; main only wires signals and exits.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is the tool version recorded in results files and reports.
+var version = "0.1.0-dev"
+
+// command is one subcommand: it parses its own flags from args and returns
+// the process exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"run", "drive load and faults at an MCP server and print the summary", runCmd},
+		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd},
+		{"validate", "check scenario files; errors name file:line:column", validateCmd},
+		{"version", "print the version", versionCmd},
+	}
+}
+
+func main() {
+	// The first interrupt cancels ctx: commands drain and still write their
+	// outputs. The second exits at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		fmt.Fprintln(os.Stderr, "mcpchaos: interrupted: stopping load, draining, writing outputs (interrupt again to exit at once)")
+		cancel()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "mcpchaos: interrupted twice: exiting now")
+		os.Exit(130)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand. Exit codes: 0 success, 1 a check failed,
+// 2 usage or configuration error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "mcpchaos: unknown command %q (run \"mcpchaos help\" for the list)\n", args[0])
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "mcpchaos: chaos and load testing for MCP servers")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: mcpchaos COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run \"mcpchaos COMMAND --help\" for a command's flags.")
+}
+
+func versionCmd(_ context.Context, _ []string, stdout, _ io.Writer) int {
+	fmt.Fprintf(stdout, "mcpchaos %s\n", version)
+	return 0
+}

@@ -1,0 +1,295 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Config configures a Client. The zero value of every optional field is
+// the default.
+type Config struct {
+	// Exactly one of HTTP and Stdio.
+	HTTP  *HTTPConfig
+	Stdio *StdioConfig
+
+	// Protocol forces an era; "" detects it (server/discover first, then
+	// initialize when the answer says the server is legacy).
+	Protocol Era
+	// MaxMessageBytes bounds every message read; default 16 MiB.
+	MaxMessageBytes int
+	// ClientInfo is sent in _meta (2026) or initialize (2025).
+	ClientInfo Implementation
+	// ProbeTimeout bounds the era probe and the handshake; default 5 s.
+	ProbeTimeout time.Duration
+	// LateWindow is how long a call's stream (HTTP) or id (stdio) is still
+	// watched after its final response or our cancel, to see late messages;
+	// default 1 s.
+	LateWindow time.Duration
+	// IDs hands out request ids; share one across the clients of a run so
+	// ids and progress tokens are never reused. nil: the client's own.
+	IDs *IDSource
+}
+
+// HTTPConfig is a Streamable HTTP endpoint.
+type HTTPConfig struct {
+	URL    string
+	Header map[string]string
+	// DialTimeout bounds connecting; default 5 s.
+	DialTimeout time.Duration
+	// MaxIdleConns bounds the keep-alive pool; default 10000.
+	MaxIdleConns int
+}
+
+// StdioConfig is a server started as a subprocess.
+type StdioConfig struct {
+	Command []string
+	// Env is added to the inherited environment ("K=V").
+	Env []string
+	Dir string
+	// StderrBytes is the size of the ring that keeps the server's stderr;
+	// default 64 KiB.
+	StderrBytes int
+	// WriteTimeout bounds one write to the server's stdin; default 10 s.
+	WriteTimeout time.Duration
+	// ExitTimeout is how long Close waits after closing stdin before it
+	// signals the process; default 2 s.
+	ExitTimeout time.Duration
+}
+
+// IDSource hands out request ids, 1, 2, 3, ...
+type IDSource struct{ n atomic.Int64 }
+
+// Next returns a new id.
+func (s *IDSource) Next() int64 { return s.n.Add(1) }
+
+func (s *IDSource) issued(id int64) bool { return id > 0 && id <= s.n.Load() }
+
+// Client speaks MCP to one server over one transport, in one era.
+type Client struct {
+	cfg        Config
+	era        Era
+	ids        *IDSource
+	tr         transport
+	clientInfo []byte // encoded Implementation
+	server     Implementation
+	discover   *DiscoverResult
+	stats      connStats
+}
+
+// transport is what the HTTP and stdio transports do for a Client.
+type transport interface {
+	name() string
+	start(ctx context.Context, call *Call) error
+	wait(call *Call)
+	cancel(call *Call, reason string, notify bool) error
+	abort(call *Call, mode AbortMode) error
+	pause(call *Call, on bool)
+	notify(ctx context.Context, body []byte) error
+	close(ctx context.Context) error
+}
+
+const (
+	defaultMaxMessage = 16 << 20
+	defaultProbe      = 5 * time.Second
+	defaultLate       = time.Second
+)
+
+// Dial connects to a server (starting it, for stdio), settles the era and,
+// for a legacy server, completes the initialize handshake.
+func Dial(ctx context.Context, cfg Config) (*Client, error) {
+	if (cfg.HTTP == nil) == (cfg.Stdio == nil) {
+		return nil, errors.New("mcp dial: configure exactly one of HTTP and Stdio")
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = defaultMaxMessage
+	}
+	if cfg.ProbeTimeout <= 0 {
+		cfg.ProbeTimeout = defaultProbe
+	}
+	if cfg.LateWindow <= 0 {
+		cfg.LateWindow = defaultLate
+	}
+	if cfg.ClientInfo.Name == "" {
+		cfg.ClientInfo = Implementation{Name: "mcpchaos", Version: "dev"}
+	}
+	c := &Client{cfg: cfg, ids: cfg.IDs}
+	if c.ids == nil {
+		c.ids = new(IDSource)
+	}
+	c.clientInfo, _ = json.Marshal(cfg.ClientInfo)
+	var err error
+	if cfg.HTTP != nil {
+		c.tr, err = newHTTPTransport(c, cfg.HTTP)
+	} else {
+		c.tr, err = startStdio(ctx, c, cfg.Stdio)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := c.negotiate(ctx); err != nil {
+		_ = c.tr.close(context.Background())
+		return nil, err
+	}
+	return c, nil
+}
+
+// Era returns the protocol revision in use.
+func (c *Client) Era() Era { return c.era }
+
+// Transport returns "http" or "stdio".
+func (c *Client) Transport() string { return c.tr.name() }
+
+// Server returns the server's self-reported name and version.
+func (c *Client) Server() Implementation { return c.server }
+
+// Discover returns the server/discover answer, or nil if there was none.
+func (c *Client) Discover() *DiscoverResult { return c.discover }
+
+// Stats returns the connection-level observations so far.
+func (c *Client) Stats() Stats { return c.stats.snapshot() }
+
+// Close ends the client: a legacy HTTP session is deleted; a stdio server's
+// stdin is closed, and the process is signalled if it does not exit.
+func (c *Client) Close(ctx context.Context) error { return c.tr.close(ctx) }
+
+// Start sends a tools/call and returns its handle. The call's events go to
+// req.Observer. An error means the request could not be sent.
+func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
+	call := c.newCall(methodToolsCall, req.Tool, req.Observer)
+	if req.Progress {
+		call.tok = call.id
+	}
+	call.body = c.appendCallBody(make([]byte, 0, 256+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Malform, req.MalformSize)
+	if err := c.tr.start(ctx, call); err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+func (c *Client) newCall(method, name string, obs Observer) *Call {
+	return &Call{c: c, id: c.ids.Next(), method: method, name: name, obs: obs, done: make(chan struct{})}
+}
+
+// rawResponse is what a control request got back.
+type rawResponse struct {
+	status     int
+	result     []byte
+	rpcErr     *RPCError
+	err        error // transport error
+	violations []string
+}
+
+// roundTrip sends a control request (discover, initialize, tools/list) and
+// waits for its answer, bounded by ctx.
+func (c *Client) roundTrip(ctx context.Context, method string, members []byte, o metaOptions) rawResponse {
+	var out rawResponse
+	call := c.newCall(method, "", ObserverFunc(func(ev Event) {
+		switch ev.Kind {
+		case EvHeaders:
+			out.status = ev.Status
+		case EvResult:
+			if out.result == nil && out.rpcErr == nil {
+				out.result = append([]byte(nil), ev.Raw...)
+			}
+		case EvRPCError:
+			if out.result == nil && out.rpcErr == nil {
+				out.rpcErr = &RPCError{Code: ev.Code, Message: unescape(ev.Message), Data: append(json.RawMessage(nil), ev.Raw...)}
+			}
+		case EvViolation:
+			out.violations = append(out.violations, ev.Violation.String()+": "+ev.Detail)
+		case EvEnd:
+			if out.result == nil && out.rpcErr == nil {
+				out.err = ev.Err
+				if out.err == nil {
+					out.err = errStreamEnded
+				}
+			}
+		}
+	}))
+	call.raw = true
+	call.body = c.appendRequest(nil, call.id, method, members, o)
+	if err := c.tr.start(ctx, call); err != nil {
+		out.err = err
+		return out
+	}
+	stop := context.AfterFunc(ctx, func() { _ = call.Cancel("mcpchaos: "+method+" timed out", false) })
+	call.Wait()
+	stop()
+	if out.result == nil && out.rpcErr == nil && out.err == nil {
+		out.err = fmt.Errorf("%s: no answer (%w)", method, ctx.Err())
+	}
+	return out
+}
+
+// ListTools returns the server's tools (all pages).
+func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
+	var all []Tool
+	cursor := ""
+	for page := 0; page < 1000; page++ {
+		var members []byte
+		if cursor != "" {
+			members = appendJSONString([]byte(`"cursor":`), cursor)
+		}
+		r := c.roundTrip(ctx, methodToolsList, members, metaOptions{modern: c.era.Modern()})
+		if err := r.failure(methodToolsList); err != nil {
+			return nil, err
+		}
+		var res listToolsResult
+		if err := json.Unmarshal(r.result, &res); err != nil {
+			return nil, fmt.Errorf("tools/list: decode result: %w", err)
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		cursor = res.NextCursor
+	}
+	return nil, errors.New("tools/list: more than 1000 pages")
+}
+
+func (r rawResponse) failure(method string) error {
+	switch {
+	case r.rpcErr != nil:
+		return fmt.Errorf("%s: %w", method, r.rpcErr)
+	case r.err != nil:
+		return fmt.Errorf("%s: %w", method, r.err)
+	case r.status != 0 && (r.status < 200 || r.status > 299):
+		return fmt.Errorf("%s: HTTP status %d", method, r.status)
+	}
+	return nil
+}
+
+// ToolResult is the outcome of CallTool.
+type ToolResult struct {
+	Result Result
+	// Raw is the whole result object.
+	Raw json.RawMessage
+}
+
+// CallTool calls a tool and waits for its result (for probes and tests,
+// not for load: it keeps the whole result).
+func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage) (ToolResult, error) {
+	var members []byte
+	members = append(members, `"name":`...)
+	members = appendJSONString(members, tool)
+	if len(args) > 0 {
+		members = append(members, `,"arguments":`...)
+		members = append(members, args...)
+	}
+	r := c.roundTrip(ctx, methodToolsCall, members, metaOptions{modern: c.era.Modern()})
+	if err := r.failure("tools/call " + tool); err != nil {
+		return ToolResult{}, err
+	}
+	var out ToolResult
+	out.Raw = r.result
+	var sc scanner
+	if err := decodeCallResult(&sc, r.result, &out.Result); err != nil {
+		return out, fmt.Errorf("tools/call %s: %w", tool, err)
+	}
+	out.Result.Text = append([]byte(nil), out.Result.Text...)
+	return out, nil
+}

@@ -1,0 +1,190 @@
+package mcp
+
+import (
+	"time"
+)
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// EvHeaders: the HTTP response status and headers of the call's POST
+	// arrived (HTTP only). Status, ContentType and RetryAfter are set.
+	EvHeaders EventKind = iota + 1
+	// EvProgress: a notifications/progress for this call's token.
+	EvProgress
+	// EvResult: the final JSON-RPC result. Result is set.
+	EvResult
+	// EvRPCError: the final JSON-RPC error. Code and Message are set.
+	EvRPCError
+	// EvViolation: the server broke a protocol rule on this call's stream or
+	// for this call's id or token. Violation and Detail are set.
+	EvViolation
+	// EvEnd: the call's stream or transport ended. Err is nil for a clean
+	// end and says what happened otherwise. It is the last event of a call
+	// unless late events follow on a shared transport (stdio).
+	EvEnd
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EvHeaders:
+		return "headers"
+	case EvProgress:
+		return "progress"
+	case EvResult:
+		return "result"
+	case EvRPCError:
+		return "rpc_error"
+	case EvViolation:
+		return "violation"
+	case EvEnd:
+		return "end"
+	}
+	return "unknown"
+}
+
+// Violation names a protocol rule a server broke, as seen by the client.
+type Violation uint8
+
+const (
+	// ViolUnknownToken: progress for a token this client never sent.
+	ViolUnknownToken Violation = iota + 1
+	// ViolWrongStream: progress for another call's token on this call's
+	// stream (HTTP), or for a call that did not ask for progress.
+	ViolWrongStream
+	// ViolServerRequest: a server-initiated JSON-RPC request (method and id).
+	ViolServerRequest
+	// ViolContentType: a 2xx answer to a request POST whose Content-Type is
+	// neither application/json nor text/event-stream.
+	ViolContentType
+	// ViolNotJSONRPC: a message or line that is not valid JSON-RPC.
+	ViolNotJSONRPC
+	// ViolOversize: a message larger than the configured maximum.
+	ViolOversize
+	// ViolStreamNotClosed: the SSE stream stayed open after the final
+	// response (a SHOULD in the spec).
+	ViolStreamNotClosed
+	// ViolBadProgress: a progress notification with missing or mistyped
+	// fields.
+	ViolBadProgress
+	// ViolServerCancel: the server sent notifications/cancelled for a
+	// tools/call (2026 allows it only for subscriptions/listen).
+	ViolServerCancel
+)
+
+func (v Violation) String() string {
+	switch v {
+	case ViolUnknownToken:
+		return "unknown_token"
+	case ViolWrongStream:
+		return "wrong_stream"
+	case ViolServerRequest:
+		return "server_request"
+	case ViolContentType:
+		return "content_type"
+	case ViolNotJSONRPC:
+		return "not_jsonrpc"
+	case ViolOversize:
+		return "oversize"
+	case ViolStreamNotClosed:
+		return "stream_not_closed"
+	case ViolBadProgress:
+		return "bad_progress"
+	case ViolServerCancel:
+		return "server_cancel"
+	}
+	return "unknown"
+}
+
+// ResultType is the resultType of a 2026 result.
+type ResultType uint8
+
+const (
+	// ResultMissing: no resultType, as legacy servers send (means complete).
+	ResultMissing ResultType = iota
+	ResultComplete
+	ResultInputRequired
+	ResultTask
+	// ResultUnknown: a value the spec does not define (invalid).
+	ResultUnknown
+)
+
+func (r ResultType) String() string {
+	switch r {
+	case ResultMissing:
+		return "missing"
+	case ResultComplete:
+		return "complete"
+	case ResultInputRequired:
+		return "input_required"
+	case ResultTask:
+		return "task"
+	}
+	return "unknown"
+}
+
+// Result describes a tools/call result without keeping its bytes.
+type Result struct {
+	Type          ResultType
+	IsError       bool
+	HasStructured bool
+	// StateOnly: input_required carrying requestState and no inputRequests,
+	// the spec's load-shedding answer.
+	StateOnly bool
+	// Text is the first text content block, valid only during OnEvent.
+	Text []byte
+}
+
+// Event is one thing that happened to a call. Byte slices are valid only
+// during the OnEvent call that delivers them.
+type Event struct {
+	Kind EventKind
+	// At is when the event was received, with a monotonic clock reading.
+	At time.Time
+	// Late: received after this client cancelled or aborted the call.
+	Late bool
+	// AfterFinal: received after the call's final response.
+	AfterFinal bool
+
+	// EvHeaders
+	Status      int
+	ContentType string
+	// RetryAfter from a Retry-After header; -1 when absent.
+	RetryAfter time.Duration
+
+	// EvProgress
+	Progress float64
+	Total    float64
+	HasTotal bool
+
+	// EvResult
+	Result Result
+
+	// EvRPCError
+	Code    int64
+	Message []byte
+
+	// Raw is the error's data (EvRPCError), or the whole result of a
+	// control request (EvResult), valid only during OnEvent.
+	Raw []byte
+
+	// EvViolation
+	Violation Violation
+	Detail    string
+
+	// EvEnd
+	Err error
+}
+
+// Observer receives a call's events as they arrive. OnEvent runs on the
+// transport's reading goroutine: it must be quick and must not block.
+type Observer interface {
+	OnEvent(ev Event)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(Event)
+
+// OnEvent calls f(ev).
+func (f ObserverFunc) OnEvent(ev Event) { f(ev) }

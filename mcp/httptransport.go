@@ -1,0 +1,422 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// httpTransport is Streamable HTTP over our own HTTP/1.1 connections, so a
+// call can be cut with a FIN or an RST, or left unread, at an exact moment.
+// Connections are kept alive and reused when a response ended cleanly.
+type httpTransport struct {
+	c       *Client
+	addr    string // host:port to dial
+	path    string // request target
+	tls     *tls.Config
+	static  string // header lines every request carries
+	dialer  net.Dialer
+	maxIdle int
+
+	mu      sync.Mutex
+	idle    []*httpConn
+	session string // legacy Mcp-Session-Id
+	closed  bool
+}
+
+// httpConn is one keep-alive connection and the buffers its responses are
+// read with, reused from call to call.
+type httpConn struct {
+	nc     net.Conn
+	tcp    *net.TCPConn
+	lim    countingReader
+	br     *bufio.Reader
+	body   *bufio.Reader
+	sse    *sseReader
+	sc     scanner
+	msg    inMsg
+	wbuf   []byte
+	jbuf   []byte
+	reused bool
+}
+
+// countingReader counts the bytes read from a connection, so a stale
+// keep-alive connection (closed before answering anything) can be told
+// from one that failed mid-response.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.n += int64(n)
+	return n, err
+}
+
+func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("mcp http: parse url %q: %w", cfg.URL, err)
+	}
+	t := &httpTransport{c: c, path: u.RequestURI(), maxIdle: cfg.MaxIdleConns}
+	if t.maxIdle <= 0 {
+		t.maxIdle = 10000
+	}
+	port := u.Port()
+	switch u.Scheme {
+	case "http":
+		if port == "" {
+			port = "80"
+		}
+	case "https":
+		if port == "" {
+			port = "443"
+		}
+		t.tls = &tls.Config{ServerName: u.Hostname()}
+	default:
+		return nil, fmt.Errorf("mcp http: url %q: scheme must be http or https", cfg.URL)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("mcp http: url %q has no host", cfg.URL)
+	}
+	t.addr = net.JoinHostPort(u.Hostname(), port)
+	t.dialer.Timeout = cfg.DialTimeout
+	if t.dialer.Timeout <= 0 {
+		t.dialer.Timeout = 5 * time.Second
+	}
+	var h strings.Builder
+	fmt.Fprintf(&h, "Host: %s\r\nUser-Agent: %s/%s\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n",
+		u.Host, c.cfg.ClientInfo.Name, c.cfg.ClientInfo.Version)
+	for k, v := range cfg.Header {
+		if strings.ContainsAny(k, "\r\n: ") || strings.ContainsAny(v, "\r\n") {
+			return nil, fmt.Errorf("mcp http: invalid header %q", k)
+		}
+		fmt.Fprintf(&h, "%s: %s\r\n", k, v)
+	}
+	t.static = h.String()
+	return t, nil
+}
+
+func (t *httpTransport) name() string { return "http" }
+
+func (t *httpTransport) dial(ctx context.Context) (*httpConn, error) {
+	nc, err := t.dialer.DialContext(ctx, "tcp", t.addr)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", t.addr, err)
+	}
+	conn := &httpConn{nc: nc}
+	conn.tcp, _ = nc.(*net.TCPConn)
+	if t.tls != nil {
+		tc := tls.Client(nc, t.tls)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("tls handshake with %s: %w", t.addr, err)
+		}
+		conn.nc = tc
+	}
+	conn.lim.r = conn.nc
+	conn.br = bufio.NewReaderSize(&conn.lim, 4096)
+	conn.body = bufio.NewReaderSize(nil, 4096)
+	conn.sse = newSSEReader(conn.body, t.c.cfg.MaxMessageBytes)
+	return conn, nil
+}
+
+// get returns an idle connection or dials a new one.
+func (t *httpTransport) get(ctx context.Context) (*httpConn, error) {
+	t.mu.Lock()
+	if n := len(t.idle); n > 0 {
+		conn := t.idle[n-1]
+		t.idle[n-1] = nil
+		t.idle = t.idle[:n-1]
+		t.mu.Unlock()
+		conn.reused = true
+		return conn, nil
+	}
+	t.mu.Unlock()
+	return t.dial(ctx)
+}
+
+// put returns a connection whose last response ended cleanly.
+func (t *httpTransport) put(conn *httpConn) {
+	_ = conn.nc.SetDeadline(time.Time{})
+	t.mu.Lock()
+	if !t.closed && len(t.idle) < t.maxIdle {
+		t.idle = append(t.idle, conn)
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	conn.nc.Close()
+}
+
+func (t *httpTransport) sessionID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.session
+}
+
+// writeRequest writes one POST (or DELETE when body is nil) for method.
+func (t *httpTransport) writeRequest(ctx context.Context, conn *httpConn, method, name string, body []byte) error {
+	b := conn.wbuf[:0]
+	if body == nil {
+		b = append(b, "DELETE "...)
+	} else {
+		b = append(b, "POST "...)
+	}
+	b = append(b, t.path...)
+	b = append(b, " HTTP/1.1\r\n"...)
+	b = append(b, t.static...)
+	era := t.c.era
+	if era.Modern() || method != methodInitialize {
+		b = append(b, "MCP-Protocol-Version: "...)
+		b = append(b, era...)
+		b = append(b, "\r\n"...)
+	}
+	if era.Modern() && method != "" {
+		b = append(b, "Mcp-Method: "...)
+		b = append(b, method...)
+		b = append(b, "\r\n"...)
+		if name != "" {
+			b = append(b, "Mcp-Name: "...)
+			b = append(b, headerValue(name)...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	if sid := t.sessionID(); sid != "" && !era.Modern() {
+		b = append(b, "Mcp-Session-Id: "...)
+		b = append(b, sid...)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	b = append(b, "\r\n\r\n"...)
+	b = append(b, body...)
+	conn.wbuf = b
+	if cap(conn.wbuf) > 64<<10 {
+		conn.wbuf = nil // an oversize body: do not keep its buffer
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(10 * time.Second)
+	}
+	_ = conn.nc.SetWriteDeadline(deadline)
+	_, err := conn.nc.Write(b)
+	_ = conn.nc.SetWriteDeadline(time.Time{})
+	return err
+}
+
+func (t *httpTransport) start(ctx context.Context, call *Call) error {
+	conn, err := t.get(ctx)
+	if err != nil {
+		return err
+	}
+	err = t.writeRequest(ctx, conn, call.method, call.name, call.body)
+	if err != nil && conn.reused {
+		conn.nc.Close() // a stale keep-alive connection: try once on a new one
+		if conn, err = t.dial(ctx); err == nil {
+			err = t.writeRequest(ctx, conn, call.method, call.name, call.body)
+		}
+	}
+	if err != nil {
+		if conn != nil {
+			conn.nc.Close()
+		}
+		return fmt.Errorf("send %s: %w", call.method, err)
+	}
+	call.sent = time.Now()
+	conn.lim.n = 0
+	call.gateMu.Lock()
+	call.conn = conn
+	call.gateMu.Unlock()
+	return nil
+}
+
+// retry re-sends a call on a fresh connection after its reused one turned
+// out to be stale (closed by the server before any byte of an answer).
+func (t *httpTransport) retry(call *Call, old *httpConn) (*httpConn, error) {
+	old.nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), t.dialer.Timeout)
+	defer cancel()
+	conn, err := t.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.writeRequest(ctx, conn, call.method, call.name, call.body); err != nil {
+		conn.nc.Close()
+		return nil, err
+	}
+	call.gateMu.Lock()
+	defer call.gateMu.Unlock()
+	if call.stopped() {
+		conn.nc.Close()
+		return nil, errors.New("call stopped")
+	}
+	call.conn = conn
+	return conn, nil
+}
+
+// notify POSTs a notification and expects 202 (any 2xx is accepted).
+func (t *httpTransport) notify(ctx context.Context, body []byte) error {
+	conn, err := t.get(ctx)
+	if err != nil {
+		return err
+	}
+	if err := t.writeRequest(ctx, conn, methodOf(body), "", body); err != nil {
+		conn.nc.Close()
+		if !conn.reused {
+			return err
+		}
+		if conn, err = t.dial(ctx); err != nil {
+			return err
+		}
+		if err := t.writeRequest(ctx, conn, methodOf(body), "", body); err != nil {
+			conn.nc.Close()
+			return err
+		}
+	}
+	status, err := t.simpleResponse(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if status < 200 || status > 299 {
+		return fmt.Errorf("HTTP status %d", status)
+	}
+	return nil
+}
+
+// methodOf returns the method of a notification body we built.
+func methodOf(body []byte) string {
+	switch {
+	case strings.Contains(string(body), `"method":"notifications/cancelled"`):
+		return methodCancelled
+	case strings.Contains(string(body), `"method":"notifications/initialized"`):
+		return methodInitialized
+	}
+	return "notifications/unknown"
+}
+
+// simpleResponse reads a response whose body does not matter, bounded,
+// and recycles the connection when it can.
+func (t *httpTransport) simpleResponse(ctx context.Context, conn *httpConn) (int, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(10 * time.Second)
+	}
+	_ = conn.nc.SetReadDeadline(deadline)
+	resp, err := http.ReadResponse(conn.br, nil)
+	if err != nil {
+		conn.nc.Close()
+		return 0, err
+	}
+	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if err == nil && !resp.Close {
+		if n, _ := resp.Body.Read(make([]byte, 1)); n == 0 {
+			t.put(conn)
+			return resp.StatusCode, nil
+		}
+	}
+	conn.nc.Close()
+	return resp.StatusCode, nil
+}
+
+func (t *httpTransport) cancel(call *Call, reason string, notify bool) error {
+	if t.c.era.Modern() {
+		t.closeCallConn(call, AbortFIN)
+		if notify {
+			go t.postCancel(call.id, reason)
+		}
+		return nil
+	}
+	err := t.postCancel(call.id, reason)
+	// Keep reading the stream for late messages, but not for ever.
+	call.gateMu.Lock()
+	if call.conn != nil {
+		_ = call.conn.nc.SetReadDeadline(time.Now().Add(t.c.cfg.LateWindow))
+	}
+	call.gateMu.Unlock()
+	return err
+}
+
+func (t *httpTransport) postCancel(id int64, reason string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := t.notify(ctx, appendCancelled(nil, id, reason)); err != nil {
+		return fmt.Errorf("post notifications/cancelled for %d: %w", id, err)
+	}
+	return nil
+}
+
+func (t *httpTransport) abort(call *Call, mode AbortMode) error {
+	if mode != AbortFIN && mode != AbortRST {
+		return fmt.Errorf("abort mode %s does not apply to HTTP", mode)
+	}
+	t.closeCallConn(call, mode)
+	return nil
+}
+
+// closeCallConn closes a call's connection with a FIN or an RST.
+func (t *httpTransport) closeCallConn(call *Call, mode AbortMode) {
+	call.gateMu.Lock()
+	conn := call.conn
+	call.gateMu.Unlock()
+	if conn == nil {
+		return
+	}
+	if conn.tcp != nil {
+		if mode == AbortRST {
+			_ = conn.tcp.SetLinger(0)
+		} else {
+			_ = conn.tcp.CloseWrite()
+		}
+	}
+	conn.nc.Close()
+}
+
+func (t *httpTransport) pause(*Call, bool) {}
+
+func (t *httpTransport) close(ctx context.Context) error {
+	var err error
+	if sid := t.sessionID(); sid != "" && !t.c.era.Modern() {
+		err = t.deleteSession(ctx)
+	}
+	t.mu.Lock()
+	t.closed = true
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, conn := range idle {
+		conn.nc.Close()
+	}
+	return err
+}
+
+// deleteSession ends a legacy session; 405 (not supported) is fine.
+func (t *httpTransport) deleteSession(ctx context.Context) error {
+	conn, err := t.get(ctx)
+	if err != nil {
+		return err
+	}
+	if err := t.writeRequest(ctx, conn, "", "", nil); err != nil {
+		conn.nc.Close()
+		return fmt.Errorf("delete session: %w", err)
+	}
+	status, err := t.simpleResponse(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	if status >= 300 && status != http.StatusMethodNotAllowed {
+		return fmt.Errorf("delete session: HTTP status %d", status)
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// decodeCallResult reads the parts of a tools/call result the measurements
+// need, without allocating. r.Text points into raw.
+func decodeCallResult(s *scanner, raw []byte, r *Result) error {
+	*r = Result{}
+	s.reset(raw)
+	if s.peek() != '{' {
+		return errors.New("result is not an object")
+	}
+	var hasState, hasInputs bool
+	err := s.object(func(key []byte, esc bool) error {
+		switch {
+		case keyIs(key, esc, "resultType"):
+			if s.peek() != '"' {
+				r.Type = ResultUnknown
+				_, err := s.value()
+				return err
+			}
+			v, _, err := s.str()
+			switch string(v) {
+			case "complete":
+				r.Type = ResultComplete
+			case "input_required":
+				r.Type = ResultInputRequired
+			case "task":
+				r.Type = ResultTask
+			default:
+				r.Type = ResultUnknown
+			}
+			return err
+		case keyIs(key, esc, "isError"):
+			v, err := s.value()
+			r.IsError = string(v) == "true"
+			return err
+		case keyIs(key, esc, "structuredContent"):
+			v, err := s.value()
+			r.HasStructured = string(v) != "null"
+			return err
+		case keyIs(key, esc, "requestState"):
+			hasState = true
+			_, err := s.value()
+			return err
+		case keyIs(key, esc, "inputRequests"):
+			hasInputs = true
+			_, err := s.value()
+			return err
+		case keyIs(key, esc, "content"):
+			return firstText(s, r)
+		default:
+			_, err := s.value()
+			return err
+		}
+	})
+	if err != nil {
+		return err
+	}
+	r.StateOnly = r.Type == ResultInputRequired && hasState && !hasInputs
+	return s.end()
+}
+
+// firstText finds the text of the first {"type":"text"} block of a content
+// array and skips the rest.
+func firstText(s *scanner, r *Result) error {
+	if s.peek() != '[' {
+		_, err := s.value()
+		return err
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.peek() == '{' && r.Text == nil {
+			var text []byte
+			var isText bool
+			err := s.object(func(key []byte, esc bool) error {
+				switch {
+				case keyIs(key, esc, "type") && s.peek() == '"':
+					v, _, err := s.str()
+					isText = string(v) == "text"
+					return err
+				case keyIs(key, esc, "text") && s.peek() == '"':
+					v, _, err := s.str()
+					text = v
+					return err
+				}
+				_, err := s.value()
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if isText {
+				r.Text = text
+				if r.Text == nil {
+					r.Text = []byte{}
+				}
+			}
+		} else if _, err := s.value(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// Implementation names a client or server.
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// DiscoverResult is the answer to server/discover.
+type DiscoverResult struct {
+	SupportedVersions []string        `json:"supportedVersions"`
+	Capabilities      json.RawMessage `json:"capabilities"`
+	Instructions      string          `json:"instructions,omitempty"`
+	TTLMs             *int64          `json:"ttlMs"`
+	CacheScope        string          `json:"cacheScope"`
+	ResultType        string          `json:"resultType"`
+	Meta              struct {
+		ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo"`
+	} `json:"_meta"`
+}
+
+// InitializeResult is the legacy handshake's answer.
+type InitializeResult struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ServerInfo      Implementation  `json:"serverInfo"`
+	Instructions    string          `json:"instructions,omitempty"`
+}
+
+// Tool is one entry of tools/list.
+type Tool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+type listToolsResult struct {
+	Tools      []Tool `json:"tools"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// RPCError is a JSON-RPC error answered by the server.
+type RPCError struct {
+	Code    int64
+	Message string
+	Data    json.RawMessage
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("server answered error %d: %s", e.Code, e.Message)
+}
+
+// versionErrorData is the data of -32022 (and of legacy -32602 version
+// errors).
+type versionErrorData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
+}
+
+// Error codes the spec defines.
+const (
+	CodeParseError         = -32700
+	CodeInvalidRequest     = -32600
+	CodeMethodNotFound     = -32601
+	CodeInvalidParams      = -32602
+	CodeInternalError      = -32603
+	CodeHeaderMismatch     = -32020
+	CodeMissingCapability  = -32021
+	CodeUnsupportedVersion = -32022
+)

@@ -1,0 +1,40 @@
+package mcp
+
+import "sync/atomic"
+
+// Stats are connection-level observations: things the server did that
+// belong to no live call (on stdio every message shares one pipe).
+type Stats struct {
+	// NotJSONRPC counts stdout lines that were not JSON-RPC messages.
+	NotJSONRPC int64 `json:"not_jsonrpc"`
+	// Oversize counts messages over the maximum size.
+	Oversize int64 `json:"oversize"`
+	// UnknownResponses counts responses whose id was never sent.
+	UnknownResponses int64 `json:"unknown_responses"`
+	// UnknownTokens counts progress for tokens never sent.
+	UnknownTokens int64 `json:"unknown_tokens"`
+	// Stale counts responses and progress for calls that ended longer ago
+	// than the late window.
+	Stale int64 `json:"stale"`
+	// ServerRequests counts server-initiated requests (2026 forbids them).
+	ServerRequests int64 `json:"server_requests"`
+	// ServerCancels counts notifications/cancelled sent by the server.
+	ServerCancels int64 `json:"server_cancels"`
+}
+
+type connStats struct {
+	notJSONRPC, oversize, unknownResponses, unknownTokens atomic.Int64
+	stale, serverRequests, serverCancels                  atomic.Int64
+}
+
+func (s *connStats) snapshot() Stats {
+	return Stats{
+		NotJSONRPC:       s.notJSONRPC.Load(),
+		Oversize:         s.oversize.Load(),
+		UnknownResponses: s.unknownResponses.Load(),
+		UnknownTokens:    s.unknownTokens.Load(),
+		Stale:            s.stale.Load(),
+		ServerRequests:   s.serverRequests.Load(),
+		ServerCancels:    s.serverCancels.Load(),
+	}
+}

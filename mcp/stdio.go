@@ -1,0 +1,296 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// stdioTransport runs a server as a subprocess and speaks newline-delimited
+// JSON-RPC on its stdin and stdout. One reader goroutine demultiplexes
+// every answer by id and every progress notification by token.
+type stdioTransport struct {
+	c   *Client
+	cfg *StdioConfig
+	cmd *exec.Cmd
+
+	wmu   sync.Mutex
+	stdin *os.File
+	wbuf  []byte
+
+	stdout *os.File
+	stderr *ring
+
+	mu    sync.Mutex
+	calls map[int64]*Call
+
+	gateMu  sync.Mutex
+	paused  bool
+	resume  chan struct{}
+	exited  chan struct{} // closed when the process has exited
+	readEnd chan struct{} // closed when the reader stopped
+	exitErr error
+	eofAt   time.Time // when stdin was closed, for the exit latency
+	exitAt  time.Time
+}
+
+func startStdio(ctx context.Context, c *Client, cfg *StdioConfig) (*stdioTransport, error) {
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("mcp stdio: empty command")
+	}
+	t := &stdioTransport{c: c, cfg: cfg, calls: make(map[int64]*Call),
+		exited: make(chan struct{}), readEnd: make(chan struct{})}
+	size := cfg.StderrBytes
+	if size <= 0 {
+		size = 64 << 10
+	}
+	t.stderr = newRing(size)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcp stdio: stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("mcp stdio: stdout pipe: %w", err)
+	}
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Dir = cfg.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, t.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("mcp stdio: start %q: %w", cfg.Command, err)
+	}
+	inR.Close()
+	outW.Close()
+	t.cmd, t.stdin, t.stdout = cmd, inW, outR
+	go t.reap()
+	go t.read()
+	return t, nil
+}
+
+func (t *stdioTransport) name() string { return "stdio" }
+
+// PID returns the server's process id (stdio only), or 0.
+func (c *Client) PID() int {
+	if t, ok := c.tr.(*stdioTransport); ok {
+		return t.cmd.Process.Pid
+	}
+	return 0
+}
+
+// Stderr returns the last bytes the server wrote to stderr (stdio only).
+func (c *Client) Stderr() []byte {
+	if t, ok := c.tr.(*stdioTransport); ok {
+		return t.stderr.bytes()
+	}
+	return nil
+}
+
+// Exited is closed when a stdio server's process has exited (never for HTTP).
+func (c *Client) Exited() <-chan struct{} {
+	if t, ok := c.tr.(*stdioTransport); ok {
+		return t.exited
+	}
+	return nil
+}
+
+// ExitLatency returns how long a stdio server took to exit after its stdin
+// was closed, or -1 when that was not seen.
+func (c *Client) ExitLatency() time.Duration {
+	t, ok := c.tr.(*stdioTransport)
+	if !ok {
+		return -1
+	}
+	select {
+	case <-t.exited:
+	default:
+		return -1
+	}
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	if t.eofAt.IsZero() {
+		return -1
+	}
+	return t.exitAt.Sub(t.eofAt)
+}
+
+func (t *stdioTransport) reap() {
+	err := t.cmd.Wait()
+	t.wmu.Lock()
+	t.exitErr, t.exitAt = err, time.Now()
+	t.wmu.Unlock()
+	close(t.exited)
+}
+
+// write sends one message line.
+func (t *stdioTransport) write(ctx context.Context, msg []byte) error {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	if t.stdin == nil {
+		return errors.New("server stdin is closed")
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		timeout := t.cfg.WriteTimeout
+		if timeout <= 0 {
+			timeout = 10 * time.Second
+		}
+		deadline = time.Now().Add(timeout)
+	}
+	_ = t.stdin.SetWriteDeadline(deadline)
+	t.wbuf = append(append(t.wbuf[:0], msg...), '\n')
+	_, err := t.stdin.Write(t.wbuf)
+	if cap(t.wbuf) > 64<<10 {
+		t.wbuf = nil
+	}
+	return err
+}
+
+func (t *stdioTransport) start(ctx context.Context, call *Call) error {
+	select {
+	case <-t.readEnd:
+		return errors.New("server stdout is closed")
+	default:
+	}
+	t.mu.Lock()
+	t.calls[call.id] = call
+	t.mu.Unlock()
+	call.sent = time.Now()
+	if err := t.write(ctx, call.body); err != nil {
+		t.forget(call.id)
+		return fmt.Errorf("send %s: %w", call.method, err)
+	}
+	return nil
+}
+
+func (t *stdioTransport) wait(call *Call) { <-call.done }
+
+func (t *stdioTransport) forget(id int64) {
+	t.mu.Lock()
+	delete(t.calls, id)
+	t.mu.Unlock()
+}
+
+// linger keeps a finished call's id routable for the late window, so late
+// answers and progress are still attributed to it.
+func (t *stdioTransport) linger(call *Call) {
+	time.AfterFunc(t.c.cfg.LateWindow, func() {
+		t.forget(call.id)
+		call.end(time.Now(), nil)
+	})
+}
+
+func (t *stdioTransport) cancel(call *Call, reason string, _ bool) error {
+	t.linger(call)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := t.write(ctx, appendCancelled(nil, call.id, reason)); err != nil {
+		return fmt.Errorf("write notifications/cancelled for %d: %w", call.id, err)
+	}
+	return nil
+}
+
+func (t *stdioTransport) abort(call *Call, mode AbortMode) error {
+	t.linger(call)
+	switch mode {
+	case AbortClose:
+		t.closeStdin()
+		return nil
+	case AbortKill:
+		return t.kill(syscall.SIGKILL)
+	}
+	return fmt.Errorf("abort mode %s does not apply to stdio", mode)
+}
+
+func (t *stdioTransport) closeStdin() {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	if t.stdin != nil {
+		t.stdin.Close()
+		t.stdin = nil
+		t.eofAt = time.Now()
+	}
+}
+
+// kill signals the server's whole process group.
+func (t *stdioTransport) kill(sig syscall.Signal) error {
+	if err := syscall.Kill(-t.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %v to process group %d: %w", sig, t.cmd.Process.Pid, err)
+	}
+	return nil
+}
+
+// pause stops reading the shared stdout pipe: every call on the process
+// stalls, as the server's writes block on a full pipe.
+func (t *stdioTransport) pause(_ *Call, on bool) {
+	t.gateMu.Lock()
+	defer t.gateMu.Unlock()
+	switch {
+	case on && !t.paused:
+		t.paused, t.resume = true, make(chan struct{})
+	case !on && t.paused:
+		t.paused = false
+		close(t.resume)
+	}
+}
+
+func (t *stdioTransport) waitGate() {
+	t.gateMu.Lock()
+	ch := t.resume
+	paused := t.paused
+	t.gateMu.Unlock()
+	if paused {
+		select {
+		case <-ch:
+		case <-t.exited:
+		}
+	}
+}
+
+func (t *stdioTransport) notify(ctx context.Context, body []byte) error {
+	return t.write(ctx, body)
+}
+
+// close closes stdin, waits for the exit, then sends SIGTERM and SIGKILL.
+func (t *stdioTransport) close(ctx context.Context) error {
+	t.closeStdin()
+	timeout := t.cfg.ExitTimeout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
+		if sig != 0 {
+			_ = t.kill(sig)
+		}
+		timer := time.NewTimer(timeout)
+		select {
+		case <-t.exited:
+			timer.Stop()
+			<-t.readEnd
+			return nil
+		case <-ctx.Done():
+			timer.Stop()
+			_ = t.kill(syscall.SIGKILL)
+			<-t.exited
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+	<-t.exited
+	return nil
+}
+
+// newStdoutReader sizes the pipe reader.
+func newStdoutReader(f *os.File) *bufio.Reader { return bufio.NewReaderSize(f, 64<<10) }

@@ -1,0 +1,184 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// read is the one goroutine that reads the server's stdout.
+func (t *stdioTransport) read() {
+	defer close(t.readEnd)
+	lr := lineReader{br: newStdoutReader(t.stdout), max: t.c.cfg.MaxMessageBytes}
+	var sc scanner
+	var m inMsg
+	for {
+		t.waitGate()
+		line, err := lr.next(true, 4096)
+		at := time.Now()
+		if IsOversize(err) {
+			t.c.stats.oversize.Add(1)
+			t.oversize(&sc, line, at, err)
+			continue
+		}
+		if err != nil {
+			t.fail(at, err)
+			return
+		}
+		if err := decodeMessage(&sc, line, &m); err != nil {
+			t.c.stats.notJSONRPC.Add(1)
+			continue
+		}
+		t.route(&sc, &m, at)
+	}
+}
+
+func (t *stdioTransport) lookup(id int64) *Call {
+	t.mu.Lock()
+	call := t.calls[id]
+	t.mu.Unlock()
+	return call
+}
+
+// route hands one message to the call it belongs to, or counts it.
+func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
+	switch m.kind {
+	case kindResult, kindError:
+		var call *Call
+		if m.idIsNum {
+			call = t.lookup(m.idNum)
+		}
+		switch {
+		case call != nil:
+			if call.deliver(sc, m, at) && !call.stopped() {
+				t.linger(call)
+			}
+		case m.idIsNum && t.c.ids.issued(m.idNum):
+			t.c.stats.stale.Add(1)
+		default:
+			t.c.stats.unknownResponses.Add(1)
+		}
+	case kindNotification:
+		t.routeNotification(sc, m, at)
+	case kindRequest:
+		t.c.stats.serverRequests.Add(1)
+		t.answerRequest(m)
+	}
+}
+
+func (t *stdioTransport) routeNotification(sc *scanner, m *inMsg, at time.Time) {
+	switch {
+	case m.methodIs(methodProgress):
+		var p progressMsg
+		if err := decodeProgress(sc, m.params, &p); err != nil {
+			t.c.stats.notJSONRPC.Add(1)
+			return
+		}
+		id, ours := tokenID(p.token, p.tokenIsStr)
+		var call *Call
+		if ours {
+			call = t.lookup(id)
+		}
+		switch {
+		case call != nil && call.tok == id:
+			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal})
+		case call == nil && ours && t.c.ids.issued(id):
+			t.c.stats.stale.Add(1)
+		default:
+			t.c.stats.unknownTokens.Add(1)
+		}
+	case m.methodIs(methodCancelled):
+		t.c.stats.serverCancels.Add(1)
+		if id, ok := decodeCancelledID(sc, m.params); ok {
+			if call := t.lookup(id); call != nil {
+				call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerCancel, Detail: "server sent notifications/cancelled for this call"})
+			}
+		}
+	}
+}
+
+// answerRequest answers a server-initiated request: ping gets its empty
+// result (legacy servers may ping), anything else method-not-found. The
+// write runs off the reader goroutine so a server that does not read its
+// stdin cannot stall the reader.
+func (t *stdioTransport) answerRequest(m *inMsg) {
+	id := string(m.idRaw)
+	if !m.idIsNum {
+		id = strconv.Quote(id)
+	}
+	var msg string
+	if m.methodIs(methodPing) {
+		msg = `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
+	} else {
+		msg = `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"mcpchaos answers no server requests"}}`
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = t.write(ctx, []byte(msg))
+	}()
+}
+
+// oversize ends the call an oversize line belongs to, when its id came
+// early enough in the line to be read.
+func (t *stdioTransport) oversize(sc *scanner, prefix []byte, at time.Time, err error) {
+	id, ok := prefixID(sc, prefix)
+	if !ok {
+		return
+	}
+	if call := t.lookup(id); call != nil {
+		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
+		call.setState(stFinal)
+		call.end(at, err)
+		t.forget(id)
+	}
+}
+
+// prefixID reads the top-level "id" from the start of a truncated message.
+func prefixID(sc *scanner, prefix []byte) (int64, bool) {
+	sc.reset(prefix)
+	var id int64
+	var found bool
+	_ = sc.object(func(key []byte, esc bool) error {
+		if keyIs(key, esc, "id") && sc.peek() != '"' {
+			v, err := sc.number()
+			if err != nil {
+				return err
+			}
+			n, err := parseInt(v)
+			if err == nil {
+				id, found = n, true
+			}
+			return err
+		}
+		_, err := sc.value()
+		return err
+	})
+	return id, found
+}
+
+// fail ends every call when stdout closes or the process dies.
+func (t *stdioTransport) fail(at time.Time, readErr error) {
+	select {
+	case <-t.exited:
+	case <-time.After(100 * time.Millisecond):
+	}
+	err := fmt.Errorf("server closed stdout: %w", readErr)
+	t.wmu.Lock()
+	if t.exitErr != nil {
+		err = fmt.Errorf("server exited: %w", t.exitErr)
+	}
+	t.wmu.Unlock()
+	t.mu.Lock()
+	calls := t.calls
+	t.calls = make(map[int64]*Call)
+	t.mu.Unlock()
+	for _, call := range calls {
+		if call.stopped() || call.state.Load()&stFinal != 0 {
+			call.end(at, nil)
+		} else {
+			call.end(at, err)
+		}
+	}
+}
