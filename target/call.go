@@ -1,0 +1,270 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// burnSlice is how long cpu_task computes between checks for a cancel.
+const burnSlice = time.Millisecond
+
+// afterResponseDelay is how long after its result a call sends the extra
+// progress notification of Config.ProgressAfterResponse.
+const afterResponseDelay = 10 * time.Millisecond
+
+var errShutdown = errors.New("target shutting down")
+
+// notifier sends one progress notification: ServerSession.NotifyProgress.
+type notifier func(context.Context, *mcp.ProgressNotificationParams) error
+
+// call is one running slow_task or cpu_task: a loop of steps that reacts to
+// cancels, disconnects and the flood ticker according to the knobs. It is
+// owned by the handler goroutine.
+type call struct {
+	s       *Server
+	cfg     *Config
+	ctx     context.Context
+	sendCtx context.Context // ctx without its cancel: a call that ignores a cancel still reports
+	send    notifier
+	token   any // progress token, or nil
+	rng     *rand.Rand
+	leak    bool // this call ignores its cancel
+	args    stepArgs
+	burn    bool
+
+	step   int // the step being worked on, from 1
+	floodN int // flood notifications sent during this step
+	sent   bool
+	last   float64 // last progress value sent
+	high   float64 // highest progress value sent
+	sink   uint64  // keeps the CPU burn from being optimised away
+
+	// Event channels; nil disables one.
+	ctxDone  <-chan struct{}
+	httpDone <-chan struct{}
+	stopAt   <-chan time.Time
+	floodC   <-chan time.Time
+	shutdown <-chan struct{} // a stdio session's shutdown; nil on HTTP
+	now      chan time.Time  // closed: makes wait return at once after pending events
+
+	orphaned bool
+}
+
+// newCall prepares a step tool call. token is the request's progress token
+// (nil for none); send delivers progress for it.
+func (s *Server) newCall(ctx context.Context, token any, send notifier, args stepArgs, burn bool) *call {
+	seq := s.callSeq.Add(1)
+	c := &call{
+		s:       s,
+		cfg:     &s.cfg,
+		ctx:     ctx,
+		sendCtx: context.WithoutCancel(ctx),
+		send:    send,
+		token:   token,
+		rng:     rand.New(rand.NewPCG(uint64(s.cfg.Seed), seq)),
+		args:    args,
+		burn:    burn,
+		ctxDone: ctx.Done(),
+		now:     make(chan time.Time),
+	}
+	close(c.now)
+	c.leak = c.rng.Float64() < s.cfg.LeakOnCancel
+	if ch, ok := ctx.Value(shutdownKey{}).(<-chan struct{}); ok {
+		c.shutdown = ch
+	}
+	if d, ok := ctx.Value(disconnectKey{}).(disconnect); ok && !d.propagated {
+		c.httpDone = d.done
+	}
+	return c
+}
+
+// run works through the steps and returns the tool result, or the error
+// that stopped the call (which the SDK reports as a tool error).
+func (c *call) run() (*mcp.CallToolResult, error) {
+	m := c.s.metrics
+	m.started.Add(1)
+	m.inflight.Add(1)
+	defer m.inflight.Add(-1)
+
+	if c.token != nil && c.cfg.ProgressFloodHz > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / c.cfg.ProgressFloodHz))
+		defer t.Stop()
+		c.floodC = t.C
+	}
+	stepLen := time.Duration(c.args.StepMs) * time.Millisecond
+	for c.step = 1; c.cfg.Endless || c.step <= c.args.Steps; c.step++ {
+		c.floodN = 0
+		if c.stalled(c.step - 1) {
+			c.floodC = nil
+		}
+		var err error
+		if c.burn {
+			err = c.burnFor(stepLen)
+		} else {
+			err = c.wait(time.After(stepLen))
+		}
+		if err != nil {
+			m.cancelled.Add(1)
+			return nil, fmt.Errorf("stopped at %s: %w", c.stepMessage("step"), err)
+		}
+		if c.cfg.StallAfter == 0 || c.step <= c.cfg.StallAfter {
+			c.progress(float64(c.step), c.stepMessage("step"))
+		}
+	}
+	m.completed.Add(1)
+	if c.cfg.ProgressAfterResponse && c.token != nil {
+		value := c.high + 1
+		time.AfterFunc(afterResponseDelay, func() { c.afterResponse(value) })
+	}
+	text := fmt.Sprintf("done: %d steps of %dms", c.args.Steps, c.args.StepMs)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+}
+
+// stalled reports whether progress has stopped once done steps are complete.
+func (c *call) stalled(done int) bool {
+	return c.cfg.StallAfter > 0 && done >= c.cfg.StallAfter
+}
+
+func (c *call) stepMessage(verb string) string {
+	if c.cfg.Endless {
+		return fmt.Sprintf("%s %d", verb, c.step)
+	}
+	return fmt.Sprintf("%s %d of %d", verb, c.step, c.args.Steps)
+}
+
+// wait handles events until until fires. An error means the call must stop.
+func (c *call) wait(until <-chan time.Time) error {
+	for {
+		select {
+		case <-until:
+			return nil
+		case <-c.ctxDone:
+			if err := c.onCancel(); err != nil {
+				return err
+			}
+		case <-c.httpDone:
+			// The client closed the request's stream and the SDK does not
+			// pass that on: the call keeps running for nobody.
+			c.httpDone = nil
+			c.orphan()
+		case <-c.stopAt:
+			return fmt.Errorf("noticed the cancel %s late: %w", c.cfg.StopDelay, context.Cause(c.ctx))
+		case <-c.floodC:
+			c.floodN++
+			j := float64(c.floodN)
+			c.progress(float64(c.step-1)+j/(j+1), c.stepMessage("working on step"))
+		case <-c.s.closing:
+			return errShutdown
+		case <-c.shutdown:
+			return errShutdown
+		}
+	}
+}
+
+// burnFor computes for d, looking for events between slices.
+func (c *call) burnFor(d time.Duration) error {
+	end := time.Now().Add(d)
+	for {
+		left := time.Until(end)
+		if left <= 0 {
+			return nil
+		}
+		c.sink += spin(min(left, burnSlice))
+		if err := c.wait(c.now); err != nil {
+			return err
+		}
+	}
+}
+
+// onCancel reacts to the handler's context being done.
+func (c *call) onCancel() error {
+	switch {
+	case c.leak:
+		c.ctxDone = nil
+		c.orphan()
+		return nil
+	case c.cfg.StopDelay > 0:
+		c.ctxDone = nil
+		c.stopAt = time.After(c.cfg.StopDelay)
+		return nil
+	default:
+		return context.Cause(c.ctx)
+	}
+}
+
+// orphan counts, once per call, a cancel or disconnect the call outlives.
+func (c *call) orphan() {
+	if !c.orphaned {
+		c.orphaned = true
+		c.s.metrics.orphaned.Add(1)
+	}
+}
+
+// progress sends one notification when the call has a token. With
+// probability NonMonotonic it sends the previous value again, or half of it,
+// instead of value.
+func (c *call) progress(value float64, msg string) {
+	if c.token == nil {
+		return
+	}
+	bad := false
+	if c.sent && c.cfg.NonMonotonic > 0 && c.rng.Float64() < c.cfg.NonMonotonic {
+		bad = true
+		value = c.last
+		if c.rng.IntN(2) == 1 {
+			value = c.last / 2
+		}
+	}
+	if !c.notify(c.sendCtx, value, msg) {
+		return
+	}
+	c.sent, c.last, c.high = true, value, max(c.high, value)
+	if bad {
+		c.s.metrics.nonMonotonic.Add(1)
+	}
+}
+
+// notify sends a progress notification and counts it when it went out.
+func (c *call) notify(ctx context.Context, value float64, msg string) bool {
+	total := float64(c.args.Steps)
+	if c.cfg.Endless {
+		total = 0 // unknown
+	}
+	err := c.send(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: c.token,
+		Progress:      value,
+		Total:         total,
+		Message:       msg,
+	})
+	if err != nil {
+		return false
+	}
+	c.s.metrics.progressSent.Add(1)
+	return true
+}
+
+// afterResponse sends the notification of Config.ProgressAfterResponse. It
+// runs after the handler returned, on a context unrelated to the request, so
+// it goes out on the session (stdout on stdio).
+func (c *call) afterResponse(value float64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.notify(ctx, value, "after the response")
+}
+
+// spin burns CPU for about d and returns a value derived from the work.
+func spin(d time.Duration) uint64 {
+	end := time.Now().Add(d)
+	x := uint64(1)
+	for time.Now().Before(end) {
+		for range 1024 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	return x
+}

@@ -1,0 +1,134 @@
+package target
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     Config
+		wantErr string // substring; "" = valid
+	}{
+		{"zero value", Config{}, ""},
+		{"every knob in range", Config{
+			LeakOnCancel: 1, NonMonotonic: 0.5, ProgressFloodHz: 50, StallAfter: 3,
+			StopDelay: time.Second, ExitDelay: time.Second, RateLimit: Rate{N: 10, Per: time.Second},
+			Era: Era2025,
+		}, ""},
+		{"leak above 1", Config{LeakOnCancel: 1.5}, `leak_on_cancel "1.5"`},
+		{"leak negative", Config{LeakOnCancel: -0.1}, `leak_on_cancel "-0.1"`},
+		{"leak NaN", Config{LeakOnCancel: math.NaN()}, `leak_on_cancel "NaN"`},
+		{"non-monotonic above 1", Config{NonMonotonic: 2}, `non_monotonic "2"`},
+		{"flood negative", Config{ProgressFloodHz: -1}, `progress_flood_hz "-1"`},
+		{"flood absurd", Config{ProgressFloodHz: 1e6}, `progress_flood_hz "1e+06"`},
+		{"stop delay negative", Config{StopDelay: -time.Second}, `stop_delay "-1s"`},
+		{"exit delay absurd", Config{ExitDelay: 100 * time.Hour}, `exit_delay "100h0m0s"`},
+		{"stall negative", Config{StallAfter: -2}, `stall_after "-2"`},
+		{"rate without duration", Config{RateLimit: Rate{N: 5}}, `rate_limit "5/0s"`},
+		{"unknown era", Config{Era: "2024"}, `era "2024"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate() = %v, want an error containing %s", err, tt.wantErr)
+			}
+			if _, err := New(tt.cfg); err == nil {
+				t.Fatalf("New accepted an invalid config")
+			}
+		})
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Rate
+		wantErr bool
+	}{
+		{"100/1s", Rate{100, time.Second}, false},
+		{"100/s", Rate{100, time.Second}, false},
+		{" 5 / 250ms ", Rate{5, 250 * time.Millisecond}, false},
+		{"30/m", Rate{30, time.Minute}, false},
+		{"", Rate{}, true},
+		{"100", Rate{}, true},
+		{"x/1s", Rate{}, true},
+		{"0/1s", Rate{}, true},
+		{"-3/1s", Rate{}, true},
+		{"3/0s", Rate{}, true},
+		{"3/fortnight", Rate{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseRate(tt.in)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("ParseRate(%q) = %v, want an error", tt.in, got)
+				}
+				if !strings.Contains(err.Error(), `"`+tt.in+`"`) {
+					t.Errorf("error %q does not quote the input", err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("ParseRate(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+			if back, err := ParseRate(got.String()); err != nil || back != got {
+				t.Errorf("round trip of %v = %v, %v", got, back, err)
+			}
+		})
+	}
+}
+
+// TestBucket checks the burst (one second's worth, at least one), the refill
+// and the Retry-After rounding, on a fake clock.
+func TestBucket(t *testing.T) {
+	tests := []struct {
+		name      string
+		rate      Rate
+		burst     int
+		retryWant int // Retry-After right after the burst
+	}{
+		{"100 per second", Rate{100, time.Second}, 100, 1},
+		{"10 per 100ms", Rate{10, 100 * time.Millisecond}, 100, 1},
+		{"1 per 10s", Rate{1, 10 * time.Second}, 1, 10},
+		{"3 per 2s", Rate{3, 2 * time.Second}, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := newBucket(tt.rate)
+				for i := range tt.burst {
+					if ok, _ := b.take(); !ok {
+						t.Fatalf("take %d of the burst refused", i+1)
+					}
+				}
+				ok, wait := b.take()
+				if ok {
+					t.Fatalf("take after a burst of %d allowed", tt.burst)
+				}
+				if got := retryAfterSeconds(wait); got != tt.retryWant {
+					t.Errorf("Retry-After = %d (wait %v), want %d", got, wait, tt.retryWant)
+				}
+				time.Sleep(wait)
+				if ok, _ := b.take(); !ok {
+					t.Errorf("take after waiting %v refused", wait)
+				}
+			})
+		})
+	}
+	if newBucket(Rate{}) != nil {
+		t.Errorf("zero rate made a bucket")
+	}
+}

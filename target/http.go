@@ -1,0 +1,231 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// modernVersion is the first protocol revision served statelessly.
+const modernVersion = "2026-07-28"
+
+// maxPeek bounds how much of a POST body the rate limiter reads to find the
+// JSON-RPC method; the rest is passed on unread.
+const maxPeek = 1 << 20
+
+// disconnectKey marks, in a stateless request's context, the HTTP request's
+// own Done channel. The SDK builds a tool handler's context from the request
+// context, so the value reaches the handler even when the cancel does not.
+type disconnectKey struct{}
+
+type disconnect struct {
+	done       <-chan struct{}
+	propagated bool // the SDK cancels the handler itself on a disconnect
+}
+
+// mcpHandler builds the /mcp handler for the configured era, with the rate
+// limit in front.
+func (s *Server) mcpHandler() http.Handler {
+	era := s.cfg.era()
+	var versions []string
+	if era == Era2026 {
+		versions = []string{modernVersion}
+	}
+	srv := s.newMCPServer(versions, false)
+	getServer := func(*http.Request) *mcp.Server { return srv }
+	stateless := s.markDisconnect(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		PropagateRequestCancellation: !s.cfg.NoPropagateCancel,
+	}))
+	stateful := mcp.NewStreamableHTTPHandler(getServer, nil)
+
+	var h http.Handler
+	switch era {
+	case Era2026:
+		h = stateless
+	case Era2025:
+		h = stateful
+	default:
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isModern(r) {
+				stateless.ServeHTTP(w, r)
+			} else {
+				stateful.ServeHTTP(w, r)
+			}
+		})
+	}
+	return s.rateLimitHTTP(h)
+}
+
+// isModern reports whether r declares protocol revision 2026-07-28 or later.
+// Dates in the fixed YYYY-MM-DD form compare as strings.
+func isModern(r *http.Request) bool {
+	return r.Header.Get("MCP-Protocol-Version") >= modernVersion
+}
+
+// markDisconnect puts the request's Done channel into its context, so a tool
+// can tell when the client went away although the SDK did not cancel it.
+func (s *Server) markDisconnect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := disconnect{done: r.Context().Done(), propagated: isModern(r) && !s.cfg.NoPropagateCancel}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), disconnectKey{}, d)))
+	})
+}
+
+// rateLimitHTTP answers a tools/call over the limit with 429, a Retry-After
+// header and a JSON-RPC error body. Other methods, and the inflight probe
+// tool, are never limited.
+func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
+	if s.limiter == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		id, limited := peekToolCall(r)
+		if !limited {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ok, wait := s.limiter.take()
+		if ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.metrics.throttled.Add(1)
+		body, _ := json.Marshal(map[string]any{
+			"jsonrpc": "2.0",
+			"id":      id,
+			"error":   map[string]any{"code": s.cfg.rateLimitCode(), "message": "rate limit exceeded"},
+		})
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write(body)
+	})
+}
+
+// rpcPeek is the part of a JSON-RPC message the rate limiter looks at.
+type rpcPeek struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name string `json:"name"`
+	} `json:"params"`
+}
+
+// peekToolCall reads up to maxPeek bytes of r's body, puts them back, and
+// reports whether the body is a tools/call that the rate limit applies to,
+// with its id (null when unknown). When the body cannot be parsed, the
+// Mcp-Method header decides.
+func peekToolCall(r *http.Request) (id json.RawMessage, limited bool) {
+	id = json.RawMessage("null")
+	if r.Body == nil {
+		return id, false
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if err != nil {
+		return id, false
+	}
+	var msgs []rpcPeek
+	var one rpcPeek
+	if json.Unmarshal(head, &one) == nil {
+		msgs = []rpcPeek{one}
+	} else if json.Unmarshal(head, &msgs) != nil {
+		return id, r.Header.Get("Mcp-Method") == "tools/call" && r.Header.Get("Mcp-Name") != ToolInflight
+	}
+	for _, m := range msgs {
+		if m.Method == "tools/call" && m.Params.Name != ToolInflight {
+			if len(msgs) == 1 && len(m.ID) > 0 {
+				id = m.ID
+			}
+			return id, true
+		}
+	}
+	return id, false
+}
+
+// Running is a target serving HTTP on a loopback (or chosen) address.
+type Running struct {
+	Server     *Server
+	Addr       string // host:port it listens on
+	URL        string // the MCP endpoint, http://ADDR/mcp
+	MetricsURL string // http://ADDR/metrics
+
+	srv       *http.Server
+	served    chan error
+	closeOnce sync.Once
+	closeErr  error
+	stop      func() bool
+}
+
+// StartHTTP starts a target for cfg listening on addr ("" = 127.0.0.1 on a
+// free port). It stops when ctx is done or Close is called.
+func StartHTTP(ctx context.Context, cfg Config, addr string) (*Running, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("start target: listen on %q: %w", addr, err)
+	}
+	bound := ln.Addr().String()
+	r := &Running{
+		Server:     s,
+		Addr:       bound,
+		URL:        "http://" + bound + "/mcp",
+		MetricsURL: "http://" + bound + "/metrics",
+		srv:        &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
+		served:     make(chan error, 1),
+	}
+	go func() {
+		err := r.srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		r.served <- err
+		close(r.served)
+	}()
+	r.stop = context.AfterFunc(ctx, func() { r.Close() })
+	return r, nil
+}
+
+// Wait blocks until the target stops serving and returns why (nil after
+// Close).
+func (r *Running) Wait() error { return <-r.served }
+
+// Close stops every call, lets answers in flight finish for up to a second,
+// then closes every connection.
+func (r *Running) Close() error {
+	r.closeOnce.Do(func() {
+		r.stop()
+		r.Server.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := r.srv.Shutdown(ctx); err != nil {
+			r.closeErr = r.srv.Close()
+		}
+	})
+	return r.closeErr
+}

@@ -1,0 +1,82 @@
+package target
+
+import (
+	"net/http"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Stats is an in-process snapshot of the ground-truth counters, the same
+// numbers /metrics exports. Only the work tools (echo, slow_task, cpu_task)
+// are counted; the inflight probe tool is not.
+type Stats struct {
+	Inflight     int64 // calls running now, leaked ones included
+	Started      int64 // calls that began
+	Completed    int64 // calls that ran to the end and returned a result
+	Cancelled    int64 // calls stopped because of a cancel (or server shutdown)
+	Orphaned     int64 // cancels or disconnects that a call outlived
+	Throttled    int64 // tools/call refused by the rate limit
+	ProgressSent int64 // progress notifications delivered to the transport
+	NonMonotonic int64 // of those, how many repeated or lowered the previous value
+}
+
+// metrics holds the counters behind Stats and the Prometheus registry that
+// exports them.
+type metrics struct {
+	inflight, started, completed, cancelled, orphaned,
+	throttled, progressSent, nonMonotonic atomic.Int64
+
+	registry *prometheus.Registry
+}
+
+func newMetrics() *metrics {
+	m := &metrics{registry: prometheus.NewRegistry()}
+	gauge := func(name, help string, v *atomic.Int64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
+			func() float64 { return float64(v.Load()) })
+	}
+	counter := func(name, help string, v *atomic.Int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(v.Load()) })
+	}
+	m.registry.MustRegister(
+		gauge("mcpchaos_target_inflight",
+			"Tool calls running now, leaked ones included.", &m.inflight),
+		counter("mcpchaos_target_started_total",
+			"Tool calls started.", &m.started),
+		counter("mcpchaos_target_completed_total",
+			"Tool calls that ran to the end and returned a result.", &m.completed),
+		counter("mcpchaos_target_cancelled_total",
+			"Tool calls stopped because of a cancel or disconnect.", &m.cancelled),
+		counter("mcpchaos_target_orphaned_total",
+			"Cancels or disconnects that a tool call outlived: it kept running.", &m.orphaned),
+		counter("mcpchaos_target_throttled_total",
+			"tools/call requests refused by the rate limit.", &m.throttled),
+		counter("mcpchaos_target_progress_sent_total",
+			"Progress notifications sent.", &m.progressSent),
+		counter("mcpchaos_target_non_monotonic_total",
+			"Progress notifications that repeated or lowered the previous value.", &m.nonMonotonic),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+func (m *metrics) snapshot() Stats {
+	return Stats{
+		Inflight:     m.inflight.Load(),
+		Started:      m.started.Load(),
+		Completed:    m.completed.Load(),
+		Cancelled:    m.cancelled.Load(),
+		Orphaned:     m.orphaned.Load(),
+		Throttled:    m.throttled.Load(),
+		ProgressSent: m.progressSent.Load(),
+		NonMonotonic: m.nonMonotonic.Load(),
+	}
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,85 @@
+package target
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerName and ServerVersion identify the target in serverInfo.
+const (
+	ServerName    = "mcpchaos-target"
+	ServerVersion = "0.1.0"
+)
+
+// Server is the built-in target: MCP tools with misbehaviour knobs, the
+// transports that serve them, and the ground-truth metrics. One Server may
+// serve HTTP and stdio at the same time; all of them share its counters and
+// its rate limit.
+type Server struct {
+	cfg     Config
+	metrics *metrics
+	limiter *bucket // nil when there is no rate limit
+
+	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
+
+	closing   chan struct{} // closed by Close: every running call stops
+	closeOnce sync.Once
+
+	handler http.Handler // /mcp and /metrics
+}
+
+// New returns a Server for cfg, or the error of cfg.Validate.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("new target: %w", err)
+	}
+	s := &Server{
+		cfg:     cfg,
+		metrics: newMetrics(),
+		limiter: newBucket(cfg.RateLimit),
+		closing: make(chan struct{}),
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.mcpHandler())
+	mux.Handle("/metrics", s.MetricsHandler())
+	s.handler = mux
+	return s, nil
+}
+
+// Config returns the configuration the Server runs with.
+func (s *Server) Config() Config { return s.cfg }
+
+// Handler serves Streamable HTTP on /mcp and Prometheus metrics on /metrics.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves the ground-truth metrics in the Prometheus text
+// format.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }
+
+// Stats returns the ground-truth counters as they are now.
+func (s *Server) Stats() Stats { return s.metrics.snapshot() }
+
+// Close stops every call still running, leaked ones included. The Server
+// must not serve new calls afterwards.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	return nil
+}
+
+// newMCPServer builds an SDK server with the tools registered. versions, if
+// not empty, narrows the protocol versions it negotiates. A stdio server also
+// gets the rate limit as receiving middleware (HTTP limits in front of the
+// SDK, with a 429).
+func (s *Server) newMCPServer(versions []string, stdio bool) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: ServerVersion},
+		&mcp.ServerOptions{SupportedProtocolVersions: versions})
+	s.addTools(srv)
+	if stdio && s.limiter != nil {
+		srv.AddReceivingMiddleware(s.rateLimitMiddleware)
+	}
+	return srv
+}

@@ -1,0 +1,74 @@
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// shutdownKey carries, in a stdio session's context, a channel closed when
+// ServeStdio's context is done, so running calls stop on shutdown. (The SDK
+// keeps a session context's values in every handler context, but not its
+// cancellation.)
+type shutdownKey struct{}
+
+// ServeStdio serves MCP as newline-delimited JSON on in and out, both eras on
+// one session: server/discover for 2026-07-28, initialize for the legacy
+// revisions. It returns when in reaches EOF (after Config.ExitDelay) or when
+// ctx is done (at once, stopping every call of this session). The SDK
+// cancels the calls still running at EOF.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	rc, ok := in.(io.ReadCloser)
+	if !ok {
+		rc = io.NopCloser(in)
+	}
+	t := &mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{out}}
+	srv := s.newMCPServer(nil, true)
+	err := srv.Run(context.WithValue(ctx, shutdownKey{}, ctx.Done()), t)
+	if ctx.Err() != nil {
+		return nil // asked to stop
+	}
+	if err != nil {
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+	if d := s.cfg.ExitDelay; d > 0 {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+	return nil
+}
+
+// nopWriteCloser keeps the session from closing the caller's writer.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// rateLimitMiddleware refuses a tools/call over the limit with a JSON-RPC
+// error (code Config.RateLimitCode, message "rate limit exceeded", data
+// {"retryAfter": seconds}). Other methods and the inflight probe pass.
+func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == ToolInflight {
+			return next(ctx, method, req)
+		}
+		ok, wait := s.limiter.take()
+		if ok {
+			return next(ctx, method, req)
+		}
+		s.metrics.throttled.Add(1)
+		data, _ := json.Marshal(map[string]int{"retryAfter": retryAfterSeconds(wait)})
+		return nil, &jsonrpc.Error{Code: s.cfg.rateLimitCode(), Message: "rate limit exceeded", Data: data}
+	}
+}
