@@ -1,0 +1,200 @@
+package scenarios
+
+import (
+	"github.com/goccy/go-yaml/ast"
+)
+
+// The schema walk: one function per section of the file. Each reads its
+// keys through object getters (which report errors where the values
+// stand) and fills in the defaults of absent keys.
+
+var (
+	topKeys      = []string{"name", "seed", "protocol", "target", "load", "timeouts", "calls", "faults", "orphans", "progress", "throttling", "checks"}
+	protocols    = []string{ProtocolAuto, Protocol20260728, Protocol20251125, Protocol20250618}
+	loadKeys     = []string{"rate", "stages", "concurrency", "duration", "max_in_flight", "graceful_stop"}
+	timeoutKeys  = []string{"idle", "max", "policies"}
+	policyKeys   = []string{"name", "timeout", "idle", "reset_on_progress", "max"}
+	callKeys     = []string{"tool", "weight", "arguments", "progress"}
+	progressKeys = []string{"grace", "flood_hz", "stall"}
+)
+
+func (d *decoder) scenario(root ast.Node) *Scenario {
+	s := &Scenario{File: d.file}
+	o := d.object("", posOf(root), root)
+	if o.bad {
+		return s
+	}
+	o.known(topKeys...)
+	o.require("target", "load", "calls")
+	s.Name = o.stringOr("name", defaultName(d.file))
+	s.Seed = DefaultSeed
+	if v, ok := o.integer("seed"); ok {
+		s.Seed = v
+	}
+	s.Protocol = o.enum("protocol", ProtocolAuto, protocols...)
+	if o.has("target") {
+		s.Target = d.target(o.sub("target"), o.keyAt("target"))
+	}
+	if o.has("load") {
+		s.Load = d.load(o.sub("load"))
+	}
+	s.Timeouts = d.timeouts(o.sub("timeouts"))
+	s.Calls = d.calls(o)
+	for _, it := range o.items("faults") {
+		if f, r, ok := d.fault(it); ok {
+			s.Faults = append(s.Faults, f)
+			d.faultRefs = append(d.faultRefs, r)
+		}
+	}
+	s.Orphans = d.orphans(o.sub("orphans"))
+	s.Progress = d.progress(o.sub("progress"))
+	s.Throttling = d.throttling(o.sub("throttling"))
+	for _, it := range o.items("checks") {
+		raw, ok := d.stringItem(it)
+		if !ok {
+			continue
+		}
+		c, err := ParseCheck(raw)
+		if err != nil {
+			d.errorf(it.pos, it.path, "%v", err)
+			continue
+		}
+		c.Pos = it.pos
+		s.Checks = append(s.Checks, c)
+	}
+	return s
+}
+
+func (d *decoder) load(o *object) Workload {
+	l := Workload{MaxInFlight: DefaultMaxInFlight, GracefulStop: DefaultGracefulStop}
+	o.known(loadKeys...)
+	l.Rate, _ = parsed(o, "rate", ParseRate)
+	if o.has("stages") {
+		items := o.items("stages")
+		if len(items) == 0 && o.isSequence("stages") {
+			o.errf("stages", "want at least one stage")
+		}
+		for _, it := range items {
+			so := d.object(it.path, it.pos, it.raw)
+			so.known("to", "over")
+			so.require("to", "over")
+			st := Stage{Pos: it.pos}
+			st.To, _ = parsed(so, "to", ParseRate)
+			st.Over = so.positive("over", 0)
+			l.Stages = append(l.Stages, st)
+		}
+	}
+	if o.has("concurrency") {
+		l.Concurrency = int(o.intAtLeast("concurrency", 0, 1))
+	}
+	switch {
+	case o.has("concurrency") && (o.has("rate") || o.has("stages")):
+		o.errf("concurrency", "cannot be combined with rate or stages (concurrency is the closed model, rate and stages the open one)")
+	case !o.has("concurrency") && !o.has("rate") && !o.has("stages"):
+		if !o.bad {
+			d.errorf(o.pos, o.path, "want one of rate, stages or concurrency")
+		}
+	}
+	if o.has("stages") {
+		l.Duration = o.duration("duration", 0)
+	} else if o.has("duration") {
+		l.Duration = o.positive("duration", 0)
+	} else if !o.bad {
+		d.errorf(o.pos, o.path, "missing required key %q (it may be left out only with stages)", "duration")
+	}
+	l.MaxInFlight = int(o.intAtLeast("max_in_flight", DefaultMaxInFlight, 1))
+	l.GracefulStop = o.duration("graceful_stop", DefaultGracefulStop)
+	return l
+}
+
+func (d *decoder) timeouts(o *object) Timeouts {
+	o.known(timeoutKeys...)
+	t := Timeouts{
+		Idle: o.positive("idle", DefaultIdleTimeout),
+		Max:  o.positive("max", DefaultMaxTimeout),
+	}
+	if t.Max < t.Idle {
+		if o.has("max") {
+			o.errf("max", "%s is shorter than %s (%s)", t.Max, join(o.path, "idle"), t.Idle)
+		} else {
+			o.errf("idle", "%s is longer than %s (default %s); set max too", t.Idle, join(o.path, "max"), t.Max)
+		}
+	}
+	if !o.has("policies") {
+		t.Policies = DefaultPolicies()
+		return t
+	}
+	t.Policies = []Policy{}
+	names := map[string]bool{}
+	for _, it := range o.items("policies") {
+		po := d.object(it.path, it.pos, it.raw)
+		if po.bad {
+			continue
+		}
+		po.known(policyKeys...)
+		po.require("name")
+		p := Policy{Pos: it.pos}
+		p.Name, _ = po.str("name")
+		if po.has("name") && p.Name == "" {
+			po.errf("name", "must not be empty")
+		} else if names[p.Name] {
+			po.errf("name", "duplicate policy name %q", p.Name)
+		}
+		names[p.Name] = true
+		switch po.exactlyOne("timeout", "idle") {
+		case "timeout":
+			p.Timeout = po.positive("timeout", 0)
+			for _, k := range []string{"reset_on_progress", "max"} {
+				if po.present(k) {
+					d.errorf(po.keyAt(k), join(po.path, k), "applies only with idle, not with timeout")
+				}
+			}
+		case "idle":
+			p.Idle = po.positive("idle", 0)
+			p.ResetOnProgress = po.boolOr("reset_on_progress", false)
+			if po.has("max") {
+				p.Max = po.positive("max", 0)
+			}
+		}
+		t.Policies = append(t.Policies, p)
+	}
+	return t
+}
+
+func (d *decoder) calls(top *object) []Call {
+	if !top.has("calls") {
+		return nil
+	}
+	items := top.items("calls")
+	if len(items) == 0 && top.isSequence("calls") {
+		top.errf("calls", "want at least one call")
+	}
+	var calls []Call
+	for _, it := range items {
+		o := d.object(it.path, it.pos, it.raw)
+		if o.bad {
+			continue
+		}
+		o.known(callKeys...)
+		o.require("tool")
+		c := Call{Pos: it.pos}
+		c.Tool, _ = o.str("tool")
+		if o.has("tool") && c.Tool == "" {
+			o.errf("tool", "must not be empty")
+		}
+		c.Weight = o.numberAtLeast("weight", DefaultWeight, 0, true)
+		c.Arguments, _ = o.anyMap("arguments")
+		c.Progress = o.boolOr("progress", true)
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+func (d *decoder) progress(o *object) Progress {
+	o.known(progressKeys...)
+	return Progress{
+		Grace:   o.duration("grace", DefaultProgressGrace),
+		FloodHz: o.numberAtLeast("flood_hz", DefaultFloodHz, 0, true),
+		Stall:   o.positive("stall", DefaultStall),
+	}
+}

@@ -1,0 +1,172 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var (
+	orphanKeys     = []string{"grace", "drain_max", "sample_every", "probes"}
+	probeKinds     = []string{"metric", "process", "tool"}
+	metricKeys     = []string{"url", "name", "labels"}
+	toolProbeKeys  = []string{"name", "arguments", "pointer"}
+	throttlingKeys = []string{"rpc_codes", "message", "tool_message", "retry"}
+	retryKeys      = []string{"honor_retry_after", "max"}
+)
+
+func (d *decoder) orphans(o *object) Orphans {
+	o.known(orphanKeys...)
+	r := Orphans{
+		Grace:       o.duration("grace", DefaultOrphanGrace),
+		DrainMax:    o.duration("drain_max", DefaultDrainMax),
+		SampleEvery: o.positive("sample_every", DefaultSampleEvery),
+	}
+	for _, it := range o.items("probes") {
+		po := d.object(it.path, it.pos, it.raw)
+		if po.bad {
+			continue
+		}
+		po.known(probeKinds...)
+		p := Probe{Pos: it.pos}
+		switch po.exactlyOne(probeKinds...) {
+		case "metric":
+			p.Metric = d.metricProbe(po.sub("metric"))
+		case "process":
+			so := po.sub("process")
+			so.known("pid")
+			p.Process = &ProcessProbe{PID: int(so.intAtLeast("pid", 0, 0))}
+		case "tool":
+			p.Tool = d.toolProbe(po.sub("tool"))
+		default:
+			continue
+		}
+		r.Probes = append(r.Probes, p)
+		d.probeRefs = append(d.probeRefs, refOf(po))
+	}
+	return r
+}
+
+func (d *decoder) metricProbe(o *object) *MetricProbe {
+	o.known(metricKeys...)
+	o.require("url", "name")
+	m := &MetricProbe{}
+	if u, ok := o.str("url"); ok {
+		if err := checkHTTPURL(u); err != nil {
+			o.errf("url", "%v", err)
+		}
+		m.URL = u
+	}
+	if n, ok := o.str("name"); ok {
+		if !validMetricName(n) {
+			o.errf("name", "invalid metric name %q", n)
+		}
+		m.Name = n
+	}
+	if labels, ok := o.stringMap("labels"); ok || labels != nil {
+		m.Labels = make(map[string]string, len(labels))
+		for k, v := range labels {
+			if !validLabelName(k) {
+				d.errorf(v.pos, v.path, "invalid label name %q", k)
+				continue
+			}
+			m.Labels[k] = v.s
+		}
+	}
+	return m
+}
+
+func (d *decoder) toolProbe(o *object) *ToolProbe {
+	o.known(toolProbeKeys...)
+	o.require("name")
+	t := &ToolProbe{}
+	t.Name, _ = o.str("name")
+	if o.has("name") && t.Name == "" {
+		o.errf("name", "must not be empty")
+	}
+	t.Arguments, _ = o.anyMap("arguments")
+	if p, ok := o.str("pointer"); ok {
+		if err := checkPointer(p); err != nil {
+			o.errf("pointer", "%v", err)
+		}
+		t.Pointer = p
+	}
+	return t
+}
+
+func (d *decoder) throttling(o *object) Throttling {
+	o.known(throttlingKeys...)
+	t := Throttling{
+		Message:     o.stringOr("message", DefaultThrottleMessage),
+		ToolMessage: o.stringOr("tool_message", DefaultThrottleMessage),
+	}
+	for _, k := range []string{"message", "tool_message"} {
+		if s, ok := o.str(k); ok {
+			if _, err := regexp.Compile(s); err != nil {
+				o.errf(k, "invalid regular expression %q: %v", clip(s), err)
+			}
+		}
+	}
+	for _, it := range o.items("rpc_codes") {
+		if v, ok := d.intItem(it); ok {
+			if v < -1<<31 || v > 1<<31-1 {
+				d.errorf(it.pos, it.path, "%d is not a 32-bit JSON-RPC error code", v)
+				continue
+			}
+			t.RPCCodes = append(t.RPCCodes, int(v))
+		}
+	}
+	if o.present("retry") {
+		ro := o.sub("retry")
+		ro.known(retryKeys...)
+		t.Retry = &Retry{
+			HonorRetryAfter: ro.boolOr("honor_retry_after", true),
+			Max:             int(ro.intAtLeast("max", DefaultRetryMax, 0)),
+		}
+	}
+	return t
+}
+
+// checkPointer accepts a JSON pointer (RFC 6901): "" or "/"-separated
+// tokens where "~" is followed by 0 or 1.
+func checkPointer(p string) error {
+	if p == "" {
+		return nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		return fmt.Errorf("invalid JSON pointer %q: must be empty or start with /", p)
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return fmt.Errorf("invalid JSON pointer %q: ~ must be followed by 0 or 1", p)
+		}
+	}
+	return nil
+}
+
+// validMetricName reports whether name is a Prometheus metric name
+// ([a-zA-Z_:][a-zA-Z0-9_:]*).
+func validMetricName(name string) bool {
+	return validIdent(name, ":")
+}
+
+// validLabelName reports whether name is a Prometheus label name
+// ([a-zA-Z_][a-zA-Z0-9_]*).
+func validLabelName(name string) bool {
+	return validIdent(name, "")
+}
+
+func validIdent(name, extra string) bool {
+	if name == "" {
+		return false
+	}
+	for i, r := range name {
+		switch {
+		case r == '_', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', strings.ContainsRune(extra, r):
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

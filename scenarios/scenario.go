@@ -1,0 +1,236 @@
+// Package scenarios reads mcpchaos scenario files: YAML documents that say
+// which MCP server to test, how much load to offer, which faults to inject,
+// how to look for orphaned work and which checks decide pass or fail.
+//
+// Decoding is strict and positional: an unknown key, a wrong type, a bad
+// value or a missing key is an *Error that names FILE:LINE:COLUMN and quotes
+// the value. Parse walks the YAML syntax tree itself (goccy/go-yaml's
+// parser), so every value, including durations, rates, distributions and
+// checks, is checked where it stands. After Parse or Load every default is
+// filled in, environment references are expanded and the whole scenario has
+// been validated, so later stages can use the values as they are.
+//
+// The types are plain data. Durations, rates, distributions and sizes are
+// strings in files and flags ("250ms", "50/1s", "uniform(200ms, 1.5s)",
+// "2MiB") and are parsed here, in one place.
+package scenarios
+
+import "strings"
+
+// Scenario is one decoded, defaulted and validated scenario file.
+type Scenario struct {
+	File       string // the path it was read from, for error messages
+	Name       string // default: the file's base name without extension
+	Seed       int64  // default 1; every random choice derives from it
+	Protocol   string // ProtocolAuto (default) or a revision
+	Target     Target
+	Load       Workload
+	Timeouts   Timeouts
+	Calls      []Call
+	Faults     []Fault
+	Orphans    Orphans
+	Progress   Progress
+	Throttling Throttling
+	Checks     []Check
+}
+
+// Protocol revisions a scenario may pin.
+const (
+	ProtocolAuto     = "auto"
+	Protocol20260728 = "2026-07-28"
+	Protocol20251125 = "2025-11-25"
+	Protocol20250618 = "2025-06-18"
+)
+
+// Target is the server under test: exactly one of its fields is set.
+type Target struct {
+	Builtin *BuiltinTarget
+	Stdio   *StdioTarget
+	HTTP    *HTTPTarget
+	Pos     Pos
+}
+
+// Kind returns "builtin", "stdio" or "http" ("" when none is set).
+func (t Target) Kind() string {
+	switch {
+	case t.Builtin != nil:
+		return "builtin"
+	case t.Stdio != nil:
+		return "stdio"
+	case t.HTTP != nil:
+		return "http"
+	}
+	return ""
+}
+
+// Transport returns the transport mcpchaos speaks to the target: "http" or
+// "stdio" ("" when no target is set).
+func (t Target) Transport() string {
+	switch {
+	case t.Builtin != nil:
+		return t.Builtin.Transport
+	case t.Stdio != nil:
+		return TransportStdio
+	case t.HTTP != nil:
+		return TransportHTTP
+	}
+	return ""
+}
+
+// String describes the target in a few words: "builtin (http)",
+// "stdio (node server.js)", "http (http://127.0.0.1:8080/mcp)".
+func (t Target) String() string {
+	switch {
+	case t.Builtin != nil:
+		return "builtin (" + t.Builtin.Transport + ")"
+	case t.Stdio != nil:
+		return "stdio (" + strings.Join(t.Stdio.Command, " ") + ")"
+	case t.HTTP != nil:
+		return "http (" + t.HTTP.URL + ")"
+	}
+	return "none"
+}
+
+// Transports.
+const (
+	TransportHTTP  = "http"
+	TransportStdio = "stdio"
+)
+
+// Eras of the built-in target.
+const (
+	EraDual = "dual"
+	Era2026 = "2026"
+	Era2025 = "2025"
+)
+
+// BuiltinTarget configures the built-in target server and its misbehaviour
+// knobs. Zero knobs mean a well-behaved server.
+type BuiltinTarget struct {
+	Transport             string   // TransportHTTP (default) or TransportStdio
+	Era                   string   // EraDual (default), Era2026 or Era2025
+	LeakOnCancel          float64  // probability that a cancelled call keeps running
+	StopDelay             Duration // how long a cancelled call takes to stop
+	PropagateCancel       bool     // tie tool contexts to the request; default true
+	ProgressFloodHz       float64  // extra progress notifications per second; 0 = none
+	StallAfter            int      // stop sending progress after this many; 0 = never
+	Endless               bool     // calls never finish on their own
+	NonMonotonic          float64  // probability that a progress value goes backwards
+	ProgressAfterResponse bool     // send one progress notification after the response
+	RateLimit             Rate     // zero = no rate limit
+	RateLimitCode         int      // JSON-RPC error code when rate limited; 0 = the target's own choice
+	ExitDelay             Duration // stdio: delay before exiting when stdin closes
+}
+
+// StdioTarget is a server mcpchaos starts as child processes and talks to
+// over stdin and stdout.
+type StdioTarget struct {
+	Command   []string          // program and arguments; env references expanded
+	Env       map[string]string // added to the environment; env references expanded
+	Dir       string            // working directory; "" = the current one
+	Processes int               // how many processes to start; default 1
+}
+
+// HTTPTarget is a server reachable over Streamable HTTP.
+type HTTPTarget struct {
+	URL     string            // http or https; env references expanded
+	Headers map[string]string // sent with every request; env references expanded
+	PID     int               // optional: the server's pid, for process probes
+}
+
+// Call is one kind of tools/call the load picks from, by weight.
+type Call struct {
+	Tool      string
+	Weight    float64        // default 1; > 0
+	Arguments map[string]any // JSON-compatible values
+	Progress  bool           // ask for progress (send a progress token); default true
+	Pos       Pos
+}
+
+// Timeouts are the client's own timeouts for every call.
+type Timeouts struct {
+	Idle     Duration // reset by each progress notification; default 30s
+	Max      Duration // never reset; default 60s; >= Idle
+	Policies []Policy // client policies replayed over the measured calls
+}
+
+// Policy is a client timeout policy to replay over the recorded calls: a
+// fixed Timeout, or an Idle timeout optionally reset by progress and capped
+// by Max.
+type Policy struct {
+	Name            string
+	Timeout         Duration // fixed total timeout; excludes the other fields
+	Idle            Duration
+	ResetOnProgress bool
+	Max             Duration // 0 = no cap
+	Pos             Pos
+}
+
+// Orphans says how orphaned work is looked for after the load ends.
+type Orphans struct {
+	Grace       Duration // wait this long after the load before judging; default 2s
+	DrainMax    Duration // wait at most this long for probes to return to baseline; default 30s
+	SampleEvery Duration // probe sampling period during the run; default 100ms
+	Probes      []Probe
+}
+
+// Probe is one way to see server-side work: exactly one field is set.
+type Probe struct {
+	Metric  *MetricProbe
+	Process *ProcessProbe
+	Tool    *ToolProbe
+	Pos     Pos
+}
+
+// Kind returns "metric", "process" or "tool".
+func (p Probe) Kind() string {
+	switch {
+	case p.Metric != nil:
+		return "metric"
+	case p.Process != nil:
+		return "process"
+	case p.Tool != nil:
+		return "tool"
+	}
+	return ""
+}
+
+// MetricProbe scrapes a Prometheus gauge.
+type MetricProbe struct {
+	URL    string
+	Name   string
+	Labels map[string]string // only series with these label values
+}
+
+// ProcessProbe watches a process tree's CPU time and children.
+type ProcessProbe struct {
+	PID int // 0 = the stdio target's own processes
+}
+
+// ToolProbe calls a tool on the server and reads a number from its result.
+type ToolProbe struct {
+	Name      string
+	Arguments map[string]any
+	Pointer   string // JSON pointer into the structured result; "" = the whole result
+}
+
+// Progress holds the thresholds for progress checks.
+type Progress struct {
+	Grace   Duration // progress this long after a cancel still counts as in time; default 100ms
+	FloodHz float64  // more notifications per second for one token is a flood; default 50
+	Stall   Duration // no progress for this long while a call runs is a stall; default 2s
+}
+
+// Throttling says what counts as "throttled" besides HTTP 429 and 503.
+type Throttling struct {
+	RPCCodes    []int  // JSON-RPC error codes
+	Message     string // regexp over JSON-RPC error messages
+	ToolMessage string // regexp over the text of tool results with isError
+	Retry       *Retry // nil = never retry throttled calls
+}
+
+// Retry makes the client retry throttled calls.
+type Retry struct {
+	HonorRetryAfter bool // wait as long as Retry-After says; default true
+	Max             int  // retries per call; default 3
+}

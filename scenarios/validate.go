@@ -1,0 +1,81 @@
+package scenarios
+
+import "strings"
+
+// ref remembers where a decoded list entry and some of its keys stand, for
+// the checks that span sections.
+type ref struct {
+	path string
+	pos  map[string]Pos // key → value position
+}
+
+// at returns the position of key's value, or of the entry.
+func (r ref) at(key string, entry Pos) Pos {
+	if p, ok := r.pos[key]; ok && p.IsValid() {
+		return p
+	}
+	return entry
+}
+
+// validate runs the checks that span sections, once every section is
+// decoded. The checks within one mapping happen while decoding it.
+func (d *decoder) validate(s *Scenario) {
+	transport := s.Target.Transport()
+	if b := s.Target.Builtin; b != nil {
+		switch {
+		case b.Era == Era2026 && strings.HasPrefix(s.Protocol, "2025-"):
+			d.errorf(s.Target.Pos, "target.builtin.era", "a 2026-only target cannot speak protocol %s", s.Protocol)
+		case b.Era == Era2025 && s.Protocol == Protocol20260728:
+			d.errorf(s.Target.Pos, "target.builtin.era", "a 2025-only target cannot speak protocol %s", s.Protocol)
+		}
+	}
+	for i := range s.Faults {
+		d.validateFault(s, &s.Faults[i], d.faultRefs[i], transport)
+	}
+	for i, p := range s.Orphans.Probes {
+		if p.Process != nil && p.Process.PID == 0 && s.Target.HTTP != nil {
+			d.errorf(p.Pos, d.probeRefs[i].path+".process", "pid is required with an http target (mcpchaos knows the pids only of servers it starts)")
+		}
+	}
+}
+
+func (d *decoder) validateFault(s *Scenario, f *Fault, r ref, transport string) {
+	if f.Kind == FaultDisconnect && transport != "" {
+		if f.Mode == "" {
+			f.Mode = defaultDisconnectMode(transport)
+		}
+		httpMode := f.Mode == DisconnectFIN || f.Mode == DisconnectRST
+		if httpMode != (transport == TransportHTTP) {
+			d.errorf(r.at("mode", f.Pos), r.path+".mode", "%s does not apply to %s targets (http: fin, rst; stdio: close, kill)", f.Mode, transport)
+		}
+	}
+	if f.Kind.Background() || len(s.Calls) == 0 {
+		return
+	}
+	var matched []Call
+	for _, c := range s.Calls {
+		if f.AppliesTo(c.Tool) {
+			matched = append(matched, c)
+		}
+	}
+	if len(matched) == 0 {
+		d.errorf(r.at("tools", f.Pos), r.path+".tools", "%s matches no tool in calls", quoteList(f.Tools))
+		return
+	}
+	if f.AfterProgress > 0 {
+		for _, c := range matched {
+			if c.Progress {
+				return
+			}
+		}
+		d.errorf(r.at("after_progress", f.Pos), r.path+".after_progress", "none of the calls it applies to asks for progress")
+	}
+}
+
+func quoteList(pats []string) string {
+	q := make([]string, len(pats))
+	for i, p := range pats {
+		q[i] = `"` + p + `"`
+	}
+	return strings.Join(q, ", ")
+}
