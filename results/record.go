@@ -1,0 +1,179 @@
+// Package results is the per-call record and the results file: one JSON
+// object per line, append-only, written by one writer as calls end. The
+// first line is a Header; then Records, Samples and Fault lines in the
+// order they happened; the last line is a Trailer when the run ended
+// normally. A reader skips a torn last line, so a file is readable even
+// after a crash.
+package results
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Line types, in the "type" member of every line.
+const (
+	TypeHeader  = "header"
+	TypeCall    = "call"
+	TypeSample  = "sample"
+	TypeTrailer = "trailer"
+)
+
+// Header describes the run. It is the first line.
+type Header struct {
+	Type      string    `json:"type"`
+	Tool      string    `json:"tool"`
+	Version   string    `json:"version"`
+	Scenario  string    `json:"scenario"`
+	File      string    `json:"file,omitempty"`
+	Seed      int64     `json:"seed"`
+	Era       string    `json:"era"`
+	Transport string    `json:"transport"`
+	Target    string    `json:"target"`
+	Server    string    `json:"server,omitempty"`
+	Started   time.Time `json:"started"`
+	// Config is the scenario as the run used it (after overrides).
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// Outcomes: exactly one per call.
+const (
+	OK             = "ok"
+	ToolError      = "tool_error"
+	RPCError       = "rpc_error"
+	Throttled      = "throttled"
+	HTTPError      = "http_error"
+	TimeoutIdle    = "timeout_idle"
+	TimeoutCap     = "timeout_cap"
+	Cancelled      = "cancelled"
+	Disconnected   = "disconnected"
+	TransportError = "transport_error"
+	ProtocolError  = "protocol_error"
+	Dropped        = "dropped"
+)
+
+// Outcomes lists every outcome, in report order.
+var Outcomes = []string{OK, ToolError, RPCError, Throttled, HTTPError, TimeoutIdle, TimeoutCap,
+	Cancelled, Disconnected, TransportError, ProtocolError, Dropped}
+
+// Record is one call. Times other than Scheduled are microseconds after
+// Scheduled; a zero offset that is absent is omitted (-1 never appears).
+type Record struct {
+	Type string `json:"type"`
+	// ID is the JSON-RPC request id (0 for a dropped call that was never sent).
+	ID   int64  `json:"id,omitempty"`
+	Seq  uint64 `json:"seq"` // tick number: the same seed gives the same calls by seq
+	Tool string `json:"tool"`
+	// Of is the seq of the call this one re-issues or retries; Attempt counts.
+	Of      uint64 `json:"of,omitempty"`
+	Attempt int    `json:"attempt,omitempty"`
+	Retry   string `json:"retry,omitempty"` // "reissue" or "throttled"
+	Process int    `json:"process,omitempty"`
+
+	Scheduled     time.Time `json:"t"`
+	SentUs        int64     `json:"sent_us,omitempty"`
+	HeadersUs     int64     `json:"headers_us,omitempty"`
+	FirstProgUs   int64     `json:"first_progress_us,omitempty"`
+	ResponseUs    int64     `json:"response_us,omitempty"`
+	CancelUs      int64     `json:"cancel_us,omitempty"`
+	EndUs         int64     `json:"end_us,omitempty"`
+	DeadlineUs    int64     `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
+	TimeoutErrUs  int64     `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
+	CancelReason  string    `json:"cancel_reason,omitempty"`
+	Outcome       string    `json:"outcome"`
+	Status        int       `json:"status,omitempty"`
+	Code          *int64    `json:"code,omitempty"`
+	Message       string    `json:"message,omitempty"`
+	ThrottleKind  string    `json:"throttle_kind,omitempty"`
+	RetryAfterMs  *int64    `json:"retry_after_ms,omitempty"`
+	ResultType    string    `json:"result_type,omitempty"`
+	Error         string    `json:"error,omitempty"`
+	Progress      *Progress `json:"progress,omitempty"`
+	Violations    Counts    `json:"violations,omitempty"`
+	LateResponses int       `json:"late_responses,omitempty"`
+	LateProgress  int       `json:"late_progress,omitempty"`
+	// LeftoverUs is how long after our cancel the server was last seen
+	// working on this call (stdio and open legacy streams).
+	LeftoverUs int64   `json:"leftover_us,omitempty"`
+	Faults     []Fault `json:"faults,omitempty"`
+	// CapWithProgress: the cap fired while progress still arrived within
+	// the idle timeout (a reset-only client would have waited for ever).
+	CapWithProgress bool `json:"cap_with_progress,omitempty"`
+	// Policies maps each client timeout policy to what it would have done:
+	// "ok", "killed" or "waited_forever".
+	Policies map[string]string `json:"policies,omitempty"`
+}
+
+// Progress is what a call's progress notifications looked like.
+type Progress struct {
+	Count int `json:"count"`
+	// Values are the first values received (at most MaxValues).
+	Values    []float64 `json:"values,omitempty"`
+	Last      float64   `json:"last"`
+	Total     float64   `json:"total,omitempty"`
+	MaxGapUs  int64     `json:"max_gap_us,omitempty"`
+	MaxRateHz int       `json:"max_rate_hz,omitempty"`
+	Stalled   bool      `json:"stalled,omitempty"`
+	Flood     bool      `json:"flood,omitempty"`
+	// Incomplete: the result arrived while the last progress was below the
+	// total last announced.
+	Incomplete bool `json:"incomplete,omitempty"`
+}
+
+// MaxValues bounds Progress.Values.
+const MaxValues = 64
+
+// Counts maps a name to a count.
+type Counts map[string]int
+
+// Add increments name.
+func (c *Counts) Add(name string, n int) {
+	if *c == nil {
+		*c = make(Counts)
+	}
+	(*c)[name] += n
+}
+
+// Fault is one fault injected into a call.
+type Fault struct {
+	Kind string `json:"kind"`
+	Mode string `json:"mode,omitempty"`
+	// ScheduledUs and ActualUs are offsets from the call's Scheduled time;
+	// ErrorUs = actual - scheduled.
+	ScheduledUs int64  `json:"scheduled_us"`
+	ActualUs    int64  `json:"actual_us"`
+	ErrorUs     int64  `json:"error_us"`
+	Detail      string `json:"detail,omitempty"`
+	// Skipped: the fault was drawn for the call but the call ended before
+	// its time came, so nothing was done (kept so a replay can be compared
+	// draw for draw).
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// Sample is one reading of the probes and the client during the run.
+type Sample struct {
+	Type           string             `json:"type"`
+	T              time.Time          `json:"t"`
+	ClientInFlight int                `json:"client_inflight"`
+	OfferedRate    float64            `json:"offered_rate"`
+	Probes         map[string]float64 `json:"probes,omitempty"`
+}
+
+// Trailer ends a run that finished normally: what only the run as a whole
+// knows (probe verdicts, connection-level observations).
+type Trailer struct {
+	Type        string          `json:"type"`
+	Ended       time.Time       `json:"ended"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+	Summary     json.RawMessage `json:"summary,omitempty"`
+}
+
+// Us converts a duration to whole microseconds, at least 1 so a real
+// offset is never taken for "absent".
+func Us(d time.Duration) int64 {
+	us := d.Microseconds()
+	if us <= 0 {
+		return 1
+	}
+	return us
+}

@@ -1,0 +1,111 @@
+package results
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Writer appends lines to a results file. It is meant for one goroutine;
+// a mutex only guards against the periodic flush.
+type Writer struct {
+	mu    sync.Mutex
+	f     *os.File
+	gz    *gzip.Writer
+	bw    *bufio.Writer
+	enc   *json.Encoder
+	stop  chan struct{}
+	done  chan struct{}
+	err   error
+	lines int
+}
+
+// Create opens path for writing (".gz" compresses) and flushes what was
+// written at least every flushEvery, so a crash loses little.
+func Create(path string, flushEvery time.Duration) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create results file: %w", err)
+	}
+	w := &Writer{f: f, stop: make(chan struct{}), done: make(chan struct{})}
+	var out io.Writer = f
+	if strings.HasSuffix(path, ".gz") {
+		w.gz = gzip.NewWriter(f)
+		out = w.gz
+	}
+	w.bw = bufio.NewWriterSize(out, 64<<10)
+	w.enc = json.NewEncoder(w.bw)
+	if flushEvery <= 0 {
+		flushEvery = 200 * time.Millisecond
+	}
+	go w.flusher(flushEvery)
+	return w, nil
+}
+
+func (w *Writer) flusher(every time.Duration) {
+	defer close(w.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.mu.Lock()
+			_ = w.flushLocked()
+			w.mu.Unlock()
+		}
+	}
+}
+
+func (w *Writer) flushLocked() error {
+	if err := w.bw.Flush(); err != nil {
+		return err
+	}
+	if w.gz != nil {
+		return w.gz.Flush()
+	}
+	return nil
+}
+
+// Write appends one line (a Header, Record, Sample or Trailer).
+func (w *Writer) Write(v any) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.enc.Encode(v); err != nil {
+		w.err = fmt.Errorf("write results line %d: %w", w.lines+1, err)
+		return w.err
+	}
+	w.lines++
+	return nil
+}
+
+// Close flushes and closes the file.
+func (w *Writer) Close() error {
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.flushLocked()
+	if w.gz != nil {
+		if cerr := w.gz.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = w.err
+	}
+	return err
+}
