@@ -1,0 +1,338 @@
+package report
+
+import (
+	"maps"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Rules are the progress thresholds the run used. The summary echoes them
+// so a reader knows what "flood", "stall" and "after cancel" meant.
+type Rules struct {
+	// ProgressGrace: progress this long after a cancel is a violation.
+	ProgressGrace time.Duration
+	// Stall: a progress gap longer than this is a stall.
+	Stall time.Duration
+	// FloodHz: more notifications for one call in one second is a flood.
+	FloodHz float64
+}
+
+// ConnStats are connection-level observations summed over every client of
+// the run: messages that belonged to no live call. Its fields match
+// mcp.Stats, so a value of that type converts with ConnStats(s).
+type ConnStats struct {
+	NotJSONRPC       int64 `json:"not_jsonrpc"`
+	Oversize         int64 `json:"oversize"`
+	UnknownResponses int64 `json:"unknown_responses"`
+	UnknownTokens    int64 `json:"unknown_tokens"`
+	Stale            int64 `json:"stale"`
+	ServerRequests   int64 `json:"server_requests"`
+	ServerCancels    int64 `json:"server_cancels"`
+}
+
+// Orphans is what the orphan probes found after the load ended and the
+// grace had passed.
+type Orphans struct {
+	// Orphaned is the number of calls still running on the server, summed
+	// over the probes that count calls.
+	Orphaned float64
+	// ByProbe is each probe's reading above its baseline, by probe name.
+	ByProbe map[string]float64
+	// LeftoverCPUSeconds is CPU the target's process tree used after quiet.
+	LeftoverCPUSeconds float64
+	// DrainMs is the time from the end of the load until the probes
+	// returned to their baseline.
+	DrainMs float64
+	// LeakedCallSeconds is the server's in-flight work above the client's
+	// own in-flight calls, integrated over the run.
+	LeakedCallSeconds float64
+	// QuietWindowMs is how long after the load the final probe reading
+	// was taken.
+	QuietWindowMs float64
+	// ProbeErrors are probes that could not be read.
+	ProbeErrors []string
+}
+
+// Aggregator accumulates records into the numbers of a Summary. It is not
+// safe for concurrent use: one goroutine owns it.
+type Aggregator struct {
+	rules   Rules
+	conn    ConnStats
+	orphans Orphans
+
+	total    int
+	outcomes map[string]int
+	reissued int
+	retried  int
+	lat      [numHists]*hist // microseconds
+	lastEnd  time.Time       // the latest end of a call seen
+
+	progress   progressAgg
+	violations results.Counts // every per-call violation, summed
+
+	cancel cancelAgg
+
+	throttleKinds map[string]int
+	retryAfter    *hist // milliseconds
+	timeline      timeline
+
+	capWithProgress int
+	policies        map[string]*PolicyCounts
+
+	faults map[string]*faultAgg
+}
+
+// progressAgg counts progress over calls.
+type progressAgg struct {
+	requested     int // calls with a progress record (asked for progress)
+	calls         int // calls that received at least one notification
+	notifications int
+	maxRateHz     int
+	floods        int
+	stalls        int
+	incomplete    int
+}
+
+// cancelAgg counts cancellation evidence over calls.
+type cancelAgg struct {
+	cancels       int // calls with a cancel issued
+	lateResponses int
+	lateProgress  int
+	leftover      int // calls with wire evidence of work after the cancel
+	// leftoverNotDisconnected: leftover calls whose outcome is not
+	// "disconnected" (in a legacy era those are real violations).
+	leftoverNotDisconnected int
+	// disconnects: calls that ended disconnected or had a disconnect fault.
+	disconnects int
+}
+
+// faultAgg counts one kind of fault.
+type faultAgg struct {
+	injected, skipped, unexpected int
+	server                        map[string]int
+	timing                        *hist // |actual - scheduled|, microseconds
+}
+
+// NewAggregator returns an empty Aggregator for a run with these rules.
+func NewAggregator(rules Rules) *Aggregator {
+	a := &Aggregator{
+		rules:         rules,
+		outcomes:      make(map[string]int),
+		throttleKinds: make(map[string]int),
+		retryAfter:    newHist(retryAfterMax),
+		policies:      make(map[string]*PolicyCounts),
+		faults:        make(map[string]*faultAgg),
+	}
+	for i := range a.lat {
+		a.lat[i] = newHist(latencyMaxUs)
+	}
+	return a
+}
+
+// SetConnection sets the connection-level counts, summed over clients.
+func (a *Aggregator) SetConnection(s ConnStats) { a.conn = s }
+
+// SetOrphans sets what the orphan probes found after the run.
+func (a *Aggregator) SetOrphans(o Orphans) {
+	o.ByProbe = maps.Clone(o.ByProbe)
+	o.ProbeErrors = append([]string(nil), o.ProbeErrors...)
+	a.orphans = o
+}
+
+// Histogram returns the named histogram (one of HistogramNames, values in
+// microseconds), or nil. It is the Aggregator's own: read it, do not
+// change it, and do not keep it across Add.
+func (a *Aggregator) Histogram(name string) *hdrhistogram.Histogram {
+	if i := histIndex(name); i >= 0 {
+		return a.lat[i].h
+	}
+	return nil
+}
+
+// Add counts one finished call. A nil record is ignored.
+func (a *Aggregator) Add(r *results.Record) {
+	if r == nil {
+		return
+	}
+	a.total++
+	a.outcomes[r.Outcome]++
+	switch r.Retry {
+	case "reissue":
+		a.reissued++
+	case "throttled":
+		a.retried++
+	}
+	if end := r.Scheduled.Add(time.Duration(max(r.EndUs, r.ResponseUs)) * time.Microsecond); end.After(a.lastEnd) {
+		a.lastEnd = end
+	}
+	a.addLatencies(r)
+	a.addProgress(r)
+	a.addCancel(r)
+	a.addThrottle(r)
+	a.addTimeouts(r)
+	a.addFaults(r)
+	a.timeline.add(r)
+	for name, n := range r.Violations {
+		a.violations.Add(name, n)
+	}
+}
+
+func (a *Aggregator) addLatencies(r *results.Record) {
+	if r.ResponseUs > 0 {
+		a.lat[histCall].record(r.ResponseUs)
+		if r.SentUs > 0 {
+			a.lat[histService].record(r.ResponseUs - r.SentUs)
+		}
+	}
+	if r.FirstProgUs > 0 {
+		a.lat[histFirstProgress].record(r.FirstProgUs - r.SentUs)
+	}
+	if r.Progress != nil && r.Progress.Count > 0 {
+		a.lat[histProgressGap].record(r.Progress.MaxGapUs)
+	}
+	if r.DeadlineUs > 0 {
+		a.lat[histTimeoutError].record(r.TimeoutErrUs)
+	}
+}
+
+func (a *Aggregator) addProgress(r *results.Record) {
+	p := r.Progress
+	if p == nil {
+		return
+	}
+	a.progress.requested++
+	if p.Count > 0 {
+		a.progress.calls++
+	}
+	a.progress.notifications += p.Count
+	a.progress.maxRateHz = max(a.progress.maxRateHz, p.MaxRateHz)
+	if p.Flood {
+		a.progress.floods++
+	}
+	if p.Stalled {
+		a.progress.stalls++
+	}
+	if p.Incomplete {
+		a.progress.incomplete++
+	}
+}
+
+func (a *Aggregator) addCancel(r *results.Record) {
+	c := &a.cancel
+	disconnected := r.Outcome == results.Disconnected
+	if r.CancelUs > 0 {
+		c.cancels++
+	}
+	if disconnected || hasFault(r, "disconnect") {
+		c.disconnects++
+	}
+	c.lateResponses += r.LateResponses
+	c.lateProgress += r.LateProgress
+	if r.LeftoverUs > 0 || r.Violations["after_cancel"] > 0 {
+		c.leftover++
+		if !disconnected {
+			c.leftoverNotDisconnected++
+		}
+	}
+}
+
+func hasFault(r *results.Record, kind string) bool {
+	for _, f := range r.Faults {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Aggregator) addThrottle(r *results.Record) {
+	if r.Outcome == results.Throttled {
+		kind := r.ThrottleKind
+		if kind == "" {
+			kind = "unknown"
+		}
+		a.throttleKinds[kind]++
+	}
+	if r.RetryAfterMs != nil {
+		a.retryAfter.record(*r.RetryAfterMs)
+	}
+}
+
+func (a *Aggregator) addTimeouts(r *results.Record) {
+	if r.CapWithProgress {
+		a.capWithProgress++
+	}
+	for name, did := range r.Policies {
+		pc := a.policies[name]
+		if pc == nil {
+			pc = &PolicyCounts{}
+			a.policies[name] = pc
+		}
+		switch did {
+		case "killed":
+			pc.Killed++
+		case "waited_forever":
+			pc.WaitedForever++
+		}
+	}
+}
+
+func (a *Aggregator) addFaults(r *results.Record) {
+	for _, f := range r.Faults {
+		fa := a.faults[f.Kind]
+		if fa == nil {
+			fa = &faultAgg{timing: newHist(latencyMaxUs)}
+			a.faults[f.Kind] = fa
+		}
+		if f.Skipped {
+			fa.skipped++
+			continue
+		}
+		fa.injected++
+		if strings.HasPrefix(f.Detail, "unexpected answer") {
+			fa.unexpected++
+		}
+		if i := strings.LastIndex(f.Detail, "; server "); i >= 0 {
+			if fa.server == nil {
+				fa.server = make(map[string]int)
+			}
+			fa.server[f.Detail[i+len("; server "):]]++
+		}
+		e := f.ErrorUs
+		if e < 0 {
+			e = -e
+		}
+		fa.timing.record(e)
+	}
+}
+
+// Live is a cheap view of the run so far, for the live status line.
+type Live struct {
+	// Calls is the number of calls finished (dropped ones included).
+	Calls int
+	// Outcomes counts finished calls by outcome (a copy).
+	Outcomes map[string]int
+	// P99 is the 99th percentile of call latency so far.
+	P99 time.Duration
+	// Rate is the achieved rate so far: calls that were not dropped, per
+	// second from the first scheduled call to the latest end seen.
+	Rate float64
+}
+
+// Snapshot returns the run so far. In-flight calls are the engine's to
+// count.
+func (a *Aggregator) Snapshot() Live {
+	l := Live{
+		Calls:    a.total,
+		Outcomes: maps.Clone(a.outcomes),
+		P99:      time.Duration(a.lat[histCall].quantile(99)) * time.Microsecond,
+	}
+	if span := a.lastEnd.Sub(a.timeline.first); !a.timeline.first.IsZero() && span > 0 {
+		l.Rate = float64(a.total-a.outcomes[results.Dropped]) / span.Seconds()
+	}
+	return l
+}

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"maps"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Summary builds the run's Summary from everything added so far. It does
+// not change the Aggregator; checks are not yet evaluated (Pass is true and
+// Checks empty until Evaluate), verdicts are scored.
+func (a *Aggregator) Summary(m Meta) *Summary {
+	s := &Summary{
+		Scenario:    m.Scenario,
+		Seed:        m.Seed,
+		Era:         m.Era,
+		Transport:   m.Transport,
+		Target:      m.Target,
+		Server:      m.Server,
+		Started:     m.Started,
+		Interrupted: m.Interrupted,
+		Checks:      []CheckResult{},
+		Pass:        true,
+		hists:       a.cloneHists(),
+	}
+	d := m.Duration
+	if d <= 0 && !a.timeline.first.IsZero() {
+		d = a.lastEnd.Sub(a.timeline.first)
+	}
+	s.DurationS = round3(d.Seconds())
+	a.buildCalls(s, d)
+	a.buildLatency(s)
+	a.buildProgress(s)
+	a.buildProtocol(s)
+	a.buildCancellation(s)
+	a.buildThrottling(s)
+	a.buildTimeouts(s)
+	a.buildFaults(s)
+	s.Verdicts = verdicts(s, evidence{
+		progressRequested:       a.progress.requested,
+		leftoverNotDisconnected: a.cancel.leftoverNotDisconnected,
+		disconnects:             a.cancel.disconnects,
+	})
+	return s
+}
+
+func (a *Aggregator) buildCalls(s *Summary, d time.Duration) {
+	c := &s.Calls
+	c.Total = a.total
+	for outcome, n := range a.outcomes {
+		if p := c.ByOutcome(outcome); p != nil {
+			*p = n
+		}
+	}
+	c.Reissued, c.Retried = a.reissued, a.retried
+	if sec := d.Seconds(); sec > 0 {
+		s.Rate = Rates{
+			Offered:  round3(float64(c.Total) / sec),
+			Achieved: round3(float64(c.Total-c.Dropped) / sec),
+			OK:       round3(float64(c.OK) / sec),
+		}
+	}
+}
+
+func (a *Aggregator) buildLatency(s *Summary) {
+	for i, name := range histNames {
+		*s.Latency.ByName(name) = a.lat[i].latency()
+	}
+}
+
+func (a *Aggregator) buildProgress(s *Summary) {
+	p := &s.Progress
+	p.Notifications = a.progress.notifications
+	p.Calls = a.progress.calls
+	p.MaxRateHz = a.progress.maxRateHz
+	p.Floods = a.progress.floods
+	p.Stalls = a.progress.stalls
+	p.Incomplete = a.progress.incomplete
+	p.GraceMs = durMs(a.rules.ProgressGrace)
+	p.FloodHz = a.rules.FloodHz
+	p.StallMs = durMs(a.rules.Stall)
+	v := &p.Violations
+	v.NonMonotonic = a.violations["non_monotonic"]
+	v.AfterResponse = a.violations["after_response"]
+	v.AfterCancel = a.violations["after_cancel"]
+	v.UnknownToken = a.violations["unknown_token"] + int(a.conn.UnknownTokens)
+	v.WrongStream = a.violations["wrong_stream"]
+	v.Total = v.NonMonotonic + v.AfterResponse + v.AfterCancel + v.UnknownToken + v.WrongStream
+}
+
+func (a *Aggregator) buildProtocol(s *Summary) {
+	p := &s.Protocol
+	p.Connection = a.conn
+	v := &p.Violations
+	n := a.violations
+	v.ServerRequest = n["server_request"] + int(a.conn.ServerRequests)
+	v.NotJSONRPC = n["not_jsonrpc"] + int(a.conn.NotJSONRPC)
+	v.ContentType = n["content_type"]
+	v.Oversize = n["oversize"] + int(a.conn.Oversize)
+	v.StreamNotClosed = n["stream_not_closed"]
+	v.BadProgress = n["bad_progress"]
+	v.ServerCancel = n["server_cancel"] + int(a.conn.ServerCancels)
+	v.MissingResultType = n["missing_result_type"]
+	v.UnknownResultType = n["unknown_result_type"]
+	v.ReservedCode = n["reserved_code"]
+	v.DuplicateResponse = n["duplicate_response"]
+	v.Total = v.ServerRequest + v.NotJSONRPC + v.ContentType + v.Oversize + v.StreamNotClosed +
+		v.BadProgress + v.ServerCancel + v.MissingResultType + v.UnknownResultType +
+		v.ReservedCode + v.DuplicateResponse
+}
+
+func (a *Aggregator) buildCancellation(s *Summary) {
+	o := a.orphans
+	s.Cancellation = Cancellation{
+		Cancels:           a.cancel.cancels,
+		LateResponses:     a.cancel.lateResponses,
+		LateProgress:      a.cancel.lateProgress,
+		LeftoverCalls:     a.cancel.leftover,
+		Orphaned:          o.Orphaned,
+		LeftoverCPUS:      o.LeftoverCPUSeconds,
+		DrainMs:           o.DrainMs,
+		LeakedCallSeconds: o.LeakedCallSeconds,
+		QuietWindowMs:     o.QuietWindowMs,
+		ByProbe:           make(map[string]float64, len(o.ByProbe)),
+	}
+	for k, v := range o.ByProbe {
+		s.Cancellation.ByProbe[k] = v
+	}
+	if len(o.ProbeErrors) > 0 {
+		s.Cancellation.ProbeErrors = append([]string(nil), o.ProbeErrors...)
+	}
+}
+
+func (a *Aggregator) buildThrottling(s *Summary) {
+	t := &s.Throttling
+	t.Total = a.outcomes[results.Throttled]
+	t.ByKind = make(map[string]int, len(a.throttleKinds))
+	for k, n := range a.throttleKinds {
+		t.ByKind[k] = n
+	}
+	if a.retryAfter.count() > 0 {
+		t.RetryAfterS = RetryAfter{
+			P50: float64(a.retryAfter.quantile(50)) / 1000,
+			Max: float64(a.retryAfter.max) / 1000,
+		}
+	}
+	t.OnsetRate, t.BestOKRate = a.timeline.onset()
+	t.Retries = a.retried
+}
+
+func (a *Aggregator) buildTimeouts(s *Summary) {
+	t := &s.Timeouts
+	t.Idle = a.outcomes[results.TimeoutIdle]
+	t.Cap = a.outcomes[results.TimeoutCap]
+	t.CapWithProgress = a.capWithProgress
+	t.Policies = make(map[string]PolicyCounts, len(a.policies))
+	for name, pc := range a.policies {
+		t.Policies[name] = *pc
+	}
+}
+
+func (a *Aggregator) buildFaults(s *Summary) {
+	s.Faults = make(map[string]FaultStats, len(a.faults))
+	for kind, f := range a.faults {
+		s.Faults[kind] = FaultStats{
+			Injected:   f.injected,
+			Skipped:    f.skipped,
+			Unexpected: f.unexpected,
+			Server:     maps.Clone(f.server),
+			TimingErrorMs: TimingError{
+				P50: usToMs(f.timing.quantile(50)),
+				P99: usToMs(f.timing.quantile(99)),
+				Max: usToMs(f.timing.max),
+			},
+		}
+	}
+}
+
+// cloneHists copies the latency histograms, so a Summary stays fixed
+// while the Aggregator goes on.
+func (a *Aggregator) cloneHists() *[numHists]*hist {
+	var out [numHists]*hist
+	for i, h := range a.lat {
+		c := *h
+		c.h = h.h.Clone()
+		out[i] = &c
+	}
+	return &out
+}
+
+// durMs converts a duration to float milliseconds.
+func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fmtMs formats a duration given in milliseconds the way a person reads
+// it: 850µs, 1.23ms, 45.6ms, 2.5s, 1m30s.
+func fmtMs(ms float64) string {
+	switch {
+	case ms == 0:
+		return "0s"
+	case ms < 0:
+		return "-" + fmtMs(-ms)
+	case ms < 1:
+		return strconv.FormatFloat(ms*1000, 'f', 0, 64) + "µs"
+	case ms < 1000:
+		return sig3(ms) + "ms"
+	case ms < 60_000:
+		return sig3(ms/1000) + "s"
+	}
+	return time.Duration(ms * float64(time.Millisecond)).Round(time.Second).String()
+}
+
+// sig3 formats x ≥ 1 with three significant figures, without trailing
+// zeros: 1.23, 12.3, 123, 2.5.
+func sig3(x float64) string {
+	decimals := 2
+	switch {
+	case x >= 100:
+		decimals = 0
+	case x >= 10:
+		decimals = 1
+	}
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// fmtNum formats a count or a measure with at most three decimals.
+func fmtNum(x float64) string { return strconv.FormatFloat(round3(x), 'f', -1, 64) }
+
+// fmtRate formats calls per second.
+func fmtRate(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "/s" }
+
+// formatValue formats a value in its unit (unitMs, unitS or none).
+func formatValue(x float64, unit string) string {
+	switch unit {
+	case unitMs:
+		return fmtMs(x)
+	case unitS:
+		return fmtMs(x * 1000)
+	}
+	return fmtNum(x)
+}
+
+// checkUnit returns the unit of a rendered check's value, from the
+// expression before its operator.
+func checkUnit(check string) string {
+	i := strings.IndexAny(check, "<>=!")
+	if i < 0 {
+		return unitNone
+	}
+	expr := strings.TrimSpace(check[:i])
+	if strings.HasPrefix(expr, "p") && strings.HasSuffix(expr, ")") {
+		return unitMs
+	}
+	if pattern, ok := knownPattern(expr, KnownKeys()); ok {
+		return keyUnit(pattern)
+	}
+	return unitNone
+}
+
+// nonzero lists the non-zero numeric leaves of v's JSON, other than
+// "total", as "name n" pairs in document order: "reserved_code 3,
+// not_jsonrpc 2". It is "" when all are zero.
+func nonzero(v any) string {
+	leaves, _ := flatten(v) // v is one of the Summary's own types
+	var parts []string
+	for _, l := range leaves {
+		if l.value != 0 && l.key != "total" {
+			parts = append(parts, l.key+" "+fmtNum(l.value))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"math"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry: latencies are microseconds from 1 µs to one hour;
+// Retry-After values are milliseconds up to a day. Three significant
+// figures everywhere.
+const (
+	latencyMaxUs  = int64(time.Hour / time.Microsecond)
+	retryAfterMax = int64(24 * time.Hour / time.Millisecond)
+	sigFigs       = 3
+)
+
+// The histograms a pNN() check may name, in report order. The index
+// constants below address Aggregator.lat.
+const (
+	histCall = iota
+	histService
+	histFirstProgress
+	histProgressGap
+	histTimeoutError
+	numHists
+)
+
+// histNames is the immutable table of histogram names, by index.
+var histNames = [numHists]string{"call", "service", "first_progress", "progress_gap", "timeout_error"}
+
+// HistogramNames returns the histograms a pNN() check may name.
+func HistogramNames() []string { return append([]string(nil), histNames[:]...) }
+
+// histIndex returns the index of a histogram name, or -1.
+func histIndex(name string) int {
+	for i, n := range histNames {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// hist is an HdrHistogram plus the exact maximum and sum, so max and mean
+// are not rounded to a bucket and no percentile exceeds the real maximum.
+type hist struct {
+	h       *hdrhistogram.Histogram
+	highest int64
+	max     int64
+	sum     float64
+}
+
+func newHist(highest int64) *hist {
+	return &hist{h: hdrhistogram.New(1, highest, sigFigs), highest: highest}
+}
+
+// record adds one value, clamped to [0, highest].
+func (h *hist) record(v int64) {
+	v = max(0, min(v, h.highest))
+	// v is in range, so RecordValue cannot fail.
+	_ = h.h.RecordValue(v)
+	h.max = max(h.max, v)
+	h.sum += float64(v)
+}
+
+func (h *hist) count() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.h.TotalCount()
+}
+
+// quantile returns the value at percentile p (0..100], never above the
+// exact maximum; 0 when empty.
+func (h *hist) quantile(p float64) int64 {
+	if h.count() == 0 {
+		return 0
+	}
+	return min(h.h.ValueAtPercentile(p), h.max)
+}
+
+// mean returns the exact arithmetic mean; 0 when empty.
+func (h *hist) mean() float64 {
+	if h.count() == 0 {
+		return 0
+	}
+	return h.sum / float64(h.count())
+}
+
+// Latency is one histogram in milliseconds.
+type Latency struct {
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+	Mean  float64 `json:"mean"`
+	Count int64   `json:"count"`
+}
+
+// latency summarises a microsecond histogram in milliseconds.
+func (h *hist) latency() Latency {
+	if h.count() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		P50:   usToMs(h.quantile(50)),
+		P90:   usToMs(h.quantile(90)),
+		P99:   usToMs(h.quantile(99)),
+		P999:  usToMs(h.quantile(99.9)),
+		Max:   usToMs(h.max),
+		Mean:  math.Round(h.mean()) / 1000,
+		Count: h.count(),
+	}
+}
+
+// usToMs converts microseconds to milliseconds.
+func usToMs(us int64) float64 { return float64(us) / 1000 }
+
+// round3 rounds to three decimals, so rates and means print cleanly.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

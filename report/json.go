@@ -1,0 +1,30 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// JSON writes the summary as indented JSON.
+func (s *Summary) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // checks hold < and >
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("write summary json: %w", err)
+	}
+	return nil
+}
+
+// ReadSummary reads a summary written by JSON (or kept in a results
+// file's trailer). Its checks can be evaluated again, but pNN() only at
+// the percentiles the JSON holds: p50, p90, p99, p999 and max (p100).
+func ReadSummary(r io.Reader) (*Summary, error) {
+	var s Summary
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("read summary json: %w", err)
+	}
+	return &s, nil
+}

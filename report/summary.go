@@ -1,0 +1,270 @@
+package report
+
+import (
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Meta describes the run as a whole.
+type Meta struct {
+	Scenario  string
+	Era       string
+	Transport string
+	Target    string
+	Server    string
+	Seed      int64
+	Started   time.Time
+	// Duration is the length of the load; 0 means "from the first
+	// scheduled call to the end of the last call".
+	Duration    time.Duration
+	Interrupted bool
+}
+
+// Summary is a run's result: plain values, ready for JSON. Its JSON keys
+// are the dotted keys checks use; docs/summary.md documents every one.
+type Summary struct {
+	Scenario     string                `json:"scenario"`
+	Seed         int64                 `json:"seed"`
+	Era          string                `json:"era"`
+	Transport    string                `json:"transport"`
+	Target       string                `json:"target"`
+	Server       string                `json:"server"`
+	Started      time.Time             `json:"started"`
+	DurationS    float64               `json:"duration_s"`
+	Interrupted  bool                  `json:"interrupted"`
+	Calls        Calls                 `json:"calls"`
+	Rate         Rates                 `json:"rate"`
+	Latency      Latencies             `json:"latency_ms"`
+	Progress     ProgressSummary       `json:"progress"`
+	Protocol     ProtocolSummary       `json:"protocol"`
+	Cancellation Cancellation          `json:"cancellation"`
+	Throttling   Throttling            `json:"throttling"`
+	Timeouts     Timeouts              `json:"timeouts"`
+	Faults       map[string]FaultStats `json:"faults"`
+	Checks       []CheckResult         `json:"checks"`
+	Pass         bool                  `json:"pass"`
+	Verdicts     []Verdict             `json:"verdicts"`
+
+	// hists are the latency histograms, for pNN() checks at any
+	// percentile; nil in a Summary read from JSON.
+	hists *[numHists]*hist
+}
+
+// Calls counts calls by outcome; Total counts every record.
+type Calls struct {
+	Total          int `json:"total"`
+	OK             int `json:"ok"`
+	ToolError      int `json:"tool_error"`
+	RPCError       int `json:"rpc_error"`
+	Throttled      int `json:"throttled"`
+	HTTPError      int `json:"http_error"`
+	TimeoutIdle    int `json:"timeout_idle"`
+	TimeoutCap     int `json:"timeout_cap"`
+	Cancelled      int `json:"cancelled"`
+	Disconnected   int `json:"disconnected"`
+	TransportError int `json:"transport_error"`
+	ProtocolError  int `json:"protocol_error"`
+	Dropped        int `json:"dropped"`
+	// Reissued and Retried count records that re-issue an earlier call
+	// (Retry "reissue") or retry a throttled one (Retry "throttled").
+	Reissued int `json:"reissued"`
+	Retried  int `json:"retried"`
+}
+
+// ByOutcome returns the count of one outcome (see results.Outcomes), or
+// nil for an unknown outcome.
+func (c *Calls) ByOutcome(outcome string) *int {
+	switch outcome {
+	case results.OK:
+		return &c.OK
+	case results.ToolError:
+		return &c.ToolError
+	case results.RPCError:
+		return &c.RPCError
+	case results.Throttled:
+		return &c.Throttled
+	case results.HTTPError:
+		return &c.HTTPError
+	case results.TimeoutIdle:
+		return &c.TimeoutIdle
+	case results.TimeoutCap:
+		return &c.TimeoutCap
+	case results.Cancelled:
+		return &c.Cancelled
+	case results.Disconnected:
+		return &c.Disconnected
+	case results.TransportError:
+		return &c.TransportError
+	case results.ProtocolError:
+		return &c.ProtocolError
+	case results.Dropped:
+		return &c.Dropped
+	}
+	return nil
+}
+
+// Rates are per second over the run's duration.
+type Rates struct {
+	Offered  float64 `json:"offered"`  // calls scheduled, dropped ones included
+	Achieved float64 `json:"achieved"` // calls completed (not dropped)
+	OK       float64 `json:"ok"`       // ok calls
+}
+
+// Latencies are the histograms, in milliseconds.
+type Latencies struct {
+	Call          Latency `json:"call"`
+	Service       Latency `json:"service"`
+	FirstProgress Latency `json:"first_progress"`
+	ProgressGap   Latency `json:"progress_gap"`
+	TimeoutError  Latency `json:"timeout_error"`
+}
+
+// ByName returns the histogram summary of one of HistogramNames, or nil.
+func (l *Latencies) ByName(name string) *Latency {
+	switch name {
+	case "call":
+		return &l.Call
+	case "service":
+		return &l.Service
+	case "first_progress":
+		return &l.FirstProgress
+	case "progress_gap":
+		return &l.ProgressGap
+	case "timeout_error":
+		return &l.TimeoutError
+	}
+	return nil
+}
+
+// ProgressSummary is what progress notifications looked like.
+type ProgressSummary struct {
+	Notifications int                `json:"notifications"`
+	Calls         int                `json:"calls"`
+	MaxRateHz     int                `json:"max_rate_hz"`
+	Floods        int                `json:"floods"`
+	Stalls        int                `json:"stalls"`
+	Incomplete    int                `json:"incomplete"`
+	GraceMs       float64            `json:"grace_ms"`
+	FloodHz       float64            `json:"flood_hz"`
+	StallMs       float64            `json:"stall_ms"`
+	Violations    ProgressViolations `json:"violations"`
+}
+
+// ProgressViolations counts broken progress rules (mcp-notes §10 D).
+type ProgressViolations struct {
+	Total         int `json:"total"`
+	NonMonotonic  int `json:"non_monotonic"`
+	AfterResponse int `json:"after_response"`
+	AfterCancel   int `json:"after_cancel"`
+	UnknownToken  int `json:"unknown_token"`
+	WrongStream   int `json:"wrong_stream"`
+}
+
+// ProtocolSummary is the protocol violations and the connection counts.
+type ProtocolSummary struct {
+	Violations ProtocolViolations `json:"violations"`
+	Connection ConnStats          `json:"connection"`
+}
+
+// ProtocolViolations counts broken wire rules (mcp-notes §10 A–C, E).
+type ProtocolViolations struct {
+	Total             int `json:"total"`
+	ServerRequest     int `json:"server_request"`
+	NotJSONRPC        int `json:"not_jsonrpc"`
+	ContentType       int `json:"content_type"`
+	Oversize          int `json:"oversize"`
+	StreamNotClosed   int `json:"stream_not_closed"`
+	BadProgress       int `json:"bad_progress"`
+	ServerCancel      int `json:"server_cancel"`
+	MissingResultType int `json:"missing_result_type"`
+	UnknownResultType int `json:"unknown_result_type"`
+	ReservedCode      int `json:"reserved_code"`
+	DuplicateResponse int `json:"duplicate_response"`
+}
+
+// Cancellation is the evidence of work left running after a cancel.
+type Cancellation struct {
+	Cancels           int                `json:"cancels"`
+	LateResponses     int                `json:"late_responses"`
+	LateProgress      int                `json:"late_progress"`
+	LeftoverCalls     int                `json:"leftover_calls"`
+	Orphaned          float64            `json:"orphaned"`
+	LeftoverCPUS      float64            `json:"leftover_cpu_s"`
+	DrainMs           float64            `json:"drain_ms"`
+	LeakedCallSeconds float64            `json:"leaked_call_seconds"`
+	QuietWindowMs     float64            `json:"quiet_window_ms"`
+	ByProbe           map[string]float64 `json:"by_probe"`
+	ProbeErrors       []string           `json:"probe_errors,omitempty"`
+}
+
+// Throttling is how and when the server pushed back.
+type Throttling struct {
+	Total       int            `json:"total"`
+	ByKind      map[string]int `json:"by_kind"`
+	RetryAfterS RetryAfter     `json:"retry_after_s"`
+	OnsetRate   float64        `json:"onset_rate"`
+	BestOKRate  float64        `json:"best_ok_rate"`
+	Retries     int            `json:"retries"`
+}
+
+// RetryAfter summarises the Retry-After values, in seconds.
+type RetryAfter struct {
+	P50 float64 `json:"p50"`
+	Max float64 `json:"max"`
+}
+
+// Timeouts counts the client's timeouts and what each timeout policy would
+// have done.
+type Timeouts struct {
+	Idle            int                     `json:"idle"`
+	Cap             int                     `json:"cap"`
+	CapWithProgress int                     `json:"cap_with_progress"`
+	Policies        map[string]PolicyCounts `json:"policies"`
+}
+
+// PolicyCounts is what one client timeout policy would have done.
+type PolicyCounts struct {
+	Killed        int `json:"killed"`
+	WaitedForever int `json:"waited_forever"`
+}
+
+// FaultStats is one kind of injected fault.
+type FaultStats struct {
+	Injected      int         `json:"injected"`
+	TimingErrorMs TimingError `json:"timing_error_ms"`
+	// Skipped counts draws whose call ended before the fault's moment.
+	Skipped int `json:"skipped"`
+	// Unexpected counts malformed requests whose answer was not what a
+	// correct server gives.
+	Unexpected int `json:"unexpected"`
+	// Server counts how the server coped with stalled readers: buffered,
+	// dropped, errored, blocked.
+	Server map[string]int `json:"server,omitempty"`
+}
+
+// TimingError is how far from its scheduled time a fault acted, in ms.
+type TimingError struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// CheckResult is one evaluated check.
+type CheckResult struct {
+	Check string `json:"check"`
+	// Value is the left-hand side, in the key's own unit (milliseconds for
+	// pNN()).
+	Value float64 `json:"value"`
+	Pass  bool    `json:"pass"`
+	// Reason says why the value could not be found (the check failed).
+	Reason string `json:"reason,omitempty"`
+	Line   int    `json:"line,omitempty"`
+}
+
+// Verdict is one area scored against the era.
+type Verdict struct {
+	Area     string `json:"area"`
+	Status   string `json:"status"`
+	Evidence string `json:"evidence"`
+}

@@ -1,0 +1,278 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Verdict statuses.
+const (
+	StatusPass         = "pass"
+	StatusWarning      = "warning"
+	StatusViolation    = "violation"
+	StatusNotExercised = "not exercised"
+	// StatusLegacy: work left running after a plain disconnect from a
+	// server of a 2025 era, where a disconnect is not a cancel.
+	StatusLegacy = "expected legacy behaviour"
+	// StatusThrottled is informational: the server pushed back.
+	StatusThrottled = "throttled"
+)
+
+// Verdict areas, in report order.
+const (
+	AreaCancellation = "cancellation"
+	AreaProgress     = "progress"
+	AreaThrottling   = "throttling"
+	AreaTimeouts     = "timeouts"
+	AreaProtocol     = "protocol"
+)
+
+const (
+	// modernEra is the first revision in which a disconnect is a cancel.
+	modernEra = "2026-07-28"
+	// leftoverCPUSeconds is the CPU after quiet that counts as leftover
+	// work (below it: noise of an idle process).
+	leftoverCPUSeconds = 0.05
+)
+
+// evidence is what the verdicts need beyond the Summary's own values.
+type evidence struct {
+	progressRequested       int // calls that asked for progress
+	leftoverNotDisconnected int // leftover calls that did not end disconnected
+	disconnects             int // calls that ended disconnected or had a disconnect fault
+}
+
+// legacyEra reports whether era is a revision before 2026-07-28, in which
+// a plain disconnect is not a cancel.
+func legacyEra(era string) bool {
+	return len(era) == len(modernEra) && era[4] == '-' && era < modernEra
+}
+
+// verdicts scores every area.
+func verdicts(s *Summary, ev evidence) []Verdict {
+	return []Verdict{
+		cancellationVerdict(s, ev),
+		progressVerdict(s, ev),
+		throttlingVerdict(s),
+		timeoutsVerdict(s),
+		protocolVerdict(s),
+	}
+}
+
+// cancellationVerdict: work that runs on after a cancel is a violation;
+// after a plain disconnect it is one only from 2026-07-28 on.
+func cancellationVerdict(s *Summary, ev evidence) Verdict {
+	v := Verdict{Area: AreaCancellation}
+	c := s.Cancellation
+	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > leftoverCPUSeconds
+	exercised := c.Cancels > 0 || ev.disconnects > 0
+	stopped := fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect"))
+	var facts []string
+	if c.Orphaned > 0 {
+		f := fmtNum(c.Orphaned) + " calls still running"
+		if c.Orphaned == 1 {
+			f = "1 call still running"
+		}
+		if c.QuietWindowMs > 0 {
+			f += " " + fmtMs(c.QuietWindowMs) + " after the load ended"
+		}
+		if p := probesAbove(c.ByProbe); p != "" {
+			f += " (" + p + ")"
+		}
+		facts = append(facts, f)
+	}
+	if c.LeftoverCalls > 0 {
+		facts = append(facts, plural(c.LeftoverCalls, "call")+" seen working after their cancel")
+	}
+	if c.LeftoverCPUS > leftoverCPUSeconds {
+		facts = append(facts, "leftover CPU "+fmtMs(c.LeftoverCPUS*1000))
+	}
+	if c.LeakedCallSeconds > 0 {
+		facts = append(facts, fmtNum(c.LeakedCallSeconds)+" call-seconds leaked")
+	}
+	if c.DrainMs > 0 {
+		facts = append(facts, "probes back to baseline after "+fmtMs(c.DrainMs))
+	}
+	if c.LateResponses > 0 {
+		facts = append(facts, plural(c.LateResponses, "late response"))
+	}
+	if c.LateProgress > 0 {
+		facts = append(facts, plural(c.LateProgress, "late progress notification"))
+	}
+	switch {
+	case !exercised && !leftover:
+		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"
+	case !leftover:
+		v.Status = StatusPass
+		v.Evidence = stopped + "; no work seen after a cancel"
+		if len(c.ByProbe) == 0 && c.LeftoverCPUS == 0 {
+			v.Evidence += " (no orphan probe: wire evidence only)"
+		}
+		if len(facts) > 0 {
+			v.Evidence += "; " + strings.Join(facts, "; ")
+		}
+	case legacyEra(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0:
+		v.Status = StatusLegacy
+		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s", stopped, s.Era, strings.Join(facts, "; "))
+	default:
+		v.Status = StatusViolation
+		v.Evidence = stopped + ": " + strings.Join(facts, "; ")
+		if !legacyEra(s.Era) && s.Calls.Disconnected > 0 {
+			v.Evidence += " (from " + modernEra + " a disconnect is a cancel)"
+		}
+	}
+	if len(c.ProbeErrors) > 0 {
+		v.Evidence += "; probe errors: " + strings.Join(c.ProbeErrors, "; ")
+	}
+	return v
+}
+
+// probesAbove names the probes that read above their baseline.
+func probesAbove(byProbe map[string]float64) string {
+	var names []string
+	for name, x := range byProbe {
+		if x > 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return "probe " + names[0]
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + fmtNum(byProbe[n])
+	}
+	return "probes " + strings.Join(parts, ", ")
+}
+
+// progressVerdict: a broken progress rule is a violation; floods, stalls
+// and progress that stopped short of its total are warnings.
+func progressVerdict(s *Summary, ev evidence) Verdict {
+	v := Verdict{Area: AreaProgress}
+	p := s.Progress
+	seen := fmt.Sprintf("%s on %s", plural(p.Notifications, "notification"), plural(p.Calls, "call"))
+	var warn []string
+	if p.Floods > 0 {
+		warn = append(warn, fmt.Sprintf("%s (> %s Hz)", plural(p.Floods, "flood"), fmtNum(p.FloodHz)))
+	}
+	if p.Stalls > 0 {
+		warn = append(warn, fmt.Sprintf("%s (gap > %s)", plural(p.Stalls, "stall"), fmtMs(p.StallMs)))
+	}
+	if p.Incomplete > 0 {
+		warn = append(warn, fmt.Sprintf("%s (result before progress reached its total)", plural(p.Incomplete, "incomplete call")))
+	}
+	switch {
+	case p.Violations.Total > 0:
+		v.Status = StatusViolation
+		v.Evidence = fmt.Sprintf("%s: %s (%s)", plural(p.Violations.Total, "violation"), nonzero(p.Violations), seen)
+	case ev.progressRequested == 0 && p.Notifications == 0 && p.Calls == 0:
+		v.Status, v.Evidence = StatusNotExercised, "no call asked for or received progress"
+	case len(warn) > 0:
+		v.Status = StatusWarning
+		v.Evidence = strings.Join(warn, ", ") + "; " + seen
+	default:
+		v.Status = StatusPass
+		v.Evidence = fmt.Sprintf("%s, all increasing, none late or unknown; max %d Hz", seen, p.MaxRateHz)
+	}
+	return v
+}
+
+// throttlingVerdict: the spec defines no throttling signal, so pushing
+// back is information, not a violation; an undefined code in the reserved
+// range is one.
+func throttlingVerdict(s *Summary) Verdict {
+	v := Verdict{Area: AreaThrottling}
+	t := s.Throttling
+	switch {
+	case s.Protocol.Violations.ReservedCode > 0:
+		v.Status = StatusViolation
+		v.Evidence = fmt.Sprintf("%s used an undefined code in the reserved range -32020..-32099",
+			plural(s.Protocol.Violations.ReservedCode, "response"))
+		if t.Total > 0 {
+			v.Evidence += "; " + throttleFacts(t)
+		}
+	case t.Total > 0:
+		v.Status, v.Evidence = StatusThrottled, throttleFacts(t)
+	default:
+		v.Status = StatusPass
+		v.Evidence = "no throttling at " + fmtRate(s.Rate.Offered) + " offered"
+	}
+	return v
+}
+
+func throttleFacts(t Throttling) string {
+	kinds := make([]string, 0, len(t.ByKind))
+	for k := range t.ByKind {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for i, k := range kinds {
+		kinds[i] = fmt.Sprintf("%s %d", k, t.ByKind[k])
+	}
+	f := fmt.Sprintf("%d throttled (%s)", t.Total, strings.Join(kinds, ", "))
+	if t.OnsetRate > 0 {
+		f += "; onset at " + fmtRate(t.OnsetRate) + " offered"
+	}
+	f += "; best " + fmtNum(t.BestOKRate) + " ok/s"
+	if t.RetryAfterS.Max > 0 {
+		f += "; Retry-After p50 " + fmtMs(t.RetryAfterS.P50*1000) + ", max " + fmtMs(t.RetryAfterS.Max*1000)
+	}
+	return f
+}
+
+// timeoutsVerdict: timeouts are the client's job, so they pass; a cap
+// reached while progress still flowed is a warning for clients that only
+// reset on progress.
+func timeoutsVerdict(s *Summary) Verdict {
+	v := Verdict{Area: AreaTimeouts, Status: StatusPass}
+	t := s.Timeouts
+	f := fmt.Sprintf("idle %d, cap %d, cap with progress %d", t.Idle, t.Cap, t.CapWithProgress)
+	if e := s.Latency.TimeoutError; e.Count > 0 {
+		f += "; enforcement error p99 " + fmtMs(e.P99)
+	}
+	names := make([]string, 0, len(t.Policies))
+	for n, pc := range t.Policies {
+		if pc.WaitedForever > 0 {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		f += fmt.Sprintf("; policy %s would have waited for ever on %s", n, plural(t.Policies[n].WaitedForever, "call"))
+	}
+	if t.CapWithProgress > 0 {
+		v.Status = StatusWarning
+		f = "the server kept sending progress past the cap: a client that only resets on progress would wait for ever; " + f
+	} else if t.Idle+t.Cap == 0 {
+		f = "no timeout fired; " + f
+	}
+	v.Evidence = f
+	return v
+}
+
+// protocolVerdict: any broken wire rule is a violation.
+func protocolVerdict(s *Summary) Verdict {
+	v := Verdict{Area: AreaProtocol}
+	p := s.Protocol.Violations
+	if p.Total > 0 {
+		v.Status = StatusViolation
+		v.Evidence = plural(p.Total, "violation") + ": " + nonzero(p)
+		return v
+	}
+	v.Status = StatusPass
+	v.Evidence = "no protocol violation in " + plural(s.Calls.Total, "call")
+	return v
+}
+
+// plural returns "1 call" or "2 calls".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

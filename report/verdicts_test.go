@@ -1,0 +1,204 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// verdictOf returns the verdict of one area.
+func verdictOf(t *testing.T, s *Summary, area string) Verdict {
+	t.Helper()
+	for _, v := range s.Verdicts {
+		if v.Area == area {
+			return v
+		}
+	}
+	t.Fatalf("no %s verdict in %+v", area, s.Verdicts)
+	return Verdict{}
+}
+
+func leftover(r *results.Record) { r.LeftoverUs = ms(2000) }
+
+func TestCancellationVerdict(t *testing.T) {
+	disconnect := func() *results.Record {
+		return call(0, results.Disconnected, fault("disconnect", 10), with(func(r *results.Record) { r.EndUs = ms(100) }))
+	}
+	cancel := func() *results.Record { return call(0, results.Cancelled, cancelAt(100), fault("cancel", 10)) }
+	orphans := Orphans{Orphaned: 12, ByProbe: map[string]float64{"mcpchaos_target_inflight": 12}, QuietWindowMs: 2000}
+	tests := []struct {
+		name    string
+		era     string
+		recs    []*results.Record
+		orphans Orphans
+		want    string
+		has     []string
+	}{
+		{"2026 disconnect with leftover work", "2026-07-28", []*results.Record{apply(disconnect(), leftover)},
+			Orphans{}, StatusViolation, []string{"1 call seen working after their cancel", "a disconnect is a cancel"}},
+		{"2025 disconnect with leftover work", "2025-11-25", []*results.Record{apply(disconnect(), leftover)},
+			Orphans{}, StatusLegacy, []string{"not a cancel", "1 call seen working"}},
+		{"2025-06-18 disconnect with orphans", "2025-06-18", []*results.Record{disconnect(), call(0, results.OK, resp(5))},
+			orphans, StatusLegacy, []string{"12 calls still running 2s after the load ended (probe mcpchaos_target_inflight)"}},
+		{"2024 is legacy too", "2024-11-05", []*results.Record{apply(disconnect(), leftover)}, Orphans{}, StatusLegacy, nil},
+		{"2025 cancel with leftover work", "2025-11-25", []*results.Record{apply(cancel(), leftover)},
+			Orphans{}, StatusViolation, []string{"1 cancel, 0 disconnects"}},
+		{"2025 cancel with progress after it", "2025-11-25", []*results.Record{apply(cancel(), violation("after_cancel", 1))},
+			Orphans{}, StatusViolation, nil},
+		{"2025 disconnect and cancel both left over", "2025-11-25",
+			[]*results.Record{apply(disconnect(), leftover), apply(cancel(), leftover)},
+			Orphans{}, StatusViolation, []string{"2 calls seen working"}},
+		{"2025 orphans without any disconnect", "2025-11-25", []*results.Record{cancel()}, orphans, StatusViolation, []string{"12 calls still running"}},
+		{"2026 orphans after cancels", "2026-07-28", []*results.Record{cancel(), cancel()}, orphans, StatusViolation,
+			[]string{"2 cancels", "probe mcpchaos_target_inflight"}},
+		{"leftover CPU above the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.2}, StatusViolation,
+			[]string{"leftover CPU 200ms"}},
+		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01}, StatusPass, nil},
+		{"cancels that stopped", "2026-07-28", []*results.Record{cancel(), disconnect()},
+			Orphans{ByProbe: map[string]float64{"inflight": 0}}, StatusPass, []string{"1 cancel, 1 disconnect", "no work seen"}},
+		{"no probe says so", "2026-07-28", []*results.Record{cancel()}, Orphans{}, StatusPass, []string{"wire evidence only"}},
+		{"late responses alone pass", "2026-07-28", []*results.Record{apply(cancel(), func(r *results.Record) { r.LateResponses = 3 })},
+			Orphans{}, StatusPass, []string{"3 late responses"}},
+		{"nothing cancelled", "2026-07-28", []*results.Record{call(0, results.OK, resp(5))}, Orphans{}, StatusNotExercised, nil},
+		{"probe errors are shown", "2026-07-28", []*results.Record{cancel()}, Orphans{ProbeErrors: []string{"scrape: connection refused"}},
+			StatusPass, []string{"probe errors: scrape: connection refused"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := aggregate(tt.recs...)
+			a.SetOrphans(tt.orphans)
+			v := verdictOf(t, a.Summary(testMeta(tt.era)), AreaCancellation)
+			if v.Status != tt.want {
+				t.Errorf("status = %q, want %q (evidence %q)", v.Status, tt.want, v.Evidence)
+			}
+			for _, h := range tt.has {
+				if !strings.Contains(v.Evidence, h) {
+					t.Errorf("evidence %q lacks %q", v.Evidence, h)
+				}
+			}
+		})
+	}
+}
+
+// apply applies opts to r.
+func apply(r *results.Record, opts ...opt) *results.Record {
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+func TestProgressVerdict(t *testing.T) {
+	withProgress := func(p results.Progress, opts ...opt) *results.Record {
+		return call(0, results.OK, append([]opt{resp(50), progress(p)}, opts...)...)
+	}
+	tests := []struct {
+		name string
+		recs []*results.Record
+		conn ConnStats
+		want string
+		has  string
+	}{
+		{"clean progress", []*results.Record{withProgress(results.Progress{Count: 5, MaxRateHz: 3})}, ConnStats{}, StatusPass, "5 notifications on 1 call"},
+		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, ConnStats{}, StatusPass, "0 notifications"},
+		{"non-monotonic", []*results.Record{withProgress(results.Progress{Count: 5}, violation("non_monotonic", 1))}, ConnStats{}, StatusViolation, "non_monotonic 1"},
+		{"unknown tokens on the connection", []*results.Record{withProgress(results.Progress{Count: 5})}, ConnStats{UnknownTokens: 2}, StatusViolation, "unknown_token 2"},
+		{"flood", []*results.Record{withProgress(results.Progress{Count: 500, Flood: true})}, ConnStats{}, StatusWarning, "1 flood (> 100 Hz)"},
+		{"stall", []*results.Record{withProgress(results.Progress{Count: 2, Stalled: true})}, ConnStats{}, StatusWarning, "1 stall (gap > 5s)"},
+		{"incomplete", []*results.Record{withProgress(results.Progress{Count: 2, Incomplete: true})}, ConnStats{}, StatusWarning, "incomplete"},
+		{"no progress asked", []*results.Record{call(0, results.OK, resp(5))}, ConnStats{}, StatusNotExercised, "no call"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := aggregate(tt.recs...)
+			a.SetConnection(tt.conn)
+			v := verdictOf(t, a.Summary(testMeta("2026-07-28")), AreaProgress)
+			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
+				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
+			}
+		})
+	}
+}
+
+func TestThrottlingVerdict(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []*results.Record
+		want string
+		has  string
+	}{
+		{"reserved code", []*results.Record{call(0, results.RPCError, resp(2), violation("reserved_code", 1))}, StatusViolation, "-32020..-32099"},
+		{"throttled", append(second(0, 50, 10, 5), call(time.Second, results.Throttled, resp(1), throttle("http_429", 2000))),
+			StatusThrottled, "6 throttled (http_429 6); onset at 50.0/s offered; best 45 ok/s; Retry-After p50 2s, max 2s"},
+		{"never throttled", second(0, 20, 0, 5), StatusPass, "no throttling at 5.0/s offered"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := verdictOf(t, aggregate(tt.recs...).Summary(testMeta("2026-07-28")), AreaThrottling)
+			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
+				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
+			}
+		})
+	}
+}
+
+func TestTimeoutsVerdict(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []*results.Record
+		want string
+		has  string
+	}{
+		{"cap with progress", []*results.Record{call(0, results.TimeoutCap, timeout(100, 900),
+			with(func(r *results.Record) { r.CapWithProgress = true }), policies("reset_only", "waited_forever"))},
+			StatusWarning, "would wait for ever"},
+		{"plain timeouts", []*results.Record{call(0, results.TimeoutIdle, timeout(100, 900))}, StatusPass, "idle 1, cap 0, cap with progress 0; enforcement error p99 900µs"},
+		{"none", []*results.Record{call(0, results.OK, resp(5))}, StatusPass, "no timeout fired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := verdictOf(t, aggregate(tt.recs...).Summary(testMeta("2026-07-28")), AreaTimeouts)
+			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
+				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
+			}
+		})
+	}
+}
+
+func TestProtocolVerdict(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []*results.Record
+		conn ConnStats
+		want string
+		has  string
+	}{
+		{"per call", []*results.Record{call(0, results.ProtocolError, resp(1), violation("content_type", 1))}, ConnStats{}, StatusViolation, "content_type 1"},
+		{"connection level", []*results.Record{call(0, results.OK, resp(1))}, ConnStats{ServerRequests: 2}, StatusViolation, "server_request 2"},
+		{"stale is not a violation", []*results.Record{call(0, results.OK, resp(1))}, ConnStats{Stale: 4, UnknownResponses: 1}, StatusPass, "no protocol violation in 1 call"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := aggregate(tt.recs...)
+			a.SetConnection(tt.conn)
+			v := verdictOf(t, a.Summary(testMeta("2026-07-28")), AreaProtocol)
+			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
+				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
+			}
+		})
+	}
+}
+
+func TestLegacyEra(t *testing.T) {
+	tests := []struct {
+		era  string
+		want bool
+	}{{"2026-07-28", false}, {"2025-11-25", true}, {"2025-06-18", true}, {"2024-11-05", true}, {"", false}, {"2027-01-01", false}, {"legacy", false}}
+	for _, tt := range tests {
+		if got := legacyEra(tt.era); got != tt.want {
+			t.Errorf("legacyEra(%q) = %v, want %v", tt.era, got, tt.want)
+		}
+	}
+}
