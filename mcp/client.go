@@ -88,7 +88,7 @@ type transport interface {
 	cancel(call *Call, reason string, notify bool) error
 	abort(call *Call, mode AbortMode) error
 	pause(call *Call, on bool)
-	notify(ctx context.Context, body []byte) error
+	notify(ctx context.Context, method string, body []byte) error
 	close(ctx context.Context) error
 }
 
@@ -184,10 +184,11 @@ type rawResponse struct {
 }
 
 // roundTrip sends a control request (discover, initialize, tools/list) and
-// waits for its answer, bounded by ctx.
-func (c *Client) roundTrip(ctx context.Context, method string, members []byte, o metaOptions) rawResponse {
+// waits for its answer, bounded by ctx. name is the request's Mcp-Name (the
+// tool of a tools/call), or "".
+func (c *Client) roundTrip(ctx context.Context, method, name string, members []byte, o metaOptions) rawResponse {
 	var out rawResponse
-	call := c.newCall(method, "", ObserverFunc(func(ev Event) {
+	call := c.newCall(method, name, ObserverFunc(func(ev Event) {
 		switch ev.Kind {
 		case EvHeaders:
 			out.status = ev.Status
@@ -225,6 +226,18 @@ func (c *Client) roundTrip(ctx context.Context, method string, members []byte, o
 	return out
 }
 
+// Notify sends a client notification whose params are already encoded
+// (background faults flood servers with these).
+func (c *Client) Notify(ctx context.Context, method string, params []byte) error {
+	body := append([]byte(`{"jsonrpc":"2.0","method":`), appendJSONString(nil, method)...)
+	if len(params) > 0 {
+		body = append(body, `,"params":`...)
+		body = append(body, params...)
+	}
+	body = append(body, '}')
+	return c.tr.notify(ctx, method, body)
+}
+
 // ListTools returns the server's tools (all pages).
 func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 	var all []Tool
@@ -234,7 +247,7 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 		if cursor != "" {
 			members = appendJSONString([]byte(`"cursor":`), cursor)
 		}
-		r := c.roundTrip(ctx, methodToolsList, members, metaOptions{modern: c.era.Modern()})
+		r := c.roundTrip(ctx, methodToolsList, "", members, metaOptions{modern: c.era.Modern()})
 		if err := r.failure(methodToolsList); err != nil {
 			return nil, err
 		}
@@ -280,7 +293,7 @@ func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage
 		members = append(members, `,"arguments":`...)
 		members = append(members, args...)
 	}
-	r := c.roundTrip(ctx, methodToolsCall, members, metaOptions{modern: c.era.Modern()})
+	r := c.roundTrip(ctx, methodToolsCall, tool, members, metaOptions{modern: c.era.Modern()})
 	if err := r.failure("tools/call " + tool); err != nil {
 		return ToolResult{}, err
 	}

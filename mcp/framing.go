@@ -38,23 +38,31 @@ type lineReader struct {
 func (r *lineReader) next(discard bool, prefix int) ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	switch {
-	case err == nil:
-		return trimEOL(line), nil
-	case err == io.EOF && len(line) > 0:
-		return trimEOL(line), nil
+	case err == nil, err == io.EOF && len(line) > 0:
+		out := trimEOL(line)
+		if len(out) <= r.max {
+			return out, nil
+		}
+		// A whole line over the limit that fitted in the read buffer.
+		r.long = append(r.long[:0], out...)
+		return r.oversize(discard, prefix, nil, err)
 	case err != bufio.ErrBufferFull:
 		return nil, err
 	}
 	r.long = append(r.long[:0], line...)
 	for {
 		line, err = r.br.ReadSlice('\n')
-		if len(r.long)+len(line) > r.max {
+		if len(r.long)+len(line) > r.max+2 { // room for the line ending
 			return r.oversize(discard, prefix, line, err)
 		}
 		r.long = append(r.long, line...)
 		switch {
 		case err == nil, err == io.EOF && len(r.long) > 0:
 			out := trimEOL(r.long)
+			if len(out) > r.max {
+				r.long = out
+				return r.oversize(discard, prefix, nil, err)
+			}
 			if cap(r.long) > 1<<20 {
 				r.long = nil // do not keep a huge buffer alive
 			}

@@ -56,7 +56,16 @@ func (t *httpTransport) wait(call *Call) {
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolContentType, Detail: "answer has Content-Type " + strconv.Quote(resp.Header.Get("Content-Type"))})
 		call.end(at, errors.New("unexpected Content-Type "+strconv.Quote(ct)))
 	}
-	if reusable && !resp.Close && !call.stopped() {
+	// Detach the connection from the call before pooling it, under the lock
+	// Cancel and Abort take, so stopping a call that has already ended can
+	// never close (or set a deadline on) a connection another call now uses.
+	call.gateMu.Lock()
+	reuse := reusable && !resp.Close && !call.stopped()
+	if reuse {
+		call.conn = nil
+	}
+	call.gateMu.Unlock()
+	if reuse {
 		t.put(conn)
 		return
 	}

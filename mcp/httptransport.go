@@ -267,12 +267,12 @@ func (t *httpTransport) retry(call *Call, old *httpConn) (*httpConn, error) {
 }
 
 // notify POSTs a notification and expects 202 (any 2xx is accepted).
-func (t *httpTransport) notify(ctx context.Context, body []byte) error {
+func (t *httpTransport) notify(ctx context.Context, method string, body []byte) error {
 	conn, err := t.get(ctx)
 	if err != nil {
 		return err
 	}
-	if err := t.writeRequest(ctx, conn, methodOf(body), "", body); err != nil {
+	if err := t.writeRequest(ctx, conn, method, "", body); err != nil {
 		conn.nc.Close()
 		if !conn.reused {
 			return err
@@ -280,7 +280,7 @@ func (t *httpTransport) notify(ctx context.Context, body []byte) error {
 		if conn, err = t.dial(ctx); err != nil {
 			return err
 		}
-		if err := t.writeRequest(ctx, conn, methodOf(body), "", body); err != nil {
+		if err := t.writeRequest(ctx, conn, method, "", body); err != nil {
 			conn.nc.Close()
 			return err
 		}
@@ -293,17 +293,6 @@ func (t *httpTransport) notify(ctx context.Context, body []byte) error {
 		return fmt.Errorf("HTTP status %d", status)
 	}
 	return nil
-}
-
-// methodOf returns the method of a notification body we built.
-func methodOf(body []byte) string {
-	switch {
-	case strings.Contains(string(body), `"method":"notifications/cancelled"`):
-		return methodCancelled
-	case strings.Contains(string(body), `"method":"notifications/initialized"`):
-		return methodInitialized
-	}
-	return "notifications/unknown"
 }
 
 // simpleResponse reads a response whose body does not matter, bounded,
@@ -351,7 +340,7 @@ func (t *httpTransport) cancel(call *Call, reason string, notify bool) error {
 func (t *httpTransport) postCancel(id int64, reason string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := t.notify(ctx, appendCancelled(nil, id, reason)); err != nil {
+	if err := t.notify(ctx, methodCancelled, appendCancelled(nil, id, reason)); err != nil {
 		return fmt.Errorf("post notifications/cancelled for %d: %w", id, err)
 	}
 	return nil

@@ -16,7 +16,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 		return c.initialize(pctx, c.cfg.Protocol)
 	}
 	c.era = Era20260728
-	r := c.roundTrip(pctx, methodDiscover, nil, metaOptions{modern: true})
+	r := c.roundTrip(pctx, methodDiscover, "", nil, metaOptions{modern: true})
 	legacy, err := c.judgeDiscover(r)
 	if err != nil {
 		return err
@@ -24,7 +24,10 @@ func (c *Client) negotiate(ctx context.Context) error {
 	if c.cfg.Protocol.Modern() || legacy == "" {
 		return nil
 	}
-	return c.initialize(pctx, legacy)
+	// A silent legacy server used up pctx: the handshake gets its own time.
+	ictx, icancel := context.WithTimeout(ctx, c.cfg.ProbeTimeout)
+	defer icancel()
+	return c.initialize(ictx, legacy)
 }
 
 // judgeDiscover reads the discover probe's answer. It returns the legacy
@@ -82,7 +85,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	members = appendJSONString(members, string(era))
 	members = append(members, `,"capabilities":{},"clientInfo":`...)
 	members = append(members, c.clientInfo...)
-	r := c.roundTrip(ctx, methodInitialize, members, metaOptions{})
+	r := c.roundTrip(ctx, methodInitialize, "", members, metaOptions{})
 	if err := r.failure(methodInitialize); err != nil {
 		return err
 	}
@@ -101,7 +104,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	c.era = offered
 	c.server = res.ServerInfo
 	body := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	if err := c.tr.notify(ctx, body); err != nil {
+	if err := c.tr.notify(ctx, methodInitialized, body); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return nil

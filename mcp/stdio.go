@@ -259,7 +259,7 @@ func (t *stdioTransport) waitGate() {
 	}
 }
 
-func (t *stdioTransport) notify(ctx context.Context, body []byte) error {
+func (t *stdioTransport) notify(ctx context.Context, _ string, body []byte) error {
 	return t.write(ctx, body)
 }
 
