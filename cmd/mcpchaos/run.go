@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
+
+// runFlags are the command line of `mcpchaos run`.
+type runFlags struct {
+	output      string
+	summaryJSON string
+	rate        scenarios.Rate
+	duration    scenarios.Duration
+	seed        int64
+	quiet       bool
+}
+
+func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
+	f := &runFlags{}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "usage: mcpchaos run SCENARIO.yaml [flags]")
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, "Drives the scenario's load and faults at its target and prints the summary.")
+		fmt.Fprintln(stdout, "Exit status: 0 every check passed, 1 a check failed, 2 a usage or configuration error.")
+		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, fs.FlagUsages())
+	}
+	fs.StringVarP(&f.output, "output", "o", "", "write one JSON line per call to `FILE` (.gz compresses)")
+	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the JSON summary to `FILE`")
+	fs.Var(&f.rate, "rate", "override the load with a constant `RATE` (N/duration, e.g. 200/1s)")
+	fs.Var(&f.duration, "duration", "override the load's `DURATION`")
+	fs.Int64Var(&f.seed, "seed", 0, "override the scenario's `SEED`")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line")
+	return fs, f
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, f := newRunFlags(stdout)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "mcpchaos run: %v (see mcpchaos run --help)\n", err)
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "mcpchaos run: want exactly one scenario file (see mcpchaos run --help)")
+		return 2
+	}
+	sc, checks, plan, err := prepareRun(fs, f, fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		return 2
+	}
+	var w *results.Writer
+	if f.output != "" {
+		if w, err = results.Create(f.output, 0); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+			return 2
+		}
+	}
+	agg := report.NewAggregator(report.Rules{ProgressGrace: sc.Progress.Grace.Std(), Stall: sc.Progress.Stall.Std(), FloodHz: sc.Progress.FloodHz})
+	status := newStatusLine(stderr, f.quiet, agg)
+	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version})
+	status.clear()
+	if err != nil {
+		if w != nil {
+			_ = w.Close()
+		}
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		return 2
+	}
+	summary := summarize(agg, info, checks)
+	code := 0
+	if !summary.Pass {
+		code = 1
+	}
+	if w != nil {
+		raw, _ := json.Marshal(summary)
+		_ = w.Write(&results.Trailer{Type: results.TypeTrailer, Ended: time.Now(), Interrupted: info.Interrupted, Summary: raw})
+		if err := w.Close(); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+			code = 2
+		}
+	}
+	if err := summary.Text(stdout); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+	}
+	for i, tail := range info.Stderr {
+		if info.Interrupted || code != 0 {
+			fmt.Fprintf(stderr, "--- server %d stderr (last %d bytes) ---\n%s\n", i+1, len(tail), tail)
+		}
+	}
+	if f.summaryJSON != "" {
+		if err := writeSummaryJSON(f.summaryJSON, summary); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+			return 2
+		}
+	}
+	return code
+}
+
+// prepareRun loads the scenario, applies the flags, checks the checks and
+// builds the plan: everything that can fail before any load is sent.
+func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*scenarios.Scenario, []report.Check, engine.Plan, error) {
+	sc, err := scenarios.Load(path)
+	if err != nil {
+		return nil, nil, engine.Plan{}, err
+	}
+	var rate *scenarios.Rate
+	var duration *time.Duration
+	var seed *int64
+	if fs.Changed("rate") {
+		rate = &f.rate
+	}
+	if fs.Changed("duration") {
+		d := f.duration.Std()
+		duration = &d
+	}
+	if fs.Changed("seed") {
+		seed = &f.seed
+	}
+	if err := sc.Override(rate, duration, seed); err != nil {
+		return nil, nil, engine.Plan{}, err
+	}
+	checks := make([]report.Check, 0, len(sc.Checks))
+	for _, c := range sc.Checks {
+		rc := report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
+			Line: c.Pos.Line, Column: c.Pos.Column}
+		if err := report.ValidateCheck(rc); err != nil {
+			return nil, nil, engine.Plan{}, fmt.Errorf("%s:%d:%d: %w", sc.File, c.Pos.Line, c.Pos.Column, err)
+		}
+		checks = append(checks, rc)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, engine.Plan{}, fmt.Errorf("find the mcpchaos executable: %w", err)
+	}
+	plan, err := engine.FromScenario(sc, []string{self})
+	return sc, checks, plan, err
+}
+
+// summarize builds the summary from the aggregate and what the run knows.
+func summarize(agg *report.Aggregator, info *engine.Info, checks []report.Check) *report.Summary {
+	c := info.Conn
+	agg.SetConnection(report.ConnStats{NotJSONRPC: c.NotJSONRPC, Oversize: c.Oversize, UnknownResponses: c.UnknownResponses,
+		UnknownTokens: c.UnknownTokens, Stale: c.Stale, ServerRequests: c.ServerRequests, ServerCancels: c.ServerCancels})
+	h := info.Header
+	s := agg.Summary(report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
+		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted})
+	s.Evaluate(checks)
+	return s
+}
+
+func writeSummaryJSON(path string, s *report.Summary) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	if err := s.JSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write summary %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+)
+
+// clientPool holds the run's clients: one for HTTP (it keeps its own
+// connections), or one per stdio server process. A stdio server that died
+// (a kill fault, a crash) is started again for later calls.
+type clientPool struct {
+	cfg      mcp.Config
+	slots    []*clientSlot
+	target   string
+	mu       sync.Mutex
+	restarts int
+	dead     []*mcp.Client // replaced clients, for their stats
+}
+
+type clientSlot struct {
+	mu sync.Mutex
+	c  *mcp.Client
+}
+
+// startTarget starts a built-in target if the plan has one and prepares
+// the client pool. It returns a function that stops the target.
+func (r *runner) startTarget() (func(), error) {
+	t := r.plan.Target
+	cfg := mcp.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
+		ClientInfo: mcp.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
+		IDs: new(mcp.IDSource)}
+	stop := func() {}
+	processes := 1
+	var desc string
+	switch {
+	case t.Builtin != nil && t.Builtin.Transport == "stdio":
+		cfg.Stdio = &mcp.StdioConfig{Command: t.Builtin.Command}
+		desc = "builtin (stdio)"
+	case t.Builtin != nil:
+		if t.Builtin.Start == nil {
+			return nil, errors.New("run: builtin target has no way to start")
+		}
+		url, _, stopFn, err := t.Builtin.Start()
+		if err != nil {
+			return nil, fmt.Errorf("run: start builtin target: %w", err)
+		}
+		stop = stopFn
+		cfg.HTTP = &mcp.HTTPConfig{URL: url}
+		desc = "builtin " + url
+	case t.Stdio != nil:
+		sc := t.Stdio.StdioConfig
+		cfg.Stdio = &sc
+		processes = max(t.Stdio.Processes, 1)
+		desc = strings.Join(sc.Command, " ")
+	case t.HTTP != nil:
+		hc := *t.HTTP
+		cfg.HTTP = &hc
+		desc = hc.URL
+	default:
+		return nil, errors.New("run: the plan names no target")
+	}
+	r.clients = &clientPool{cfg: cfg, target: desc}
+	for i := 0; i < processes; i++ {
+		r.clients.slots = append(r.clients.slots, &clientSlot{})
+	}
+	return stop, nil
+}
+
+func (p *clientPool) dialAll(ctx context.Context) error {
+	for i, s := range p.slots {
+		c, err := mcp.Dial(ctx, p.cfg)
+		if err != nil {
+			return fmt.Errorf("connect to target %s (process %d): %w", p.target, i+1, err)
+		}
+		s.c = c
+	}
+	return nil
+}
+
+func (p *clientPool) first() *mcp.Client { return p.slots[0].c }
+
+func (p *clientPool) describe() string { return p.target }
+
+// get returns the client for call seq (round robin over processes),
+// restarting a stdio server that has exited.
+func (p *clientPool) get(ctx context.Context, seq uint64) (*mcp.Client, int) {
+	i := int(seq % uint64(len(p.slots)))
+	s := p.slots[i]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if exited := s.c.Exited(); exited != nil {
+		select {
+		case <-exited:
+			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			c, err := mcp.Dial(dctx, p.cfg)
+			cancel()
+			if err != nil {
+				return nil, i + 1
+			}
+			p.mu.Lock()
+			p.restarts++
+			p.dead = append(p.dead, s.c)
+			p.mu.Unlock()
+			s.c = c
+		default:
+		}
+	}
+	return s.c, i + 1
+}
+
+// stats sums the connection-level observations of every client, dead ones
+// included, and collects stderr tails.
+func (p *clientPool) stats() (mcp.Stats, [][]byte, int) {
+	var sum mcp.Stats
+	var stderr [][]byte
+	add := func(c *mcp.Client) {
+		s := c.Stats()
+		sum.NotJSONRPC += s.NotJSONRPC
+		sum.Oversize += s.Oversize
+		sum.UnknownResponses += s.UnknownResponses
+		sum.UnknownTokens += s.UnknownTokens
+		sum.Stale += s.Stale
+		sum.ServerRequests += s.ServerRequests
+		sum.ServerCancels += s.ServerCancels
+		if b := c.Stderr(); len(b) > 0 {
+			stderr = append(stderr, b)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.dead {
+		add(c)
+	}
+	for _, s := range p.slots {
+		if s.c != nil {
+			add(s.c)
+		}
+	}
+	return sum, stderr, p.restarts
+}
+
+func (p *clientPool) closeAll() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range p.slots {
+		if s.c == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(c *mcp.Client) {
+			defer wg.Done()
+			_ = c.Close(ctx)
+		}(s.c)
+	}
+	wg.Wait()
+}

@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"encoding/json"
+	"regexp"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/mcp"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// Plan is everything a run needs, as plain data. Scenario files become
+// Plans (see FromScenario); tests build them directly.
+type Plan struct {
+	Name     string
+	File     string
+	Seed     int64
+	Protocol mcp.Era // "" = detect
+	Target   Target
+	Load     Load
+	Timeouts Timeouts
+	Calls    []CallSpec
+	Progress ProgressRules
+	Throttle ThrottleRules
+	// Faults act on calls, in order; Background faults run beside the load.
+	Faults     []faults.Fault
+	Background []faults.Background
+	// LateWindow is how long a finished or cancelled call is still watched
+	// for late messages before its record is written; default 1 s.
+	LateWindow time.Duration
+	// MaxMessageBytes bounds every message read; default 16 MiB.
+	MaxMessageBytes int
+	// Config is the scenario as used, recorded in the results header.
+	Config json.RawMessage
+}
+
+// Target is exactly one of Builtin, Stdio and HTTP.
+type Target struct {
+	Builtin *Builtin
+	Stdio   *StdioTarget
+	HTTP    *mcp.HTTPConfig
+	// PID names an HTTP server's process for process probes.
+	PID int
+}
+
+// Builtin is the built-in target server, started by the run.
+type Builtin struct {
+	// Transport is "http" (in-process, on a free loopback port) or "stdio"
+	// (a subprocess running `mcpchaos serve --stdio`).
+	Transport string
+	// Command starts a stdio target (`mcpchaos serve --stdio` and the
+	// knobs' flags).
+	Command []string
+	// Start starts an in-process HTTP target and returns its URL, its
+	// metrics URL and a stop function.
+	Start func() (url, metricsURL string, stop func(), err error)
+}
+
+// StdioTarget is a server we start as N subprocesses.
+type StdioTarget struct {
+	mcp.StdioConfig
+	Processes int
+}
+
+// Stage ramps the rate linearly to To over Over.
+type Stage struct {
+	To   vegeta.Rate
+	Over time.Duration
+}
+
+// Load is the traffic model: exactly one of Rate, Stages and Concurrency.
+type Load struct {
+	Rate        vegeta.Rate
+	Stages      []Stage
+	Concurrency int
+	// Duration is how long the load runs (after the stages, for a staged
+	// load).
+	Duration     time.Duration
+	MaxInFlight  int
+	GracefulStop time.Duration
+}
+
+// Total returns how long the load runs.
+func (l Load) Total() time.Duration {
+	d := l.Duration
+	for _, s := range l.Stages {
+		d += s.Over
+	}
+	return d
+}
+
+// Timeouts are the client's: Idle is reset by progress, Max never is.
+// Policies are other clients' timeout policies, replayed over every call.
+type Timeouts struct {
+	Idle     time.Duration
+	Max      time.Duration
+	Policies []Policy
+}
+
+// Policy is a client timeout policy: a fixed Timeout, or an Idle timeout
+// (reset by progress when ResetOnProgress) with an optional Max cap.
+type Policy struct {
+	Name            string
+	Timeout         time.Duration
+	Idle            time.Duration
+	ResetOnProgress bool
+	Max             time.Duration
+}
+
+// CallSpec is one entry of the call mix.
+type CallSpec struct {
+	Tool      string
+	Weight    int
+	Arguments json.RawMessage
+	Progress  bool
+}
+
+// ProgressRules are the thresholds for progress verdicts.
+type ProgressRules struct {
+	Grace   time.Duration // after a cancel, progress later than this is a violation
+	FloodHz float64
+	Stall   time.Duration
+}
+
+// ThrottleRules say what counts as throttling besides HTTP 429 and 503,
+// and whether throttled calls are retried.
+type ThrottleRules struct {
+	RPCCodes    []int64
+	Message     *regexp.Regexp
+	ToolMessage *regexp.Regexp
+	// Retries is how many times a throttled call is retried (0: never);
+	// with HonorRetryAfter the retry waits as long as Retry-After says.
+	Retries         int
+	HonorRetryAfter bool
+}

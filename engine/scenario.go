@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/target"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// FromScenario turns a decoded scenario into a Plan. self is the argv that
+// runs mcpchaos itself (for a builtin stdio target: self + "serve
+// --stdio" + the knobs' flags).
+func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
+	p := Plan{Name: sc.Name, File: sc.File, Seed: sc.Seed}
+	era, err := mcp.ParseProtocol(sc.Protocol)
+	if err != nil {
+		return p, err
+	}
+	p.Protocol = era
+	if p.Target, err = planTarget(sc, self); err != nil {
+		return p, err
+	}
+	l := sc.Load
+	p.Load = Load{Rate: vegeta.Rate{Freq: l.Rate.Freq, Per: l.Rate.Per}, Concurrency: l.Concurrency,
+		Duration: l.Duration.Std(), MaxInFlight: l.MaxInFlight, GracefulStop: l.GracefulStop.Std()}
+	for _, s := range l.Stages {
+		p.Load.Stages = append(p.Load.Stages, Stage{To: vegeta.Rate{Freq: s.To.Freq, Per: s.To.Per}, Over: s.Over.Std()})
+	}
+	p.Timeouts = Timeouts{Idle: sc.Timeouts.Idle.Std(), Max: sc.Timeouts.Max.Std()}
+	for _, pol := range sc.Timeouts.Policies {
+		p.Timeouts.Policies = append(p.Timeouts.Policies, Policy{Name: pol.Name, Timeout: pol.Timeout.Std(),
+			Idle: pol.Idle.Std(), ResetOnProgress: pol.ResetOnProgress, Max: pol.Max.Std()})
+	}
+	for _, c := range sc.Calls {
+		args, err := json.Marshal(c.Arguments)
+		if err != nil {
+			return p, fmt.Errorf("%s:%d:%d: arguments of %q: %w", sc.File, c.Pos.Line, c.Pos.Column, c.Tool, err)
+		}
+		if c.Arguments == nil {
+			args = nil
+		}
+		// Weights may be fractional in files; scale to integers for the mix.
+		p.Calls = append(p.Calls, CallSpec{Tool: c.Tool, Weight: max(int(c.Weight*1000), 1), Arguments: args, Progress: c.Progress})
+	}
+	p.Progress = ProgressRules{Grace: sc.Progress.Grace.Std(), FloodHz: sc.Progress.FloodHz, Stall: sc.Progress.Stall.Std()}
+	if p.Throttle, err = planThrottle(sc.Throttling); err != nil {
+		return p, err
+	}
+	for _, f := range sc.Faults {
+		v, err := faults.New(f)
+		if err != nil {
+			return p, fmt.Errorf("%s:%d:%d: %w", sc.File, f.Pos.Line, f.Pos.Column, err)
+		}
+		switch ff := v.(type) {
+		case faults.Fault:
+			p.Faults = append(p.Faults, ff)
+		case faults.Background:
+			p.Background = append(p.Background, ff)
+		}
+	}
+	p.Config, _ = json.Marshal(sc)
+	return p, nil
+}
+
+func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
+	t := sc.Target
+	switch {
+	case t.Builtin != nil:
+		cfg := BuiltinConfig(sc.Seed, t.Builtin)
+		if err := cfg.Validate(); err != nil {
+			return Target{}, fmt.Errorf("%s:%d:%d: builtin target: %w", sc.File, t.Pos.Line, t.Pos.Column, err)
+		}
+		if t.Builtin.Transport == scenarios.TransportStdio {
+			cmd := append(append(append([]string(nil), self...), "serve", "--stdio"), cfg.Args()...)
+			return Target{Builtin: &Builtin{Transport: "stdio", Command: cmd}}, nil
+		}
+		return Target{Builtin: &Builtin{Transport: "http", Start: func() (string, string, func(), error) {
+			r, err := target.StartHTTP(context.Background(), cfg, "")
+			if err != nil {
+				return "", "", nil, err
+			}
+			return r.URL, r.MetricsURL, func() { _ = r.Close() }, nil
+		}}}, nil
+	case t.Stdio != nil:
+		keys := make([]string, 0, len(t.Stdio.Env))
+		for k := range t.Stdio.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		env := make([]string, 0, len(keys))
+		for _, k := range keys {
+			env = append(env, k+"="+t.Stdio.Env[k])
+		}
+		return Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: t.Stdio.Command, Env: env, Dir: t.Stdio.Dir},
+			Processes: t.Stdio.Processes}}, nil
+	case t.HTTP != nil:
+		return Target{HTTP: &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers}, PID: t.HTTP.PID}, nil
+	}
+	return Target{}, fmt.Errorf("%s: no target", sc.File)
+}
+
+// BuiltinConfig maps a scenario's builtin knobs to the target's config.
+func BuiltinConfig(seed int64, b *scenarios.BuiltinTarget) target.Config {
+	return target.Config{Seed: seed, LeakOnCancel: b.LeakOnCancel, StopDelay: b.StopDelay.Std(),
+		NoPropagateCancel: !b.PropagateCancel, ProgressFloodHz: b.ProgressFloodHz, StallAfter: b.StallAfter,
+		Endless: b.Endless, NonMonotonic: b.NonMonotonic, ProgressAfterResponse: b.ProgressAfterResponse,
+		RateLimit: target.Rate{N: b.RateLimit.Freq, Per: b.RateLimit.Per}, RateLimitCode: b.RateLimitCode,
+		ExitDelay: b.ExitDelay.Std(), Era: b.Era}
+}
+
+func planThrottle(t scenarios.Throttling) (ThrottleRules, error) {
+	var r ThrottleRules
+	for _, c := range t.RPCCodes {
+		r.RPCCodes = append(r.RPCCodes, int64(c))
+	}
+	if t.Retry != nil {
+		r.Retries, r.HonorRetryAfter = t.Retry.Max, t.Retry.HonorRetryAfter
+	}
+	var err error
+	if t.Message != "" {
+		if r.Message, err = regexp.Compile(t.Message); err != nil {
+			return r, fmt.Errorf("throttling.message: %w", err)
+		}
+	}
+	if t.ToolMessage != "" {
+		if r.ToolMessage, err = regexp.Compile(t.ToolMessage); err != nil {
+			return r, fmt.Errorf("throttling.tool_message: %w", err)
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,53 @@
+package faults
+
+import (
+	"math/rand/v2"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+)
+
+// Cancel cancels a call the era's way, at a time or after the N-th
+// progress notification: on 2026 HTTP by closing the call's stream (and,
+// with also_notify, by POSTing notifications/cancelled too); on 2025 HTTP
+// by POSTing notifications/cancelled with the session; on stdio by writing
+// notifications/cancelled.
+//
+// A correct server stops the tool's work as soon as practical, frees what
+// it held, and sends nothing more for the call: no progress and (SHOULD)
+// no response. A response or progress after the cancel plus the progress
+// grace is counted against the call; work the probes still see after
+// orphans.grace is orphaned work.
+type Cancel struct{ perCall }
+
+func (f *Cancel) Kind() string         { return "cancel" }
+func (f *Cancel) Direction() Direction { return ClientToServer }
+
+func (f *Cancel) Draw(rng *rand.Rand, info Info) (When, bool) { return f.draw(rng, info) }
+
+func (f *Cancel) Act(c Call, info Info) (string, error) {
+	detail := "cancelled"
+	switch {
+	case info.Transport == "stdio" || !info.Era.Modern():
+		detail = "notifications/cancelled sent"
+	case f.spec.AlsoNotify:
+		detail = "stream closed and notifications/cancelled sent"
+	default:
+		detail = "stream closed"
+	}
+	return detail, c.Cancel("mcpchaos: cancel fault", f.spec.AlsoNotify)
+}
+
+// abortMode maps a scenario's disconnect mode.
+func abortMode(mode string) (mcp.AbortMode, bool) {
+	switch mode {
+	case "fin", "":
+		return mcp.AbortFIN, true
+	case "rst":
+		return mcp.AbortRST, true
+	case "close":
+		return mcp.AbortClose, true
+	case "kill":
+		return mcp.AbortKill, true
+	}
+	return 0, false
+}

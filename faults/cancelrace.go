@@ -1,0 +1,38 @@
+package faults
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// CancelRace cancels a call around the moment it completes: at the instant
+// its final response arrives (at: response), or before_end before the
+// tool's typical duration (learned from calls that were not cancelled;
+// until one is known, it acts at the response). The cancel is sent even
+// when the response won the race: on stdio that is a cancel for a finished
+// request, on 2026 HTTP closing a stream that already ended is a no-op.
+//
+// A correct server handles both orders gracefully: it ignores a cancel for
+// a request it already answered, never crashes or wedges, and answers the
+// calls that follow normally (the run's later outcomes show it).
+type CancelRace struct{ perCall }
+
+func (f *CancelRace) Kind() string         { return "cancel_race" }
+func (f *CancelRace) Direction() Direction { return ClientToServer }
+
+func (f *CancelRace) Draw(rng *rand.Rand, info Info) (When, bool) {
+	_, ok := f.draw(rng, info)
+	be := f.spec.BeforeEnd.Std()
+	if f.spec.At == "response" || be <= 0 || info.Typical <= 0 {
+		return When{AtResponse: true}, ok
+	}
+	return When{After: max(info.Typical-be, 0)}, ok
+}
+
+func (f *CancelRace) Act(c Call, info Info) (string, error) {
+	detail := "cancel at the response"
+	if be := f.spec.BeforeEnd.Std(); be > 0 && info.Typical > 0 && f.spec.At != "response" {
+		detail = "cancel " + be.String() + " before the typical end (" + info.Typical.Round(time.Millisecond).String() + ")"
+	}
+	return detail, c.CancelAnyway("mcpchaos: cancel race")
+}
