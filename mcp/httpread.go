@@ -77,8 +77,9 @@ func (t *httpTransport) wait(call *Call) {
 func (t *httpTransport) readHeaders(call *Call, conn **httpConn) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		c := *conn
-		c.lim.n = 0
+		c.lim.n, c.lim.max = 0, maxHeaderBytes
 		resp, err := http.ReadResponse(c.br, nil)
+		c.lim.max = 0
 		if err == nil {
 			return resp, nil
 		}

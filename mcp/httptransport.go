@@ -56,9 +56,21 @@ type httpConn struct {
 type countingReader struct {
 	r io.Reader
 	n int64
+	// max, while above 0, stops reading at max bytes (set while reading
+	// response headers, which http.ReadResponse would read without bound).
+	max int64
 }
 
+// errHeadersTooLarge reports response headers over maxHeaderBytes.
+var errHeadersTooLarge = fmt.Errorf("response headers exceed %d bytes", maxHeaderBytes)
+
 func (r *countingReader) Read(p []byte) (int, error) {
+	if r.max > 0 {
+		if r.n >= r.max {
+			return 0, errHeadersTooLarge
+		}
+		p = p[:min(int64(len(p)), r.max-r.n)]
+	}
 	n, err := r.r.Read(p)
 	r.n += int64(n)
 	return n, err
@@ -268,24 +280,7 @@ func (t *httpTransport) retry(call *Call, old *httpConn) (*httpConn, error) {
 
 // notify POSTs a notification and expects 202 (any 2xx is accepted).
 func (t *httpTransport) notify(ctx context.Context, method string, body []byte) error {
-	conn, err := t.get(ctx)
-	if err != nil {
-		return err
-	}
-	if err := t.writeRequest(ctx, conn, method, "", body); err != nil {
-		conn.nc.Close()
-		if !conn.reused {
-			return err
-		}
-		if conn, err = t.dial(ctx); err != nil {
-			return err
-		}
-		if err := t.writeRequest(ctx, conn, method, "", body); err != nil {
-			conn.nc.Close()
-			return err
-		}
-	}
-	status, err := t.simpleResponse(ctx, conn)
+	status, err := t.exchange(ctx, method, body)
 	if err != nil {
 		return err
 	}
@@ -293,6 +288,34 @@ func (t *httpTransport) notify(ctx context.Context, method string, body []byte) 
 		return fmt.Errorf("HTTP status %d", status)
 	}
 	return nil
+}
+
+// exchange sends a request whose answer's body does not matter (a
+// notification; the session DELETE when body is nil) and returns the
+// answer's status. A pooled connection that turns out to be stale (the
+// write fails, or the read fails before any byte of an answer) is replaced
+// by a new one, once.
+func (t *httpTransport) exchange(ctx context.Context, method string, body []byte) (int, error) {
+	conn, err := t.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for {
+		stale := false
+		var status int
+		if err = t.writeRequest(ctx, conn, method, "", body); err != nil {
+			conn.nc.Close()
+			stale = conn.reused
+		} else if status, err = t.simpleResponse(ctx, conn); err != nil {
+			stale = conn.reused && conn.lim.n == 0 && staleErr(err)
+		}
+		if !stale {
+			return status, err
+		}
+		if conn, err = t.dial(ctx); err != nil {
+			return 0, err
+		}
+	}
 }
 
 // simpleResponse reads a response whose body does not matter, bounded,
@@ -303,7 +326,9 @@ func (t *httpTransport) simpleResponse(ctx context.Context, conn *httpConn) (int
 		deadline = time.Now().Add(10 * time.Second)
 	}
 	_ = conn.nc.SetReadDeadline(deadline)
+	conn.lim.n, conn.lim.max = 0, maxHeaderBytes
 	resp, err := http.ReadResponse(conn.br, nil)
+	conn.lim.max = 0
 	if err != nil {
 		conn.nc.Close()
 		return 0, err
@@ -392,15 +417,7 @@ func (t *httpTransport) close(ctx context.Context) error {
 
 // deleteSession ends a legacy session; 405 (not supported) is fine.
 func (t *httpTransport) deleteSession(ctx context.Context) error {
-	conn, err := t.get(ctx)
-	if err != nil {
-		return err
-	}
-	if err := t.writeRequest(ctx, conn, "", "", nil); err != nil {
-		conn.nc.Close()
-		return fmt.Errorf("delete session: %w", err)
-	}
-	status, err := t.simpleResponse(ctx, conn)
+	status, err := t.exchange(ctx, "", nil)
 	if err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}

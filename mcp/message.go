@@ -27,6 +27,7 @@ type inMsg struct {
 	idNum      int64 // valid when idIsNum
 	idIsNum    bool
 	idRaw      []byte // the id as it appeared (for answering server requests)
+	idIsStr    bool   // idRaw is a string's body, not a number
 	method     []byte
 	methodEsc  bool
 	params     []byte
@@ -110,13 +111,15 @@ func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 }
 
 func (m *inMsg) decodeID(s *scanner) error {
+	// A repeated "id" replaces the earlier one (as encoding/json would).
+	m.hasID, m.idRaw, m.idNum, m.idIsNum, m.idIsStr = false, nil, 0, false, false
 	switch c := s.peek(); {
 	case c == 'n':
 		_, err := s.value() // null id: present but unusable
 		return err
 	case c == '"':
 		v, _, err := s.str()
-		m.hasID, m.idRaw = true, v
+		m.hasID, m.idRaw, m.idIsStr = true, v, true
 		return err
 	default:
 		v, err := s.number()
@@ -260,6 +263,10 @@ func appendToken(b []byte, id int64) []byte {
 // false if the token is not one of ours.
 func tokenID(raw []byte, isStr bool) (int64, bool) {
 	if !isStr || len(raw) <= len(tokenPrefix) || string(raw[:len(tokenPrefix)]) != tokenPrefix {
+		return 0, false
+	}
+	// Only the canonical form we send: "p05" or "p+5" is not "p5".
+	if c := raw[len(tokenPrefix)]; c < '1' || c > '9' {
 		return 0, false
 	}
 	n, err := parseInt(raw[len(tokenPrefix):])

@@ -278,7 +278,14 @@ func (t *stdioTransport) close(ctx context.Context) error {
 		select {
 		case <-t.exited:
 			timer.Stop()
-			<-t.readEnd
+			select {
+			case <-t.readEnd:
+			case <-time.After(timeout):
+				// A child the server left behind still holds its stdout.
+				_ = t.kill(syscall.SIGKILL)
+				t.stdout.Close()
+				<-t.readEnd
+			}
 			return nil
 		case <-ctx.Done():
 			timer.Stop()

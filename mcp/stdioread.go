@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -104,8 +103,8 @@ func (t *stdioTransport) routeNotification(sc *scanner, m *inMsg, at time.Time) 
 // stdin cannot stall the reader.
 func (t *stdioTransport) answerRequest(m *inMsg) {
 	id := string(m.idRaw)
-	if !m.idIsNum {
-		id = strconv.Quote(id)
+	if m.idIsStr {
+		id = `"` + id + `"` // idRaw is the string's JSON body, escapes and all
 	}
 	var msg string
 	if m.methodIs(methodPing) {
