@@ -178,7 +178,9 @@ type Event struct {
 }
 
 // Observer receives a call's events as they arrive. OnEvent runs on the
-// transport's reading goroutine: it must be quick and must not block.
+// transport's goroutines (the HTTP reader, the stdio reader, the stdio
+// late-window timer), so it must be safe for concurrent use, quick, and
+// must not block.
 type Observer interface {
 	OnEvent(ev Event)
 }
