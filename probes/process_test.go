@@ -1,0 +1,170 @@
+//go:build linux
+
+package probes
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// start runs a command in its own process group and kills the group when
+// the test ends.
+func start(t *testing.T, wait bool, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if wait {
+			_ = cmd.Wait()
+		}
+	})
+	return cmd
+}
+
+// waitTree samples p until ok says yes, for at most 10 s.
+func waitTree(t *testing.T, p *Process, ok func(ProcessSample) bool) ProcessSample {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var last ProcessSample
+	var err error
+	for {
+		last, err = p.SampleTree(ctx)
+		if err == nil && ok(last) {
+			return last
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the process tree never got there: last %+v, %v", last, err)
+		case <-tick.C:
+		}
+	}
+}
+
+func TestProcessChildren(t *testing.T) {
+	t.Parallel()
+	cmd := start(t, true, "sh", "-c", "sleep 30 & sleep 30 & wait")
+	p := NewProcess(func() []int { return []int{cmd.Process.Pid} })
+	got := waitTree(t, p, func(s ProcessSample) bool { return s.Children == 2 })
+	if got.Processes != 3 || got.Threads < 3 || got.Zombies != 0 {
+		t.Errorf("sh with two sleeps: %+v, want 3 processes, at least 3 threads, no zombies", got)
+	}
+
+	// Kill one sleep: sh reaps it, and the tree shrinks.
+	sleeper := firstChild(t, cmd.Process.Pid)
+	if err := syscall.Kill(sleeper, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	got = waitTree(t, p, func(s ProcessSample) bool { return s.Children == 1 })
+	if got.Processes != 2 {
+		t.Errorf("after killing one sleep: %+v, want 2 processes", got)
+	}
+}
+
+// firstChild returns a child of pid, read from /proc.
+func firstChild(t *testing.T, pid int) int {
+	t.Helper()
+	all, err := scanProc(t.Context(), "/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for child, st := range all {
+		if st.ppid == pid {
+			return child
+		}
+	}
+	t.Fatalf("process %d has no children", pid)
+	return 0
+}
+
+// TestProcessCPU is not parallel, so that the burner has a CPU to itself
+// (the parallel tests wait until it is done).
+func TestProcessCPU(t *testing.T) {
+	// timeout bounds the burner's life even if the cleanup never runs.
+	cmd := start(t, true, "timeout", "10", "sh", "-c", "while :; do :; done")
+	p := NewProcess(func() []int { return []int{cmd.Process.Pid} })
+	waitTree(t, p, func(s ProcessSample) bool { return s.Children == 1 && s.Processes == 2 })
+
+	var probe Probe = p
+	if probe.Name() != "process" {
+		t.Errorf("Name = %q", probe.Name())
+	}
+	before, err := probe.Sample(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	select {
+	case <-time.After(300 * time.Millisecond):
+	case <-t.Context().Done():
+	}
+	after, err := p.SampleTree(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(t0).Seconds()
+	burnt := LeftoverCPU(ProcessSample{CPUSeconds: before}, after)
+	t.Logf("the burner used %.2f s of CPU in %.2f s", burnt, elapsed)
+	// At least a tenth of one CPU, at most every CPU plus a few ticks.
+	if burnt < 0.03 || burnt > elapsed*float64(runtime.NumCPU())+0.05 {
+		t.Errorf("CPU seconds grew by %.3f in %.3f s", burnt, elapsed)
+	}
+}
+
+func TestProcessZombieRoot(t *testing.T) {
+	t.Parallel()
+	// Started and never waited for until the end: it stays a zombie.
+	cmd := start(t, false, "true")
+	t.Cleanup(func() { _ = cmd.Wait() })
+	p := NewProcess(func() []int { return []int{cmd.Process.Pid} })
+	got := waitTree(t, p, func(s ProcessSample) bool { return s.Zombies == 1 })
+	if got.Processes != 0 || got.Threads != 0 || got.Children != 0 {
+		t.Errorf("a zombie root: %+v, want nothing alive", got)
+	}
+}
+
+func TestProcessMissing(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	const never = 1<<22 + 1 // above PID_MAX_LIMIT: no process has it
+	p := NewProcess(func() []int { return []int{os.Getpid(), never} })
+	_, err := p.Sample(t.Context())
+	if want := "read process tree: process 4194305 not found in /proc"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Sample error = %v, want one containing %q", err, want)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	self := NewProcess(func() []int { return []int{os.Getpid()} })
+	if _, err := self.SampleTree(ctx); err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("SampleTree with a cancelled context: %v", err)
+	}
+}
+
+func TestProcessRestartedRoots(t *testing.T) {
+	t.Parallel()
+	first := start(t, true, "sleep", "30")
+	second := start(t, true, "sh", "-c", "sleep 30 & wait")
+	roots := []int{first.Process.Pid}
+	p := NewProcess(func() []int { return roots })
+	waitTree(t, p, func(s ProcessSample) bool { return s.Processes == 1 && s.Children == 0 })
+	roots = []int{second.Process.Pid} // pids is asked again at every sample
+	waitTree(t, p, func(s ProcessSample) bool { return s.Processes == 2 && s.Children == 1 })
+}
