@@ -172,6 +172,7 @@ func (cs *callState) stopWith(outcome, reason string, deadline time.Time, act fu
 		return nil
 	}
 	now := time.Now()
+	cs.r.lastStopNs.Store(now.UnixNano())
 	cs.stopOutcome, cs.cancelAt = outcome, now
 	cs.rec.CancelReason = reason
 	if !deadline.IsZero() {

@@ -21,6 +21,7 @@ type clientPool struct {
 	mu       sync.Mutex
 	restarts int
 	dead     []*mcp.Client // replaced clients, for their stats
+	pid      int           // the HTTP target's process, when known
 }
 
 type clientSlot struct {
@@ -46,11 +47,12 @@ func (r *runner) startTarget() (func(), error) {
 		if t.Builtin.Start == nil {
 			return nil, errors.New("run: builtin target has no way to start")
 		}
-		url, _, stopFn, err := t.Builtin.Start()
+		url, metricsURL, stopFn, err := t.Builtin.Start()
 		if err != nil {
 			return nil, fmt.Errorf("run: start builtin target: %w", err)
 		}
 		stop = stopFn
+		r.metricsURL = metricsURL
 		cfg.HTTP = &mcp.HTTPConfig{URL: url}
 		desc = "builtin " + url
 	case t.Stdio != nil:
@@ -65,7 +67,7 @@ func (r *runner) startTarget() (func(), error) {
 	default:
 		return nil, errors.New("run: the plan names no target")
 	}
-	r.clients = &clientPool{cfg: cfg, target: desc}
+	r.clients = &clientPool{cfg: cfg, target: desc, pid: t.PID}
 	for i := 0; i < processes; i++ {
 		r.clients.slots = append(r.clients.slots, &clientSlot{})
 	}
@@ -160,4 +162,23 @@ func (p *clientPool) closeAll() {
 		}(s.c)
 	}
 	wg.Wait()
+}
+
+// pids returns the process ids of the stdio servers (and the HTTP
+// target's, when the plan names it), for the process probe.
+func (p *clientPool) pids() []int {
+	var out []int
+	if p.pid != 0 {
+		out = append(out, p.pid)
+	}
+	for _, s := range p.slots {
+		s.mu.Lock()
+		if s.c != nil {
+			if pid := s.c.PID(); pid != 0 {
+				out = append(out, pid)
+			}
+		}
+		s.mu.Unlock()
+	}
+	return out
 }

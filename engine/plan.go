@@ -23,6 +23,7 @@ type Plan struct {
 	Calls    []CallSpec
 	Progress ProgressRules
 	Throttle ThrottleRules
+	Orphans  Orphans
 	// Faults act on calls, in order; Background faults run beside the load.
 	Faults     []faults.Fault
 	Background []faults.Background

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
 
 // Policy replay outcomes.
 const (
@@ -24,11 +28,14 @@ type timeline struct {
 	// the answer or the cut.
 	sinceProgress time.Duration
 	progressed    bool
+	// capped: our own maximum timeout cut the call, so it would have run
+	// longer still.
+	capped bool
 }
 
 // replay says what a client with policy p would have done with the call:
 // "killed" it, got its answer ("ok"), "waited_forever" (progress kept
-// resetting a timeout that has no cap, until we cut the call), or
+// resetting a timeout that has no cap, until our own cap cut the call), or
 // "undecided" (we cut the call before the policy would have decided).
 func replay(p Policy, t timeline) string {
 	if p.Timeout > 0 {
@@ -48,7 +55,7 @@ func replay(p Policy, t timeline) string {
 	if t.answered {
 		return policyOK
 	}
-	if p.ResetOnProgress && p.Max == 0 && t.progressed && t.sinceProgress <= idle {
+	if t.capped && p.ResetOnProgress && p.Max == 0 && t.progressed && t.sinceProgress <= idle {
 		return policyWaitedForever
 	}
 	return policyUndecided
@@ -71,7 +78,8 @@ func (cs *callState) policies(answered bool, end time.Time) map[string]string {
 		return nil
 	}
 	t := timeline{ran: end.Sub(cs.sent), answered: answered, maxGap: cs.prog.maxGap,
-		sinceProgress: end.Sub(cs.prog.prevAt), progressed: cs.prog.count > 0}
+		sinceProgress: end.Sub(cs.prog.prevAt), progressed: cs.prog.count > 0,
+		capped: cs.stopOutcome == results.TimeoutCap}
 	if !cs.spec.Progress {
 		t.maxGap = t.ran
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -48,6 +49,8 @@ type Info struct {
 	Restarts int
 	// Background reports each background fault.
 	Background []BackgroundResult
+	// Orphans is what the probes saw after the load.
+	Orphans report.Orphans
 }
 
 // BackgroundResult is what a background fault did over the run.
@@ -82,6 +85,17 @@ type runner struct {
 	finished finished
 
 	scheduled, completed, dropped atomic.Int64
+	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut
+	metricsURL                    string       // the builtin target's /metrics
+}
+
+// lastStop returns when a call was last cancelled or cut (the start of the
+// run when none was).
+func (r *runner) lastStop() time.Time {
+	if ns := r.lastStopNs.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return r.began
 }
 
 // Run drives the plan's load at its target and returns when every call
@@ -117,6 +131,8 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	}
 	collected := make(chan struct{})
 	go r.collect(collected)
+	pr := r.newProbeRun(r.metricsURL)
+	pr.start()
 
 	r.began = time.Now()
 	stopBackground := r.background(ctx, info)
@@ -129,6 +145,9 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	info.Duration = time.Since(r.began)
 	info.Interrupted = ctx.Err() != nil
 	r.drain(ctx)
+	// Orphans are measured even after an interrupt: the second interrupt
+	// is the way out.
+	info.Orphans = pr.finish(context.Background())
 	r.pending.Wait()
 	close(r.records)
 	<-collected
@@ -146,6 +165,19 @@ func withDefaults(p Plan) Plan {
 	}
 	if p.Load.GracefulStop <= 0 {
 		p.Load.GracefulStop = 30 * time.Second
+	}
+	o := &p.Orphans
+	if o.Grace <= 0 {
+		o.Grace = 2 * time.Second
+	}
+	if o.DrainMax <= 0 {
+		o.DrainMax = 30 * time.Second
+	}
+	if o.SampleEvery <= 0 {
+		o.SampleEvery = 100 * time.Millisecond
+	}
+	if o.QuietWindow <= 0 {
+		o.QuietWindow = time.Second
 	}
 	if p.Progress.Grace <= 0 {
 		p.Progress.Grace = 100 * time.Millisecond
@@ -469,7 +501,6 @@ func (s *inflightSet) all() []*callState {
 	}
 	return out
 }
-
 
 // background starts the background faults; the returned function stops
 // them and records what they did.

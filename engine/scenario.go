@@ -65,6 +65,21 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 			p.Background = append(p.Background, ff)
 		}
 	}
+	p.Orphans = Orphans{Grace: sc.Orphans.Grace.Std(), DrainMax: sc.Orphans.DrainMax.Std(), SampleEvery: sc.Orphans.SampleEvery.Std()}
+	for _, pb := range sc.Orphans.Probes {
+		switch {
+		case pb.Metric != nil:
+			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Metric: &MetricProbe{URL: pb.Metric.URL, Name: pb.Metric.Name, Labels: pb.Metric.Labels}})
+		case pb.Process != nil:
+			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Process: &ProcessProbe{PID: pb.Process.PID}})
+		case pb.Tool != nil:
+			args, err := json.Marshal(pb.Tool.Arguments)
+			if err != nil || pb.Tool.Arguments == nil {
+				args = nil
+			}
+			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Tool: &ToolProbe{Name: pb.Tool.Name, Arguments: args, Pointer: pb.Tool.Pointer}})
+		}
+	}
 	p.Config, _ = json.Marshal(sc)
 	return p, nil
 }

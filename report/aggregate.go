@@ -45,8 +45,10 @@ type Orphans struct {
 	// LeftoverCPUSeconds is CPU the target's process tree used after quiet.
 	LeftoverCPUSeconds float64
 	// DrainMs is the time from the end of the load until the probes
-	// returned to their baseline.
+	// returned to their baseline (or until the engine gave up waiting).
 	DrainMs float64
+	// Drained says the probes did return to their baseline.
+	Drained bool
 	// LeakedCallSeconds is the server's in-flight work above the client's
 	// own in-flight calls, integrated over the run.
 	LeakedCallSeconds float64
@@ -112,9 +114,9 @@ type cancelAgg struct {
 
 // faultAgg counts one kind of fault.
 type faultAgg struct {
-	injected, skipped, unexpected int
-	server                        map[string]int
-	timing                        *hist // |actual - scheduled|, microseconds
+	injected, skipped, unexpected, refused int
+	server                                 map[string]int
+	timing                                 *hist // |actual - scheduled|, microseconds
 }
 
 // NewAggregator returns an empty Aggregator for a run with these rules.
@@ -279,6 +281,17 @@ func (a *Aggregator) addTimeouts(r *results.Record) {
 			pc.WaitedForever++
 		}
 	}
+}
+
+// AddBackground counts what a background fault sent over the run.
+func (a *Aggregator) AddBackground(kind string, sent, refused int) {
+	fa := a.faults[kind]
+	if fa == nil {
+		fa = &faultAgg{timing: newHist(latencyMaxUs)}
+		a.faults[kind] = fa
+	}
+	fa.injected += sent
+	fa.refused += refused
 }
 
 func (a *Aggregator) addFaults(r *results.Record) {

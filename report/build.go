@@ -120,6 +120,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		Orphaned:          o.Orphaned,
 		LeftoverCPUS:      o.LeftoverCPUSeconds,
 		DrainMs:           o.DrainMs,
+		Drained:           o.Drained,
 		LeakedCallSeconds: o.LeakedCallSeconds,
 		QuietWindowMs:     o.QuietWindowMs,
 		ByProbe:           make(map[string]float64, len(o.ByProbe)),
@@ -167,6 +168,7 @@ func (a *Aggregator) buildFaults(s *Summary) {
 			Injected:   f.injected,
 			Skipped:    f.skipped,
 			Unexpected: f.unexpected,
+			Refused:    f.refused,
 			Server:     maps.Clone(f.server),
 			TimingErrorMs: TimingError{
 				P50: usToMs(f.timing.quantile(50)),

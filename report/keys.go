@@ -43,7 +43,7 @@ func templateSummary() *Summary {
 //	throttling.{total, onset_rate, best_ok_rate, retries}, throttling.by_kind.<kind>,
 //	              throttling.retry_after_s.{p50, max}
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}
-//	faults.<kind>.{injected, skipped, unexpected}, faults.<kind>.timing_error_ms.{p50, p99, max},
+//	faults.<kind>.{injected, skipped, unexpected, refused}, faults.<kind>.timing_error_ms.{p50, p99, max},
 //	              faults.<kind>.server.<name>
 func KnownKeys() []string {
 	leaves, err := flatten(templateSummary())

@@ -192,6 +192,7 @@ type Cancellation struct {
 	Orphaned          float64            `json:"orphaned"`
 	LeftoverCPUS      float64            `json:"leftover_cpu_s"`
 	DrainMs           float64            `json:"drain_ms"`
+	Drained           bool               `json:"drained"`
 	LeakedCallSeconds float64            `json:"leaked_call_seconds"`
 	QuietWindowMs     float64            `json:"quiet_window_ms"`
 	ByProbe           map[string]float64 `json:"by_probe"`
@@ -241,6 +242,9 @@ type FaultStats struct {
 	// Server counts how the server coped with stalled readers: buffered,
 	// dropped, errored, blocked.
 	Server map[string]int `json:"server,omitempty"`
+	// Refused counts background notifications the server refused (an HTTP
+	// status outside 2xx) or that could not be written.
+	Refused int `json:"refused"`
 }
 
 // TimingError is how far from its scheduled time a fault acted, in ms.

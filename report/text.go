@@ -235,8 +235,15 @@ func (s *Summary) textCancellation(t *textOut) {
 			}
 			orphaned += " (" + strings.Join(parts, ", ") + ")"
 		}
-		t.items("", orphaned, "leftover CPU "+fmtMs(c.LeftoverCPUS*1000), "drain "+fmtMs(c.DrainMs),
-			"leaked "+fmtNum(c.LeakedCallSeconds)+" call-s", "quiet window "+fmtMs(c.QuietWindowMs))
+		drain := "drained in " + fmtMs(c.DrainMs)
+		if !c.Drained {
+			drain = "not drained after " + fmtMs(c.DrainMs)
+		}
+		items := []string{orphaned, drain, "leaked " + fmtNum(c.LeakedCallSeconds) + " call-s"}
+		if c.QuietWindowMs > 0 {
+			items = append(items, "leftover CPU "+fmtMs(c.LeftoverCPUS*1000)+" in a "+fmtMs(c.QuietWindowMs)+" quiet window")
+		}
+		t.items("", items...)
 	}
 	if len(c.ProbeErrors) > 0 {
 		t.line("", "probe errors: "+strings.Join(c.ProbeErrors, "; "))

@@ -91,8 +91,10 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	if c.LeakedCallSeconds > 0 {
 		facts = append(facts, fmtNum(c.LeakedCallSeconds)+" call-seconds leaked")
 	}
-	if c.DrainMs > 0 {
+	if c.DrainMs > 0 && c.Drained {
 		facts = append(facts, "probes back to baseline after "+fmtMs(c.DrainMs))
+	} else if c.DrainMs > 0 {
+		facts = append(facts, "probes still above baseline after "+fmtMs(c.DrainMs))
 	}
 	if c.LateResponses > 0 {
 		facts = append(facts, plural(c.LateResponses, "late response"))

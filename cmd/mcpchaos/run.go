@@ -141,8 +141,13 @@ func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*scenarios.Scenari
 	checks := make([]report.Check, 0, len(sc.Checks))
 	for _, c := range sc.Checks {
 		rc := report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
-			Line: c.Pos.Line, Column: c.Pos.Column}
+			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
 		if err := report.ValidateCheck(rc); err != nil {
+			// The position goes in front, as FILE:LINE:COLUMN, once.
+			var ce *report.CheckError
+			if errors.As(err, &ce) {
+				err = fmt.Errorf("check %q: %s", ce.Check, ce.Msg)
+			}
 			return nil, nil, engine.Plan{}, fmt.Errorf("%s:%d:%d: %w", sc.File, c.Pos.Line, c.Pos.Column, err)
 		}
 		checks = append(checks, rc)
@@ -160,6 +165,10 @@ func summarize(agg *report.Aggregator, info *engine.Info, checks []report.Check)
 	c := info.Conn
 	agg.SetConnection(report.ConnStats{NotJSONRPC: c.NotJSONRPC, Oversize: c.Oversize, UnknownResponses: c.UnknownResponses,
 		UnknownTokens: c.UnknownTokens, Stale: c.Stale, ServerRequests: c.ServerRequests, ServerCancels: c.ServerCancels})
+	agg.SetOrphans(info.Orphans)
+	for _, b := range info.Background {
+		agg.AddBackground(b.Kind, b.Sent, b.Failed)
+	}
 	h := info.Header
 	s := agg.Summary(report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
 		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted})

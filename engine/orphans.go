@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/probes"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Orphans configures the search for orphaned work.
+type Orphans struct {
+	// Grace is how long after the last cancel, with nothing in flight, the
+	// probes are read.
+	Grace time.Duration
+	// DrainMax bounds the wait for the probes to return to their baseline.
+	DrainMax time.Duration
+	// SampleEvery is the sampling period during the run.
+	SampleEvery time.Duration
+	// QuietWindow is how long the process probe's CPU is measured once the
+	// grace has passed; default 1 s.
+	QuietWindow time.Duration
+	Probes      []ProbeSpec
+}
+
+// ProbeSpec is one probe: exactly one field is set.
+type ProbeSpec struct {
+	Metric  *MetricProbe
+	Process *ProcessProbe
+	Tool    *ToolProbe
+}
+
+// MetricProbe scrapes a Prometheus gauge.
+type MetricProbe struct {
+	URL, Name string
+	Labels    map[string]string
+}
+
+// ProcessProbe watches a process tree; PID 0 means the stdio servers the
+// run started (or the HTTP target's PID).
+type ProcessProbe struct{ PID int }
+
+// ToolProbe reads a number from a tool's result; on stdio it is called on
+// every server process and the values are summed.
+type ToolProbe struct {
+	Name      string
+	Arguments json.RawMessage
+	Pointer   string
+}
+
+// probeRun is the probes of one run: baselines, samples during the run,
+// and the verdict after it.
+type probeRun struct {
+	r        *runner
+	counts   []probes.Probe // values are calls (metric, tool)
+	proc     *probes.Process
+	baseline map[string]float64
+	idleCPU  float64 // process CPU per second before the load
+
+	mu       sync.Mutex
+	series   map[string][]probes.Point
+	client   []probes.Point
+	errors   []string
+	stopOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// slotCaller calls a tool on the current client of one stdio slot (the
+// process may have been restarted).
+type slotCaller struct{ s *clientSlot }
+
+func (c slotCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (mcp.ToolResult, error) {
+	c.s.mu.Lock()
+	cl := c.s.c
+	c.s.mu.Unlock()
+	return cl.CallTool(ctx, tool, args)
+}
+
+// sum adds the values of several probes (a tool on every stdio process).
+type sum struct {
+	name  string
+	parts []probes.Probe
+}
+
+func (s sum) Name() string { return s.name }
+
+func (s sum) Sample(ctx context.Context) (float64, error) {
+	total := 0.0
+	for _, p := range s.parts {
+		v, err := p.Sample(ctx)
+		if err != nil {
+			return 0, err
+		}
+		total += v
+	}
+	return total, nil
+}
+
+// newProbeRun builds the probes: the scenario's, plus the built-in
+// target's ground truth and a process probe for stdio servers we started.
+func (r *runner) newProbeRun(metricsURL string) *probeRun {
+	pr := &probeRun{r: r, baseline: map[string]float64{}, series: map[string][]probes.Point{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	specs := r.plan.Orphans.Probes
+	if metricsURL != "" {
+		specs = append(specs, ProbeSpec{Metric: &MetricProbe{URL: metricsURL, Name: "mcpchaos_target_inflight"}})
+	}
+	stdio := r.clients.cfg.Stdio != nil
+	if r.plan.Target.Builtin != nil && stdio {
+		specs = append(specs, ProbeSpec{Tool: &ToolProbe{Name: "inflight", Pointer: "/inflight"}})
+	}
+	wantProc := stdio || r.plan.Target.PID != 0
+	for _, s := range specs {
+		switch {
+		case s.Metric != nil:
+			pr.counts = append(pr.counts, probes.NewMetric(s.Metric.URL, s.Metric.Name, s.Metric.Labels))
+		case s.Tool != nil:
+			var parts []probes.Probe
+			for _, slot := range r.clients.slots {
+				parts = append(parts, probes.NewTool(slotCaller{slot}, s.Tool.Name, s.Tool.Arguments, s.Tool.Pointer))
+			}
+			pr.counts = append(pr.counts, sum{name: parts[0].Name(), parts: parts})
+		case s.Process != nil:
+			wantProc = true
+			if s.Process.PID != 0 {
+				pid := s.Process.PID
+				pr.proc = probes.NewProcess(func() []int { return []int{pid} })
+			}
+		}
+	}
+	if wantProc && pr.proc == nil {
+		pr.proc = probes.NewProcess(r.clients.pids)
+	}
+	return pr
+}
+
+// sampleAll reads every probe once, in parallel, bounded by timeout.
+func (pr *probeRun) sampleAll(timeout time.Duration) (map[string]float64, probes.ProcessSample) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out := make(map[string]float64, len(pr.counts)+1)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, p := range pr.counts {
+		wg.Go(func() {
+			v, err := p.Sample(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if errors.Is(err, probes.ErrAbsent) {
+				v, err = 0, nil // a series exported only once used
+			}
+			if err != nil {
+				pr.noteError(p.Name() + ": " + err.Error())
+				v = math.NaN()
+			}
+			out[p.Name()] = v
+		})
+	}
+	var ps probes.ProcessSample
+	if pr.proc != nil {
+		wg.Go(func() {
+			s, err := pr.proc.SampleTree(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				pr.noteError("process: " + err.Error())
+				out["process"] = math.NaN()
+				return
+			}
+			ps = s
+			out["process"] = s.CPUSeconds
+		})
+	}
+	wg.Wait()
+	return out, ps
+}
+
+func (pr *probeRun) noteError(msg string) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if len(pr.errors) < 20 {
+		for _, e := range pr.errors {
+			if e == msg {
+				return
+			}
+		}
+		pr.errors = append(pr.errors, msg)
+	}
+}
+
+// start takes the baselines (and the process tree's idle CPU rate) and
+// starts sampling every SampleEvery, writing each sample to the results.
+func (pr *probeRun) start() {
+	first, ps0 := pr.sampleAll(5 * time.Second)
+	t0 := time.Now()
+	if pr.proc != nil {
+		sleep(context.Background(), 300*time.Millisecond)
+		_, ps1 := pr.sampleAll(5 * time.Second)
+		if dt := time.Since(t0).Seconds(); dt > 0 {
+			pr.idleCPU = max(ps1.CPUSeconds-ps0.CPUSeconds, 0) / dt
+		}
+	}
+	for name, v := range first {
+		pr.baseline[name] = v
+	}
+	go pr.sampler()
+}
+
+func (pr *probeRun) sampler() {
+	defer close(pr.done)
+	every := pr.r.plan.Orphans.SampleEvery
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-pr.stop:
+			return
+		case <-t.C:
+			pr.record(every)
+		}
+	}
+}
+
+// record takes one sample of the probes and the client.
+func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
+	vals, _ := pr.sampleAll(max(timeout, time.Second))
+	now := time.Now()
+	inflight := pr.r.inflight.len()
+	pr.mu.Lock()
+	for name, v := range vals {
+		pr.series[name] = append(pr.series[name], probes.Point{T: now, V: v})
+	}
+	pr.client = append(pr.client, probes.Point{T: now, V: float64(inflight)})
+	pr.mu.Unlock()
+	if w := pr.r.opts.Writer; w != nil {
+		s := &results.Sample{Type: results.TypeSample, T: now, ClientInFlight: inflight, Probes: map[string]float64{}}
+		if pr.r.pace != nil {
+			s.OfferedRate = pr.r.pace.Rate(now.Sub(pr.r.began))
+		}
+		for name, v := range vals {
+			if !math.IsNaN(v) {
+				s.Probes[name] = v
+			}
+		}
+		_ = w.Write(s)
+	}
+	return vals
+}
+
+// finish waits for the grace after the last cancel, reads the probes,
+// measures the quiet window's CPU, and samples until the probes drain.
+func (pr *probeRun) finish(ctx context.Context) report.Orphans {
+	o := pr.r.plan.Orphans
+	if len(pr.counts) == 0 && pr.proc == nil {
+		close(pr.stop)
+		<-pr.done
+		return report.Orphans{}
+	}
+	if wait := time.Until(pr.r.lastStop().Add(o.Grace)); wait > 0 {
+		sleep(ctx, wait)
+	}
+	quietFrom := time.Now()
+	vals, ps0 := pr.sampleAll(5 * time.Second)
+	var out report.Orphans
+	out.ByProbe = map[string]float64{}
+	for _, p := range pr.counts {
+		v := vals[p.Name()]
+		if math.IsNaN(v) {
+			continue
+		}
+		above := probes.Above(v, pr.baseline[p.Name()])
+		out.ByProbe[p.Name()] = above
+		out.Orphaned = max(out.Orphaned, above)
+	}
+	if pr.proc != nil {
+		window := o.QuietWindow
+		sleep(ctx, window)
+		_, ps1 := pr.sampleAll(5 * time.Second)
+		used := probes.LeftoverCPU(ps0, ps1) - pr.idleCPU*window.Seconds()
+		out.LeftoverCPUSeconds = max(used, 0)
+		out.QuietWindowMs = float64(window) / float64(time.Millisecond)
+		out.ByProbe["process_children"] = float64(ps1.Children)
+	}
+	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
+	close(pr.stop)
+	<-pr.done
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if len(pr.counts) > 0 {
+		name := pr.counts[0].Name()
+		out.LeakedCallSeconds = probes.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
+	}
+	out.ProbeErrors = append([]string(nil), pr.errors...)
+	return out
+}
+
+// drain samples until every count probe is back at its baseline, or
+// DrainMax passed; it returns the time that took, in milliseconds, and
+// whether they did drain.
+func (pr *probeRun) drain(ctx context.Context, from time.Time) (float64, bool) {
+	if len(pr.counts) == 0 {
+		return 0, true
+	}
+	deadline := from.Add(pr.r.plan.Orphans.DrainMax)
+	for {
+		vals := pr.record(pr.r.plan.Orphans.SampleEvery)
+		drained := true
+		for _, p := range pr.counts {
+			if v := vals[p.Name()]; !math.IsNaN(v) && v > pr.baseline[p.Name()] {
+				drained = false
+			}
+		}
+		now := time.Now()
+		if drained || now.After(deadline) || ctx.Err() != nil {
+			return float64(now.Sub(from)) / float64(time.Millisecond), drained
+		}
+		sleep(ctx, pr.r.plan.Orphans.SampleEvery)
+	}
+}
