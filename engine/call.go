@@ -253,12 +253,12 @@ func (cs *callState) onResponse(ev mcp.Event) {
 	cs.responseAt = ev.At
 	if ev.Kind == mcp.EvRPCError {
 		cs.final, cs.code, cs.hasCode = finalError, ev.Code, true
-		cs.message = truncate(string(ev.Message), 300)
+		cs.message = truncate(mcp.Unquote(ev.Message), 300)
 		return
 	}
 	cs.final, cs.result = finalResult, ev.Result
 	cs.result.Text = nil
 	if ev.Result.IsError {
-		cs.message = truncate(string(ev.Result.Text), 300)
+		cs.message = truncate(mcp.Unquote(ev.Result.Text), 300)
 	}
 }

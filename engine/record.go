@@ -66,6 +66,7 @@ func (cs *callState) describeFaults() {
 		switch {
 		case f.Kind == "malformed":
 			m := cs.malformed.(*faults.Malformed)
+			f.ScheduledUs, f.ActualUs = cs.us(cs.sent), cs.us(cs.sent)
 			answer := "HTTP " + strconv.Itoa(cs.status)
 			if cs.status == 0 {
 				answer = "no HTTP status"

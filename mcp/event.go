@@ -132,7 +132,8 @@ type Result struct {
 	// StateOnly: input_required carrying requestState and no inputRequests,
 	// the spec's load-shedding answer.
 	StateOnly bool
-	// Text is the first text content block, valid only during OnEvent.
+	// Text is the raw body of the first text content block's JSON string
+	// (see Unquote), valid only during OnEvent.
 	Text []byte
 }
 
@@ -161,7 +162,7 @@ type Event struct {
 	// EvResult
 	Result Result
 
-	// EvRPCError
+	// EvRPCError; Message is the raw body of the JSON string (see Unquote).
 	Code    int64
 	Message []byte
 

@@ -290,6 +290,17 @@ func keyIs(raw []byte, escaped bool, name string) bool {
 	return unescape(raw) == name
 }
 
+// Unquote returns the text of a raw JSON string body as events carry it
+// (Event.Message, Result.Text): escapes decoded, no copy kept of raw.
+func Unquote(raw []byte) string {
+	for _, c := range raw {
+		if c == '\\' {
+			return unescape(raw)
+		}
+	}
+	return string(raw)
+}
+
 // unescape decodes the escapes of a raw JSON string body. It allocates and is
 // used only off the hot path; raw has already been validated by str.
 func unescape(raw []byte) string {
