@@ -115,9 +115,9 @@ func resolveCheck(c Check, known []string) (pattern string, err error) {
 	pattern, ok := knownPattern(c.Key, known)
 	if !ok {
 		if s := suggest(c.Key, known); s != "" {
-			return fail("unknown key %q (did you mean %q? every key is in docs/summary.md)", c.Key, s)
+			return fail("unknown key %q (did you mean %q? every key is listed in README.md, The summary)", c.Key, s)
 		}
-		return fail("unknown key %q (every key is in docs/summary.md)", c.Key)
+		return fail("unknown key %q (every key is listed in README.md, The summary)", c.Key)
 	}
 	if c.Unit == unitMs && keyUnit(pattern) == unitNone {
 		return fail("a duration cannot be compared with %q, which is not a time", c.Key)

@@ -12,5 +12,5 @@
 // files by feeding their records to a fresh Aggregator.
 //
 // The JSON keys are the names checks use ("cancellation.orphaned == 0");
-// KnownKeys lists them and docs/summary.md documents each one.
+// KnownKeys lists them and README.md ("The summary") documents each one.
 package report

@@ -80,21 +80,26 @@ func TestKeyUnit(t *testing.T) {
 	}
 }
 
-// docKeys reads the first column of every "| key | meaning |" table of
-// docs/summary.md.
+// docKeys reads the first column of every "| key | meaning |" table in
+// the summary reference of README.md (between the summary-keys markers).
 func docKeys(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open("../docs/summary.md")
+	f, err := os.Open("../README.md")
 	if err != nil {
 		t.Fatalf("open the summary reference: %v", err)
 	}
 	defer f.Close()
 	var keys []string
-	inKeyTable := false
+	inKeyTable, inSection := false, false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
+		case line == "<!-- summary-keys -->":
+			inSection = true
+		case line == "<!-- /summary-keys -->":
+			inSection = false
+		case !inSection:
 		case strings.HasPrefix(line, "| key |"):
 			inKeyTable = true
 		case !strings.HasPrefix(line, "|"):
@@ -124,7 +129,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 	documented := docKeys(t)
 	for _, k := range KnownKeys() {
 		if !slices.Contains(documented, docForm(k)) {
-			t.Errorf("docs/summary.md does not document %q", docForm(k))
+			t.Errorf("README.md does not document %q", docForm(k))
 		}
 	}
 	// Keys a check cannot use, documented for the JSON reader.
@@ -135,7 +140,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 			continue
 		}
 		if _, ok := knownPattern(strings.Replace(d, "<histogram>", "call", 1), KnownKeys()); !ok {
-			t.Errorf("docs/summary.md documents %q, which is not in the summary", d)
+			t.Errorf("README.md documents %q, which is not in the summary", d)
 		}
 	}
 }
