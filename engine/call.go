@@ -61,6 +61,10 @@ type callState struct {
 	resumedAt time.Time
 	atResume  int // progress count when reading resumed
 	burst     int // events within burstWindow after resuming
+
+	// recorded: the record was handed to the collector, which may read it
+	// at any time; later events are no longer counted.
+	recorded bool
 }
 
 // burstWindow is how soon after a stalled read resumes a burst of events
@@ -167,7 +171,7 @@ func (cs *callState) stop(outcome, reason string, deadline time.Time) {
 // acts (cancel or abort) — unless the call already ended or was stopped.
 func (cs *callState) stopWith(outcome, reason string, deadline time.Time, act func(*mcp.Call) error) error {
 	cs.mu.Lock()
-	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil {
+	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil || cs.recorded {
 		cs.mu.Unlock()
 		return nil
 	}
@@ -198,6 +202,9 @@ func (cs *callState) stopWith(outcome, reason string, deadline time.Time, act fu
 func (cs *callState) OnEvent(ev mcp.Event) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	if cs.recorded {
+		return
+	}
 	if !cs.resumedAt.IsZero() && ev.At.Sub(cs.resumedAt) <= burstWindow && ev.At.After(cs.resumedAt) {
 		cs.burst++
 	}

@@ -79,6 +79,7 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	if _, race := a.f.(*faults.CancelRace); race && cs.stopOutcome == "" {
 		over = false
 	}
+	over = over || cs.recorded
 	a.done = true
 	cs.mu.Unlock()
 	if over {
@@ -90,6 +91,10 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 		detail += ": " + err.Error()
 	}
 	cs.mu.Lock()
+	if cs.recorded {
+		cs.mu.Unlock()
+		return
+	}
 	a.fired = true
 	cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.f.Kind(), ScheduledUs: cs.us(scheduled),
 		ActualUs: cs.us(actual), ErrorUs: actual.Sub(scheduled).Microseconds(), Detail: detail})

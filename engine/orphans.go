@@ -266,6 +266,11 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	if wait := time.Until(pr.r.lastStop().Add(o.Grace)); wait > 0 {
 		sleep(ctx, wait)
 	}
+	// Periodic sampling ends here: its tool calls would cost the server
+	// CPU in the quiet window that the idle rate, measured before the
+	// sampler started, does not include. drain records its own samples.
+	close(pr.stop)
+	<-pr.done
 	quietFrom := time.Now()
 	vals, ps0 := pr.sampleAll(5 * time.Second)
 	var out report.Orphans
@@ -289,8 +294,6 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		out.ByProbe["process_children"] = float64(ps1.Children)
 	}
 	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
-	close(pr.stop)
-	<-pr.done
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if len(pr.counts) > 0 {

@@ -24,6 +24,20 @@ func (c constant) intended(n uint64) time.Duration {
 	return time.Duration(float64(n) * float64(c.Per) / float64(c.Freq))
 }
 
+// Pace implements vegeta.Pacer so that hit n goes out at intended(n).
+// (vegeta's own ConstantPacer.Pace waits for hit n+1 — its hits are
+// counted from 1 — which would send every tick one interval after the
+// time it carries.)
+func (c constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	if c.Freq <= 0 || c.Per <= 0 {
+		return c.ConstantPacer.Pace(elapsed, hits)
+	}
+	if next := c.intended(hits); next > elapsed {
+		return next - elapsed, false
+	}
+	return 0, false
+}
+
 // ramp is one linear segment of a staged load.
 type ramp struct {
 	start      time.Duration // offset of the segment

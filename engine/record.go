@@ -54,6 +54,7 @@ func (cs *callState) record() *results.Record {
 		rec.FirstProgUs = cs.us(cs.prog.firstAt)
 	}
 	cs.describeFaults()
+	cs.recorded = true
 	return rec
 }
 

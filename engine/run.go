@@ -238,6 +238,9 @@ func (r *runner) openLoad(ctx context.Context) {
 				return
 			case <-timer.C:
 			}
+			if ctx.Err() != nil {
+				break // the interrupt and the tick came together
+			}
 		} else if ctx.Err() != nil {
 			break
 		}

@@ -28,6 +28,10 @@ var errNoNewline = errors.New("last line has no newline")
 // maxLine bounds one line of a results file.
 const maxLine = 16 << 20
 
+// errLineTooLong is a line over maxLine: the writer never writes one, so it
+// is damage, not a torn end.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes", maxLine)
+
 // Open reads a results file (".gz" decompresses).
 func Open(path string) (*File, error) {
 	f, err := os.Open(path)
@@ -68,6 +72,9 @@ func Read(r io.Reader) (*File, error) {
 			}
 			pending, pendingLine = line, n
 		}
+		if errors.Is(err, errLineTooLong) {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
 		if err != nil {
 			// A cut compressed stream is torn; a plain file that merely
 			// lacks its last newline is torn only if that line is broken.
@@ -92,7 +99,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		chunk, err := br.ReadSlice('\n')
 		line = append(line, chunk...)
 		if len(line) > maxLine {
-			return nil, fmt.Errorf("line longer than %d bytes", maxLine)
+			return nil, errLineTooLong
 		}
 		if err == bufio.ErrBufferFull {
 			continue

@@ -138,19 +138,9 @@ func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*scenarios.Scenari
 	if err := sc.Override(rate, duration, seed); err != nil {
 		return nil, nil, engine.Plan{}, err
 	}
-	checks := make([]report.Check, 0, len(sc.Checks))
-	for _, c := range sc.Checks {
-		rc := report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
-			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
-		if err := report.ValidateCheck(rc); err != nil {
-			// The position goes in front, as FILE:LINE:COLUMN, once.
-			var ce *report.CheckError
-			if errors.As(err, &ce) {
-				err = fmt.Errorf("check %q: %s", ce.Check, ce.Msg)
-			}
-			return nil, nil, engine.Plan{}, fmt.Errorf("%s:%d:%d: %w", sc.File, c.Pos.Line, c.Pos.Column, err)
-		}
-		checks = append(checks, rc)
+	checks, errs := reportChecks(sc)
+	if len(errs) > 0 {
+		return nil, nil, engine.Plan{}, errs[0]
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -186,4 +176,26 @@ func writeSummaryJSON(path string, s *report.Summary) error {
 		return fmt.Errorf("write summary %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// reportChecks turns a scenario's checks into the report's and checks each
+// key against the summary's; every error starts with FILE:LINE:COLUMN.
+func reportChecks(sc *scenarios.Scenario) ([]report.Check, []error) {
+	checks := make([]report.Check, 0, len(sc.Checks))
+	var errs []error
+	for _, c := range sc.Checks {
+		rc := report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
+			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
+		if err := report.ValidateCheck(rc); err != nil {
+			// The position goes in front, as FILE:LINE:COLUMN, once.
+			var ce *report.CheckError
+			if errors.As(err, &ce) {
+				err = fmt.Errorf("check %q: %s", ce.Check, ce.Msg)
+			}
+			errs = append(errs, fmt.Errorf("%s:%d:%d: %w", sc.File, c.Pos.Line, c.Pos.Column, err))
+			continue
+		}
+		checks = append(checks, rc)
+	}
+	return checks, errs
 }

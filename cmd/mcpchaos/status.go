@@ -60,7 +60,7 @@ func statusText(l engine.Live, snap report.Live) string {
 		}
 	}
 	if snap.P99 > 0 {
-		fmt.Fprintf(&b, "  p99 %s", snap.P99.Round(time.Millisecond/10))
+		fmt.Fprintf(&b, "  p99 %s", round3(snap.P99))
 	}
 	return b.String()
 }
@@ -69,4 +69,13 @@ func (s *statusLine) clear() {
 	if s.drawn {
 		fmt.Fprint(s.w, "\r\033[K")
 	}
+}
+
+// round3 rounds a duration to about three significant digits.
+func round3(d time.Duration) time.Duration {
+	unit := time.Nanosecond
+	for limit := time.Duration(1000); d >= limit && unit < time.Second; limit *= 10 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }

@@ -59,6 +59,13 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 			printLoadError(stderr, file, err)
 			continue
 		}
+		if _, errs := reportChecks(s); len(errs) > 0 {
+			code = 2
+			for _, e := range errs {
+				fmt.Fprintln(stderr, e)
+			}
+			continue
+		}
 		fmt.Fprintf(stdout, "ok  %s (name: %s, target: %s, %s, %s, %s)\n", file, s.Name, s.Target,
 			count(len(s.Calls), "call"), count(len(s.Faults), "fault"), count(len(s.Checks), "check"))
 	}

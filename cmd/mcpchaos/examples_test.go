@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
+
+// TestExamples loads every scenario in examples/ and runs it briefly
+// against the builtin target: an example must be valid and must run
+// (exit 0 or 1, never 2). New examples are picked up by the glob.
+func TestExamples(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no examples found in ../../examples")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			t.Parallel()
+			sc, err := scenarios.Load(file)
+			if err != nil {
+				t.Fatalf("the example does not load:\n%v", err)
+			}
+			if sc.Target.Builtin == nil {
+				t.Skipf("skipping: the target is %s, not builtin; it needs a server this test does not have", sc.Target)
+			}
+			args := []string{"run", file, "--duration", "1s", "-q"}
+			// --duration sets the hold after the stages: long stages are
+			// replaced by a constant rate (their peak, bounded).
+			if stages := sc.Load.TotalDuration() - sc.Load.Duration.Std(); stages > 2*time.Second {
+				peak := 0.0
+				for at := time.Duration(0); at < sc.Load.TotalDuration(); at += 100 * time.Millisecond {
+					peak = max(peak, sc.Load.RateAt(at))
+				}
+				args = append(args, "--rate", fmt.Sprintf("%d/1s", max(1, min(int(peak), 50))))
+				t.Logf("stages of %s replaced by --rate %s", stages, args[len(args)-1])
+			}
+			out := filepath.Join(t.TempDir(), "r.jsonl")
+			args = append(args, "--output", out)
+			// Long calls could hold the graceful stop for the scenario's
+			// full period: an interrupt after a while still writes every
+			// output, and is what a user would do.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			code, stdout, stderr := runCLI(t, ctx, args...)
+			if code != 0 && code != 1 {
+				t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			if ctx.Err() != nil {
+				t.Logf("interrupted after 20 s")
+			}
+			f, err := results.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Header.Scenario != sc.Name || f.Trailer == nil || len(f.Records) == 0 {
+				t.Errorf("results: header %q, trailer %v, %d records", f.Header.Scenario, f.Trailer != nil, len(f.Records))
+			}
+			t.Logf("exit %d, %d records", code, len(f.Records))
+		})
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// mcpchaosBin is the real binary, built once for the tests that need a
+// process of their own (signals); binErr says why there is none.
+var (
+	mcpchaosBin string
+	binErr      error
+)
+
+func TestMain(m *testing.M) {
+	// `mcpchaos run` starts a builtin stdio target as its own executable
+	// with "serve --stdio": in these tests that executable is the test
+	// binary, which must then be mcpchaos.
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	dir, err := os.MkdirTemp("", "mcpchaos-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	mcpchaosBin, binErr = buildBinary(dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func buildBinary(dir string) (string, error) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, "mcpchaos")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build cmd/mcpchaos: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+func needBinary(t *testing.T) string {
+	t.Helper()
+	if binErr != nil {
+		t.Skipf("skipping: this test runs the mcpchaos binary, which could not be built: %v", binErr)
+	}
+	return mcpchaosBin
+}
+
+// writeScenario writes a scenario file into a fresh directory.
+func writeScenario(t *testing.T, name, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runCLI runs "mcpchaos ARGS..." in process.
+func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// readJSON decodes a JSON file into a generic map.
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+// lookup follows a dotted key through nested maps.
+func lookup(m map[string]any, key string) (any, bool) {
+	var v any = m
+	for _, seg := range strings.Split(key, ".") {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = mm[seg]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// num returns a numeric key of a summary, failing the test when absent.
+func num(t *testing.T, m map[string]any, key string) float64 {
+	t.Helper()
+	v, ok := lookup(m, key)
+	f, isNum := v.(float64)
+	if !ok || !isNum {
+		t.Fatalf("summary key %s = %v (present %v), want a number", key, v, ok)
+	}
+	return f
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls cond every 20 ms for up to d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,186 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// slowScenario is 30 s of 5 s calls against the builtin target: any
+// interrupt finds calls in flight.
+const slowScenario = `name: ctrl-c
+seed: 11
+target:
+  builtin: {transport: http%s}
+load: {rate: 10/1s, duration: 30s}
+timeouts: {idle: 10s, max: 20s}
+calls:
+  - {tool: slow_task, arguments: {steps: 50, step_ms: 100}, progress: true}
+orphans: {grace: 300ms%s}
+checks:
+  - calls.total >= 1
+`
+
+// proc is a running mcpchaos process.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan struct{}
+	err            error
+}
+
+// startRun starts `mcpchaos run` on a scenario, with the results file and
+// JSON summary in dir, and waits until the load has begun (the results
+// header is on disk).
+func startRun(t *testing.T, scenario, dir string) *proc {
+	t.Helper()
+	bin := needBinary(t)
+	path := filepath.Join(dir, "slow.yaml")
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.jsonl")
+	p := &proc{cmd: exec.Command(bin, "run", path, "-q", "--output", out, "--summary-json", filepath.Join(dir, "s.json")),
+		stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	waitFor(t, 15*time.Second, "the run never wrote its results header", func() bool {
+		select {
+		case <-p.done:
+			t.Fatalf("mcpchaos run exited early: %v\nstdout: %s\nstderr: %s", p.err, p.stdout, p.stderr)
+		default:
+		}
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), `"type":"header"`)
+	})
+	return p
+}
+
+func (p *proc) signal(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wait waits up to d for the process to exit and returns its exit code.
+func (p *proc) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		t.Fatalf("still running %s after the interrupt\nstdout: %s\nstderr: %s", d, p.stdout, p.stderr)
+	}
+	var exit *exec.ExitError
+	if p.err != nil && !errors.As(p.err, &exit) {
+		t.Fatalf("wait: %v", p.err)
+	}
+	if st, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+		t.Fatalf("killed by %v, not an exit\nstderr: %s", st.Signal(), p.stderr)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// TestCtrlC: the first interrupt stops the load, cancels what is in
+// flight, and still writes every output and the summary.
+func TestCtrlC(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startRun(t, fmt.Sprintf(slowScenario, "", ""), dir)
+	time.Sleep(1500 * time.Millisecond)
+	sent := time.Now()
+	p.signal(t)
+	code := p.wait(t, 15*time.Second)
+	t.Logf("exited %s after the interrupt with %d", time.Since(sent).Round(time.Millisecond), code)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit code %d, want 0 or 1\nstdout: %s\nstderr: %s", code, p.stdout, p.stderr)
+	}
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	for _, want := range []string{"Scenario      ctrl-c", "INTERRUPTED", "Result"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the summary does not say %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "interrupted: stopping load") {
+		t.Errorf("stderr does not acknowledge the interrupt: %q", stderr)
+	}
+
+	s := readJSON(t, filepath.Join(dir, "s.json"))
+	if s["interrupted"] != true {
+		t.Errorf("JSON summary: interrupted %v", s["interrupted"])
+	}
+	f, err := results.Open(filepath.Join(dir, "r.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Torn || f.Header.Scenario != "ctrl-c" || f.Trailer == nil || !f.Trailer.Interrupted {
+		t.Fatalf("results file: torn %v, header %q, trailer %+v; want complete, ending in an interrupted trailer", f.Torn, f.Header.Scenario, f.Trailer)
+	}
+	if total := int(num(t, s, "calls.total")); len(f.Records) != total || total == 0 || total > 100 {
+		t.Errorf("%d records, the summary counts %d calls", len(f.Records), total)
+	}
+	// Every call was in flight (5 s long) and was cancelled by the interrupt.
+	for _, r := range f.Records {
+		if r.Outcome != results.Cancelled || r.CancelReason != "interrupted" {
+			t.Errorf("seq %d: outcome %q, reason %q; want cancelled, interrupted", r.Seq, r.Outcome, r.CancelReason)
+		}
+	}
+}
+
+// TestCtrlCTwice: a second interrupt exits at once with status 130, even
+// while the first is still waiting for leaked work to drain.
+func TestCtrlCTwice(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// Calls that ignore their cancel keep the target's in-flight gauge up,
+	// so the orphan drain after the first interrupt lasts up to 20 s.
+	p := startRun(t, fmt.Sprintf(slowScenario, ", leak_on_cancel: 1", ", drain_max: 20s"), dir)
+	time.Sleep(500 * time.Millisecond)
+	p.signal(t)
+	waitFor(t, 10*time.Second, "the first interrupt was never acknowledged", func() bool {
+		return strings.Contains(p.stderr.String(), "interrupted: stopping load")
+	})
+	second := time.Now()
+	p.signal(t)
+	code := p.wait(t, 5*time.Second)
+	if code != 130 {
+		t.Fatalf("exit code %d after two interrupts, want 130\nstdout: %s\nstderr: %s", code, p.stdout, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "interrupted twice") {
+		t.Errorf("stderr does not say why it exited: %q", p.stderr)
+	}
+	t.Logf("exited %s after the second interrupt", time.Since(second).Round(time.Millisecond))
+	// Cut short, the results file is still readable: the header, and no
+	// trailer.
+	f, err := results.Open(filepath.Join(dir, "r.jsonl"))
+	if err != nil {
+		t.Fatalf("the results file of a run that exited at once does not read: %v", err)
+	}
+	if f.Header.Scenario != "ctrl-c" || f.Trailer != nil {
+		t.Errorf("results file: header %q, trailer %+v; want the header and no trailer", f.Header.Scenario, f.Trailer)
+	}
+}

@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/target"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// mcpchaosBin is the real mcpchaos binary, built once for the stdio tests;
+// binErr says why there is none.
+var (
+	mcpchaosBin string
+	binErr      error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpchaos-engine-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	mcpchaosBin, binErr = buildBinary(dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// buildBinary builds cmd/mcpchaos into dir.
+func buildBinary(dir string) (string, error) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, "mcpchaos")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build cmd/mcpchaos: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// needBinary skips a test that needs the mcpchaos binary when it could not
+// be built.
+func needBinary(t *testing.T) string {
+	t.Helper()
+	if binErr != nil {
+		t.Skipf("skipping: this test runs `mcpchaos serve --stdio` and the binary could not be built: %v", binErr)
+	}
+	return mcpchaosBin
+}
+
+// newTarget starts the built-in target over HTTP on a free loopback
+// port and stops it when the test ends.
+func newTarget(t *testing.T, cfg target.Config) *target.Running {
+	t.Helper()
+	r, err := target.StartHTTP(context.Background(), cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// perSec is n calls per second.
+func perSec(n int) vegeta.Rate { return vegeta.Rate{Freq: n, Per: time.Second} }
+
+// slowTask is a slow_task call with progress.
+func slowTask(steps, stepMs int) CallSpec {
+	return CallSpec{Tool: target.ToolSlowTask, Progress: true,
+		Arguments: json.RawMessage(fmt.Sprintf(`{"steps":%d,"step_ms":%d}`, steps, stepMs))}
+}
+
+var echoCall = CallSpec{Tool: target.ToolEcho, Arguments: json.RawMessage(`{"text":"hi"}`)}
+
+// httpPlan is a plan against url with a short late window and timeouts
+// that never fire unless a test sets its own.
+func httpPlan(url string, load Load, calls ...CallSpec) Plan {
+	return Plan{Name: "test", Seed: 1, Target: Target{HTTP: &mcp.HTTPConfig{URL: url}}, Load: load, Calls: calls,
+		Timeouts: Timeouts{Idle: 20 * time.Second, Max: 40 * time.Second}, LateWindow: 150 * time.Millisecond}
+}
+
+// quickOrphans keeps the orphan probes of stdio runs (which the engine
+// adds by itself) from adding seconds to every test.
+var quickOrphans = Orphans{Grace: 100 * time.Millisecond, QuietWindow: 100 * time.Millisecond}
+
+// loadResult is a run's result as the tests see it.
+type loadResult struct {
+	info    *Info
+	recs    []*results.Record // in the order the sink got them
+	elapsed time.Duration     // how long Run took
+}
+
+// runLoad runs plan, collecting every record, and fails the test when Run
+// cannot start.
+func runLoad(t *testing.T, ctx context.Context, plan Plan) loadResult {
+	t.Helper()
+	var o loadResult
+	start := time.Now()
+	info, err := Run(ctx, plan, Options{Sink: func(r *results.Record) { o.recs = append(o.recs, r) }, Version: "test"})
+	o.elapsed = time.Since(start)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	o.info = info
+	return o
+}
+
+// bySeq returns the records of first attempts (not retries or re-issues)
+// ordered by seq, failing on a duplicate seq.
+func (o loadResult) bySeq(t *testing.T) []*results.Record {
+	t.Helper()
+	var out []*results.Record
+	for _, r := range o.recs {
+		if r.Retry == "" {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *results.Record) int { return int(a.Seq) - int(b.Seq) })
+	for i, r := range out {
+		if r.Seq != uint64(i) {
+			t.Fatalf("records' seqs are not 0..%d: position %d holds seq %d", len(out)-1, i, r.Seq)
+		}
+	}
+	return out
+}
+
+// count returns how many records have each outcome.
+func (o loadResult) count() map[string]int {
+	m := make(map[string]int)
+	for _, r := range o.recs {
+		m[r.Outcome]++
+	}
+	return m
+}
+
+// offset converts a record's offset to a time.
+func offset(r *results.Record, us int64) time.Time {
+	return r.Scheduled.Add(time.Duration(us) * time.Microsecond)
+}
+
+// eventually polls the target's stats every 10 ms until cond holds, for
+// up to d (a generous bound: the target may lag on a busy machine).
+func eventually(t *testing.T, tg *target.Running, d time.Duration, what string, cond func(target.Stats) bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		s := tg.Server.Stats()
+		if cond(s) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s; target stats %+v", d, what, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
