@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -17,6 +18,9 @@ import (
 // helperEnv, when set, makes the test binary a stdio target whose Config is
 // the variable's JSON value (the "helper process" pattern).
 const helperEnv = "MCPCHAOS_TARGET_HELPER"
+
+// helperMetricsEnv, when set, makes the helper serve its metrics there.
+const helperMetricsEnv = "MCPCHAOS_TARGET_HELPER_METRICS"
 
 func TestMain(m *testing.M) {
 	if cfgJSON := os.Getenv(helperEnv); cfgJSON != "" {
@@ -36,6 +40,11 @@ func helperMain(cfgJSON string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
+	}
+	if addr := os.Getenv(helperMetricsEnv); addr != "" {
+		srv := &http.Server{Addr: addr, Handler: s.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second}
+		go srv.ListenAndServe()
+		defer srv.Close()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
