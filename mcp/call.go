@@ -82,6 +82,8 @@ type Call struct {
 	gate   chan struct{} // closed on Resume; replaced on Pause
 	gateMu sync.Mutex
 
+	malform Malform // how the request was broken, if it was
+
 	// transport-specific
 	conn *httpConn
 	raw  bool // control request: deliver raw result bytes
@@ -217,7 +219,8 @@ func (call *Call) stopped() bool { return call.state.Load()&(stCancelled|stAbort
 func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) bool {
 	switch m.kind {
 	case kindResult, kindError:
-		if !m.idIsNum || m.idNum != call.id {
+		nullIDError := m.kind == kindError && m.idNull
+		if !nullIDError && (!m.idIsNum || m.idNum != call.id) {
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "response id does not match the request"})
 			return false
 		}

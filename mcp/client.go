@@ -160,6 +160,7 @@ func (c *Client) Close(ctx context.Context) error { return c.tr.close(ctx) }
 // req.Observer. An error means the request could not be sent.
 func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 	call := c.newCall(methodToolsCall, req.Tool, req.Observer)
+	call.malform = req.Malform
 	if req.Progress {
 		call.tok = call.id
 	}

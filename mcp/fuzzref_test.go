@@ -42,12 +42,13 @@ func referenceMessage(data []byte) (refMsg, bool) {
 			return out, false
 		}
 	}
-	idNull := true
+	idNull, explicitNull := true, false
 	if raw, ok := obj["id"]; ok {
 		var v any
 		_ = json.Unmarshal(raw, &v)
 		switch v := v.(type) {
 		case nil:
+			explicitNull = true
 		case string:
 			out.hasID, out.idStr, idNull = true, &v, false
 		case float64:
@@ -84,6 +85,8 @@ func referenceMessage(data []byte) (refMsg, bool) {
 		out.kind = kindRequest
 	case hasMethod:
 		out.kind = kindNotification
+	case hasError && !hasResult && explicitNull:
+		out.kind = kindError // answers a request whose id could not be read
 	case hasResult && hasError, idNull:
 		out.kind = kindInvalid
 	case hasResult:

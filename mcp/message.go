@@ -28,6 +28,7 @@ type inMsg struct {
 	idIsNum    bool
 	idRaw      []byte // the id as it appeared (for answering server requests)
 	idIsStr    bool   // idRaw is a string's body, not a number
+	idNull     bool   // "id": null (only meaningful on an error)
 	method     []byte
 	methodEsc  bool
 	params     []byte
@@ -100,7 +101,9 @@ func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 		return errors.New("response has both result and error")
 	case hasResult && m.hasID:
 		m.kind = kindResult
-	case hasError && m.hasID:
+	case hasError && (m.hasID || m.idNull):
+		// An error with a null id answers a request whose id could not be
+		// read (a parse error).
 		m.kind = kindError
 	case hasResult || hasError:
 		return errors.New("response without id")
@@ -112,10 +115,11 @@ func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 
 func (m *inMsg) decodeID(s *scanner) error {
 	// A repeated "id" replaces the earlier one (as encoding/json would).
-	m.hasID, m.idRaw, m.idNum, m.idIsNum, m.idIsStr = false, nil, 0, false, false
+	m.hasID, m.idRaw, m.idNum, m.idIsNum, m.idIsStr, m.idNull = false, nil, 0, false, false, false
 	switch c := s.peek(); {
 	case c == 'n':
-		_, err := s.value() // null id: present but unusable
+		_, err := s.value() // null id: present but unusable, except on an error
+		m.idNull = err == nil
 		return err
 	case c == '"':
 		v, _, err := s.str()

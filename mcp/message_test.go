@@ -33,6 +33,8 @@ func TestDecodeMessage(t *testing.T) {
 		{name: "empty", in: ``, err: "not a JSON object"},
 		{name: "both result and error", in: `{"id":1,"result":{},"error":{"code":1}}`, err: "both"},
 		{name: "response without id", in: `{"result":{}}`, err: "without id"},
+		{name: "error with a null id answers an unreadable request", in: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, kind: kindError},
+		{name: "result with a null id", in: `{"id":null,"result":{}}`, err: "without id"},
 		{name: "nothing", in: `{"jsonrpc":"2.0"}`, err: "neither"},
 		{name: "error without code", in: `{"id":1,"error":{"message":"m"}}`, err: "no code"},
 		{name: "error code not an integer", in: `{"id":1,"error":{"code":1.5}}`, err: "not an integer"},

@@ -29,6 +29,9 @@ type stdioTransport struct {
 
 	mu    sync.Mutex
 	calls map[int64]*Call
+	// unreadable holds, oldest first, calls sent as broken JSON: the server
+	// cannot read their id, so it answers with a null id, in order.
+	unreadable []*Call
 
 	gateMu  sync.Mutex
 	paused  bool
@@ -166,6 +169,9 @@ func (t *stdioTransport) start(ctx context.Context, call *Call) error {
 	}
 	t.mu.Lock()
 	t.calls[call.id] = call
+	if call.malform == MalformJSON {
+		t.unreadable = append(t.unreadable, call)
+	}
 	t.mu.Unlock()
 	call.sent = time.Now()
 	if err := t.write(ctx, call.body); err != nil {

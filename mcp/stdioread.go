@@ -45,8 +45,11 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 	switch m.kind {
 	case kindResult, kindError:
 		var call *Call
-		if m.idIsNum {
+		switch {
+		case m.idIsNum:
 			call = t.lookup(m.idNum)
+		case m.kind == kindError && m.idNull:
+			call = t.nextUnreadable()
 		}
 		switch {
 		case call != nil:
@@ -180,4 +183,19 @@ func (t *stdioTransport) fail(at time.Time, readErr error) {
 			call.end(at, err)
 		}
 	}
+}
+
+// nextUnreadable returns the oldest call sent as broken JSON that is still
+// waiting: a null-id error answers it.
+func (t *stdioTransport) nextUnreadable() *Call {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.unreadable) > 0 {
+		call := t.unreadable[0]
+		t.unreadable = t.unreadable[1:]
+		if t.calls[call.id] == call {
+			return call
+		}
+	}
+	return nil
 }

@@ -242,9 +242,11 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	}
 }
 
+// hasFault reports whether a fault of kind acted on the call; a skipped
+// one (the call ended before its moment) did nothing.
 func hasFault(r *results.Record, kind string) bool {
 	for _, f := range r.Faults {
-		if f.Kind == kind {
+		if f.Kind == kind && !f.Skipped {
 			return true
 		}
 	}

@@ -78,6 +78,9 @@ func (s *Server) newMCPServer(versions []string, stdio bool) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: ServerVersion},
 		&mcp.ServerOptions{SupportedProtocolVersions: versions})
 	s.addTools(srv)
+	if stdio {
+		srv.AddReceivingMiddleware(metaMiddleware)
+	}
 	if stdio && s.limiter != nil {
 		srv.AddReceivingMiddleware(s.rateLimitMiddleware)
 	}

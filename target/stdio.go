@@ -23,11 +23,11 @@ type shutdownKey struct{}
 // ctx is done (at once, stopping every call of this session). The SDK
 // cancels the calls still running at EOF.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	rc, ok := in.(io.ReadCloser)
-	if !ok {
-		rc = io.NopCloser(in)
-	}
-	t := &mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{out}}
+	lw := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	go filterLines(in, pw, lw)
+	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{lw}}
 	srv := s.newMCPServer(nil, true)
 	err := srv.Run(context.WithValue(ctx, shutdownKey{}, ctx.Done()), t)
 	if ctx.Err() != nil {
