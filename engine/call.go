@@ -171,7 +171,7 @@ func (cs *callState) stop(outcome, reason string, deadline time.Time) {
 // acts (cancel or abort) — unless the call already ended or was stopped.
 func (cs *callState) stopWith(outcome, reason string, deadline time.Time, act func(*mcp.Call) error) error {
 	cs.mu.Lock()
-	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil || cs.recorded {
+	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil || !cs.endAt.IsZero() || cs.recorded {
 		cs.mu.Unlock()
 		return nil
 	}
@@ -226,8 +226,8 @@ func (cs *callState) onProgress(ev mcp.Event) {
 	switch {
 	case ev.Late || !cs.cancelAt.IsZero():
 		cs.rec.LateProgress++
-		cs.lastSeen = ev.At
-		if ev.At.Sub(cs.cancelAt) > cs.r.plan.Progress.Grace {
+		if cs.beyondGrace(ev.At) {
+			cs.lastSeen = ev.At
 			cs.rec.Violations.Add("after_cancel", 1)
 		}
 	case ev.AfterFinal:
@@ -251,7 +251,12 @@ func (cs *callState) onResponse(ev mcp.Event) {
 		return
 	case ev.Late || !cs.cancelAt.IsZero():
 		cs.rec.LateResponses++
-		cs.lastSeen = ev.At
+		// An error answer to a cancelled call is the server saying it
+		// stopped (the Go SDK sends one); a successful result after the
+		// grace shows the work ran on.
+		if ev.Kind == mcp.EvResult && !ev.Result.IsError && cs.beyondGrace(ev.At) {
+			cs.lastSeen = ev.At
+		}
 	}
 	if cs.final != finalNone {
 		return
@@ -268,4 +273,19 @@ func (cs *callState) onResponse(ev mcp.Event) {
 	if ev.Result.IsError {
 		cs.message = truncate(mcp.Unquote(ev.Result.Text), 300)
 	}
+}
+
+// beyondGrace reports whether a message received at `at` came later than
+// the cancel plus the grace, so that the server must have sent it after it
+// could have seen the cancel. A message read after a stalled read (the
+// stall_read fault) may have been written long before it was read, so it
+// does not count (cs.mu held).
+func (cs *callState) beyondGrace(at time.Time) bool {
+	if cs.cancelAt.IsZero() || at.Sub(cs.cancelAt) <= cs.r.plan.Progress.Grace {
+		return false
+	}
+	if !cs.pausedAt.IsZero() && cs.pausedAt.Before(at) && (cs.resumedAt.IsZero() || !cs.resumedAt.Before(cs.cancelAt)) {
+		return false
+	}
+	return !cs.r.stalls.overlaps(cs.rec.Process, cs.cancelAt, at)
 }

@@ -75,8 +75,10 @@ func (cs *callState) onResponseFaults(at time.Time) {
 // fire does a fault to the call and records it, with its timing error.
 func (cs *callState) fire(a *armed, scheduled time.Time) {
 	cs.mu.Lock()
-	over := cs.final != finalNone || cs.stopOutcome != ""
-	if _, race := a.f.(*faults.CancelRace); race && cs.stopOutcome == "" {
+	over := cs.final != finalNone || cs.stopOutcome != "" || !cs.endAt.IsZero()
+	// A cancel race acts even when the response won, but not on a call
+	// that ended without one (its transport failed).
+	if _, race := a.f.(*faults.CancelRace); race && cs.stopOutcome == "" && cs.final != finalNone {
 		over = false
 	}
 	over = over || cs.recorded
@@ -154,8 +156,13 @@ func (c faultCall) Disconnect(mode mcp.AbortMode) error {
 func (c faultCall) Pause() {
 	c.cs.mu.Lock()
 	call := c.cs.call
-	c.cs.pausedAt = time.Now()
+	now := time.Now()
+	c.cs.pausedAt = now
+	stdio := c.cs.info.Transport == "stdio"
 	c.cs.mu.Unlock()
+	if stdio {
+		c.cs.r.stalls.pause(c.cs.rec.Process, now) // the shared pipe stalls every call
+	}
 	if call != nil {
 		call.Pause()
 	}
@@ -164,11 +171,60 @@ func (c faultCall) Pause() {
 func (c faultCall) Resume() {
 	c.cs.mu.Lock()
 	call := c.cs.call
-	c.cs.resumedAt = time.Now()
+	now := time.Now()
+	c.cs.resumedAt = now
+	stdio := c.cs.info.Transport == "stdio"
 	c.cs.mu.Unlock()
 	if call != nil {
 		call.Resume()
 	}
+	if stdio {
+		c.cs.r.stalls.resume(c.cs.rec.Process, time.Now())
+	}
+}
+
+// stallLog remembers when reading a stdio process's output was stopped:
+// a stalled pipe delays every call's messages on that process.
+type stallLog struct {
+	mu sync.Mutex
+	m  map[int][]stall
+}
+
+// stall is one stopped read; to is zero while it lasts.
+type stall struct{ from, to time.Time }
+
+func (l *stallLog) pause(process int, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = make(map[int][]stall)
+	}
+	l.m[process] = append(l.m[process], stall{from: at})
+}
+
+func (l *stallLog) resume(process int, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.m[process]
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i].to.IsZero() {
+			s[i].to = at
+			return
+		}
+	}
+}
+
+// overlaps reports whether reading from process was stopped at any time
+// between a and b.
+func (l *stallLog) overlaps(process int, a, b time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.m[process] {
+		if s.from.Before(b) && (s.to.IsZero() || s.to.After(a)) {
+			return true
+		}
+	}
+	return false
 }
 
 // typicals learns each tool's typical duration from calls that were not

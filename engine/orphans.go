@@ -296,9 +296,13 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	if len(pr.counts) > 0 {
-		name := pr.counts[0].Name()
-		out.LeakedCallSeconds = probes.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
+	// Leaked work is read from the first counting probe that could be read.
+	for _, p := range pr.counts {
+		name := p.Name()
+		if readable(pr.series[name]) && !math.IsNaN(pr.baseline[name]) {
+			out.LeakedCallSeconds = probes.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
+			break
+		}
 	}
 	out.ProbeErrors = append([]string(nil), pr.errors...)
 	return out
@@ -326,4 +330,14 @@ func (pr *probeRun) drain(ctx context.Context, from time.Time) (float64, bool) {
 		}
 		sleep(ctx, pr.r.plan.Orphans.SampleEvery)
 	}
+}
+
+// readable reports whether a series has a value that is not a failed read.
+func readable(series []probes.Point) bool {
+	for _, p := range series {
+		if !math.IsNaN(p.V) {
+			return true
+		}
+	}
+	return false
 }

@@ -77,7 +77,7 @@ func (cs *callState) describeFaults() {
 			} else if cs.final == finalResult {
 				answer += ", a result"
 			}
-			if m.Expected(cs.info.Era, cs.status, cs.codeOrZero()) {
+			if m.Expected(cs.info.Era, cs.status, cs.codeOrZero(), cs.final != finalNone || cs.status != 0) {
 				f.Detail = "expected answer: " + answer
 			} else {
 				f.Detail = "unexpected answer: " + answer

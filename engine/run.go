@@ -83,6 +83,7 @@ type runner struct {
 	pace     pacer
 	typical  typicals
 	finished finished
+	stalls   stallLog
 
 	scheduled, completed, dropped atomic.Int64
 	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut

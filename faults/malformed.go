@@ -13,8 +13,10 @@ import (
 // missing_meta (a 2026 request whose _meta lacks protocolVersion).
 //
 // A correct server answers with the right error and stays up: -32700 (or
-// HTTP 400) for broken JSON; -32602 for wrong params; HTTP 413 or a
-// JSON-RPC error for an oversize body; -32602 with HTTP 400 for missing
+// HTTP 400) for broken JSON — on stdio with a null id, which the client
+// matches to the oldest unanswered broken request; -32602 for wrong
+// params; HTTP 413 or a JSON-RPC error for an oversize body (stdio has no
+// size rule, so any answer will do there); -32602 with HTTP 400 for missing
 // _meta in 2026 (a legacy request has no such field, so the mode sends a
 // well-formed legacy request). Later calls must still succeed.
 type Malformed struct {
@@ -60,9 +62,13 @@ func (f *Malformed) Rewrite(req *mcp.CallRequest) {
 }
 
 // Expected reports whether an answer is what a correct server gives to
-// this mode: an HTTP status (0 on stdio) and a JSON-RPC error code (0 when
-// none).
-func (f *Malformed) Expected(era mcp.Era, status int, code int64) bool {
+// this mode: an HTTP status (0 on stdio), a JSON-RPC error code (0 when
+// none), and whether any answer came at all. No answer is never right: a
+// correct server answers even a request it cannot read.
+func (f *Malformed) Expected(era mcp.Era, status int, code int64, answered bool) bool {
+	if !answered && status == 0 {
+		return false
+	}
 	rejected := status == 400 || status == 413 || status == 422
 	switch f.mode {
 	case mcp.MalformJSON:
@@ -70,7 +76,8 @@ func (f *Malformed) Expected(era mcp.Era, status int, code int64) bool {
 	case mcp.MalformParams:
 		return code == mcp.CodeInvalidParams || code == mcp.CodeInvalidRequest || rejected
 	case mcp.MalformOversize:
-		return status == 413 || code != 0 || rejected
+		// stdio has no size rule: any answer is fine, as long as one comes.
+		return status == 413 || code != 0 || rejected || status == 0
 	case mcp.MalformMissingMeta:
 		if !era.Modern() {
 			return status/100 == 2 || status == 0

@@ -1,0 +1,171 @@
+package faults_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
+
+// TestBackground: notify_flood and cancel_unknown send at their rate for
+// the whole load (injected ≈ rate × duration); a correct server ignores the
+// stray notifications, stays up and keeps answering the real calls, with
+// no protocol violation.
+func TestBackground(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			o := runYAML(t, fmt.Sprintf(`
+name: background
+seed: 37
+target: {builtin: {transport: %s}}
+load: {rate: 20/1s, duration: 2s}
+timeouts: {idle: 5s, max: 10s}
+calls:
+  - {tool: slow_task, arguments: {steps: 3, step_ms: 30}, progress: true}
+  - {tool: echo, arguments: {text: hi}}
+faults:
+  - {kind: notify_flood, rate: 50/1s}
+  - {kind: cancel_unknown, rate: 40/1s}
+orphans: {grace: 300ms}
+`, transport), opts{})
+			s := o.sum
+			for _, bg := range []struct {
+				kind string
+				want int // rate × duration
+			}{{"notify_flood", 100}, {"cancel_unknown", 80}} {
+				fs := s.Faults[bg.kind]
+				if fs.Injected < bg.want*8/10 || fs.Injected > bg.want*11/10 {
+					t.Errorf("faults.%s.injected = %d, want about %d (rate × duration)", bg.kind, fs.Injected, bg.want)
+				}
+				t.Logf("faults.%s: injected %d, refused %d", bg.kind, fs.Injected, fs.Refused)
+				if transport == "stdio" && fs.Refused != 0 {
+					// On stdio a notification is a line written: it can only
+					// fail when the server is gone.
+					t.Errorf("faults.%s.refused = %d, want 0 on stdio", bg.kind, fs.Refused)
+				}
+			}
+			if s.Calls.OK != s.Calls.Total || s.Calls.Total != 40 {
+				t.Errorf("%d ok of %d calls, want all 40 ok beside the flood", s.Calls.OK, s.Calls.Total)
+			}
+			if v := s.Protocol.Violations; v.Total != 0 {
+				t.Errorf("protocol.violations = %+v, want none", v)
+			}
+			if v := s.Progress.Violations; v.Total != 0 {
+				t.Errorf("progress.violations = %+v, want none", v)
+			}
+			if c := s.Protocol.Connection; c.UnknownResponses != 0 {
+				t.Errorf("%d responses to no request: the server answered a notification", c.UnknownResponses)
+			}
+			// The stray cancels named no live call: nothing was cancelled.
+			if v := o.verdict(report.AreaCancellation); v.Status != report.StatusNotExercised {
+				t.Errorf("cancellation verdict %q (%s), want not exercised", v.Status, v.Evidence)
+			}
+			for _, r := range o.recs {
+				if r.Outcome != results.OK {
+					t.Errorf("seq %d: outcome %q (%s)", r.Seq, r.Outcome, r.Error)
+				}
+			}
+			if t.Failed() {
+				o.dump(t)
+			}
+		})
+	}
+}
+
+// fakeNotifier records the notifications a background fault sends.
+type fakeNotifier struct {
+	mu     sync.Mutex
+	sent   []string
+	failOn string // a method that fails
+}
+
+func (n *fakeNotifier) Notify(_ context.Context, method string, params []byte) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.sent = append(n.sent, method+" "+string(params))
+	if method == n.failOn {
+		return errors.New("refused")
+	}
+	return nil
+}
+
+type fixedIDs int64
+
+func (f fixedIDs) Finished(*rand.Rand) int64 { return int64(f) }
+
+// TestBackgroundRun: a background fault sends at its rate until its
+// context ends, and counts what failed.
+func TestBackgroundRun(t *testing.T) {
+	t.Parallel()
+	rate := scenarios.Rate{Freq: 100, Per: time.Second}
+	newBG := func(kind scenarios.FaultKind) faults.Background {
+		v, err := faults.New(scenarios.Fault{Kind: kind, Rate: rate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(faults.Background)
+	}
+	run := func(b faults.Background, n *fakeNotifier, ids faults.IDs) (int, int, time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		sent, failed := b.Run(ctx, n, ids, rand.New(rand.NewPCG(1, 2)))
+		return sent, failed, time.Since(start)
+	}
+
+	t.Run("notify_flood", func(t *testing.T) {
+		t.Parallel()
+		n := &fakeNotifier{failOn: "notifications/cancelled"}
+		sent, failed, took := run(newBG(scenarios.FaultNotifyFlood), n, fixedIDs(0))
+		if sent < 35 || sent > 55 || sent != len(n.sent) {
+			t.Errorf("sent %d (notifier saw %d) in %s, want about 50 at 100/s for 500ms", sent, len(n.sent), took)
+		}
+		// Progress for tokens never issued and cancels for ids never sent,
+		// alternately; the cancels failed.
+		for i, s := range n.sent {
+			want := "notifications/progress {\"progressToken\":\"mcpchaos-flood-"
+			if i%2 == 1 {
+				want = "notifications/cancelled {\"requestId\":"
+			}
+			if !strings.HasPrefix(s, want) {
+				t.Errorf("notification %d is %q, want %q…", i, s, want)
+			}
+		}
+		if failed != sent/2 {
+			t.Errorf("failed %d of %d, want the %d cancels", failed, sent, sent/2)
+		}
+	})
+	t.Run("cancel_unknown", func(t *testing.T) {
+		t.Parallel()
+		n := &fakeNotifier{}
+		sent, failed, _ := run(newBG(scenarios.FaultCancelUnknown), n, fixedIDs(7))
+		if sent < 35 || sent > 55 || failed != 0 {
+			t.Errorf("sent %d, failed %d; want about 50, none", sent, failed)
+		}
+		finished := 0
+		for _, s := range n.sent {
+			if !strings.HasPrefix(s, "notifications/cancelled {\"requestId\":") {
+				t.Errorf("sent %q", s)
+			}
+			if strings.Contains(s, "\"requestId\":7,") {
+				finished++
+			}
+		}
+		// Odd ones name a finished call (here always 7), even ones an id
+		// never handed out.
+		if finished != sent/2 {
+			t.Errorf("%d of %d cancels named the finished call, want %d", finished, sent, sent/2)
+		}
+	})
+}

@@ -1,0 +1,189 @@
+package faults_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
+
+// TestMalformed: the built-in target answers every kind of broken request
+// the way a correct server does (faults.malformed.unexpected == 0), stays
+// up, and answers the well-formed calls around them. On a 2025 era a
+// request without the 2026 _meta is simply a well-formed legacy request.
+func TestMalformed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, transport, protocol, fault string
+		// knownGap: the built-in target is known to answer this one
+		// wrongly, so the run must report every such request as unexpected.
+		knownGap bool
+	}{
+		{name: "json", transport: "http", protocol: "auto", fault: "mode: json"},
+		{name: "params", transport: "http", protocol: "auto", fault: "mode: params"},
+		{name: "oversize", transport: "http", protocol: "auto", fault: "mode: oversize, size: 5MiB"},
+		{name: "missing_meta", transport: "http", protocol: "auto", fault: "mode: missing_meta"},
+		{name: "missing_meta/2025", transport: "http", protocol: "2025-11-25", fault: "mode: missing_meta"},
+		{name: "params/stdio", transport: "stdio", protocol: "auto", fault: "mode: params"},
+		// The SDK alone (v1.8.0) would serve a stdio request without
+		// _meta.protocolVersion as a legacy one, and would end the session
+		// on a line that is not JSON; the built-in target answers both the
+		// way a correct server does (-32602; -32700 with a null id, which
+		// the client matches to the oldest unanswered broken request).
+		{name: "missing_meta/stdio", transport: "stdio", protocol: "auto", fault: "mode: missing_meta"},
+		{name: "json/stdio", transport: "stdio", protocol: "auto", fault: "mode: json"},
+		// stdio has no size rule: a big request answered is fine.
+		{name: "oversize/stdio", transport: "stdio", protocol: "auto", fault: "mode: oversize, size: 2MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := runYAML(t, fmt.Sprintf(`
+name: malformed
+seed: 29
+protocol: %s
+target: {builtin: {transport: %s}}
+load: {rate: 20/1s, duration: 1s}
+timeouts: {idle: 3s, max: 5s}
+calls:
+  - {tool: echo, arguments: {text: hello}}
+faults:
+  - {kind: malformed, probability: 0.3, %s}
+orphans: {grace: 200ms}
+`, tc.protocol, tc.transport, tc.fault), opts{})
+			s := o.sum
+			fs := o.fault("malformed")
+			inj := o.injected("malformed")
+			if fs.Injected == 0 || fs.Injected != len(inj) {
+				t.Errorf("faults.malformed.injected = %d, records carry %d; want > 0, equal", fs.Injected, len(inj))
+			}
+			wantUnexpected, wantDetail := 0, "expected answer: "
+			if tc.knownGap {
+				wantUnexpected, wantDetail = fs.Injected, "unexpected answer: "
+			}
+			if fs.Unexpected != wantUnexpected {
+				t.Errorf("faults.malformed.unexpected = %d, want %d against the built-in target", fs.Unexpected, wantUnexpected)
+			}
+			mode := strings.Fields(strings.TrimPrefix(tc.fault, "mode: "))[0]
+			mode = strings.TrimSuffix(mode, ",")
+			for _, rf := range inj {
+				r, f := rf.rec, rf.f
+				if f.Mode != mode || !strings.HasPrefix(f.Detail, wantDetail) {
+					t.Errorf("seq %d: mode %q, detail %q (outcome %s, status %d, code %v); want %s, %q",
+						r.Seq, f.Mode, f.Detail, r.Outcome, r.Status, r.Code, mode, wantDetail)
+				}
+			}
+			// Every call that was not broken succeeded (unless the server
+			// fell over).
+			for _, r := range o.recs {
+				if !tc.knownGap && len(r.Faults) == 0 && r.Outcome != results.OK {
+					t.Errorf("seq %d: a well-formed call ended %q (%s)", r.Seq, r.Outcome, r.Error)
+				}
+			}
+			if n := o.okAfter(o.firstFault("malformed")); n == 0 {
+				t.Errorf("no ok call after the first malformed request")
+			}
+			if v := s.Protocol.Violations; v.Total != 0 {
+				t.Errorf("protocol.violations = %+v, want none", v)
+			}
+			if v := o.verdict(report.AreaCancellation); v.Status != report.StatusNotExercised && v.Status != report.StatusPass {
+				t.Errorf("cancellation verdict %q (%s)", v.Status, v.Evidence)
+			}
+			if tc.protocol == "2025-11-25" {
+				// A legacy request has no 2026 _meta to miss: it is a
+				// good request, answered ok.
+				for _, rf := range inj {
+					if rf.rec.Outcome != results.OK {
+						t.Errorf("seq %d: outcome %q for a legacy request without 2026 _meta, want ok", rf.rec.Seq, rf.rec.Outcome)
+					}
+				}
+			}
+			t.Logf("malformed answers: %s", answers(inj))
+			if t.Failed() {
+				o.dump(t)
+			}
+		})
+	}
+}
+
+// answers summarises the answers to broken requests, for the log.
+func answers(inj []recFault) string {
+	m := map[string]int{}
+	for _, rf := range inj {
+		m[rf.rec.Outcome+" "+strings.TrimPrefix(strings.TrimPrefix(rf.f.Detail, "expected answer: "), "unexpected answer: ")]++
+	}
+	return fmt.Sprint(m)
+}
+
+// TestMalformedExpected: which answers count as a correct server's.
+func TestMalformedExpected(t *testing.T) {
+	t.Parallel()
+	const none = 0
+	for _, tc := range []struct {
+		mode     string
+		era      mcp.Era
+		status   int
+		code     int64
+		answered bool // a result or an error arrived (always so with a status)
+		want     bool
+	}{
+		{"json", mcp.Era20260728, 400, none, true, true},
+		{"json", mcp.Era20260728, 0, mcp.CodeParseError, true, true},
+		{"json", mcp.Era20260728, 200, mcp.CodeInvalidRequest, true, true},
+		{"json", mcp.Era20260728, 200, none, true, false},
+		{"json", mcp.Era20260728, 0, none, false, false}, // stdio: no answer
+		{"json", mcp.Era20260728, 500, none, true, false},
+		{"params", mcp.Era20260728, 200, mcp.CodeInvalidParams, true, true},
+		{"params", mcp.Era20260728, 400, mcp.CodeHeaderMismatch, true, true},
+		{"params", mcp.Era20260728, 200, mcp.CodeInternalError, true, false},
+		{"params", mcp.Era20260728, 200, none, true, false},
+		{"oversize", mcp.Era20260728, 413, none, true, true},
+		{"oversize", mcp.Era20260728, 0, mcp.CodeInvalidRequest, true, true},
+		{"oversize", mcp.Era20260728, 200, none, true, false},
+		{"oversize", mcp.Era20260728, 0, none, true, true},   // stdio: a result is fine
+		{"oversize", mcp.Era20260728, 0, none, false, false}, // stdio: no answer at all
+		{"missing_meta", mcp.Era20260728, 400, mcp.CodeInvalidParams, true, true},
+		{"missing_meta", mcp.Era20260728, 0, mcp.CodeInvalidParams, true, true},
+		{"missing_meta", mcp.Era20260728, 200, mcp.CodeInvalidParams, true, false},
+		{"missing_meta", mcp.Era20260728, 200, none, true, false},
+		{"missing_meta", mcp.Era20260728, 0, none, false, false},
+		{"missing_meta", mcp.Era20260728, 0, none, true, false}, // stdio: answered as if legacy
+		{"missing_meta", mcp.Era20251125, 200, none, true, true},
+		{"missing_meta", mcp.Era20251125, 0, none, true, true},
+		{"missing_meta", mcp.Era20251125, 400, none, true, false},
+	} {
+		f := newFault(t, scenarios.Fault{Kind: scenarios.FaultMalformed, Mode: tc.mode}).(*faults.Malformed)
+		if got := f.Expected(tc.era, tc.status, tc.code, tc.answered); got != tc.want {
+			t.Errorf("%s, era %s, status %d, code %d, answered %v: Expected = %v, want %v", tc.mode, tc.era, tc.status, tc.code, tc.answered, got, tc.want)
+		}
+	}
+}
+
+// TestMalformedRewrite: the request is broken the configured way, with the
+// oversize default of 8 MiB.
+func TestMalformedRewrite(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode string
+		size scenarios.ByteSize
+		want mcp.Malform
+		n    int
+	}{
+		{"json", 0, mcp.MalformJSON, 8 << 20},
+		{"params", 0, mcp.MalformParams, 8 << 20},
+		{"oversize", 0, mcp.MalformOversize, 8 << 20},
+		{"oversize", 5 << 20, mcp.MalformOversize, 5 << 20},
+		{"missing_meta", 0, mcp.MalformMissingMeta, 8 << 20},
+	} {
+		f := newFault(t, scenarios.Fault{Kind: scenarios.FaultMalformed, Mode: tc.mode, Size: tc.size})
+		var req mcp.CallRequest
+		f.(faults.Rewriter).Rewrite(&req)
+		if req.Malform != tc.want || req.MalformSize != tc.n || req.Malform.String() != tc.mode {
+			t.Errorf("%s: request malformed %v (%s), size %d; want %v, %d", tc.mode, req.Malform, req.Malform, req.MalformSize, tc.want, tc.n)
+		}
+	}
+}
