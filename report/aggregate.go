@@ -226,7 +226,7 @@ func (a *Aggregator) addProgress(r *results.Record) {
 func (a *Aggregator) addCancel(r *results.Record) {
 	c := &a.cancel
 	disconnected := r.Outcome == results.Disconnected
-	if r.CancelUs > 0 {
+	if r.CancelUs > 0 && !disconnected {
 		c.cancels++
 	}
 	if disconnected || hasFault(r, "disconnect") {

@@ -56,8 +56,8 @@ func (a *Aggregator) buildCalls(s *Summary, d time.Duration) {
 	c.Reissued, c.Retried = a.reissued, a.retried
 	if sec := d.Seconds(); sec > 0 {
 		s.Rate = Rates{
-			Offered:  round3(float64(c.Total) / sec),
-			Achieved: round3(float64(c.Total-c.Dropped) / sec),
+			Offered:  round3(float64(c.Total-c.Reissued-c.Retried) / sec),
+			Achieved: round3(float64(c.Total-c.Reissued-c.Retried-c.Dropped) / sec),
 			OK:       round3(float64(c.OK) / sec),
 		}
 	}

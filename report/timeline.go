@@ -58,6 +58,13 @@ func (tl *timeline) add(r *results.Record) {
 	if r.Scheduled.IsZero() {
 		return
 	}
+	if r.Retry != "" {
+		// A re-issue or retry is not offered load: count only its answer.
+		if r.Outcome == results.OK {
+			tl.slotAt(r.Scheduled.Add(time.Duration(max(r.ResponseUs, r.EndUs))*time.Microsecond)).ok++
+		}
+		return
+	}
 	if tl.first.IsZero() || r.Scheduled.Before(tl.first) {
 		tl.first = r.Scheduled
 	}

@@ -124,7 +124,8 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		if len(facts) > 0 {
 			v.Evidence += "; " + strings.Join(facts, "; ")
 		}
-	case legacyEra(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0:
+	case legacyEra(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0 &&
+		c.Orphaned <= float64(ev.disconnects):
 		v.Status = StatusLegacy
 		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s", stopped, s.Era, strings.Join(facts, "; "))
 	default:

@@ -22,6 +22,15 @@ func verdictOf(t *testing.T, s *Summary, area string) Verdict {
 
 func leftover(r *results.Record) { r.LeftoverUs = ms(2000) }
 
+// repeat makes n records.
+func repeat(n int, mk func() *results.Record) []*results.Record {
+	out := make([]*results.Record, 0, n)
+	for range n {
+		out = append(out, mk())
+	}
+	return out
+}
+
 func TestCancellationVerdict(t *testing.T) {
 	disconnect := func() *results.Record {
 		return call(0, results.Disconnected, fault("disconnect", 10), with(func(r *results.Record) { r.EndUs = ms(100) }))
@@ -40,8 +49,10 @@ func TestCancellationVerdict(t *testing.T) {
 			Orphans{}, StatusViolation, []string{"1 call seen working after their cancel", "a disconnect is a cancel"}},
 		{"2025 disconnect with leftover work", "2025-11-25", []*results.Record{apply(disconnect(), leftover)},
 			Orphans{}, StatusLegacy, []string{"not a cancel", "1 call seen working"}},
-		{"2025-06-18 disconnect with orphans", "2025-06-18", []*results.Record{disconnect(), call(0, results.OK, resp(5))},
+		{"2025-06-18 disconnects explain the orphans", "2025-06-18", repeat(12, disconnect),
 			orphans, StatusLegacy, []string{"12 calls still running 2s after the load ended (probe mcpchaos_target_inflight)"}},
+		{"2025 orphans beyond what the disconnects explain", "2025-06-18", []*results.Record{disconnect(), call(0, results.OK, resp(5))},
+			orphans, StatusViolation, []string{"12 calls still running"}},
 		{"2024 is legacy too", "2024-11-05", []*results.Record{apply(disconnect(), leftover)}, Orphans{}, StatusLegacy, nil},
 		{"2025 cancel with leftover work", "2025-11-25", []*results.Record{apply(cancel(), leftover)},
 			Orphans{}, StatusViolation, []string{"1 cancel, 0 disconnects"}},

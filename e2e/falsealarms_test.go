@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// TestNoFalseAlarms runs the correct built-in target through every fault
+// kind at once. Whatever the faults do to the calls, the target broke no
+// rule and left no work behind, so nothing may be flagged.
+func TestNoFalseAlarms(t *testing.T) {
+	for _, tc := range []falseAlarmCase{
+		{transport: "http", disconnect: "rst", malformed: "json", grace: "100ms"},
+		// stall_read pauses the one stdout pipe every call of the process
+		// shares, for 300 ms: what the server wrote before it saw a cancel
+		// is read up to 300 ms late, so the grace must cover the pause
+		// (see TestNoFalseAlarmStallReadStdio).
+		{transport: "stdio", disconnect: "kill", malformed: "json", grace: "1s"},
+	} {
+		t.Run(tc.transport, func(t *testing.T) {
+			t.Parallel()
+			noFalseAlarms(t, tc)
+		})
+	}
+}
+
+// TestNoFalseAlarmStallReadStdio is the stdio case above with the
+// default progress grace (100 ms). A cancel issued while another call's
+// stall_read has paused the shared stdout pipe is followed by messages the
+// server wrote before it saw the cancel, read when the pipe resumes (up to
+// 300 ms later), and by the SDK's error answer to the cancel. Neither is
+// work after the cancel: messages read after a stalled read may be old,
+// and an error answer is the server saying it stopped.
+func TestNoFalseAlarmStallReadStdio(t *testing.T) {
+	noFalseAlarms(t, falseAlarmCase{transport: "stdio", disconnect: "kill", malformed: "json", grace: "100ms"})
+}
+
+type falseAlarmCase struct{ transport, disconnect, malformed, grace string }
+
+func noFalseAlarms(t *testing.T, tc falseAlarmCase) {
+	sc := parse(t, fmt.Sprintf(`
+name: no-false-alarms
+seed: 21
+target:
+  builtin: {transport: %s}
+load: {rate: 30/1s, duration: 3s}
+timeouts: {idle: 5s, max: 10s}
+calls:
+  - {tool: slow_task, weight: 3, arguments: {steps: 8, step_ms: 60}, progress: true}
+  - {tool: echo, weight: 1, arguments: {text: hi}, progress: false}
+faults:
+  - {kind: cancel, probability: 0.2, after: "uniform(50ms, 400ms)"}
+  - {kind: cancel, probability: 0.1, tools: [slow_task], after_progress: 2}
+  - {kind: disconnect, probability: 0.03, tools: [slow_task], after: "uniform(50ms, 400ms)", mode: %s}
+  - {kind: cancel_race, probability: 0.1, at: response}
+  - {kind: cancel_race, probability: 0.1, tools: [slow_task], before_end: 50ms}
+  - {kind: stall_read, probability: 0.1, tools: [slow_task], after: 100ms, for: 300ms}
+  - {kind: malformed, probability: 0.03, mode: params}
+  - {kind: malformed, probability: 0.03, mode: missing_meta}
+  - {kind: malformed, probability: 0.03, mode: %s}
+  - {kind: reissue, max: 1}
+  - {kind: notify_flood, rate: 20/1s}
+  - {kind: cancel_unknown, rate: 5/1s}
+orphans: {grace: 1s, drain_max: 2s}
+progress: {grace: %s}
+`, tc.transport, tc.disconnect, tc.malformed, tc.grace))
+	plan := planOf(t, sc)
+	o := runPlan(t, sc, plan)
+	s := o.sum
+	for _, kind := range []string{"cancel", "disconnect", "cancel_race", "stall_read", "malformed", "notify_flood", "cancel_unknown"} {
+		if s.Faults[kind].Injected == 0 {
+			t.Errorf("faults.%s.injected = 0: the run did not exercise it", kind)
+		}
+	}
+	if s.Calls.Reissued == 0 {
+		t.Errorf("calls.reissued = 0: the reissue fault never acted")
+	}
+	if s.Progress.Violations.Total != 0 {
+		t.Errorf("progress.violations = %+v, want none", s.Progress.Violations)
+	}
+	if s.Protocol.Violations.Total != 0 {
+		t.Errorf("protocol.violations = %+v, want none", s.Protocol.Violations)
+	}
+	c := s.Cancellation
+	if c.Orphaned != 0 || c.LeftoverCalls != 0 {
+		t.Errorf("cancellation.orphaned = %v, leftover_calls = %d; want 0 and 0", c.Orphaned, c.LeftoverCalls)
+		logRecords(t, o, leftoverRecord)
+	}
+	if _, ok := c.ByProbe[map[string]string{"http": "metric mcpchaos_target_inflight", "stdio": "tool inflight /inflight"}[tc.transport]]; !ok {
+		t.Errorf("cancellation.by_probe = %v: the target's own in-flight count was not read at the end", c.ByProbe)
+	}
+	if c.LeftoverCPUS > 0.05 {
+		t.Errorf("cancellation.leftover_cpu_s = %v, want at most 0.05 (the verdict's threshold)", c.LeftoverCPUS)
+	}
+	for _, e := range c.ProbeErrors {
+		// Our own kill leaves a stdio slot without a process until
+		// the next call starts one; a probe read then fails.
+		dead := regexp.MustCompile(`server exited: signal: killed|broken pipe|not found in /proc`).MatchString(e)
+		if !(tc.transport == "stdio" && dead) {
+			t.Errorf("probe error: %s", e)
+		}
+	}
+	if s.Faults["malformed"].Unexpected != 0 {
+		t.Errorf("faults.malformed.unexpected = %d, want 0: the SDK answers bad requests correctly", s.Faults["malformed"].Unexpected)
+		logRecords(t, o, func(r *results.Record) bool { return strings.Contains(fmt.Sprint(r.Faults), "unexpected") })
+	}
+	if v := o.verdict(t, report.AreaCancellation); v.Status != report.StatusPass {
+		t.Errorf("cancellation verdict = %q (%s), want pass", v.Status, v.Evidence)
+	}
+	for _, area := range []string{report.AreaProgress, report.AreaProtocol, report.AreaThrottling, report.AreaTimeouts} {
+		if v := o.verdict(t, area); v.Status != report.StatusPass {
+			t.Errorf("%s verdict = %q (%s), want pass", area, v.Status, v.Evidence)
+		}
+	}
+}
+
+// TestSkippedFaultsDoNothing: a disconnect drawn for calls that all end
+// before its moment never acts, so cancellation was not exercised — it
+// must not be counted as a disconnect (nor scored pass on its strength).
+func TestSkippedFaultsDoNothing(t *testing.T) {
+	t.Parallel()
+	sc := parse(t, `
+name: skipped-disconnects
+seed: 1
+target:
+  builtin: {transport: http}
+load: {rate: 10/1s, duration: 1s}
+calls:
+  - {tool: echo, arguments: {text: hi}}
+faults:
+  - {kind: disconnect, probability: 1, after: 5s, mode: rst}
+orphans: {grace: 100ms}
+`)
+	o := runPlan(t, sc, planOf(t, sc))
+	s := o.sum
+	if f := s.Faults["disconnect"]; f.Injected != 0 || f.Skipped != s.Calls.Total {
+		t.Fatalf("faults.disconnect = %+v, want 0 injected and every call (%d) skipped", f, s.Calls.Total)
+	}
+	v := o.verdict(t, report.AreaCancellation)
+	if v.Status != report.StatusNotExercised || strings.Contains(v.Evidence, "disconnects") {
+		t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, report.StatusNotExercised)
+	}
+}

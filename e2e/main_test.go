@@ -1,0 +1,376 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/target"
+)
+
+// helperEnv switches the test binary into one of the helper servers of
+// sdk_helper_test.go instead of running tests.
+const helperEnv = "MCPCHAOS_E2E_HELPER"
+
+// mcpchaosBin is the real mcpchaos binary, built once: it is the `self` of
+// builtin stdio targets and the CLI of cli_test.go.
+var (
+	mcpchaosBin string
+	binErr      error
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	dir, err := os.MkdirTemp("", "mcpchaos-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	mcpchaosBin, binErr = buildBinary(dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// buildBinary builds cmd/mcpchaos into dir.
+func buildBinary(dir string) (string, error) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, "mcpchaos")
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build cmd/mcpchaos: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// needBinary returns the mcpchaos binary, failing the test when it could
+// not be built (every end-to-end test needs a working build).
+func needBinary(t *testing.T) string {
+	t.Helper()
+	if binErr != nil {
+		t.Fatalf("the mcpchaos binary could not be built: %v", binErr)
+	}
+	return mcpchaosBin
+}
+
+// parse decodes a scenario the way `mcpchaos run` does (defaults,
+// validation and all).
+func parse(t *testing.T, yaml string) *scenarios.Scenario {
+	t.Helper()
+	name := strings.ReplaceAll(t.Name(), "/", "_") + ".yaml"
+	sc, err := scenarios.Parse(name, []byte(yaml))
+	if err != nil {
+		t.Fatalf("scenario does not parse: %v\n%s", err, yaml)
+	}
+	return sc
+}
+
+// planOf turns a scenario into a plan with the real binary as self.
+func planOf(t *testing.T, sc *scenarios.Scenario) engine.Plan {
+	t.Helper()
+	plan, err := engine.FromScenario(sc, []string{needBinary(t)})
+	if err != nil {
+		t.Fatalf("FromScenario: %v", err)
+	}
+	return plan
+}
+
+// outcome is a finished run as the tests see it.
+type outcome struct {
+	sum     *report.Summary
+	info    *engine.Info
+	recs    []*results.Record
+	elapsed time.Duration
+}
+
+// verdict returns the summary's verdict for area.
+func (o outcome) verdict(t *testing.T, area string) report.Verdict {
+	t.Helper()
+	for _, v := range o.sum.Verdicts {
+		if v.Area == area {
+			return v
+		}
+	}
+	t.Fatalf("no %s verdict in %+v", area, o.sum.Verdicts)
+	return report.Verdict{}
+}
+
+// text renders the summary, for failure messages.
+func (o outcome) text() string {
+	var b strings.Builder
+	_ = o.sum.Text(&b)
+	return b.String()
+}
+
+// runPlan runs plan with an Aggregator as the sink and builds the summary
+// the way `mcpchaos run` does (see summarize in cmd/mcpchaos/run.go).
+func runPlan(t *testing.T, sc *scenarios.Scenario, plan engine.Plan) outcome {
+	t.Helper()
+	agg := report.NewAggregator(report.Rules{ProgressGrace: sc.Progress.Grace.Std(), Stall: sc.Progress.Stall.Std(), FloodHz: sc.Progress.FloodHz})
+	var o outcome
+	start := time.Now()
+	info, err := engine.Run(context.Background(), plan, engine.Options{Sink: func(r *results.Record) {
+		agg.Add(r)
+		o.recs = append(o.recs, r)
+	}, Version: "e2e"})
+	o.elapsed = time.Since(start)
+	if err != nil {
+		t.Fatalf("engine.Run: %v", err)
+	}
+	o.info = info
+	o.sum = summarize(t, agg, info, sc)
+	t.Logf("%s: run took %v\n%s", t.Name(), o.elapsed.Round(time.Millisecond), o.text())
+	return o
+}
+
+// summarize mirrors summarize in cmd/mcpchaos/run.go.
+func summarize(t *testing.T, agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
+	t.Helper()
+	c := info.Conn
+	agg.SetConnection(report.ConnStats{NotJSONRPC: c.NotJSONRPC, Oversize: c.Oversize, UnknownResponses: c.UnknownResponses,
+		UnknownTokens: c.UnknownTokens, Stale: c.Stale, ServerRequests: c.ServerRequests, ServerCancels: c.ServerCancels})
+	agg.SetOrphans(info.Orphans)
+	for _, b := range info.Background {
+		agg.AddBackground(b.Kind, b.Sent, b.Failed)
+	}
+	h := info.Header
+	s := agg.Summary(report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
+		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted})
+	checks := make([]report.Check, 0, len(sc.Checks))
+	for _, c := range sc.Checks {
+		rc := report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
+			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
+		if err := report.ValidateCheck(rc); err != nil {
+			t.Fatalf("check: %v", err)
+		}
+		checks = append(checks, rc)
+	}
+	s.Evaluate(checks)
+	return s
+}
+
+// quick shortens the orphan measurement of runs that do not measure CPU:
+// the process probe's quiet window (not a scenario key) is cut to 200 ms.
+func quick(p *engine.Plan) {
+	p.Orphans.QuietWindow = 200 * time.Millisecond
+}
+
+// ownBuiltin makes a builtin HTTP plan start its target through the test,
+// with the scenario's knobs, so the test can read the target's own
+// counters (its ground truth) after the run.
+func ownBuiltin(t *testing.T, sc *scenarios.Scenario, plan *engine.Plan) func() *target.Running {
+	t.Helper()
+	if plan.Target.Builtin == nil || plan.Target.Builtin.Transport != "http" {
+		t.Fatalf("ownBuiltin: not a builtin http target: %+v", plan.Target)
+	}
+	cfg := engine.BuiltinConfig(sc.Seed, sc.Target.Builtin)
+	var mu sync.Mutex
+	var running *target.Running
+	plan.Target.Builtin.Start = func() (string, string, func(), error) {
+		r, err := target.StartHTTP(context.Background(), cfg, "")
+		if err != nil {
+			return "", "", nil, err
+		}
+		mu.Lock()
+		running = r
+		mu.Unlock()
+		return r.URL, r.MetricsURL, func() { _ = r.Close() }, nil
+	}
+	t.Cleanup(func() {
+		if r := get(&mu, &running); r != nil {
+			_ = r.Close()
+		}
+	})
+	return func() *target.Running { return get(&mu, &running) }
+}
+
+func get[T any](mu *sync.Mutex, p **T) *T {
+	mu.Lock()
+	defer mu.Unlock()
+	return *p
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// scrape reads the plain (unlabelled) samples of a Prometheus text page.
+func scrape(ctx context.Context, url string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("scrape %s: %s", url, resp.Status)
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, val, ok := strings.Cut(line, " ")
+		if !ok || strings.ContainsRune(name, '{') {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err == nil {
+			out[name] = v
+		}
+	}
+	return out, sc.Err()
+}
+
+// watcher scrapes a metrics endpoint every 50 ms in the background and
+// keeps the last page it could read: the ground truth of a stdio target,
+// whose process (and endpoint) is gone once the run ends.
+type watcher struct {
+	mu     sync.Mutex
+	last   map[string]float64
+	reads  int
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func watch(url string) *watcher {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watcher{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			rctx, rcancel := context.WithTimeout(ctx, time.Second)
+			m, err := scrape(rctx, url)
+			rcancel()
+			if err == nil {
+				w.mu.Lock()
+				w.last, w.reads = m, w.reads+1
+				w.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the scraping and returns the last page read.
+func (w *watcher) stop(t *testing.T) map[string]float64 {
+	t.Helper()
+	w.cancel()
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reads == 0 {
+		t.Fatal("the target's metrics endpoint was never read")
+	}
+	return w.last
+}
+
+// withMetrics adds --metrics-listen to a builtin stdio target's command and
+// returns the metrics URL.
+func withMetrics(t *testing.T, plan *engine.Plan) string {
+	t.Helper()
+	b := plan.Target.Builtin
+	if b == nil || b.Transport != "stdio" {
+		t.Fatalf("withMetrics: not a builtin stdio target: %+v", plan.Target)
+	}
+	addr := freeAddr(t)
+	b.Command = append(b.Command, "--metrics-listen="+addr)
+	return "http://" + addr + "/metrics"
+}
+
+// approx reports whether got is within frac of want.
+func approx(got, want, frac float64) bool {
+	d := got - want
+	if d < 0 {
+		d = -d
+	}
+	return d <= frac*want
+}
+
+// logRecords logs the records that match, to explain a failed assertion.
+func logRecords(t *testing.T, o outcome, match func(*results.Record) bool) {
+	t.Helper()
+	n := 0
+	for _, r := range o.recs {
+		if match(r) && n < 10 {
+			b, _ := json.Marshal(r)
+			t.Logf("record: %s", b)
+			n++
+		}
+	}
+}
+
+// leftoverRecord: a call with wire evidence of work after its cancel.
+func leftoverRecord(r *results.Record) bool {
+	return r.LeftoverUs > 0 || r.Violations["after_cancel"] > 0
+}
+
+// groundTruth arranges for a builtin target's own counters to be read
+// after the run — in-process for HTTP (the test starts the target), by
+// scraping --metrics-listen during the run for stdio (the process is gone
+// at the end) — and returns the function that reads them, by metric name.
+func groundTruth(t *testing.T, sc *scenarios.Scenario, plan *engine.Plan) func() map[string]float64 {
+	t.Helper()
+	if sc.Target.Builtin == nil {
+		t.Fatal("groundTruth: not a builtin target")
+	}
+	if sc.Target.Builtin.Transport == scenarios.TransportStdio {
+		w := watch(withMetrics(t, plan))
+		return func() map[string]float64 { return w.stop(t) }
+	}
+	running := ownBuiltin(t, sc, plan)
+	return func() map[string]float64 {
+		st := running().Server.Stats()
+		return map[string]float64{
+			"mcpchaos_target_inflight":            float64(st.Inflight),
+			"mcpchaos_target_started_total":       float64(st.Started),
+			"mcpchaos_target_completed_total":     float64(st.Completed),
+			"mcpchaos_target_cancelled_total":     float64(st.Cancelled),
+			"mcpchaos_target_orphaned_total":      float64(st.Orphaned),
+			"mcpchaos_target_throttled_total":     float64(st.Throttled),
+			"mcpchaos_target_progress_sent_total": float64(st.ProgressSent),
+			"mcpchaos_target_non_monotonic_total": float64(st.NonMonotonic),
+		}
+	}
+}

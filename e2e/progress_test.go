@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// TestNonMonotonicEqualsGroundTruth: every repeated or lowered progress
+// value the target sent is counted, no more: the count equals the
+// target's own non_monotonic_total.
+func TestNonMonotonicEqualsGroundTruth(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			sc := parse(t, fmt.Sprintf(`
+name: non-monotonic
+seed: 11
+target:
+  builtin: {transport: %s, non_monotonic: 0.2}
+load: {rate: 20/1s, duration: 2s}
+timeouts: {idle: 10s, max: 20s}
+calls:
+  - {tool: slow_task, arguments: {steps: 20, step_ms: 20}, progress: true}
+orphans: {grace: 200ms, drain_max: 300ms}
+`, transport))
+			plan := planOf(t, sc)
+			quick(&plan)
+			truth := groundTruth(t, sc, &plan)
+			o := runPlan(t, sc, plan)
+			m := truth()
+			bad, sent := m["mcpchaos_target_non_monotonic_total"], m["mcpchaos_target_progress_sent_total"]
+			s := o.sum
+			if s.Calls.OK != s.Calls.Total {
+				t.Fatalf("calls.ok = %d of %d: every call must complete, or notifications could be lost", s.Calls.OK, s.Calls.Total)
+			}
+			if float64(s.Progress.Notifications) != sent {
+				t.Fatalf("progress.notifications = %d, the target sent %v: notifications were lost", s.Progress.Notifications, sent)
+			}
+			if bad < 20 {
+				t.Fatalf("the target sent only %v bad values; the test needs more", bad)
+			}
+			if got := s.Progress.Violations.NonMonotonic; float64(got) != bad {
+				t.Errorf("progress.violations.non_monotonic = %d, the target sent %v repeated or lowered values", got, bad)
+			}
+			if got := s.Progress.Violations.Total; got != s.Progress.Violations.NonMonotonic {
+				t.Errorf("progress.violations.total = %d, want only the non-monotonic ones (%d)", got, s.Progress.Violations.NonMonotonic)
+			}
+			if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusViolation {
+				t.Errorf("progress verdict = %q (%s), want violation", v.Status, v.Evidence)
+			}
+		})
+	}
+}
+
+// stallScenario: progress stops after 3 of 10 steps of 150 ms, and the
+// call answers 1.05 s later.
+func stallScenario(transport, idle string) string {
+	return fmt.Sprintf(`
+name: stalls
+seed: 2
+target:
+  builtin: {transport: %s, stall_after: 3}
+load: {rate: 10/1s, duration: 1s}
+timeouts: {idle: %s, max: 20s}
+calls:
+  - {tool: slow_task, arguments: {steps: 10, step_ms: 150}, progress: true}
+orphans: {grace: 200ms, drain_max: 300ms}
+progress: {stall: 500ms, grace: 1s}
+`, transport, idle)
+}
+
+// TestStalls: a silence longer than progress.stall is a stall on every
+// call — a warning, not a violation; with an idle timeout shorter than the
+// silence, the calls time out instead.
+func TestStalls(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport+"/stall", func(t *testing.T) {
+			t.Parallel()
+			sc := parse(t, stallScenario(transport, "5s"))
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			s := o.sum
+			if s.Calls.OK != s.Calls.Total || s.Calls.Total < 8 {
+				t.Fatalf("calls.ok = %d of %d, want every call (about 10) ok", s.Calls.OK, s.Calls.Total)
+			}
+			if s.Progress.Stalls != s.Calls.Total {
+				t.Errorf("progress.stalls = %d, want every call (%d)", s.Progress.Stalls, s.Calls.Total)
+			}
+			if s.Progress.Notifications != 3*s.Calls.Total {
+				t.Errorf("progress.notifications = %d, want 3 per call", s.Progress.Notifications)
+			}
+			if gap := s.Latency.ProgressGap; gap.P50 < 900 || gap.Max > 3000 {
+				t.Errorf("latency_ms.progress_gap p50 %vms, max %vms; want about 1050ms", gap.P50, gap.Max)
+			}
+			if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusWarning {
+				t.Errorf("progress verdict = %q (%s), want warning", v.Status, v.Evidence)
+			}
+		})
+		t.Run(transport+"/idle-timeout", func(t *testing.T) {
+			t.Parallel()
+			sc := parse(t, stallScenario(transport, "700ms"))
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			s := o.sum
+			if s.Calls.TimeoutIdle != s.Calls.Total || s.Timeouts.Idle != s.Calls.Total || s.Calls.Total < 8 {
+				t.Errorf("calls.timeout_idle = %d, timeouts.idle = %d, want every call (%d)", s.Calls.TimeoutIdle, s.Timeouts.Idle, s.Calls.Total)
+			}
+			if s.Timeouts.CapWithProgress != 0 {
+				t.Errorf("timeouts.cap_with_progress = %d, want 0", s.Timeouts.CapWithProgress)
+			}
+			if te := s.Latency.TimeoutError; te.Count != int64(s.Calls.Total) {
+				t.Errorf("latency_ms.timeout_error.count = %d, want %d", te.Count, s.Calls.Total)
+			}
+			if v := o.verdict(t, report.AreaTimeouts); v.Status != report.StatusPass {
+				t.Errorf("timeouts verdict = %q (%s), want pass", v.Status, v.Evidence)
+			}
+			if c := s.Cancellation; c.Orphaned != 0 || c.LeftoverCalls != 0 {
+				t.Errorf("cancellation: orphaned %v, leftover_calls %d; want 0 and 0", c.Orphaned, c.LeftoverCalls)
+			}
+		})
+	}
+}
+
+// TestFloods: 200 extra notifications per second per call, against a
+// flood threshold of 50 Hz.
+func TestFloods(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			sc := parse(t, fmt.Sprintf(`
+name: floods
+seed: 4
+target:
+  builtin: {transport: %s, progress_flood_hz: 200}
+load: {rate: 4/1s, duration: 1s}
+timeouts: {idle: 10s, max: 20s}
+calls:
+  - {tool: slow_task, arguments: {steps: 10, step_ms: 150}, progress: true}
+orphans: {grace: 200ms, drain_max: 300ms}
+progress: {flood_hz: 50}
+`, transport))
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			s := o.sum
+			if s.Progress.Floods == 0 || s.Progress.Floods != s.Calls.Total {
+				t.Errorf("progress.floods = %d, want every call (%d)", s.Progress.Floods, s.Calls.Total)
+			}
+			if s.Progress.MaxRateHz < 150 {
+				t.Errorf("progress.max_rate_hz = %d, want about 200 (at least 150)", s.Progress.MaxRateHz)
+			}
+			if s.Progress.Violations.Total != 0 {
+				t.Errorf("progress.violations.total = %d, want 0: flood values still increase", s.Progress.Violations.Total)
+			}
+			if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusWarning {
+				t.Errorf("progress verdict = %q (%s), want warning", v.Status, v.Evidence)
+			}
+		})
+	}
+}
+
+// TestProgressAfterResponse (stdio): the extra notification the target
+// sends 10 ms after each result is a violation, one per call.
+func TestProgressAfterResponse(t *testing.T) {
+	t.Parallel()
+	sc := parse(t, `
+name: after-response
+seed: 6
+target:
+  builtin: {transport: stdio, progress_after_response: true}
+load: {rate: 10/1s, duration: 1s}
+timeouts: {idle: 10s, max: 20s}
+calls:
+  - {tool: slow_task, arguments: {steps: 3, step_ms: 50}, progress: true}
+orphans: {grace: 200ms, drain_max: 300ms}
+`)
+	plan := planOf(t, sc)
+	quick(&plan)
+	o := runPlan(t, sc, plan)
+	s := o.sum
+	if s.Calls.OK != s.Calls.Total {
+		t.Fatalf("calls.ok = %d of %d", s.Calls.OK, s.Calls.Total)
+	}
+	if got := s.Progress.Violations.AfterResponse; got == 0 || got != s.Calls.OK {
+		t.Errorf("progress.violations.after_response = %d, want one per call (%d)", got, s.Calls.OK)
+	}
+	if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusViolation {
+		t.Errorf("progress verdict = %q (%s), want violation", v.Status, v.Evidence)
+	}
+}

@@ -1,0 +1,198 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The helper servers below are written with the official Go SDK, the way a
+// server author would write them, and run in a process of their own (this
+// test binary, re-executed with helperEnv set) so that a process probe can
+// measure their CPU apart from the test's.
+const (
+	helperSDKHTTP  = "sdk-http"  // stateless Streamable HTTP; see propagateEnv
+	helperSDKStdio = "sdk-stdio" // stdio, with a tool that ignores cancellation
+	// propagateEnv = "1" sets StreamableHTTPOptions.PropagateRequestCancellation.
+	propagateEnv = "MCPCHAOS_E2E_PROPAGATE"
+	// probeCost is the CPU the HTTP helper's active tool burns per call,
+	// like a probe that has to look at real state: the engine's own probe
+	// calls must not be mistaken for leftover work.
+	probeCost = 30 * time.Millisecond
+)
+
+func runHelper(mode string) int {
+	// Die with the test: the test holds our stdin (HTTP helper only; on
+	// stdio, stdin is the protocol and EOF ends the session).
+	switch mode {
+	case helperSDKHTTP:
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			os.Exit(0)
+		}()
+		return serveSDKHTTP(os.Getenv(propagateEnv) == "1")
+	case helperSDKStdio:
+		return serveSDKStdio()
+	}
+	fmt.Fprintf(os.Stderr, "unknown helper %q\n", mode)
+	return 2
+}
+
+type burnArgs struct {
+	Seconds float64 `json:"seconds"`
+}
+
+type activeResult struct {
+	Active int64 `json:"active"`
+}
+
+// serveSDKHTTP serves a stateless (2026-07-28) Streamable HTTP server with
+// two tools: burn, which keeps a CPU busy for `seconds` and stops early
+// when its context is cancelled, and active, which says how many burns are
+// running. It prints its URL on stdout.
+func serveSDKHTTP(propagate bool) int {
+	var active atomic.Int64
+	srv := mcp.NewServer(&mcp.Implementation{Name: "e2e-sdk-http", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "burn", Description: "burns CPU for seconds, stopping when cancelled"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in burnArgs) (*mcp.CallToolResult, any, error) {
+			active.Add(1)
+			defer active.Add(-1)
+			end := time.Now().Add(time.Duration(in.Seconds * float64(time.Second)))
+			var x uint64
+			for time.Now().Before(end) {
+				if ctx.Err() != nil {
+					return nil, nil, fmt.Errorf("stopped: %w", ctx.Err())
+				}
+				x += spin(time.Millisecond)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("burned %v (%d)", in.Seconds, x&1)}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "active", Description: "how many burns are running"},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, activeResult, error) {
+			n := active.Load()
+			spin(probeCost)
+			return nil, activeResult{Active: n}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: propagate})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("http://%s/mcp\n", ln.Addr())
+	if err := http.Serve(ln, h); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// spin keeps a CPU busy for about d.
+func spin(d time.Duration) uint64 {
+	end := time.Now().Add(d)
+	x := uint64(1)
+	for time.Now().Before(end) {
+		for range 1024 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	return x
+}
+
+type stubbornArgs struct {
+	Seconds float64 `json:"seconds"`
+	StepMs  int     `json:"step_ms"`
+}
+
+// serveSDKStdio serves stdio with one tool, stubborn, that never looks at
+// its context: it reports progress every step_ms and answers after
+// `seconds`, cancelled or not.
+func serveSDKStdio() int {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "e2e-sdk-stdio", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "stubborn", Description: "ignores cancellation"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in stubbornArgs) (*mcp.CallToolResult, any, error) {
+			bg := context.WithoutCancel(ctx)
+			step := time.Duration(max(in.StepMs, 10)) * time.Millisecond
+			end := time.Now().Add(time.Duration(in.Seconds * float64(time.Second)))
+			n := 0
+			for time.Now().Before(end) {
+				time.Sleep(step)
+				n++
+				if tok := req.Params.GetProgressToken(); tok != nil {
+					_ = req.Session.NotifyProgress(bg, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n)})
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("done after %d steps", n)}}}, nil, nil
+		})
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// sdkHTTPServer starts the SDK HTTP helper and returns its URL and pid. It
+// is stopped when the test ends.
+func sdkHTTPServer(t *testing.T, propagate bool) (url string, pid int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	p := "0"
+	if propagate {
+		p = "1"
+	}
+	cmd.Env = append(os.Environ(), helperEnv+"="+helperSDKHTTP, propagateEnv+"="+p)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(stdout).ReadString('\n')
+		line <- strings.TrimSpace(s)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case url = <-line:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the SDK HTTP helper did not print its URL")
+	}
+	if !strings.HasPrefix(url, "http://") {
+		t.Fatalf("the SDK HTTP helper printed %q, not a URL", url)
+	}
+	return url, cmd.Process.Pid
+}

@@ -1,0 +1,213 @@
+package e2e
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// bucketOnset models the built-in target's token bucket (refill at limit
+// per second, burst one second's worth, full at the start) under a load
+// ramping linearly from `from` to `to` per second over `over` seconds.
+// It returns the offered rate at which the bucket runs dry — where
+// throttling starts — and the ok calls of the busiest one-second window
+// (windows counted from the first call), which the burst lets exceed the
+// limit.
+func bucketOnset(limit, from, to, over float64) (onset, bestOK float64) {
+	slope := (to - from) / over
+	rate := func(t float64) float64 { return from + slope*t }
+	// The bucket stays full until the offered rate passes the limit, then
+	// loses (rate - limit) per second: it is dry once the deficit,
+	// slope·τ²/2, reaches the burst.
+	full := (limit - from) / slope
+	dry := full + math.Sqrt(2*limit/slope)
+	onset = rate(dry)
+	for w := 0.0; w+1 <= over; w++ {
+		var ok float64
+		switch {
+		case w+1 <= dry: // every call scheduled in the window is answered
+			ok = (rate(w) + rate(w+1)) / 2
+		case w < dry: // all of them until dry, then the refill
+			ok = (rate(w)+rate(dry))/2*(dry-w) + limit*(w+1-dry)
+		default:
+			ok = limit
+		}
+		bestOK = max(bestOK, ok)
+	}
+	return onset, bestOK
+}
+
+// TestThrottlingOnsetHTTP ramps cheap calls through the target's rate limit:
+// every 429 is counted (exactly the target's own count), with Retry-After,
+// and the onset and the best ok rate are those of the target's token bucket.
+func TestThrottlingOnsetHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		name, code string
+		reserved   bool
+	}{
+		// The target's default code, -32029, is in the range 2026-07-28
+		// reserves: a violation even on a 429.
+		{"default-code", "", true},
+		{"code-32000", ", rate_limit_code: -32000", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name != "default-code" {
+				t.Parallel() // a short run; the ramp below runs alone
+			}
+			load := "rate: 20/1s\n  stages: [{to: 300/1s, over: 10s}]"
+			if !tc.reserved {
+				load = "rate: 250/1s\n  duration: 2s"
+			}
+			sc := parse(t, fmt.Sprintf(`
+name: throttling-http
+seed: 3
+target:
+  builtin: {transport: http, rate_limit: 100/1s%s}
+load:
+  %s
+timeouts: {idle: 5s, max: 10s}
+calls:
+  - {tool: echo, arguments: {text: hi}, progress: false}
+orphans: {grace: 200ms, drain_max: 200ms}
+`, tc.code, load))
+			plan := planOf(t, sc)
+			truth := groundTruth(t, sc, &plan)
+			o := runPlan(t, sc, plan)
+			m := truth()
+			th := o.sum.Throttling
+			refused, completed := m["mcpchaos_target_throttled_total"], m["mcpchaos_target_completed_total"]
+			if refused == 0 {
+				t.Fatal("the target throttled nothing: the load never passed its limit")
+			}
+			if got := th.ByKind["http_429"]; float64(got) != refused || th.Total != got {
+				t.Errorf("throttling.by_kind.http_429 = %d, total %d; the target refused %v calls", got, th.Total, refused)
+			}
+			if float64(o.sum.Calls.OK) != completed {
+				t.Errorf("calls.ok = %d, the target completed %v", o.sum.Calls.OK, completed)
+			}
+			if th.RetryAfterS.Max < 1 {
+				t.Errorf("throttling.retry_after_s.max = %v, want >= 1 (the target sends whole seconds, at least 1)", th.RetryAfterS.Max)
+			}
+			v := o.verdict(t, report.AreaThrottling)
+			if tc.reserved {
+				if pv := o.sum.Protocol.Violations.ReservedCode; pv != th.Total {
+					t.Errorf("protocol.violations.reserved_code = %d, want one per throttled call (%d): -32029 is reserved", pv, th.Total)
+				}
+				if v.Status != report.StatusViolation {
+					t.Errorf("throttling verdict = %q (%s), want violation for the reserved code", v.Status, v.Evidence)
+				}
+				// On a quiet machine the figures are the model's to a few
+				// percent. A client that stalls (a loaded machine) sends
+				// the calls it owes in a burst, which empties the bucket
+				// sooner and bunches the answers: the bounds allow that,
+				// but not an onset below the limit or above the model, nor
+				// more ok calls than a second of bucket (burst + refill).
+				onset, best := bucketOnset(100, 20, 300, 10)
+				lag := int64(0)
+				for _, r := range o.recs {
+					lag = max(lag, r.SentUs)
+				}
+				t.Logf("the bucket model: onset %.0f/s, best ok %.0f/s; the client sent its calls at most %v late", onset, best, time.Duration(lag)*time.Microsecond)
+				if th.OnsetRate < 95 || th.OnsetRate > onset*1.15 {
+					t.Errorf("throttling.onset_rate = %v, want between the limit (100) and %.0f (where the 100/1s bucket, burst 100, runs dry) + 15%%", th.OnsetRate, onset)
+				}
+				if th.BestOKRate < best*0.85 || th.BestOKRate > 220 {
+					t.Errorf("throttling.best_ok_rate = %v, want %.0f - 15%% to 220 (burst 100 + 100/s, + 10%%)", th.BestOKRate, best)
+				}
+				return
+			}
+			if o.sum.Protocol.Violations.Total != 0 {
+				t.Errorf("protocol.violations.total = %d, want 0 with code -32000", o.sum.Protocol.Violations.Total)
+			}
+			if v.Status != report.StatusThrottled {
+				t.Errorf("throttling verdict = %q (%s), want %q", v.Status, v.Evidence, report.StatusThrottled)
+			}
+			// 250/s against 100/s with a burst of 100: a fifth of the first
+			// window is throttled, so the onset is the offered rate.
+			if !approx(th.OnsetRate, 250, 0.15) {
+				t.Errorf("throttling.onset_rate = %v, want 250 ± 15%%", th.OnsetRate)
+			}
+			if !approx(float64(th.Total), 200, 0.25) {
+				t.Errorf("throttling.total = %d, want about 200 (500 calls, 100 burst + 2 s × 100/s pass)", th.Total)
+			}
+		})
+	}
+}
+
+// TestThrottlingStdio: over stdio the target refuses with a JSON-RPC error;
+// a code listed in throttling.rpc_codes is counted as rpc_code, anything
+// else by its message ("rate limit exceeded") as rpc_message.
+func TestThrottlingStdio(t *testing.T) {
+	for _, tc := range []struct {
+		name, codes, kind string
+	}{
+		{"rpc_code", "throttling: {rpc_codes: [-32000]}", "rpc_code"},
+		{"rpc_message", "", "rpc_message"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := parse(t, fmt.Sprintf(`
+name: throttling-stdio
+seed: 3
+target:
+  builtin: {transport: stdio, rate_limit: 50/1s, rate_limit_code: -32000}
+load: {rate: 150/1s, duration: 2s}
+timeouts: {idle: 5s, max: 10s}
+calls:
+  - {tool: echo, arguments: {text: hi}, progress: false}
+orphans: {grace: 200ms, drain_max: 200ms}
+%s
+`, tc.codes))
+			plan := planOf(t, sc)
+			quick(&plan)
+			truth := groundTruth(t, sc, &plan)
+			o := runPlan(t, sc, plan)
+			th := o.sum.Throttling
+			want := truth()["mcpchaos_target_throttled_total"]
+			if want == 0 {
+				t.Fatal("the target throttled nothing")
+			}
+			if got := th.ByKind[tc.kind]; float64(got) != want || th.Total != got {
+				t.Errorf("throttling.by_kind.%s = %d (by_kind %v, total %d); the target refused %v calls", tc.kind, got, th.ByKind, th.Total, want)
+			}
+			if o.sum.Calls.RPCError != 0 {
+				t.Errorf("calls.rpc_error = %d, want 0: every refusal is throttling", o.sum.Calls.RPCError)
+			}
+			if v := o.verdict(t, report.AreaThrottling); v.Status != report.StatusThrottled {
+				t.Errorf("throttling verdict = %q (%s), want %q", v.Status, v.Evidence, report.StatusThrottled)
+			}
+		})
+	}
+}
+
+// TestRetriesAreNotOfferedLoad: throttled calls retried at once
+// (retry max 3, not honouring Retry-After) are new records whose
+// scheduled time is the retry's; they are not offered load, so at 150/s
+// offered rate.offered and the onset read about 150/s, not ~375/s.
+func TestRetriesAreNotOfferedLoad(t *testing.T) {
+	sc := parse(t, `
+name: retries
+seed: 3
+target:
+  builtin: {transport: http, rate_limit: 50/1s, rate_limit_code: -32000}
+load: {rate: 150/1s, duration: 2s}
+calls:
+  - {tool: echo, arguments: {text: hi}, progress: false}
+throttling: {retry: {max: 3, honor_retry_after: false}}
+orphans: {grace: 200ms}
+`)
+	o := runPlan(t, sc, planOf(t, sc))
+	s := o.sum
+	if s.Calls.Retried == 0 {
+		t.Fatal("no call was retried")
+	}
+	if !approx(s.Rate.Offered, 150, 0.15) {
+		t.Errorf("rate.offered = %v, want 150 ± 15%% (the pacer's rate; %d retries are not offered load)", s.Rate.Offered, s.Calls.Retried)
+	}
+	if !approx(s.Throttling.OnsetRate, 150, 0.15) {
+		t.Errorf("throttling.onset_rate = %v, want 150 ± 15%%", s.Throttling.OnsetRate)
+	}
+}
