@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,50 +26,20 @@ import (
 // sdk_helper_test.go instead of running tests.
 const helperEnv = "MCPCHAOS_E2E_HELPER"
 
-// mcpchaosBin is the real mcpchaos binary, built once: it is the `self` of
-// builtin stdio targets and the CLI of cli_test.go.
-var (
-	mcpchaosBin string
-	binErr      error
-)
+var bin selfbuild.Binary
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(runHelper(mode))
 	}
-	dir, err := os.MkdirTemp("", "mcpchaos-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	mcpchaosBin, binErr = buildBinary(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// buildBinary builds cmd/mcpchaos into dir.
-func buildBinary(dir string) (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(dir, "mcpchaos")
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build cmd/mcpchaos: %v\n%s", err, out)
-	}
-	return bin, nil
+	os.Exit(selfbuild.Main(m, &bin))
 }
 
 // needBinary returns the mcpchaos binary, failing the test when it could
 // not be built (every end-to-end test needs a working build).
 func needBinary(t *testing.T) string {
 	t.Helper()
-	if binErr != nil {
-		t.Fatalf("the mcpchaos binary could not be built: %v", binErr)
-	}
-	return mcpchaosBin
+	return bin.Need(t)
 }
 
 // parse decodes a scenario the way `mcpchaos run` does (defaults,
@@ -144,30 +112,14 @@ func runPlan(t *testing.T, sc *scenarios.Scenario, plan engine.Plan) outcome {
 	return o
 }
 
-// summarize mirrors summarize in cmd/mcpchaos/run.go.
+// summarize builds the run's summary the way mcpchaos run does.
 func summarize(t *testing.T, agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
 	t.Helper()
-	c := info.Conn
-	agg.SetConnection(report.ConnStats{NotJSONRPC: c.NotJSONRPC, Oversize: c.Oversize, UnknownResponses: c.UnknownResponses,
-		UnknownTokens: c.UnknownTokens, Stale: c.Stale, ServerRequests: c.ServerRequests, ServerCancels: c.ServerCancels})
-	agg.SetOrphans(info.Orphans)
-	for _, b := range info.Background {
-		agg.AddBackground(b.Kind, b.Sent, b.Failed)
+	checks, errs := engine.Checks(sc)
+	if len(errs) > 0 {
+		t.Fatalf("checks: %v", errs)
 	}
-	h := info.Header
-	s := agg.Summary(report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
-		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted})
-	checks := make([]report.Check, 0, len(sc.Checks))
-	for _, c := range sc.Checks {
-		rc := report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
-			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
-		if err := report.ValidateCheck(rc); err != nil {
-			t.Fatalf("check: %v", err)
-		}
-		checks = append(checks, rc)
-	}
-	s.Evaluate(checks)
-	return s
+	return info.Summary(agg, checks)
 }
 
 // quick shortens the orphan measurement of runs that do not measure CPU:

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -18,50 +16,17 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
-// mcpchaosBin is the real mcpchaos binary, built once for the stdio tests;
-// binErr says why there is none.
-var (
-	mcpchaosBin string
-	binErr      error
-)
+var bin selfbuild.Binary
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpchaos-engine-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	mcpchaosBin, binErr = buildBinary(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// buildBinary builds cmd/mcpchaos into dir.
-func buildBinary(dir string) (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(dir, "mcpchaos")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build cmd/mcpchaos: %v\n%s", err, out)
-	}
-	return bin, nil
+	os.Exit(selfbuild.Main(m, &bin))
 }
 
 // needBinary skips a test that needs the mcpchaos binary when it could not
 // be built.
 func needBinary(t *testing.T) string {
 	t.Helper()
-	if binErr != nil {
-		t.Skipf("skipping: this test runs `mcpchaos serve --stdio` and the binary could not be built: %v", binErr)
-	}
-	return mcpchaosBin
+	return bin.Need(t)
 }
 
 // newTarget starts the built-in target over HTTP on a free loopback

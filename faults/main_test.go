@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,41 +27,10 @@ import (
 // mcpchaos binary over stdio), and the summary and the records are checked
 // the way a user would read them.
 
-// mcpchaosBin is the mcpchaos binary, built once for the stdio targets;
-// binErr says why there is none.
-var (
-	mcpchaosBin string
-	binErr      error
-)
+var bin selfbuild.Binary
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpchaos-faults-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	mcpchaosBin, binErr = buildBinary(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// buildBinary builds cmd/mcpchaos into dir (without -race: the server
-// under test is not what these tests check for races, and it stays cheap).
-func buildBinary(dir string) (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(dir, "mcpchaos")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build cmd/mcpchaos: %v\n%s", err, out)
-	}
-	return bin, nil
+	os.Exit(selfbuild.Main(m, &bin))
 }
 
 // opts tune a run beyond what a scenario file can say.
@@ -115,10 +82,7 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 	t.Helper()
 	out := &outcome{sc: sc}
 	b := sc.Target.Builtin
-	if b != nil && b.Transport == scenarios.TransportStdio && binErr != nil {
-		t.Skipf("skipping: this test runs `mcpchaos serve --stdio` and the binary could not be built: %v", binErr)
-	}
-	plan, err := engine.FromScenario(sc, []string{mcpchaosBin})
+	plan, err := engine.FromScenario(sc, []string{bin.Need(t)})
 	if err != nil {
 		t.Fatalf("FromScenario: %v", err)
 	}
@@ -174,26 +138,10 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 	return out
 }
 
-// summarize mirrors cmd/mcpchaos's summarize: connection counts, orphans
-// and background faults into the aggregate, then the summary and checks.
+// summarize builds the run's summary the way mcpchaos run does.
 func summarize(agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
-	c := info.Conn
-	agg.SetConnection(report.ConnStats{NotJSONRPC: c.NotJSONRPC, Oversize: c.Oversize, UnknownResponses: c.UnknownResponses,
-		UnknownTokens: c.UnknownTokens, Stale: c.Stale, ServerRequests: c.ServerRequests, ServerCancels: c.ServerCancels})
-	agg.SetOrphans(info.Orphans)
-	for _, b := range info.Background {
-		agg.AddBackground(b.Kind, b.Sent, b.Failed)
-	}
-	h := info.Header
-	s := agg.Summary(report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
-		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted})
-	checks := make([]report.Check, 0, len(sc.Checks))
-	for _, c := range sc.Checks {
-		checks = append(checks, report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op,
-			Value: c.Value, Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column})
-	}
-	s.Evaluate(checks)
-	return s
+	checks, _ := engine.Checks(sc)
+	return info.Summary(agg, checks)
 }
 
 // freeAddr returns a loopback address with a port that was free a moment

@@ -4,23 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// mcpchaosBin is the real binary, built once for the tests that need a
-// process of their own (signals); binErr says why there is none.
-var (
-	mcpchaosBin string
-	binErr      error
-)
+var bin selfbuild.Binary
 
 func TestMain(m *testing.M) {
 	// `mcpchaos run` starts a builtin stdio target as its own executable
@@ -29,39 +22,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	dir, err := os.MkdirTemp("", "mcpchaos-cmd-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	mcpchaosBin, binErr = buildBinary(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func buildBinary(dir string) (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(dir, "mcpchaos")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build cmd/mcpchaos: %v\n%s", err, out)
-	}
-	return bin, nil
+	os.Exit(selfbuild.Main(m, &bin))
 }
 
 func needBinary(t *testing.T) string {
 	t.Helper()
-	if binErr != nil {
-		t.Skipf("skipping: this test runs the mcpchaos binary, which could not be built: %v", binErr)
-	}
-	return mcpchaosBin
+	return bin.Need(t)
 }
 
 // writeScenario writes a scenario file into a fresh directory.

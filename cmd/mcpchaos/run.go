@@ -85,7 +85,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 		return 2
 	}
-	summary := summarize(agg, info, checks)
+	summary := info.Summary(agg, checks)
 	code := 0
 	if !summary.Pass {
 		code = 1
@@ -138,7 +138,7 @@ func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*scenarios.Scenari
 	if err := sc.Override(rate, duration, seed); err != nil {
 		return nil, nil, engine.Plan{}, err
 	}
-	checks, errs := reportChecks(sc)
+	checks, errs := engine.Checks(sc)
 	if len(errs) > 0 {
 		return nil, nil, engine.Plan{}, errs[0]
 	}
@@ -148,22 +148,6 @@ func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*scenarios.Scenari
 	}
 	plan, err := engine.FromScenario(sc, []string{self})
 	return sc, checks, plan, err
-}
-
-// summarize builds the summary from the aggregate and what the run knows.
-func summarize(agg *report.Aggregator, info *engine.Info, checks []report.Check) *report.Summary {
-	c := info.Conn
-	agg.SetConnection(report.ConnStats{NotJSONRPC: c.NotJSONRPC, Oversize: c.Oversize, UnknownResponses: c.UnknownResponses,
-		UnknownTokens: c.UnknownTokens, Stale: c.Stale, ServerRequests: c.ServerRequests, ServerCancels: c.ServerCancels})
-	agg.SetOrphans(info.Orphans)
-	for _, b := range info.Background {
-		agg.AddBackground(b.Kind, b.Sent, b.Failed)
-	}
-	h := info.Header
-	s := agg.Summary(report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
-		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted})
-	s.Evaluate(checks)
-	return s
 }
 
 func writeSummaryJSON(path string, s *report.Summary) error {
@@ -176,26 +160,4 @@ func writeSummaryJSON(path string, s *report.Summary) error {
 		return fmt.Errorf("write summary %s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// reportChecks turns a scenario's checks into the report's and checks each
-// key against the summary's; every error starts with FILE:LINE:COLUMN.
-func reportChecks(sc *scenarios.Scenario) ([]report.Check, []error) {
-	checks := make([]report.Check, 0, len(sc.Checks))
-	var errs []error
-	for _, c := range sc.Checks {
-		rc := report.Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
-			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
-		if err := report.ValidateCheck(rc); err != nil {
-			// The position goes in front, as FILE:LINE:COLUMN, once.
-			var ce *report.CheckError
-			if errors.As(err, &ce) {
-				err = fmt.Errorf("check %q: %s", ce.Check, ce.Msg)
-			}
-			errs = append(errs, fmt.Errorf("%s:%d:%d: %w", sc.File, c.Pos.Line, c.Pos.Column, err))
-			continue
-		}
-		checks = append(checks, rc)
-	}
-	return checks, errs
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpchaos/mcpchaos/engine"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -59,7 +60,7 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 			printLoadError(stderr, file, err)
 			continue
 		}
-		if _, errs := reportChecks(s); len(errs) > 0 {
+		if _, errs := engine.Checks(s); len(errs) > 0 {
 			code = 2
 			for _, e := range errs {
 				fmt.Fprintln(stderr, e)
