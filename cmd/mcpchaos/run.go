@@ -46,6 +46,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.Var(&f.duration, "duration", "override the load's `DURATION`")
 	fs.Int64Var(&f.seed, "seed", 0, "override the scenario's `SEED`")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line")
+	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
 
