@@ -182,9 +182,21 @@ func (s *Summary) textTimeouts(t *textOut) {
 		items = append(items, "enforcement error p99 "+fmtMs(e.P99))
 	}
 	t.items("Timeouts", items...)
+	quiet := 0
 	for _, name := range sortedKeys(to.Policies) {
 		pc := to.Policies[name]
+		if pc.Killed+pc.WaitedForever == 0 {
+			quiet++
+			continue
+		}
 		t.line("", fmt.Sprintf("policy %s: killed %d, waited for ever %d", name, pc.Killed, pc.WaitedForever))
+	}
+	if quiet > 0 {
+		noun := "client policies"
+		if quiet == 1 {
+			noun = "client policy"
+		}
+		t.line("", fmt.Sprintf("%d %s replayed: none would have killed a call or waited for ever", quiet, noun))
 	}
 }
 
