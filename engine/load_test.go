@@ -398,3 +398,22 @@ func TestBuiltinStdio(t *testing.T) {
 		}
 	}
 }
+
+// TestStagesWithoutRate: stages with no starting rate ramp from zero (a
+// zero vegeta Rate must not be read as 0/0 calls per second: that pacer
+// would never wait and never stop). 0 → 100/s over 1 s is 50 calls.
+func TestStagesWithoutRate(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, target.Config{})
+	// A short bound: a pacer that never waits would schedule tens of
+	// thousands of calls a second.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	o := runLoad(t, ctx, httpPlan(tg.URL, Load{Stages: []Stage{{To: perSec(100), Over: time.Second}}}, echoCall))
+	if o.info.Interrupted {
+		t.Fatal("the run had to be stopped: the load never ended")
+	}
+	if n := len(o.bySeq(t)); n < 49 || n > 51 {
+		t.Errorf("%d calls, want 50 (a ramp from 0 to 100/s over 1 s)", n)
+	}
+}

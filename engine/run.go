@@ -219,7 +219,11 @@ func (r *runner) pick(rng *rand.Rand) *CallSpec {
 func (r *runner) openLoad(ctx context.Context) {
 	r.ticks = make(chan tick)
 	if len(r.plan.Load.Stages) > 0 {
-		r.pace = newStages(r.plan.Load.Rate.Rate(0), r.plan.Load.Stages)
+		from := 0.0 // stages without a rate start from zero
+		if l := r.plan.Load.Rate; l.Freq > 0 && l.Per > 0 {
+			from = l.Rate(0)
+		}
+		r.pace = newStages(from, r.plan.Load.Stages)
 	} else {
 		r.pace = constant{r.plan.Load.Rate}
 	}
@@ -246,8 +250,8 @@ func (r *runner) openLoad(ctx context.Context) {
 			break
 		}
 		at := r.pace.intended(n)
-		if at >= total {
-			break
+		if at < 0 || at >= total {
+			break // the load is over (or the pacer broke: never run unbounded)
 		}
 		r.dispatch(ctx, tick{seq: n, scheduled: r.began.Add(at)})
 	}
