@@ -1,0 +1,364 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin is the mcpchaos binary built by TestMain ("" when no benchmark was
+// asked for, or under -short).
+var bin string
+
+// TestMain builds the real binary once, into a temporary directory, when a
+// benchmark is going to run. MCPCHAOS_BENCH_BIN names a binary to use
+// instead (to compare two builds).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	var dir string
+	if prebuilt := os.Getenv("MCPCHAOS_BENCH_BIN"); prebuilt != "" {
+		bin = prebuilt
+	} else if !testing.Short() && flagSet("test.bench") {
+		var err error
+		if dir, err = os.MkdirTemp("", "mcpchaos-bench-"); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(2)
+		}
+		if bin, err = selfbuild.Build(dir); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.RemoveAll(dir)
+			os.Exit(2)
+		}
+	}
+	code := m.Run()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+func flagSet(name string) bool {
+	f := flag.Lookup(name)
+	return f != nil && f.Value.String() != ""
+}
+
+// setup skips under -short and checks the binary was built.
+func setup(b *testing.B) {
+	b.Helper()
+	if testing.Short() {
+		b.Skip("bench: end-to-end load benchmark, skipped under -short; run it with -bench and -benchtime=1x (see bench/README.md)")
+	}
+	if bin == "" {
+		b.Fatal("bench: the mcpchaos binary was not built (TestMain builds it only when -bench is set)")
+	}
+}
+
+// CPUs for MCPCHAOS_BENCH_PIN=1: the server on one, the client on the
+// other, so neither waits for the other's CPU time (a diagnosis: the
+// figures that matter are taken unpinned, as users run).
+const serverCPU, clientCPU = "1", "0"
+
+// pinned returns the command, run under `taskset -c CPU` when
+// MCPCHAOS_BENCH_PIN=1 (taskset execs it: the pid is the command's).
+func pinned(cpu, name string, args ...string) *exec.Cmd {
+	if os.Getenv("MCPCHAOS_BENCH_PIN") == "1" {
+		return exec.Command("taskset", append([]string{"-c", cpu, name}, args...)...)
+	}
+	return exec.Command(name, args...)
+}
+
+// server is `mcpchaos serve` running in its own process.
+type server struct {
+	cmd        *exec.Cmd
+	URL        string
+	MetricsURL string
+	done       chan struct{}
+	mu         sync.Mutex
+	tail       []string // its stderr lines
+	once       sync.Once
+	cpu        time.Duration
+}
+
+var listening = regexp.MustCompile(`MCP on (http://\S+), metrics on (http://\S+) `)
+
+// startServer starts `mcpchaos serve` on a free loopback port with the
+// given knobs; it is stopped when the benchmark ends.
+func startServer(b *testing.B, knobs ...string) *server {
+	b.Helper()
+	args := append([]string{"serve", "--listen", "127.0.0.1:0"}, knobs...)
+	s := &server{cmd: pinned(serverCPU, bin, args...), done: make(chan struct{})}
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		b.Fatalf("start mcpchaos serve: %v", err)
+	}
+	b.Cleanup(s.stop)
+	ready := make(chan []string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			if len(s.tail) < 100 {
+				s.tail = append(s.tail, line)
+			}
+			s.mu.Unlock()
+			if m := listening.FindStringSubmatch(line); m != nil {
+				ready <- m[1:]
+			}
+		}
+		close(s.done)
+	}()
+	select {
+	case m := <-ready:
+		s.URL, s.MetricsURL = m[0], m[1]
+	case <-s.done:
+		b.Fatalf("mcpchaos serve exited: %s", s.stderr())
+	case <-time.After(10 * time.Second):
+		b.Fatalf("mcpchaos serve did not say where it listens within 10s: %s", s.stderr())
+	}
+	return s
+}
+
+func (s *server) stderr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.tail, "\n")
+}
+
+// stop interrupts the server (SIGKILL after 5 s) and keeps its CPU time.
+func (s *server) stop() {
+	s.once.Do(func() {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+		t := time.AfterFunc(5*time.Second, func() { _ = s.cmd.Process.Kill() })
+		<-s.done
+		_ = s.cmd.Wait()
+		t.Stop()
+		if ps := s.cmd.ProcessState; ps != nil {
+			s.cpu = ps.UserTime() + ps.SystemTime()
+		}
+	})
+}
+
+// rusage reads a live process's CPU time (user+sys) from /proc.
+func procCPU(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses.
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const hz = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / hz, nil
+}
+
+// runResult is one `mcpchaos run`.
+type runResult struct {
+	Summary   summary
+	User, Sys time.Duration
+	Wall      time.Duration
+	MaxRSSKiB int64
+	Stdout    string
+	Dir       string // holds scenario.yaml, summary.json and results.jsonl
+}
+
+// CPU is user+sys.
+func (r runResult) CPU() time.Duration { return r.User + r.Sys }
+
+// runOpts tune one run.
+type runOpts struct {
+	// results adds --output DIR/results.jsonl.
+	results bool
+	// watch, when set, is called with the run's pid once it started and
+	// must return when stop is closed.
+	watch func(pid int, stop <-chan struct{})
+	// limit bounds the whole run (default 2 minutes).
+	limit time.Duration
+}
+
+// runScenario writes the scenario to a temp dir and runs `mcpchaos run` on
+// it as a child process, with --summary-json.
+func runScenario(b *testing.B, scenario string, o runOpts) runResult {
+	b.Helper()
+	dir := b.TempDir()
+	path := filepath.Join(dir, "scenario.yaml")
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if o.limit <= 0 {
+		o.limit = 2 * time.Minute
+	}
+	args := []string{"run", path, "-q", "--summary-json", filepath.Join(dir, "summary.json")}
+	if o.results {
+		args = append(args, "--output", filepath.Join(dir, "results.jsonl"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.limit)
+	defer cancel()
+	cmd := pinned(clientCPU, bin, args...)
+	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("start mcpchaos run: %v", err)
+	}
+	stop := make(chan struct{})
+	var watched sync.WaitGroup
+	if o.watch != nil {
+		watched.Add(1)
+		go func() {
+			defer watched.Done()
+			o.watch(cmd.Process.Pid, stop)
+		}()
+	}
+	err := cmd.Wait()
+	wall := time.Since(began)
+	close(stop)
+	watched.Wait()
+	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
+		b.Fatalf("mcpchaos run: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	r := runResult{Wall: wall, Stdout: out.String(), Dir: dir,
+		User: cmd.ProcessState.UserTime(), Sys: cmd.ProcessState.SystemTime()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSSKiB = ru.Maxrss
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		b.Fatalf("read summary: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	if err := json.Unmarshal(raw, &r.Summary.m); err != nil {
+		b.Fatalf("decode summary: %v", err)
+	}
+	return r
+}
+
+// summary is the decoded JSON summary.
+type summary struct{ m map[string]any }
+
+// num returns a numeric key by its dotted path (as checks name it); 0
+// when absent.
+func (s summary) num(path string) float64 {
+	var v any = s.m
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return 0
+		}
+		v = m[k]
+	}
+	f, _ := v.(float64)
+	return f
+}
+
+// logRun logs the run's text summary when -v is set.
+func logRun(b *testing.B, r runResult) {
+	b.Helper()
+	if testing.Verbose() {
+		b.Logf("mcpchaos run: cpu %v (user %v, sys %v), wall %v, maxrss %d KiB\n%s",
+			r.CPU(), r.User, r.Sys, r.Wall.Round(time.Millisecond), r.MaxRSSKiB, r.Stdout)
+	}
+}
+
+// readResults decodes the run's results file, one JSON object a line.
+func readResults(b *testing.B, r runResult, each func(rec map[string]any)) {
+	b.Helper()
+	f, err := os.Open(filepath.Join(r.Dir, "results.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	for {
+		var rec map[string]any
+		if err := dec.Decode(&rec); err == io.EOF {
+			return
+		} else if err != nil {
+			b.Fatalf("results.jsonl: %v", err)
+		}
+		each(rec)
+	}
+}
+
+// machine measures the whole machine's busy CPU over a run, so the CPU
+// other processes took (other engineers' tests, say) can be reported
+// beside each figure.
+type machine struct {
+	busy, total int64
+	load        string
+}
+
+func machineNow() machine {
+	var m machine
+	if raw, err := os.ReadFile("/proc/stat"); err == nil {
+		line, _, _ := strings.Cut(string(raw), "\n")
+		// user nice system idle iowait irq softirq steal [guest guest_nice,
+		// already counted in user and nice]
+		f := strings.Fields(line)
+		for i, v := range f[1:min(len(f), 9)] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			m.total += n
+			if i != 3 && i != 4 { // idle, iowait
+				m.busy += n
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m.load = strings.Join(strings.Fields(string(raw))[:3], " ")
+	}
+	return m
+}
+
+// reportOthers reports the CPU seconds that processes other than ours
+// used during the run (ours: the client run and the server), as a share
+// of the machine's capacity over the run, and logs the load average.
+func reportOthers(b *testing.B, before machine, ours time.Duration) {
+	b.Helper()
+	after := machineNow()
+	const hz = 100
+	busy := time.Duration(after.busy-before.busy) * time.Second / hz
+	capacity := time.Duration(after.total-before.total) * time.Second / hz
+	if capacity <= 0 {
+		return
+	}
+	others := max(busy-ours, 0)
+	b.ReportMetric(others.Seconds()/capacity.Seconds(), "others-cpu-frac")
+	b.Logf("machine: load average before %s; %v busy of %v capacity, %v of it not ours",
+		before.load, busy.Round(10*time.Millisecond), capacity.Round(10*time.Millisecond), others.Round(10*time.Millisecond))
+}
+
+// verdict logs whether a figure met its target. A miss is logged, not
+// failed: a failed benchmark prints no figures, and the figures are the
+// point.
+func verdict(b *testing.B, met bool, format string, args ...any) {
+	b.Helper()
+	if met {
+		b.Logf("target met: "+format, args...)
+	} else {
+		b.Logf("TARGET MISSED: "+format, args...)
+	}
+}
