@@ -91,43 +91,61 @@ func TestParseRate(t *testing.T) {
 	}
 }
 
-// TestBucket checks the burst (one second's worth, at least one), the refill
-// and the Retry-After rounding, on a fake clock.
+// TestBucket checks the limit — at most N calls in any period, each slot
+// coming back one period after its call — and the Retry-After rounding,
+// on a fake clock.
 func TestBucket(t *testing.T) {
 	tests := []struct {
 		name      string
 		rate      Rate
-		burst     int
-		retryWant int // Retry-After right after the burst
+		retryWant int // Retry-After right after N calls at once
 	}{
-		{"100 per second", Rate{100, time.Second}, 100, 1},
-		{"10 per 100ms", Rate{10, 100 * time.Millisecond}, 100, 1},
-		{"1 per 10s", Rate{1, 10 * time.Second}, 1, 10},
-		{"3 per 2s", Rate{3, 2 * time.Second}, 1, 1},
+		{"100 per second", Rate{100, time.Second}, 1},
+		{"10 per 100ms", Rate{10, 100 * time.Millisecond}, 1},
+		{"1 per 10s", Rate{1, 10 * time.Second}, 10},
+		{"3 per 2s", Rate{3, 2 * time.Second}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				b := newBucket(tt.rate)
-				for i := range tt.burst {
+				for i := range tt.rate.N {
 					if ok, _ := b.take(); !ok {
-						t.Fatalf("take %d of the burst refused", i+1)
+						t.Fatalf("take %d of %d refused", i+1, tt.rate.N)
 					}
 				}
 				ok, wait := b.take()
 				if ok {
-					t.Fatalf("take after a burst of %d allowed", tt.burst)
+					t.Fatalf("take %d in one period allowed", tt.rate.N+1)
+				}
+				if wait != tt.rate.Per {
+					t.Errorf("wait %v, want the whole period %v (the first slot comes back then)", wait, tt.rate.Per)
 				}
 				if got := retryAfterSeconds(wait); got != tt.retryWant {
 					t.Errorf("Retry-After = %d (wait %v), want %d", got, wait, tt.retryWant)
 				}
 				time.Sleep(wait)
-				if ok, _ := b.take(); !ok {
-					t.Errorf("take after waiting %v refused", wait)
+				for i := range tt.rate.N {
+					if ok, _ := b.take(); !ok {
+						t.Fatalf("after a period, take %d of %d refused", i+1, tt.rate.N)
+					}
 				}
 			})
 		})
 	}
+	// Calls spread evenly below the limit are never refused, however
+	// unevenly they bunch within a period.
+	synctest.Test(t, func(t *testing.T) {
+		b := newBucket(Rate{100, time.Second})
+		for round := range 5 {
+			for i := range 90 {
+				if ok, _ := b.take(); !ok {
+					t.Fatalf("round %d: call %d of 90 in a second refused", round, i+1)
+				}
+			}
+			time.Sleep(time.Second)
+		}
+	})
 	if newBucket(Rate{}) != nil {
 		t.Errorf("zero rate made a bucket")
 	}

@@ -54,9 +54,6 @@ func (r Rate) String() string {
 	return fmt.Sprintf("%d/%s", r.N, r.Per)
 }
 
-// perSecond returns the rate in events per second.
-func (r Rate) perSecond() float64 { return float64(r.N) / r.Per.Seconds() }
-
 func (r Rate) validate() error {
 	if r.IsZero() {
 		return nil
@@ -67,45 +64,54 @@ func (r Rate) validate() error {
 	if r.Per <= 0 {
 		return errors.New("duration must be positive")
 	}
+	if r.N > maxLimitCount {
+		return fmt.Errorf("count must be at most %d", maxLimitCount)
+	}
 	return nil
 }
 
-// bucket is a token bucket: it refills at the configured rate and holds at
-// most one second's worth of tokens (at least one). It starts full, so a
-// burst of up to that many calls passes at once.
-type bucket struct {
-	rate  float64 // tokens per second
-	burst float64
+// maxLimitCount bounds N in a rate limit of N per period: the limiter
+// keeps the time of each of the last N accepted calls.
+const maxLimitCount = 1_000_000
 
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
+// bucket limits calls to at most N in any window of the rate's period — a
+// token bucket of N tokens in which each token comes back exactly one
+// period after it was used. Unlike a bucket that refills continuously and
+// starts full, it never lets more than N through in any period (so the
+// ground truth is exact: "at most 100 calls in any second"), and it does
+// not throttle calls that merely arrive unevenly below the limit.
+type bucket struct {
+	per  time.Duration
+	mu   sync.Mutex
+	used []time.Time // when each of the last N accepted calls came, a ring
+	next int         // the oldest entry
+	n    int         // entries in use
 }
 
 func newBucket(r Rate) *bucket {
 	if r.IsZero() {
 		return nil
 	}
-	rate := r.perSecond()
-	burst := math.Max(1, math.Floor(rate))
-	return &bucket{rate: rate, burst: burst, tokens: burst, last: time.Now()}
+	return &bucket{per: r.Per, used: make([]time.Time, r.N)}
 }
 
-// take removes one token if there is one. Otherwise it reports how long until
-// the next token arrives.
+// take accepts a call if fewer than N were accepted in the last period.
+// Otherwise it reports how long until the oldest of them leaves the
+// window.
 func (b *bucket) take() (ok bool, wait time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
-	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
-		b.tokens = math.Min(b.burst, b.tokens+elapsed*b.rate)
+	for b.n > 0 && now.Sub(b.used[b.next]) >= b.per {
+		b.next = (b.next + 1) % len(b.used)
+		b.n--
 	}
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
+	if b.n < len(b.used) {
+		b.used[(b.next+b.n)%len(b.used)] = now
+		b.n++
 		return true, 0
 	}
-	return false, time.Duration(math.Ceil((1 - b.tokens) / b.rate * float64(time.Second)))
+	return false, b.per - now.Sub(b.used[b.next])
 }
 
 // retryAfterSeconds turns a wait into a Retry-After value: whole seconds,

@@ -59,7 +59,7 @@ func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	fs.BoolVar(&c.Endless, "endless", false, "step tools never finish; they send progress until cancelled")
 	fs.Float64Var(&c.NonMonotonic, "non-monotonic", 0, "probability `P` that a progress notification repeats or lowers the previous value")
 	fs.BoolVar(&c.ProgressAfterResponse, "progress-after-response", false, "send one more progress notification ~10ms after the result")
-	fs.StringVar(&f.rateLimit, "rate-limit", "", "throttle tools/call to `R` (N/duration, e.g. 100/1s; burst one second's worth): HTTP 429 or a JSON-RPC error")
+	fs.StringVar(&f.rateLimit, "rate-limit", "", "throttle tools/call to `R` (N/duration, e.g. 100/1s: at most N calls in any window of that duration): HTTP 429 or a JSON-RPC error")
 	fs.IntVar(&c.RateLimitCode, "rate-limit-code", target.DefaultRateLimitCode, "JSON-RPC error `CODE` of a throttled stdio call")
 	fs.DurationVar(&c.ExitDelay, "exit-delay", 0, "with --stdio, exit only `D` after stdin closes")
 	return fs, f
