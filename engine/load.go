@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// openLoad paces ticks and hands each to an idle worker, growing the pool
+// only when every worker is busy, up to MaxInFlight; a tick that finds no
+// room is dropped, never delayed.
+func (r *runner) openLoad(ctx context.Context) {
+	r.ticks = make(chan tick)
+	if len(r.plan.Load.Stages) > 0 {
+		from := 0.0 // stages without a rate start from zero
+		if l := r.plan.Load.Rate; l.Freq > 0 && l.Per > 0 {
+			from = l.Rate(0)
+		}
+		r.pace = newStages(from, r.plan.Load.Stages)
+	} else {
+		r.pace = constant{r.plan.Load.Rate}
+	}
+	total := r.plan.Load.Total()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for n := uint64(0); ; n++ {
+		wait, stop := r.pace.Pace(time.Since(r.began), n)
+		if stop {
+			break
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				close(r.ticks)
+				return
+			case <-timer.C:
+			}
+			if ctx.Err() != nil {
+				break // the interrupt and the tick came together
+			}
+		} else if ctx.Err() != nil {
+			break
+		}
+		at := r.pace.intended(n)
+		if at < 0 || at >= total {
+			break // the load is over (or the pacer broke: never run unbounded)
+		}
+		r.dispatch(ctx, tick{seq: n, scheduled: r.began.Add(at)})
+	}
+	close(r.ticks)
+}
+
+func (r *runner) dispatch(ctx context.Context, t tick) {
+	r.scheduled.Add(1)
+	select {
+	case r.ticks <- t:
+		return
+	default:
+	}
+	if r.nworkers < r.plan.Load.MaxInFlight {
+		r.nworkers++
+		r.workers.Add(1)
+		go r.worker(ctx, t)
+		return
+	}
+	r.dropped.Add(1)
+	cs := r.newCall(t)
+	cs.rec.Outcome = results.Dropped
+	r.emit(&cs.rec)
+}
+
+func (r *runner) worker(ctx context.Context, first tick) {
+	defer r.workers.Done()
+	r.do(ctx, first)
+	for t := range r.ticks {
+		r.do(ctx, t)
+	}
+}
+
+// closedLoad runs Concurrency workers, each calling back to back.
+func (r *runner) closedLoad(ctx context.Context) {
+	var seq atomic.Uint64
+	deadline := r.began.Add(r.plan.Load.Total())
+	for i := 0; i < r.plan.Load.Concurrency; i++ {
+		r.workers.Add(1)
+		go func() {
+			defer r.workers.Done()
+			for ctx.Err() == nil && time.Now().Before(deadline) {
+				r.scheduled.Add(1)
+				r.do(ctx, tick{seq: seq.Add(1) - 1, scheduled: time.Now()})
+			}
+		}()
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Until(deadline)):
+	}
+}
+
+// do runs one call, then its re-issues (after a fault cut it) and its
+// retries (after it was throttled), each as a new request with a new id.
+func (r *runner) do(ctx context.Context, t tick) {
+	cs := r.newCall(t)
+	client, process := r.clients.get(ctx, t.seq)
+	if client == nil {
+		cs.rec.Outcome = results.TransportError
+		cs.rec.Error = "no live server process"
+		r.emit(&cs.rec)
+		return
+	}
+	cs.run(context.Background(), client, process, true)
+	reissues := cs.reissues
+	reissued, retried := 0, 0
+	for {
+		v := cs.outcomeNow()
+		reason, wait := cs.retryHint()
+		r.completed.Add(1)
+		r.learn(cs)
+		r.finalize(cs)
+		var kind string
+		switch {
+		case reissued < reissues && (reason == "fault:cancel" || reason == "fault:disconnect" || reason == "fault:cancel_race"):
+			reissued++
+			kind, wait = "reissue", 0
+		case v.outcome == results.Throttled && retried < r.plan.Throttle.Retries:
+			retried++
+			kind = "throttled"
+			if !r.plan.Throttle.HonorRetryAfter {
+				wait = 0
+			}
+		default:
+			return
+		}
+		if !sleep(ctx, min(wait, time.Minute)) {
+			return
+		}
+		next := r.newCall(tick{seq: t.seq, scheduled: time.Now()})
+		next.spec = cs.spec
+		next.rec.Tool, next.rec.Of, next.rec.Retry = cs.spec.Tool, t.seq, kind
+		next.rec.Attempt = reissued + retried
+		if client, process = r.clients.get(ctx, t.seq); client == nil {
+			return
+		}
+		next.run(context.Background(), client, process, false)
+		cs = next
+	}
+}
+
+// retryHint returns why the call was stopped and the Retry-After it got.
+func (cs *callState) retryHint() (string, time.Duration) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.rec.CancelReason, max(cs.retryAfter, 0)
+}
+
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// learn feeds the typical-duration estimate and the finished ids.
+func (r *runner) learn(cs *callState) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.call != nil {
+		r.finished.add(cs.call.ID())
+	}
+	if cs.final != finalNone && cs.stopOutcome == "" && !cs.sent.IsZero() {
+		r.typical.add(cs.spec.Tool, cs.responseAt.Sub(cs.sent))
+	}
+}
+
+// finalize hands the call's record to the collector after the late window.
+func (r *runner) finalize(cs *callState) {
+	r.pending.Add(1)
+	time.AfterFunc(r.plan.LateWindow, func() {
+		r.records <- cs.record()
+		r.pending.Done()
+	})
+}
+
+// emit hands a record to the collector now.
+func (r *runner) emit(rec *results.Record) {
+	r.pending.Add(1)
+	r.records <- rec
+	r.pending.Done()
+}
+
+// background starts the background faults; the returned function stops
+// them and records what they did.
+func (r *runner) background(ctx context.Context, info *Info) func() {
+	bctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	info.Background = make([]BackgroundResult, len(r.plan.Background))
+	for i, b := range r.plan.Background {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(r.plan.Seed), uint64(1)<<63+uint64(i)))
+			sent, failed := b.Run(bctx, r.clients.first(), &r.finished, rng)
+			info.Background[i] = BackgroundResult{Kind: b.Kind(), Sent: sent, Failed: failed}
+		}()
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
