@@ -81,7 +81,7 @@ func serveSDKHTTP(propagate bool) int {
 	mcp.AddTool(srv, &mcp.Tool{Name: "active", Description: "how many burns are running"},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, activeResult, error) {
 			n := active.Load()
-			spin(probeCost)
+			_ = spin(probeCost) // the probe costs the server CPU on purpose
 			return nil, activeResult{Active: n}, nil
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },

@@ -63,13 +63,12 @@ type probeRun struct {
 	baseline map[string]float64
 	idleCPU  float64 // process CPU per second before the load
 
-	mu       sync.Mutex
-	series   map[string][]probes.Point
-	client   []probes.Point
-	errors   []string
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	mu     sync.Mutex
+	series map[string][]probes.Point
+	client []probes.Point
+	errors []string
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 // slotCaller calls a tool on the current client of one stdio slot (the
