@@ -19,7 +19,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/target"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // helperEnv switches the test binary into one of the helper servers of
@@ -131,16 +131,16 @@ func quick(p *engine.Plan) {
 // ownBuiltin makes a builtin HTTP plan start its target through the test,
 // with the scenario's knobs, so the test can read the target's own
 // counters (its ground truth) after the run.
-func ownBuiltin(t *testing.T, sc *scenarios.Scenario, plan *engine.Plan) func() *target.Running {
+func ownBuiltin(t *testing.T, sc *scenarios.Scenario, plan *engine.Plan) func() *targetserver.Running {
 	t.Helper()
 	if plan.Target.Builtin == nil || plan.Target.Builtin.Transport != "http" {
 		t.Fatalf("ownBuiltin: not a builtin http target: %+v", plan.Target)
 	}
 	cfg := engine.BuiltinConfig(sc.Seed, sc.Target.Builtin)
 	var mu sync.Mutex
-	var running *target.Running
+	var running *targetserver.Running
 	plan.Target.Builtin.Start = func() (string, string, func(), error) {
-		r, err := target.StartHTTP(context.Background(), cfg, "")
+		r, err := targetserver.StartHTTP(context.Background(), cfg, "")
 		if err != nil {
 			return "", "", nil, err
 		}
@@ -154,7 +154,7 @@ func ownBuiltin(t *testing.T, sc *scenarios.Scenario, plan *engine.Plan) func() 
 			_ = r.Close()
 		}
 	})
-	return func() *target.Running { return get(&mu, &running) }
+	return func() *targetserver.Running { return get(&mu, &running) }
 }
 
 func get[T any](mu *sync.Mutex, p **T) *T {

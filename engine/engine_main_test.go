@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/target"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -31,9 +31,9 @@ func needBinary(t *testing.T) string {
 
 // newTarget starts the built-in target over HTTP on a free loopback
 // port and stops it when the test ends.
-func newTarget(t *testing.T, cfg target.Config) *target.Running {
+func newTarget(t *testing.T, cfg targetserver.Config) *targetserver.Running {
 	t.Helper()
-	r, err := target.StartHTTP(context.Background(), cfg, "")
+	r, err := targetserver.StartHTTP(context.Background(), cfg, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,11 @@ func perSec(n int) vegeta.Rate { return vegeta.Rate{Freq: n, Per: time.Second} }
 
 // slowTask is a slow_task call with progress.
 func slowTask(steps, stepMs int) CallSpec {
-	return CallSpec{Tool: target.ToolSlowTask, Progress: true,
+	return CallSpec{Tool: targetserver.ToolSlowTask, Progress: true,
 		Arguments: json.RawMessage(fmt.Sprintf(`{"steps":%d,"step_ms":%d}`, steps, stepMs))}
 }
 
-var echoCall = CallSpec{Tool: target.ToolEcho, Arguments: json.RawMessage(`{"text":"hi"}`)}
+var echoCall = CallSpec{Tool: targetserver.ToolEcho, Arguments: json.RawMessage(`{"text":"hi"}`)}
 
 // httpPlan is a plan against url with a short late window and timeouts
 // that never fire unless a test sets its own.
@@ -120,7 +120,7 @@ func offset(r *results.Record, us int64) time.Time {
 
 // eventually polls the target's stats every 10 ms until cond holds, for
 // up to d (a generous bound: the target may lag on a busy machine).
-func eventually(t *testing.T, tg *target.Running, d time.Duration, what string, cond func(target.Stats) bool) {
+func eventually(t *testing.T, tg *targetserver.Running, d time.Duration, what string, cond func(targetserver.Stats) bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for {

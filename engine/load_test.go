@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/target"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // TestPacingEndToEnd: a constant rate schedules exactly rate × duration
@@ -17,7 +17,7 @@ import (
 // time (so latency counted from Scheduled is not inflated).
 func TestPacingEndToEnd(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, target.Config{})
+	tg := newTarget(t, targetserver.Config{})
 	o := runLoad(t, context.Background(), httpPlan(tg.URL, Load{Rate: perSec(100), Duration: 2 * time.Second}, echoCall))
 	recs := o.bySeq(t)
 	if len(recs) != 200 {
@@ -95,7 +95,7 @@ func overlap(recs []*results.Record) int {
 
 func TestDroppedTicks(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, target.Config{})
+	tg := newTarget(t, targetserver.Config{})
 	o := runLoad(t, context.Background(), httpPlan(tg.URL, Load{Rate: perSec(50), Duration: time.Second, MaxInFlight: 2}, slowTask(10, 50)))
 	recs := o.bySeq(t)
 	if len(recs) != 50 {
@@ -110,7 +110,7 @@ func TestDroppedTicks(t *testing.T) {
 		t.Errorf("%d calls ran, want at most 6 with 2 in flight for 1 s of 500 ms calls", c[results.OK])
 	}
 	for _, r := range recs {
-		if r.Outcome == results.Dropped && (r.ID != 0 || r.SentUs != 0 || r.ResponseUs != 0 || r.Tool != target.ToolSlowTask || r.Scheduled.IsZero()) {
+		if r.Outcome == results.Dropped && (r.ID != 0 || r.SentUs != 0 || r.ResponseUs != 0 || r.Tool != targetserver.ToolSlowTask || r.Scheduled.IsZero()) {
 			t.Errorf("dropped record %+v: want a tool and a scheduled time, no id, never sent", r)
 		}
 	}
@@ -137,7 +137,7 @@ func TestGracefulStop(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tg := newTarget(t, target.Config{})
+			tg := newTarget(t, targetserver.Config{})
 			o := runLoad(t, context.Background(), httpPlan(tg.URL, Load{Rate: perSec(5), Duration: time.Second, GracefulStop: tt.grace}, slowTask(20, 100)))
 			recs := o.bySeq(t)
 			if len(recs) != 5 {
@@ -159,7 +159,7 @@ func TestGracefulStop(t *testing.T) {
 			}
 			if tt.outcome == results.Cancelled {
 				// The target saw the cancels and stopped the work.
-				eventually(t, tg, 5*time.Second, "the target never stopped the cancelled calls", func(s target.Stats) bool {
+				eventually(t, tg, 5*time.Second, "the target never stopped the cancelled calls", func(s targetserver.Stats) bool {
 					return s.Inflight == 0 && s.Started > 0 && s.Cancelled == s.Started && s.Completed == 0
 				})
 			}
@@ -169,7 +169,7 @@ func TestGracefulStop(t *testing.T) {
 
 func TestInterrupt(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, target.Config{})
+	tg := newTarget(t, targetserver.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Interrupt mid-load: once the target is working on 3 calls.
@@ -210,7 +210,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	// Every call the target started is one of ours, with a record, and the
 	// cancel reached it.
-	eventually(t, tg, 10*time.Second, "the target kept working after the interrupt", func(s target.Stats) bool {
+	eventually(t, tg, 10*time.Second, "the target kept working after the interrupt", func(s targetserver.Stats) bool {
 		return s.Inflight == 0 && s.Cancelled == s.Started
 	})
 	if s := tg.Server.Stats(); s.Started > int64(ids) || s.Completed != 0 {
@@ -220,8 +220,8 @@ func TestInterrupt(t *testing.T) {
 
 func TestSameSeedSameCalls(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, target.Config{})
-	mix := []CallSpec{echoCall, slowTask(1, 1), {Tool: target.ToolCPUTask, Weight: 2, Arguments: []byte(`{"steps":1,"step_ms":1}`)}}
+	tg := newTarget(t, targetserver.Config{})
+	mix := []CallSpec{echoCall, slowTask(1, 1), {Tool: targetserver.ToolCPUTask, Weight: 2, Arguments: []byte(`{"steps":1,"step_ms":1}`)}}
 	tools := func(seed int64) []string {
 		plan := httpPlan(tg.URL, Load{Rate: perSec(100), Duration: 400 * time.Millisecond}, mix...)
 		plan.Seed = seed
@@ -264,7 +264,7 @@ func TestThrottlingAndRetries(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tg := newTarget(t, target.Config{RateLimit: target.Rate{N: 20, Per: time.Second}})
+			tg := newTarget(t, targetserver.Config{RateLimit: targetserver.Rate{N: 20, Per: time.Second}})
 			plan := httpPlan(tg.URL, Load{Rate: perSec(60), Duration: 2 * time.Second}, echoCall)
 			plan.Throttle = ThrottleRules{Retries: tt.retries, HonorRetryAfter: false}
 			o := runLoad(t, context.Background(), plan)
@@ -381,7 +381,7 @@ func TestStdioProcesses(t *testing.T) {
 func TestBuiltinStdio(t *testing.T) {
 	t.Parallel()
 	bin := needBinary(t)
-	cfg := target.Config{StallAfter: 1}
+	cfg := targetserver.Config{StallAfter: 1}
 	plan := Plan{Name: "builtin-stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
 		Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{bin, "serve", "--stdio"}, cfg.Args()...)}},
 		Load:   Load{Rate: perSec(10), Duration: 300 * time.Millisecond}, Calls: []CallSpec{slowTask(5, 20)},
@@ -404,7 +404,7 @@ func TestBuiltinStdio(t *testing.T) {
 // would never wait and never stop). 0 → 100/s over 1 s is 50 calls.
 func TestStagesWithoutRate(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, target.Config{})
+	tg := newTarget(t, targetserver.Config{})
 	// A short bound: a pacer that never waits would schedule tens of
 	// thousands of calls a second.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

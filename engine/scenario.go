@@ -10,7 +10,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/target"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -97,7 +97,7 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 			return Target{Builtin: &Builtin{Transport: "stdio", Command: cmd}}, nil
 		}
 		return Target{Builtin: &Builtin{Transport: "http", Start: func() (string, string, func(), error) {
-			r, err := target.StartHTTP(context.Background(), cfg, "")
+			r, err := targetserver.StartHTTP(context.Background(), cfg, "")
 			if err != nil {
 				return "", "", nil, err
 			}
@@ -122,11 +122,11 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 }
 
 // BuiltinConfig maps a scenario's builtin knobs to the target's config.
-func BuiltinConfig(seed int64, b *scenarios.BuiltinTarget) target.Config {
-	return target.Config{Seed: seed, LeakOnCancel: b.LeakOnCancel, StopDelay: b.StopDelay.Std(),
+func BuiltinConfig(seed int64, b *scenarios.BuiltinTarget) targetserver.Config {
+	return targetserver.Config{Seed: seed, LeakOnCancel: b.LeakOnCancel, StopDelay: b.StopDelay.Std(),
 		NoPropagateCancel: !b.PropagateCancel, ProgressFloodHz: b.ProgressFloodHz, StallAfter: b.StallAfter,
 		Endless: b.Endless, NonMonotonic: b.NonMonotonic, ProgressAfterResponse: b.ProgressAfterResponse,
-		RateLimit: target.Rate{N: b.RateLimit.Freq, Per: b.RateLimit.Per}, RateLimitCode: b.RateLimitCode,
+		RateLimit: targetserver.Rate{N: b.RateLimit.Freq, Per: b.RateLimit.Per}, RateLimitCode: b.RateLimitCode,
 		ExitDelay: b.ExitDelay.Std(), Era: b.Era}
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/target"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // The timeout tests are not parallel: they run before the parallel load
@@ -23,7 +23,7 @@ const maxTimeoutErr = 500 * time.Millisecond
 // the idle timeout fires idle after the last progress and cancels the
 // call on the server.
 func TestIdleTimeout(t *testing.T) {
-	tg := newTarget(t, target.Config{StallAfter: 2})
+	tg := newTarget(t, targetserver.Config{StallAfter: 2})
 	const idle = 800 * time.Millisecond
 	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: time.Second}, slowTask(40, 50))
 	plan.Timeouts = Timeouts{Idle: idle, Max: 20 * time.Second}
@@ -59,7 +59,7 @@ func TestIdleTimeout(t *testing.T) {
 			t.Errorf("seq %d: a response at %dµs after a timeout", r.Seq, r.ResponseUs)
 		}
 	}
-	eventually(t, tg, 10*time.Second, "the target did not see the timed-out calls cancelled", func(s target.Stats) bool {
+	eventually(t, tg, 10*time.Second, "the target did not see the timed-out calls cancelled", func(s targetserver.Stats) bool {
 		return s.Cancelled == 4 && s.Inflight == 0 && s.Completed == 0
 	})
 }
@@ -67,7 +67,7 @@ func TestIdleTimeout(t *testing.T) {
 // TestCapTimeout: an endless call keeps sending progress, so only the cap
 // stops it, and the record says progress was still flowing.
 func TestCapTimeout(t *testing.T) {
-	tg := newTarget(t, target.Config{Endless: true})
+	tg := newTarget(t, targetserver.Config{Endless: true})
 	const capAfter = 800 * time.Millisecond
 	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: time.Second}, slowTask(0, 50))
 	plan.Timeouts = Timeouts{Idle: 2 * time.Second, Max: capAfter}
@@ -95,7 +95,7 @@ func TestCapTimeout(t *testing.T) {
 			t.Errorf("seq %d: policies %v without any configured", r.Seq, r.Policies)
 		}
 	}
-	eventually(t, tg, 10*time.Second, "the target kept running capped calls", func(s target.Stats) bool {
+	eventually(t, tg, 10*time.Second, "the target kept running capped calls", func(s targetserver.Stats) bool {
 		return s.Cancelled == 4 && s.Inflight == 0
 	})
 }
@@ -103,7 +103,7 @@ func TestCapTimeout(t *testing.T) {
 // TestIdleResetByProgress: a 2 s call with progress every 50 ms outlives
 // an 800 ms idle timeout, because each notification resets it.
 func TestIdleResetByProgress(t *testing.T) {
-	tg := newTarget(t, target.Config{})
+	tg := newTarget(t, targetserver.Config{})
 	const idle = 800 * time.Millisecond
 	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: 500 * time.Millisecond}, slowTask(40, 50))
 	plan.Timeouts = Timeouts{Idle: idle, Max: 20 * time.Second}

@@ -19,7 +19,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/target"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // These tests drive real runs: a scenario is parsed, turned into a plan and
@@ -53,7 +53,7 @@ type outcome struct {
 	elapsed time.Duration
 	// tg is the builtin HTTP target (stopped after the run, but its
 	// counters stay readable).
-	tg *target.Running
+	tg *targetserver.Running
 	// stdioStats are the builtin stdio target's counters, as last scraped
 	// during the run (with opts.stdioMetrics).
 	stdioStats map[string]float64
@@ -96,7 +96,7 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 	if b != nil && plan.Target.Builtin.Transport == "http" {
 		cfg := engine.BuiltinConfig(sc.Seed, b)
 		plan.Target.Builtin.Start = func() (string, string, func(), error) {
-			r, err := target.StartHTTP(context.Background(), cfg, "")
+			r, err := targetserver.StartHTTP(context.Background(), cfg, "")
 			if err != nil {
 				return "", "", nil, err
 			}

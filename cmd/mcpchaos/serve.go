@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/target"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // serveCmd runs the built-in target server: Streamable HTTP (both protocol
@@ -29,7 +29,7 @@ type serveFlags struct {
 	metricsListen string
 	propagate     bool
 	rateLimit     string
-	cfg           target.Config
+	cfg           targetserver.Config
 }
 
 func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
@@ -49,7 +49,7 @@ func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "serve Streamable HTTP on /mcp and metrics on /metrics at `ADDR`")
 	fs.BoolVar(&f.stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "with --stdio, serve /metrics at `ADDR` (default: no metrics endpoint)")
-	fs.StringVar(&c.Era, "era", target.EraDual, "protocol eras HTTP serves, `ERA` = dual (route by MCP-Protocol-Version), 2026 (stateless only) or 2025 (sessions only)")
+	fs.StringVar(&c.Era, "era", targetserver.EraDual, "protocol eras HTTP serves, `ERA` = dual (route by MCP-Protocol-Version), 2026 (stateless only) or 2025 (sessions only)")
 	fs.Int64Var(&c.Seed, "seed", 0, "`SEED` of every random draw (leak and non-monotonic draws)")
 	fs.Float64Var(&c.LeakOnCancel, "leak-on-cancel", 0, "probability `P` that a call ignores its cancel and runs to the end")
 	fs.DurationVar(&c.StopDelay, "stop-delay", 0, "a cancelled call notices the cancel only after `D`")
@@ -60,38 +60,38 @@ func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	fs.Float64Var(&c.NonMonotonic, "non-monotonic", 0, "probability `P` that a progress notification repeats or lowers the previous value")
 	fs.BoolVar(&c.ProgressAfterResponse, "progress-after-response", false, "send one more progress notification ~10ms after the result")
 	fs.StringVar(&f.rateLimit, "rate-limit", "", "throttle tools/call to `R` (N/duration, e.g. 100/1s: at most N calls in any window of that duration): HTTP 429 or a JSON-RPC error")
-	fs.IntVar(&c.RateLimitCode, "rate-limit-code", target.DefaultRateLimitCode, "JSON-RPC error `CODE` of a throttled stdio call")
+	fs.IntVar(&c.RateLimitCode, "rate-limit-code", targetserver.DefaultRateLimitCode, "JSON-RPC error `CODE` of a throttled stdio call")
 	fs.DurationVar(&c.ExitDelay, "exit-delay", 0, "with --stdio, exit only `D` after stdin closes")
 	return fs, f
 }
 
 // config checks the flags and returns the target configuration. Errors name
 // the flag and quote its value.
-func (f *serveFlags) config(fs *pflag.FlagSet) (target.Config, error) {
+func (f *serveFlags) config(fs *pflag.FlagSet) (targetserver.Config, error) {
 	if fs.NArg() > 0 {
-		return target.Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return targetserver.Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if f.stdio && fs.Changed("listen") {
-		return target.Config{}, errors.New("--listen and --stdio exclude each other (use --metrics-listen for metrics with --stdio)")
+		return targetserver.Config{}, errors.New("--listen and --stdio exclude each other (use --metrics-listen for metrics with --stdio)")
 	}
 	if !f.stdio && fs.Changed("metrics-listen") {
-		return target.Config{}, errors.New("--metrics-listen needs --stdio (over HTTP, metrics are on /metrics of --listen)")
+		return targetserver.Config{}, errors.New("--metrics-listen needs --stdio (over HTTP, metrics are on /metrics of --listen)")
 	}
 	cfg := f.cfg
 	cfg.NoPropagateCancel = !f.propagate
 	if f.rateLimit != "" {
-		r, err := target.ParseRate(f.rateLimit)
+		r, err := targetserver.ParseRate(f.rateLimit)
 		if err != nil {
-			return target.Config{}, fmt.Errorf("--rate-limit: %w", err)
+			return targetserver.Config{}, fmt.Errorf("--rate-limit: %w", err)
 		}
 		cfg.RateLimit = r
 	}
 	if err := cfg.Validate(); err != nil {
-		var fe *target.FieldError
+		var fe *targetserver.FieldError
 		if errors.As(err, &fe) {
-			return target.Config{}, fmt.Errorf("--%s %q: want %s", strings.ReplaceAll(fe.Field, "_", "-"), fe.Value, fe.Want)
+			return targetserver.Config{}, fmt.Errorf("--%s %q: want %s", strings.ReplaceAll(fe.Field, "_", "-"), fe.Value, fe.Want)
 		}
-		return target.Config{}, err
+		return targetserver.Config{}, err
 	}
 	return cfg, nil
 }
@@ -117,8 +117,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	return serveHTTP(ctx, cfg, f.listen, stderr)
 }
 
-func serveHTTP(ctx context.Context, cfg target.Config, addr string, stderr io.Writer) int {
-	r, err := target.StartHTTP(ctx, cfg, addr)
+func serveHTTP(ctx context.Context, cfg targetserver.Config, addr string, stderr io.Writer) int {
+	r, err := targetserver.StartHTTP(ctx, cfg, addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
 		return 2
@@ -141,8 +141,8 @@ func serveHTTP(ctx context.Context, cfg target.Config, addr string, stderr io.Wr
 	}
 }
 
-func serveStdio(ctx context.Context, cfg target.Config, metricsAddr string, stdin io.Reader, stdout, stderr io.Writer) int {
-	s, err := target.New(cfg)
+func serveStdio(ctx context.Context, cfg targetserver.Config, metricsAddr string, stdin io.Reader, stdout, stderr io.Writer) int {
+	s, err := targetserver.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
 		return 2
@@ -170,21 +170,21 @@ func serveStdio(ctx context.Context, cfg target.Config, metricsAddr string, stdi
 	return 0
 }
 
-func metricsMux(s *target.Server) http.Handler {
+func metricsMux(s *targetserver.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", s.MetricsHandler())
 	return mux
 }
 
-func eraName(cfg target.Config) string {
+func eraName(cfg targetserver.Config) string {
 	if cfg.Era == "" {
-		return target.EraDual
+		return targetserver.EraDual
 	}
 	return cfg.Era
 }
 
 // knobSummary lists the knobs that differ from a correct server.
-func knobSummary(cfg target.Config) string {
+func knobSummary(cfg targetserver.Config) string {
 	var on []string
 	add := func(set bool, format string, v ...any) {
 		if set {

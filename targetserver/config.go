@@ -1,4 +1,4 @@
-// Package target is the built-in target server behind `mcpchaos serve`: a
+// Package targetserver is the built-in target server behind `mcpchaos serve`: a
 // real MCP server on the official Go SDK whose behaviour is controlled by
 // misbehaviour knobs and whose ground truth is exported as Prometheus
 // metrics.
@@ -11,7 +11,7 @@
 // The server offers four tools: echo, slow_task, cpu_task and inflight (see
 // tools.go). It serves Streamable HTTP on /mcp and metrics on /metrics
 // ([Server.Handler]), or stdio ([Server.ServeStdio]).
-package target
+package targetserver
 
 import (
 	"fmt"
