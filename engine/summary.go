@@ -34,9 +34,7 @@ func Checks(sc *scenarios.Scenario) ([]report.Check, []error) {
 // run as a whole knows (connection-level counts, orphans, background
 // faults), builds the summary and evaluates the checks.
 func (info *Info) Summary(agg *report.Aggregator, checks []report.Check) *report.Summary {
-	c := info.Conn
-	agg.SetConnection(report.ConnStats{NotJSONRPC: c.NotJSONRPC, Oversize: c.Oversize, UnknownResponses: c.UnknownResponses,
-		UnknownTokens: c.UnknownTokens, Stale: c.Stale, ServerRequests: c.ServerRequests, ServerCancels: c.ServerCancels})
+	agg.SetConnection(info.Conn)
 	agg.SetOrphans(info.Orphans)
 	for _, b := range info.Background {
 		agg.AddBackground(b.Kind, b.Sent, b.Failed)

@@ -3,6 +3,7 @@ package report
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -164,7 +165,7 @@ type ProgressViolations struct {
 // ProtocolSummary is the protocol violations and the connection counts.
 type ProtocolSummary struct {
 	Violations ProtocolViolations `json:"violations"`
-	Connection ConnStats          `json:"connection"`
+	Connection mcp.Stats          `json:"connection"`
 }
 
 // ProtocolViolations counts broken wire rules (mcp-notes §10 A–C, E).
