@@ -23,7 +23,7 @@ type Meta struct {
 }
 
 // Summary is a run's result: plain values, ready for JSON. Its JSON keys
-// are the dotted keys checks use; README.md documents every one.
+// are the dotted keys checks use; docs/summary.md documents every one.
 type Summary struct {
 	Scenario     string                `json:"scenario"`
 	Seed         int64                 `json:"seed"`
