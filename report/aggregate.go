@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -19,19 +20,6 @@ type Rules struct {
 	Stall time.Duration
 	// FloodHz: more notifications for one call in one second is a flood.
 	FloodHz float64
-}
-
-// ConnStats are connection-level observations summed over every client of
-// the run: messages that belonged to no live call. Its fields match
-// mcp.Stats, so a value of that type converts with ConnStats(s).
-type ConnStats struct {
-	NotJSONRPC       int64 `json:"not_jsonrpc"`
-	Oversize         int64 `json:"oversize"`
-	UnknownResponses int64 `json:"unknown_responses"`
-	UnknownTokens    int64 `json:"unknown_tokens"`
-	Stale            int64 `json:"stale"`
-	ServerRequests   int64 `json:"server_requests"`
-	ServerCancels    int64 `json:"server_cancels"`
 }
 
 // Orphans is what the orphan probes found after the load ended and the
@@ -63,7 +51,7 @@ type Orphans struct {
 // safe for concurrent use: one goroutine owns it.
 type Aggregator struct {
 	rules   Rules
-	conn    ConnStats
+	conn    mcp.Stats
 	orphans Orphans
 
 	total    int
@@ -135,8 +123,9 @@ func NewAggregator(rules Rules) *Aggregator {
 	return a
 }
 
-// SetConnection sets the connection-level counts, summed over clients.
-func (a *Aggregator) SetConnection(s ConnStats) { a.conn = s }
+// SetConnection sets the connection-level counts (messages that belonged
+// to no live call), summed over every client of the run.
+func (a *Aggregator) SetConnection(s mcp.Stats) { a.conn = s }
 
 // SetOrphans sets what the orphan probes found after the run.
 func (a *Aggregator) SetOrphans(o Orphans) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // Check is one pass/fail condition of a scenario: a dotted key of the
@@ -74,6 +76,30 @@ func (e *CheckError) Error() string {
 // checkOps is the immutable table of comparison operators.
 var checkOps = [...]string{"<", "<=", "==", "!=", ">=", ">"}
 
+// ScenarioChecks turns a scenario's checks, parsed by package scenarios
+// (the syntax), into the report's and resolves each against the summary's
+// keys (see ValidateCheck). Every error starts with FILE:LINE:COLUMN; the
+// checks that resolve are returned in order.
+func ScenarioChecks(sc *scenarios.Scenario) ([]Check, []error) {
+	checks := make([]Check, 0, len(sc.Checks))
+	var errs []error
+	for _, c := range sc.Checks {
+		rc := Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
+			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
+		if err := ValidateCheck(rc); err != nil {
+			// The position goes in front, as FILE:LINE:COLUMN, once.
+			var ce *CheckError
+			if errors.As(err, &ce) {
+				err = fmt.Errorf("check %q: %s", ce.Check, ce.Msg)
+			}
+			errs = append(errs, fmt.Errorf("%s:%d:%d: %w", sc.File, c.Pos.Line, c.Pos.Column, err))
+			continue
+		}
+		checks = append(checks, rc)
+	}
+	return checks, errs
+}
+
 // ValidateCheck reports whether c can be evaluated against a summary: a
 // known operator, a known key (see KnownKeys) or histogram, a percentile
 // in (0, 100], and a duration only against a time. The error is a
@@ -115,9 +141,9 @@ func resolveCheck(c Check, known []string) (pattern string, err error) {
 	pattern, ok := knownPattern(c.Key, known)
 	if !ok {
 		if s := suggest(c.Key, known); s != "" {
-			return fail("unknown key %q (did you mean %q? every key is listed in README.md, The summary)", c.Key, s)
+			return fail("unknown key %q (did you mean %q? every key is listed in docs/summary.md)", c.Key, s)
 		}
-		return fail("unknown key %q (every key is listed in README.md, The summary)", c.Key)
+		return fail("unknown key %q (every key is listed in docs/summary.md)", c.Key)
 	}
 	if c.Unit == unitMs && keyUnit(pattern) == unitNone {
 		return fail("a duration cannot be compared with %q, which is not a time", c.Key)
@@ -134,7 +160,8 @@ func validOp(op string) bool {
 	return false
 }
 
-// holds reports whether x op want.
+// holds reports whether x op want. It is the one place a check's
+// comparison is made.
 func holds(x float64, op string, want float64) bool {
 	switch op {
 	case "<":

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // checkSummary is a small run: 100 calls answered in 1..100 ms, two of
@@ -260,5 +261,36 @@ func TestCheckString(t *testing.T) {
 		if got := tt.c.String(); got != tt.want {
 			t.Errorf("String() = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// TestScenarioChecks runs checks parsed by package scenarios through
+// ScenarioChecks and Evaluate: the resolved checks keep their position,
+// and a key the summary does not have is an error at FILE:LINE:COLUMN.
+func TestScenarioChecks(t *testing.T) {
+	sc := &scenarios.Scenario{File: "x.yaml"}
+	for i, raw := range []string{"p99(call) < 3s", "cancellation.orphans == 0", "calls.ok >= 100"} {
+		c, err := scenarios.ParseCheck(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Pos = scenarios.Pos{Line: 10 + i, Column: 5}
+		sc.Checks = append(sc.Checks, c)
+	}
+	checks, errs := ScenarioChecks(sc)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), `x.yaml:11:5: check "cancellation.orphans == 0": unknown key "cancellation.orphans"`) {
+		t.Fatalf("errors = %v, want one unknown key at x.yaml:11:5", errs)
+	}
+	want := []Check{
+		{Raw: "p99(call) < 3s", Hist: "call", Percentile: 99, Op: "<", Value: 3000, Unit: "ms", Line: 10, Column: 5},
+		{Raw: "calls.ok >= 100", Key: "calls.ok", Op: ">=", Value: 100, Line: 12, Column: 5},
+	}
+	if len(checks) != len(want) || checks[0] != want[0] || checks[1] != want[1] {
+		t.Fatalf("checks = %+v\nwant %+v", checks, want)
+	}
+	s := checkSummary() // p99(call) is 99 ms, calls.ok 100
+	s.Evaluate(checks)
+	if !s.Pass || s.Checks[0].Line != 10 || s.Checks[1].Line != 12 {
+		t.Errorf("evaluated %+v, pass %v; want both to pass, on lines 10 and 12", s.Checks, s.Pass)
 	}
 }

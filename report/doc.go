@@ -1,16 +1,19 @@
 // Package report turns the per-call records of a run into its Summary:
 // counts by outcome, rates, HdrHistograms of every latency, progress and
 // protocol violations, cancellation and orphan evidence, throttling onset,
-// timeouts and faults. It evaluates the scenario's checks against the
-// Summary, scores one verdict per area against the protocol era, and
+// timeouts and faults. It resolves the scenario's checks against the
+// Summary's keys and evaluates them (package scenarios only parses their
+// syntax), scores one verdict per area against the protocol era, and
 // renders the result as text (the block `mcpchaos run` prints) or JSON.
 //
 // One goroutine owns an Aggregator and feeds it every finished
 // results.Record; nothing inside is locked. Everything in a Summary derives
-// from the records plus a few run-level inputs (Meta, Rules, ConnStats,
-// Orphans), so `mcpchaos report` rebuilds the same Summary from results
-// files by feeding their records to a fresh Aggregator.
+// from the records plus a few run-level inputs (Meta, Rules, the
+// connection's mcp.Stats, Orphans), so a Summary can be rebuilt from the
+// records of a results file by feeding them to a fresh Aggregator; today
+// `mcpchaos run` is the only caller (there is no `mcpchaos report` command
+// yet).
 //
 // The JSON keys are the names checks use ("cancellation.orphaned == 0");
-// KnownKeys lists them and README.md ("The summary") documents each one.
+// KnownKeys lists them and docs/summary.md documents each one.
 package report

@@ -3,6 +3,7 @@ package report
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -137,7 +138,7 @@ func goldenRecords() []*results.Record {
 	return recs
 }
 
-func goldenConn() ConnStats { return ConnStats{NotJSONRPC: 2, UnknownTokens: 1, Stale: 3} }
+func goldenConn() mcp.Stats { return mcp.Stats{NotJSONRPC: 2, UnknownTokens: 1, Stale: 3} }
 
 func goldenOrphans() Orphans {
 	return Orphans{Orphaned: 1, ByProbe: map[string]float64{"mcpchaos_target_inflight": 1}, LeftoverCPUSeconds: 0.12,

@@ -80,11 +80,14 @@ func TestKeyUnit(t *testing.T) {
 	}
 }
 
+// summaryDoc is the summary reference, relative to this package.
+const summaryDoc = "../docs/summary.md"
+
 // docKeys reads the first column of every "| key | meaning |" table in
-// the summary reference of README.md (between the summary-keys markers).
+// the summary reference, summaryDoc (between the summary-keys markers).
 func docKeys(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open("../README.md")
+	f, err := os.Open(summaryDoc)
 	if err != nil {
 		t.Fatalf("open the summary reference: %v", err)
 	}
@@ -112,6 +115,9 @@ func docKeys(t *testing.T) []string {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+	if len(keys) == 0 {
+		t.Fatalf("%s has no key tables between the summary-keys markers", summaryDoc)
+	}
 	return keys
 }
 
@@ -129,7 +135,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 	documented := docKeys(t)
 	for _, k := range KnownKeys() {
 		if !slices.Contains(documented, docForm(k)) {
-			t.Errorf("README.md does not document %q", docForm(k))
+			t.Errorf("%s does not document %q", summaryDoc, docForm(k))
 		}
 	}
 	// Keys a check cannot use, documented for the JSON reader.
@@ -140,7 +146,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 			continue
 		}
 		if _, ok := knownPattern(strings.Replace(d, "<histogram>", "call", 1), KnownKeys()); !ok {
-			t.Errorf("README.md documents %q, which is not in the summary", d)
+			t.Errorf("%s documents %q, which is not in the summary", summaryDoc, d)
 		}
 	}
 }

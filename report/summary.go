@@ -3,6 +3,7 @@ package report
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -22,7 +23,7 @@ type Meta struct {
 }
 
 // Summary is a run's result: plain values, ready for JSON. Its JSON keys
-// are the dotted keys checks use; README.md documents every one.
+// are the dotted keys checks use; docs/summary.md documents every one.
 type Summary struct {
 	Scenario     string                `json:"scenario"`
 	Seed         int64                 `json:"seed"`
@@ -164,7 +165,7 @@ type ProgressViolations struct {
 // ProtocolSummary is the protocol violations and the connection counts.
 type ProtocolSummary struct {
 	Violations ProtocolViolations `json:"violations"`
-	Connection ConnStats          `json:"connection"`
+	Connection mcp.Stats          `json:"connection"`
 }
 
 // ProtocolViolations counts broken wire rules (mcp-notes §10 A–C, E).

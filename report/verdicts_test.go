@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -112,18 +113,18 @@ func TestProgressVerdict(t *testing.T) {
 	tests := []struct {
 		name string
 		recs []*results.Record
-		conn ConnStats
+		conn mcp.Stats
 		want string
 		has  string
 	}{
-		{"clean progress", []*results.Record{withProgress(results.Progress{Count: 5, MaxRateHz: 3})}, ConnStats{}, StatusPass, "5 notifications on 1 call"},
-		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, ConnStats{}, StatusPass, "0 notifications"},
-		{"non-monotonic", []*results.Record{withProgress(results.Progress{Count: 5}, violation("non_monotonic", 1))}, ConnStats{}, StatusViolation, "non_monotonic 1"},
-		{"unknown tokens on the connection", []*results.Record{withProgress(results.Progress{Count: 5})}, ConnStats{UnknownTokens: 2}, StatusViolation, "unknown_token 2"},
-		{"flood", []*results.Record{withProgress(results.Progress{Count: 500, Flood: true})}, ConnStats{}, StatusWarning, "1 flood (> 100 Hz)"},
-		{"stall", []*results.Record{withProgress(results.Progress{Count: 2, Stalled: true})}, ConnStats{}, StatusWarning, "1 stall (gap > 5s)"},
-		{"incomplete", []*results.Record{withProgress(results.Progress{Count: 2, Incomplete: true})}, ConnStats{}, StatusWarning, "incomplete"},
-		{"no progress asked", []*results.Record{call(0, results.OK, resp(5))}, ConnStats{}, StatusNotExercised, "no call"},
+		{"clean progress", []*results.Record{withProgress(results.Progress{Count: 5, MaxRateHz: 3})}, mcp.Stats{}, StatusPass, "5 notifications on 1 call"},
+		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, mcp.Stats{}, StatusPass, "0 notifications"},
+		{"non-monotonic", []*results.Record{withProgress(results.Progress{Count: 5}, violation("non_monotonic", 1))}, mcp.Stats{}, StatusViolation, "non_monotonic 1"},
+		{"unknown tokens on the connection", []*results.Record{withProgress(results.Progress{Count: 5})}, mcp.Stats{UnknownTokens: 2}, StatusViolation, "unknown_token 2"},
+		{"flood", []*results.Record{withProgress(results.Progress{Count: 500, Flood: true})}, mcp.Stats{}, StatusWarning, "1 flood (> 100 Hz)"},
+		{"stall", []*results.Record{withProgress(results.Progress{Count: 2, Stalled: true})}, mcp.Stats{}, StatusWarning, "1 stall (gap > 5s)"},
+		{"incomplete", []*results.Record{withProgress(results.Progress{Count: 2, Incomplete: true})}, mcp.Stats{}, StatusWarning, "incomplete"},
+		{"no progress asked", []*results.Record{call(0, results.OK, resp(5))}, mcp.Stats{}, StatusNotExercised, "no call"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,13 +187,13 @@ func TestProtocolVerdict(t *testing.T) {
 	tests := []struct {
 		name string
 		recs []*results.Record
-		conn ConnStats
+		conn mcp.Stats
 		want string
 		has  string
 	}{
-		{"per call", []*results.Record{call(0, results.ProtocolError, resp(1), violation("content_type", 1))}, ConnStats{}, StatusViolation, "content_type 1"},
-		{"connection level", []*results.Record{call(0, results.OK, resp(1))}, ConnStats{ServerRequests: 2}, StatusViolation, "server_request 2"},
-		{"stale is not a violation", []*results.Record{call(0, results.OK, resp(1))}, ConnStats{Stale: 4, UnknownResponses: 1}, StatusPass, "no protocol violation in 1 call"},
+		{"per call", []*results.Record{call(0, results.ProtocolError, resp(1), violation("content_type", 1))}, mcp.Stats{}, StatusViolation, "content_type 1"},
+		{"connection level", []*results.Record{call(0, results.OK, resp(1))}, mcp.Stats{ServerRequests: 2}, StatusViolation, "server_request 2"},
+		{"stale is not a violation", []*results.Record{call(0, results.OK, resp(1))}, mcp.Stats{Stale: 4, UnknownResponses: 1}, StatusPass, "no protocol violation in 1 call"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,8 @@ import (
 //
 // VALUE is a number or a Go duration; durations are converted to
 // milliseconds (Unit "ms"), the unit of every histogram. Whether a dotted
-// key exists is for the report to say; Parse checks the syntax.
+// key exists, and whether a check holds, is for package report to say
+// (report.ScenarioChecks); ParseCheck checks the syntax.
 type Check struct {
 	Raw        string  // the text as written
 	Expr       string  // the left-hand side, normalised: "p99(call)", "cancellation.orphaned"
@@ -151,26 +152,6 @@ func (c *Check) parseValue(rhs string) error {
 		return nil
 	}
 	return fmt.Errorf("value %q is not a number or a duration such as 3s", rhs)
-}
-
-// Holds reports whether x satisfies the check. x must be in the check's
-// unit: milliseconds for histograms and durations.
-func (c Check) Holds(x float64) bool {
-	switch c.Op {
-	case "<":
-		return x < c.Value
-	case "<=":
-		return x <= c.Value
-	case "==":
-		return x == c.Value
-	case "!=":
-		return x != c.Value
-	case ">=":
-		return x >= c.Value
-	case ">":
-		return x > c.Value
-	}
-	return false
 }
 
 // String returns the check as written.
