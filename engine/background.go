@@ -21,6 +21,9 @@ func (r *runner) background(ctx context.Context, info *Info) func() {
 			info.Background = append(info.Background, BackgroundResult{Kind: f.Kind()})
 		}
 	}
+	// Notifications go on the first client, taken now: the pool may
+	// replace its clients while the load runs.
+	to := r.clients.first()
 	i := 0
 	for _, f := range r.plan.Faults {
 		b, ok := f.(faults.Background)
@@ -39,7 +42,7 @@ func (r *runner) background(ctx context.Context, info *Info) func() {
 			p := constant{vegeta.ConstantPacer{Freq: rate.Freq, Per: rate.Per}}
 			paced(bctx, p, r.began, r.plan.Load.Total(), func(n uint64, _ time.Duration) {
 				res.Sent++
-				if b.Send(bctx, n, r.clients.first(), &r.finished, rng) != nil {
+				if b.Send(bctx, n, to, &r.finished, rng) != nil {
 					res.Failed++
 				}
 			})
