@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/internal/suggest"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -118,7 +117,7 @@ func kindNames() []string {
 // didYouMean suggests the kind closest to a misspelt one ("" when none is
 // close).
 func didYouMean(name string) string {
-	if best := suggest.Closest(name, kindNames()); best != "" {
+	if best := scenarios.Suggest(name, kindNames()); best != "" {
 		return fmt.Sprintf("did you mean %q? ", best)
 	}
 	return ""

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/internal/suggest"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // Check is one pass/fail condition of a scenario: a dotted key of the
@@ -116,7 +116,7 @@ func resolveCheck(c Check, known []string) (pattern string, err error) {
 	}
 	pattern, ok := knownPattern(c.Key, known)
 	if !ok {
-		if s := suggest.Closest(c.Key, known); s != "" {
+		if s := scenarios.Suggest(c.Key, known); s != "" {
 			return fail("unknown key %q (did you mean %q? every key is listed in README.md, The summary)", c.Key, s)
 		}
 		return fail("unknown key %q (every key is listed in README.md, The summary)", c.Key)

@@ -1,10 +1,10 @@
-// Package suggest finds the known name closest to a misspelt one, for the
-// "did you mean" of error messages.
-package suggest
+package scenarios
 
-// Closest returns the name in known closest to name, or "" when none is
-// close (about a third of name's letters wrong, or more).
-func Closest(name string, known []string) string {
+// Suggest returns the name in known closest to a misspelt one, for the
+// "did you mean" of error messages about what a scenario file says (a
+// fault kind, a check's key), or "" when none is close (about a third of
+// name's letters wrong, or more).
+func Suggest(name string, known []string) string {
 	best, bestD := "", len(name)/3+2
 	for _, k := range known {
 		if d := editDistance(name, k); d < bestD {

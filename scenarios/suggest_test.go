@@ -1,8 +1,8 @@
-package suggest
+package scenarios
 
 import "testing"
 
-func TestClosest(t *testing.T) {
+func TestSuggest(t *testing.T) {
 	known := []string{"cancel", "cancel_race", "disconnect", "calls.ok"}
 	for _, tt := range []struct{ name, want string }{
 		{"cancl", "cancel"},
@@ -12,8 +12,8 @@ func TestClosest(t *testing.T) {
 		{"nope", ""},
 		{"", ""},
 	} {
-		if got := Closest(tt.name, known); got != tt.want {
-			t.Errorf("Closest(%q) = %q, want %q", tt.name, got, tt.want)
+		if got := Suggest(tt.name, known); got != tt.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
