@@ -55,11 +55,11 @@ type callState struct {
 	idle, cap   *time.Timer
 
 	armed     []*armed
-	malformed faults.Fault
+	rewriter  faults.Rewriter // the last fault that broke the request
+	rewrites  []int           // its entries in rec.Faults
 	reissues  int
 	pausedAt  time.Time
 	resumedAt time.Time
-	atResume  int // progress count when reading resumed
 	burst     int // events within burstWindow after resuming
 
 	// recorded: the record was handed to the collector, which may read it
@@ -121,81 +121,13 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 		cs.lastAlive = cs.sent
 	}
 	cs.rec.ID = call.ID()
-	to := cs.r.plan.Timeouts
-	if to.Idle > 0 {
-		cs.idle = time.AfterFunc(time.Until(cs.lastAlive.Add(to.Idle)), cs.idleFired)
-	}
-	if to.Max > 0 {
-		deadline := cs.sent.Add(to.Max)
-		cs.cap = time.AfterFunc(time.Until(deadline), func() { cs.stop(results.TimeoutCap, "timeout_cap", deadline) })
-	}
+	cs.armTimeouts()
 	cs.armFaults()
 	cs.mu.Unlock()
 	call.Wait()
 	cs.mu.Lock()
 	cs.stopTimers()
 	cs.mu.Unlock()
-}
-
-func (cs *callState) stopTimers() {
-	if cs.idle != nil {
-		cs.idle.Stop()
-	}
-	if cs.cap != nil {
-		cs.cap.Stop()
-	}
-}
-
-// idleFired enforces the idle timeout, unless progress moved the deadline
-// while the timer was firing.
-func (cs *callState) idleFired() {
-	cs.mu.Lock()
-	deadline := cs.lastAlive.Add(cs.r.plan.Timeouts.Idle)
-	if wait := time.Until(deadline); wait > 0 && cs.stopOutcome == "" {
-		cs.idle.Reset(wait)
-		cs.mu.Unlock()
-		return
-	}
-	cs.mu.Unlock()
-	cs.stop(results.TimeoutIdle, "timeout_idle", deadline)
-}
-
-// stop cancels the call the era's way for a timeout or the end of the run.
-func (cs *callState) stop(outcome, reason string, deadline time.Time) {
-	_ = cs.stopWith(outcome, reason, deadline, func(call *mcp.Call) error {
-		return call.Cancel("mcpchaos: "+reason, false)
-	})
-}
-
-// stopWith settles the call's outcome as whoever stops it first and then
-// acts (cancel or abort) — unless the call already ended or was stopped.
-func (cs *callState) stopWith(outcome, reason string, deadline time.Time, act func(*mcp.Call) error) error {
-	cs.mu.Lock()
-	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil || !cs.endAt.IsZero() || cs.recorded {
-		cs.mu.Unlock()
-		return nil
-	}
-	now := time.Now()
-	cs.r.lastStopNs.Store(now.UnixNano())
-	cs.stopOutcome, cs.cancelAt = outcome, now
-	cs.rec.CancelReason = reason
-	if !deadline.IsZero() {
-		cs.rec.DeadlineUs = cs.us(deadline)
-		cs.rec.TimeoutErrUs = max(now.Sub(deadline).Microseconds(), 0)
-		if outcome == results.TimeoutCap && cs.prog.count > 0 && now.Sub(cs.prog.prevAt) <= cs.r.plan.Timeouts.Idle {
-			cs.rec.CapWithProgress = true
-		}
-	}
-	cs.stopTimers()
-	call := cs.call
-	cs.mu.Unlock()
-	err := act(call)
-	if err != nil {
-		cs.mu.Lock()
-		cs.rec.Error = truncate(err.Error(), 300)
-		cs.mu.Unlock()
-	}
-	return err
 }
 
 // OnEvent implements mcp.Observer.
@@ -219,28 +151,6 @@ func (cs *callState) OnEvent(ev mcp.Event) {
 		cs.rec.Violations.Add(ev.Violation.String(), 1)
 	case mcp.EvEnd:
 		cs.endAt, cs.endErr = ev.At, ev.Err
-	}
-}
-
-func (cs *callState) onProgress(ev mcp.Event) {
-	switch {
-	case ev.Late || !cs.cancelAt.IsZero():
-		cs.rec.LateProgress++
-		if cs.beyondGrace(ev.At) {
-			cs.lastSeen = ev.At
-			cs.rec.Violations.Add("after_cancel", 1)
-		}
-	case ev.AfterFinal:
-		cs.rec.Violations.Add("after_response", 1)
-	default:
-		if cs.prog.add(ev.At, ev.Progress, ev.Total, ev.HasTotal) {
-			cs.rec.Violations.Add("non_monotonic", 1)
-		}
-		if !cs.resumedAt.IsZero() && cs.atResume == 0 {
-			cs.atResume = cs.prog.count
-		}
-		cs.lastAlive = ev.At
-		cs.onProgressFaults(cs.prog.count, ev.At)
 	}
 }
 
@@ -273,19 +183,4 @@ func (cs *callState) onResponse(ev mcp.Event) {
 	if ev.Result.IsError {
 		cs.message = truncate(mcp.Unquote(ev.Result.Text), 300)
 	}
-}
-
-// beyondGrace reports whether a message received at `at` came later than
-// the cancel plus the grace, so that the server must have sent it after it
-// could have seen the cancel. A message read after a stalled read (the
-// stall_read fault) may have been written long before it was read, so it
-// does not count (cs.mu held).
-func (cs *callState) beyondGrace(at time.Time) bool {
-	if cs.cancelAt.IsZero() || at.Sub(cs.cancelAt) <= cs.r.plan.Progress.Grace {
-		return false
-	}
-	if !cs.pausedAt.IsZero() && cs.pausedAt.Before(at) && (cs.resumedAt.IsZero() || !cs.resumedAt.Before(cs.cancelAt)) {
-		return false
-	}
-	return !cs.r.stalls.overlaps(cs.rec.Process, cs.cancelAt, at)
 }

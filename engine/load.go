@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,34 +22,9 @@ func (r *runner) openLoad(ctx context.Context) {
 	} else {
 		r.pace = constant{r.plan.Load.Rate}
 	}
-	total := r.plan.Load.Total()
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for n := uint64(0); ; n++ {
-		wait, stop := r.pace.Pace(time.Since(r.began), n)
-		if stop {
-			break
-		}
-		if wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				close(r.ticks)
-				return
-			case <-timer.C:
-			}
-			if ctx.Err() != nil {
-				break // the interrupt and the tick came together
-			}
-		} else if ctx.Err() != nil {
-			break
-		}
-		at := r.pace.intended(n)
-		if at < 0 || at >= total {
-			break // the load is over (or the pacer broke: never run unbounded)
-		}
+	paced(ctx, r.pace, r.began, r.plan.Load.Total(), func(n uint64, at time.Duration) {
 		r.dispatch(ctx, tick{seq: n, scheduled: r.began.Add(at)})
-	}
+	})
 	close(r.ticks)
 }
 
@@ -124,7 +97,7 @@ func (r *runner) do(ctx context.Context, t tick) {
 		r.finalize(cs)
 		var kind string
 		switch {
-		case reissued < reissues && (reason == "fault:cancel" || reason == "fault:disconnect" || reason == "fault:cancel_race"):
+		case reissued < reissues && stoppedByFault(reason):
 			reissued++
 			kind, wait = "reissue", 0
 		case v.outcome == results.Throttled && retried < r.plan.Throttle.Retries:
@@ -151,8 +124,14 @@ func (r *runner) do(ctx context.Context, t tick) {
 	}
 }
 
+// stoppedByFault reports whether a fault stopped the call.
+func stoppedByFault(r results.StopReason) bool {
+	_, ok := r.Fault()
+	return ok
+}
+
 // retryHint returns why the call was stopped and the Retry-After it got.
-func (cs *callState) retryHint() (string, time.Duration) {
+func (cs *callState) retryHint() (results.StopReason, time.Duration) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	return cs.rec.CancelReason, max(cs.retryAfter, 0)
@@ -173,18 +152,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// learn feeds the typical-duration estimate and the finished ids.
-func (r *runner) learn(cs *callState) {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if cs.call != nil {
-		r.finished.add(cs.call.ID())
-	}
-	if cs.final != finalNone && cs.stopOutcome == "" && !cs.sent.IsZero() {
-		r.typical.add(cs.spec.Tool, cs.responseAt.Sub(cs.sent))
-	}
-}
-
 // finalize hands the call's record to the collector after the late window.
 func (r *runner) finalize(cs *callState) {
 	r.pending.Add(1)
@@ -199,25 +166,4 @@ func (r *runner) emit(rec *results.Record) {
 	r.pending.Add(1)
 	r.records <- rec
 	r.pending.Done()
-}
-
-// background starts the background faults; the returned function stops
-// them and records what they did.
-func (r *runner) background(ctx context.Context, info *Info) func() {
-	bctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	info.Background = make([]BackgroundResult, len(r.plan.Background))
-	for i, b := range r.plan.Background {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(r.plan.Seed), uint64(1)<<63+uint64(i)))
-			sent, failed := b.Run(bctx, r.clients.first(), &r.finished, rng)
-			info.Background[i] = BackgroundResult{Kind: b.Kind(), Sent: sent, Failed: failed}
-		}()
-	}
-	return func() {
-		cancel()
-		wg.Wait()
-	}
 }

@@ -128,12 +128,12 @@ func TestGracefulStop(t *testing.T) {
 		name    string
 		grace   time.Duration
 		outcome string
-		reason  string
+		reason  results.StopReason
 		within  time.Duration // Run returns within this
 	}{
 		// Calls scheduled over 1 s, each 2 s long.
 		{"long enough", 20 * time.Second, results.OK, "", 20 * time.Second},
-		{"too short", 200 * time.Millisecond, results.Cancelled, "graceful_stop", 5 * time.Second},
+		{"too short", 200 * time.Millisecond, results.Cancelled, results.StopGracefulStop, 5 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -15,6 +16,37 @@ type pacer interface {
 	vegeta.Pacer
 	// intended returns when hit n (0-based) is due, after the start.
 	intended(n uint64) time.Duration
+}
+
+// paced calls hit for every hit p schedules, at its intended time after
+// began, until ctx ends, p stops, or a hit falls due at or after end. Each
+// hit gets its number (from 0) and its intended offset. The load's ticks
+// and the background faults are both paced here.
+func paced(ctx context.Context, p pacer, began time.Time, end time.Duration, hit func(n uint64, at time.Duration)) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for n := uint64(0); ; n++ {
+		wait, stop := p.Pace(time.Since(began), n)
+		if stop {
+			return
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		}
+		if ctx.Err() != nil {
+			return // the interrupt and the tick came together
+		}
+		at := p.intended(n)
+		if at < 0 || at >= end {
+			return // the load is over (or the pacer broke: never run unbounded)
+		}
+		hit(n, at)
+	}
 }
 
 // constant is vegeta's constant pacer.

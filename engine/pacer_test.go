@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -119,4 +120,30 @@ func TestPacers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPaced: the loop that paces the load and the background faults makes
+// hit 0 at once and hit n at its intended time, and none at or after the
+// end (vegeta's own ConstantPacer would wait one interval first).
+func TestPaced(t *testing.T) {
+	t.Parallel()
+	p := constant{vegeta.ConstantPacer{Freq: 1000, Per: time.Second}}
+	var ats []time.Duration
+	paced(context.Background(), p, time.Now(), 20*time.Millisecond, func(n uint64, at time.Duration) {
+		if n != uint64(len(ats)) {
+			t.Errorf("hit %d after %d hits", n, len(ats))
+		}
+		ats = append(ats, at)
+	})
+	if len(ats) != 20 {
+		t.Fatalf("%d hits in 20ms at 1000/s, want 20", len(ats))
+	}
+	for i, at := range ats {
+		if at != time.Duration(i)*time.Millisecond {
+			t.Errorf("hit %d intended at %s, want %dms", i, at, i)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	paced(ctx, p, time.Now(), time.Hour, func(uint64, time.Duration) { t.Error("a hit after the context ended") })
 }

@@ -24,9 +24,9 @@ type Plan struct {
 	Progress ProgressRules
 	Throttle ThrottleRules
 	Orphans  Orphans
-	// Faults act on calls, in order; Background faults run beside the load.
-	Faults     []faults.Fault
-	Background []faults.Background
+	// Faults act on calls, in order, or run beside the load (those that
+	// are faults.Background).
+	Faults []faults.Fault
 	// LateWindow is how long a finished or cancelled call is still watched
 	// for late messages before its record is written; default 1 s.
 	LateWindow time.Duration

@@ -3,8 +3,60 @@ package engine
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
+
+// The progress rules are decided here and nowhere else (the report only
+// counts what the records say):
+//
+//   - in order, each notification's value must increase (non_monotonic);
+//   - none may come after the call's final response (after_response);
+//   - none may come later than the progress grace after our cancel
+//     (after_cancel; one read after a stalled read does not count);
+//   - more than progress.flood_hz notifications in any one second is a
+//     flood, a gap longer than progress.stall while the call runs is a
+//     stall, and a result while the last value is below the total is
+//     incomplete (progressTracker.finish).
+//
+// Each in-order notification also resets the idle timeout and may be the
+// moment of a fault (after_progress).
+
+// onProgress applies the rules to one notification (cs.mu held).
+
+func (cs *callState) onProgress(ev mcp.Event) {
+	switch {
+	case ev.Late || !cs.cancelAt.IsZero():
+		cs.rec.LateProgress++
+		if cs.beyondGrace(ev.At) {
+			cs.lastSeen = ev.At
+			cs.rec.Violations.Add("after_cancel", 1)
+		}
+	case ev.AfterFinal:
+		cs.rec.Violations.Add("after_response", 1)
+	default:
+		if cs.prog.add(ev.At, ev.Progress, ev.Total, ev.HasTotal) {
+			cs.rec.Violations.Add("non_monotonic", 1)
+		}
+		cs.lastAlive = ev.At
+		cs.onProgressFaults(cs.prog.count, ev.At)
+	}
+}
+
+// beyondGrace reports whether a message received at `at` came later than
+// the cancel plus the grace, so that the server must have sent it after it
+// could have seen the cancel. A message read after a stalled read (the
+// stall_read fault) may have been written long before it was read, so it
+// does not count (cs.mu held).
+func (cs *callState) beyondGrace(at time.Time) bool {
+	if cs.cancelAt.IsZero() || at.Sub(cs.cancelAt) <= cs.r.plan.Progress.Grace {
+		return false
+	}
+	if !cs.pausedAt.IsZero() && cs.pausedAt.Before(at) && (cs.resumedAt.IsZero() || !cs.resumedAt.Before(cs.cancelAt)) {
+		return false
+	}
+	return !cs.r.stalls.overlaps(cs.rec.Process, cs.cancelAt, at)
+}
 
 // progressTracker follows one call's progress notifications: monotonicity,
 // gaps, and the most notifications in any one-second window.
@@ -84,4 +136,16 @@ func (p *progressTracker) finish(end time.Time, answered bool, rules ProgressRul
 	out.Flood = rules.FloodHz > 0 && float64(p.maxRate) > rules.FloodHz
 	out.Incomplete = answered && p.hasTotal && p.count > 0 && p.last < p.total
 	return out
+}
+
+// skipped reports integer progress values that skipped a step (how a
+// server may cope with a stalled reader: it dropped notifications).
+func (p *progressTracker) skipped() bool {
+	v := p.values
+	for i := 1; i < len(v); i++ {
+		if v[i] == float64(int64(v[i])) && v[i-1] == float64(int64(v[i-1])) && v[i]-v[i-1] > 1 {
+			return true
+		}
+	}
+	return false
 }

@@ -223,12 +223,12 @@ func (r *runner) drain(ctx context.Context) {
 	}()
 	grace := time.NewTimer(r.plan.Load.GracefulStop)
 	defer grace.Stop()
-	reason := "graceful_stop"
+	reason := results.StopGracefulStop
 	select {
 	case <-done:
 		return
 	case <-ctx.Done():
-		reason = "interrupted"
+		reason = results.StopInterrupted
 	case <-grace.C:
 	}
 	// Cancel what is in flight; again every 100 ms for calls that were

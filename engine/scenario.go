@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -53,17 +54,8 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 	if p.Throttle, err = planThrottle(sc.Throttling); err != nil {
 		return p, err
 	}
-	for _, f := range sc.Faults {
-		v, err := faults.New(f)
-		if err != nil {
-			return p, fmt.Errorf("%s:%d:%d: %w", sc.File, f.Pos.Line, f.Pos.Column, err)
-		}
-		switch ff := v.(type) {
-		case faults.Fault:
-			p.Faults = append(p.Faults, ff)
-		case faults.Background:
-			p.Background = append(p.Background, ff)
-		}
+	if p.Faults, err = Faults(sc); err != nil {
+		return p, err
 	}
 	p.Orphans = Orphans{Grace: sc.Orphans.Grace.Std(), DrainMax: sc.Orphans.DrainMax.Std(), SampleEvery: sc.Orphans.SampleEvery.Std()}
 	for _, pb := range sc.Orphans.Probes {
@@ -150,4 +142,27 @@ func planThrottle(t scenarios.Throttling) (ThrottleRules, error) {
 		}
 	}
 	return r, nil
+}
+
+// Faults builds the scenario's faults, each kind checking its own keys.
+// Every problem is reported, as scenarios.Errors in file order.
+func Faults(sc *scenarios.Scenario) ([]faults.Fault, error) {
+	var out []faults.Fault
+	var errs scenarios.Errors
+	for _, f := range sc.Faults {
+		ff, err := faults.New(f, sc.Target.Transport())
+		var list scenarios.Errors
+		switch {
+		case errors.As(err, &list):
+			errs = append(errs, list...)
+		case err != nil:
+			errs = append(errs, &scenarios.Error{File: sc.File, Pos: f.Pos, Msg: err.Error()})
+		default:
+			out = append(out, ff)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
 }

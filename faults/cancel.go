@@ -1,10 +1,6 @@
 package faults
 
-import (
-	"math/rand/v2"
-
-	"github.com/mcpchaos/mcpchaos/mcp"
-)
+import "math/rand/v2"
 
 // Cancel cancels a call the era's way, at a time or after the N-th
 // progress notification: on 2026 HTTP by closing the call's stream (and,
@@ -17,37 +13,25 @@ import (
 // no response. A response or progress after the cancel plus the progress
 // grace is counted against the call; work the probes still see after
 // orphans.grace is orphaned work.
-type Cancel struct{ perCall }
+type Cancel struct {
+	perCall
+	alsoNotify bool
+}
 
-func (f *Cancel) Kind() string         { return "cancel" }
-func (f *Cancel) Direction() Direction { return ClientToServer }
+var cancelKind = kind{name: "cancel", perCall: true, timed: true, keys: []string{"also_notify"},
+	build: func(b builder) Fault { return &Cancel{b.perCall(), b.r.Bool("also_notify", false)} }}
 
 func (f *Cancel) Draw(rng *rand.Rand, info Info) (When, bool) { return f.draw(rng, info) }
 
 func (f *Cancel) Act(c Call, info Info) (string, error) {
-	detail := "cancelled"
+	var detail string
 	switch {
 	case info.Transport == "stdio" || !info.Era.Modern():
 		detail = "notifications/cancelled sent"
-	case f.spec.AlsoNotify:
+	case f.alsoNotify:
 		detail = "stream closed and notifications/cancelled sent"
 	default:
 		detail = "stream closed"
 	}
-	return detail, c.Cancel("mcpchaos: cancel fault", f.spec.AlsoNotify)
-}
-
-// abortMode maps a scenario's disconnect mode.
-func abortMode(mode string) (mcp.AbortMode, bool) {
-	switch mode {
-	case "fin", "":
-		return mcp.AbortFIN, true
-	case "rst":
-		return mcp.AbortRST, true
-	case "close":
-		return mcp.AbortClose, true
-	case "kill":
-		return mcp.AbortKill, true
-	}
-	return 0, false
+	return detail, c.Cancel("mcpchaos: cancel fault", f.alsoNotify)
 }

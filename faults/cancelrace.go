@@ -15,24 +15,35 @@ import (
 // A correct server handles both orders gracefully: it ignores a cancel for
 // a request it already answered, never crashes or wedges, and answers the
 // calls that follow normally (the run's later outcomes show it).
-type CancelRace struct{ perCall }
+type CancelRace struct {
+	perCall
+	beforeEnd time.Duration // 0: at the response
+}
 
-func (f *CancelRace) Kind() string         { return "cancel_race" }
-func (f *CancelRace) Direction() Direction { return ClientToServer }
+var cancelRaceKind = kind{name: "cancel_race", perCall: true, keys: []string{"at", "before_end"},
+	build: func(b builder) Fault {
+		f := &CancelRace{perCall: b.perCall()}
+		switch b.r.ExactlyOne("at", "before_end") {
+		case "at":
+			b.r.Enum("at", "", "response")
+		case "before_end":
+			f.beforeEnd = b.r.Positive("before_end", 0).Std()
+		}
+		return f
+	}}
 
 func (f *CancelRace) Draw(rng *rand.Rand, info Info) (When, bool) {
 	_, ok := f.draw(rng, info)
-	be := f.spec.BeforeEnd.Std()
-	if f.spec.At == "response" || be <= 0 || info.Typical <= 0 {
-		return When{AtResponse: true}, ok
+	if f.beforeEnd <= 0 || info.Typical <= 0 {
+		return When{AtResponse: true, EvenAfterResponse: true}, ok
 	}
-	return When{After: max(info.Typical-be, 0)}, ok
+	return When{After: max(info.Typical-f.beforeEnd, 0), EvenAfterResponse: true}, ok
 }
 
 func (f *CancelRace) Act(c Call, info Info) (string, error) {
 	detail := "cancel at the response"
-	if be := f.spec.BeforeEnd.Std(); be > 0 && info.Typical > 0 && f.spec.At != "response" {
-		detail = "cancel " + be.String() + " before the typical end (" + info.Typical.Round(time.Millisecond).String() + ")"
+	if f.beforeEnd > 0 && info.Typical > 0 {
+		detail = "cancel " + f.beforeEnd.String() + " before the typical end (" + info.Typical.Round(time.Millisecond).String() + ")"
 	}
 	return detail, c.CancelAnyway("mcpchaos: cancel race")
 }

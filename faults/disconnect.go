@@ -1,17 +1,16 @@
 package faults
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
 )
 
 // Disconnect drops the transport under a call: on HTTP it closes the
-// call's connection with a FIN (mode fin) or resets it (mode rst); on
-// stdio it closes the server's stdin (mode close) or kills its process
-// group (mode kill), which ends every call on that process, and a new
-// process is started for later calls.
+// call's connection with a FIN (mode fin, the default) or resets it (mode
+// rst); on stdio it closes the server's stdin (mode close, the default)
+// or kills its process group (mode kill), which ends every call on that
+// process, and a new process is started for later calls.
 //
 // In 2026-07-28 a closed HTTP stream is a cancel: a correct server MUST
 // stop the call's work. In the 2025 revisions it is not: leftover work
@@ -23,23 +22,36 @@ type Disconnect struct {
 	mode mcp.AbortMode
 }
 
-func newDisconnect(pc perCall) (*Disconnect, error) {
-	mode, ok := abortMode(pc.spec.Mode)
-	if !ok {
-		return nil, fmt.Errorf("disconnect: unknown mode %q", pc.spec.Mode)
-	}
-	return &Disconnect{pc, mode}, nil
+// abortModes maps the mode key's values, per transport.
+var abortModes = map[string]struct {
+	mode      mcp.AbortMode
+	transport string
+}{
+	"fin":   {mcp.AbortFIN, "http"},
+	"rst":   {mcp.AbortRST, "http"},
+	"close": {mcp.AbortClose, "stdio"},
+	"kill":  {mcp.AbortKill, "stdio"},
 }
 
-func (f *Disconnect) Kind() string         { return "disconnect" }
-func (f *Disconnect) Direction() Direction { return Transport }
+var disconnectKind = kind{name: "disconnect", perCall: true, timed: true, keys: []string{"mode"},
+	build: func(b builder) Fault {
+		def := "fin"
+		if b.transport == "stdio" {
+			def = "close"
+		}
+		mode := b.r.Enum("mode", def, "fin", "rst", "close", "kill")
+		if m := abortModes[mode]; b.transport != "" && m.transport != b.transport {
+			b.r.Errorf("mode", "%s does not apply to %s targets (http: fin, rst; stdio: close, kill)", mode, b.transport)
+		}
+		return &Disconnect{b.perCall(), abortModes[mode].mode}
+	}}
 
 func (f *Disconnect) Draw(rng *rand.Rand, info Info) (When, bool) { return f.draw(rng, info) }
 
 func (f *Disconnect) Act(c Call, info Info) (string, error) {
 	mode := f.mode
 	// A mode for the other transport falls back to that transport's
-	// gentle form, so one scenario can run against either.
+	// gentle form, so one plan can run against either.
 	switch {
 	case info.Transport == "stdio" && (mode == mcp.AbortFIN || mode == mcp.AbortRST):
 		mode = mcp.AbortClose
@@ -48,6 +60,3 @@ func (f *Disconnect) Act(c Call, info Info) (string, error) {
 	}
 	return mode.String(), c.Disconnect(mode)
 }
-
-// Mode returns the configured abort mode.
-func (f *Disconnect) Mode() mcp.AbortMode { return f.mode }

@@ -1,12 +1,19 @@
-// Package faults is mcpchaos's chaos half: one file per fault, each a small
-// type whose doc comment says what a correct server does under it.
+// Package faults is mcpchaos's chaos half: one file per fault kind, each a
+// small type whose doc comment says what a correct server does under it,
+// and which owns its keys in the scenario file, their checks, its random
+// draw, the moment it acts and what it does. kinds.go lists the kinds.
 //
-// A per-call fault draws its random choices for one call from that call's
-// own random source (derived from the scenario seed and the call's
-// sequence number), so the same seed injects the same faults into the same
-// calls, whatever the timing of the run. It then acts on the call at a
-// time (from the send), right after the N-th progress notification, or at
-// the final response. Background faults run beside the load at a rate.
+// Every fault is a Fault. What it does is an ability, found by type
+// assertion on the interfaces below: an Actor acts on a call in flight at
+// its moment (a time from the send, right after the N-th progress
+// notification, or at the final response); a Rewriter breaks the request
+// before it is sent; a Reissuer sends a call again after a fault cut it;
+// a Background fault runs beside the load at a rate, apart from any call.
+//
+// A fault draws its random choices for one call from that call's own
+// random source (derived from the scenario seed and the call's sequence
+// number), so the same seed injects the same faults into the same calls,
+// whatever the timing of the run.
 //
 // Faults know the protocol only through the mcp package's actions (cancel
 // the era's way, abort the transport, stop reading); what the server did
@@ -15,7 +22,6 @@ package faults
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -23,17 +29,48 @@ import (
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
-// Direction says which way a fault's traffic goes.
-type Direction string
+// Fault is one entry of a scenario's faults list, built by New.
+type Fault interface {
+	// Kind names the fault as scenario files and summaries do.
+	Kind() string
+	// Draw makes the fault's random choices for one call. It draws the
+	// same numbers from rng whatever it decides, so the faults after it
+	// see the same numbers too. ok is false when it skips the call (a
+	// background fault skips every call and draws nothing).
+	Draw(rng *rand.Rand, info Info) (when When, ok bool)
+}
 
-const (
-	// ClientToServer faults change what the client sends.
-	ClientToServer Direction = "client→server"
-	// ServerToClient faults change how the client takes what the server sends.
-	ServerToClient Direction = "server→client"
-	// Transport faults cut the connection or the process under a call.
-	Transport Direction = "transport"
-)
+// Actor is a fault that acts on a call in flight at the moment it drew.
+type Actor interface {
+	// Act does the fault to the call and says what it did.
+	Act(c Call, info Info) (detail string, err error)
+}
+
+// Rewriter is a fault that breaks the request itself before it is sent.
+type Rewriter interface {
+	// Rewrite breaks the request and names how.
+	Rewrite(req *mcp.CallRequest) (mode string)
+	// Expected reports whether the answer is what a correct server gives
+	// to the broken request.
+	Expected(a Answer) bool
+}
+
+// Reissuer is a fault that sends a call again, with a new id, after a
+// fault cancelled or disconnected it.
+type Reissuer interface {
+	// Reissues returns how many times to re-issue the call.
+	Reissues() int
+}
+
+// Background is a fault that runs beside the load for its whole duration.
+// The engine paces it at Rate with the load's own pacer and counts what
+// it sent and what failed.
+type Background interface {
+	Rate() scenarios.Rate
+	// Send sends the n-th (0-based) message; an error means the server
+	// refused it or the write failed.
+	Send(ctx context.Context, n uint64, to Notifier, ids IDs, rng *rand.Rand) error
+}
 
 // Call is a call in flight that a fault acts on. The engine implements it,
 // and each action also settles the call's outcome.
@@ -60,51 +97,28 @@ type Info struct {
 	Typical time.Duration
 }
 
-// When says when a fault acts on a call: at After from the send, right
-// after the Progress-th progress notification, or AtResponse.
+// When says when an Actor acts on a call: at After from the send, right
+// after the Progress-th progress notification, or AtResponse. A fault acts
+// only on a call that is still running, unless EvenAfterResponse: then it
+// also acts on a call whose final response came first (a cancel race).
 type When struct {
-	After      time.Duration
-	Progress   int
-	AtResponse bool
+	After             time.Duration
+	Progress          int
+	AtResponse        bool
+	EvenAfterResponse bool
 }
 
-// Fault is a per-call fault.
-type Fault interface {
-	Kind() string
-	Direction() Direction
-	// Draw makes the fault's random choices for one call. It draws the
-	// same numbers from rng whatever it decides, so the faults after it
-	// see the same numbers too. ok is false when it skips the call.
-	Draw(rng *rand.Rand, info Info) (when When, ok bool)
-	// Act does the fault to the call and says what it did.
-	Act(c Call, info Info) (detail string, err error)
-}
-
-// Rewriter is a fault that changes the request itself instead of acting
-// on the call later (malformed input).
-type Rewriter interface {
-	Rewrite(req *mcp.CallRequest)
-}
-
-// Reissuer is a fault that sends a call again, with a new id, after a
-// fault cancelled or disconnected it.
-type Reissuer interface {
-	// Reissues returns how many times to re-issue this call (0: none).
-	Reissues(rng *rand.Rand) int
+// Answer is what the server answered to a rewritten request.
+type Answer struct {
+	Era      mcp.Era
+	Status   int   // HTTP status; 0 on stdio
+	Code     int64 // JSON-RPC error code; 0 when none
+	Answered bool  // a final response or an HTTP status came
 }
 
 // Notifier sends client-to-server notifications for background faults.
 type Notifier interface {
 	Notify(ctx context.Context, method string, params []byte) error
-}
-
-// Background is a fault that runs beside the load for its whole duration.
-type Background interface {
-	Kind() string
-	Direction() Direction
-	// Run sends until ctx ends and returns how many it sent and how many
-	// of those failed (the server refused or the write failed).
-	Run(ctx context.Context, n Notifier, ids IDs, rng *rand.Rand) (sent, failed int)
 }
 
 // IDs tells background faults about request ids.
@@ -114,10 +128,13 @@ type IDs interface {
 }
 
 // perCall holds what every per-call fault shares: the probability, the
-// tool patterns and the timing.
+// tool patterns and the time.
 type perCall struct {
 	spec scenarios.Fault
+	kind string
 }
+
+func (p perCall) Kind() string { return p.kind }
 
 // draw draws the probability and the time, in that order, always both.
 func (p perCall) draw(rng *rand.Rand, info Info) (When, bool) {
@@ -128,29 +145,4 @@ func (p perCall) draw(rng *rand.Rand, info Info) (When, bool) {
 	}
 	w.Progress = p.spec.AfterProgress
 	return w, hit && p.spec.AppliesTo(info.Tool)
-}
-
-// New builds the fault a scenario entry describes: a Fault, or a
-// Background for background kinds.
-func New(spec scenarios.Fault) (any, error) {
-	pc := perCall{spec}
-	switch spec.Kind {
-	case scenarios.FaultCancel:
-		return &Cancel{pc}, nil
-	case scenarios.FaultDisconnect:
-		return newDisconnect(pc)
-	case scenarios.FaultCancelRace:
-		return &CancelRace{pc}, nil
-	case scenarios.FaultStallRead:
-		return &StallRead{pc}, nil
-	case scenarios.FaultMalformed:
-		return newMalformed(pc)
-	case scenarios.FaultReissue:
-		return &Reissue{pc}, nil
-	case scenarios.FaultNotifyFlood:
-		return &NotifyFlood{rate: spec.Rate}, nil
-	case scenarios.FaultCancelUnknown:
-		return &CancelUnknown{rate: spec.Rate}, nil
-	}
-	return nil, fmt.Errorf("unknown fault kind %q", spec.Kind)
 }

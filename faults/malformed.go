@@ -1,16 +1,17 @@
 package faults
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // Malformed replaces a call's request with bad input: mode json (a body
 // that is not JSON), params (a name that is a number and arguments that
-// are a string), oversize (arguments padded to `size` bytes) or
-// missing_meta (a 2026 request whose _meta lacks protocolVersion).
+// are a string), oversize (arguments padded to `size` bytes, default
+// 8MiB) or missing_meta (a 2026 request whose _meta lacks
+// protocolVersion).
 //
 // A correct server answers with the right error and stays up: -32700 (or
 // HTTP 400) for broken JSON — on stdio with a null id, which the client
@@ -22,51 +23,54 @@ import (
 type Malformed struct {
 	perCall
 	mode mcp.Malform
+	size int // oversize: the request's size in bytes
 }
 
-func newMalformed(pc perCall) (*Malformed, error) {
-	var m mcp.Malform
-	switch pc.spec.Mode {
-	case "json":
-		m = mcp.MalformJSON
-	case "params":
-		m = mcp.MalformParams
-	case "oversize":
-		m = mcp.MalformOversize
-	case "missing_meta":
-		m = mcp.MalformMissingMeta
-	default:
-		return nil, fmt.Errorf("malformed: unknown mode %q", pc.spec.Mode)
-	}
-	return &Malformed{pc, m}, nil
+// defaultOversize is the size of an oversize request without size.
+const defaultOversize = scenarios.ByteSize(8 << 20)
+
+var malformModes = map[string]mcp.Malform{
+	"json":         mcp.MalformJSON,
+	"params":       mcp.MalformParams,
+	"oversize":     mcp.MalformOversize,
+	"missing_meta": mcp.MalformMissingMeta,
 }
 
-func (f *Malformed) Kind() string         { return "malformed" }
-func (f *Malformed) Direction() Direction { return ClientToServer }
+var malformedKind = kind{name: "malformed", perCall: true, keys: []string{"mode", "size"},
+	build: func(b builder) Fault {
+		b.r.Require("mode")
+		mode := b.r.Enum("mode", "", "json", "params", "oversize", "missing_meta")
+		f := &Malformed{perCall: b.perCall(), mode: malformModes[mode]}
+		switch {
+		case mode == "oversize":
+			f.size = int(b.r.ByteSize("size", defaultOversize))
+		case b.r.Present("size") && mode != "":
+			b.r.KeyErrorf("size", "applies only to mode oversize")
+		}
+		return f
+	}}
 
 func (f *Malformed) Draw(rng *rand.Rand, info Info) (When, bool) {
 	_, ok := f.draw(rng, info)
 	return When{}, ok
 }
 
-// Act does nothing: the fault is in the request (see Rewrite).
-func (f *Malformed) Act(Call, Info) (string, error) { return "", nil }
-
 // Rewrite breaks the request.
-func (f *Malformed) Rewrite(req *mcp.CallRequest) {
+func (f *Malformed) Rewrite(req *mcp.CallRequest) string {
 	req.Malform = f.mode
-	req.MalformSize = int(f.spec.Size)
+	req.MalformSize = f.size
 	if req.MalformSize <= 0 {
-		req.MalformSize = 8 << 20
+		req.MalformSize = int(defaultOversize)
 	}
+	return f.mode.String()
 }
 
 // Expected reports whether an answer is what a correct server gives to
-// this mode: an HTTP status (0 on stdio), a JSON-RPC error code (0 when
-// none), and whether any answer came at all. No answer is never right: a
-// correct server answers even a request it cannot read.
-func (f *Malformed) Expected(era mcp.Era, status int, code int64, answered bool) bool {
-	if !answered && status == 0 {
+// this mode. No answer is never right: a correct server answers even a
+// request it cannot read.
+func (f *Malformed) Expected(a Answer) bool {
+	status, code := a.Status, a.Code
+	if !a.Answered && status == 0 {
 		return false
 	}
 	rejected := status == 400 || status == 413 || status == 422
@@ -79,13 +83,10 @@ func (f *Malformed) Expected(era mcp.Era, status int, code int64, answered bool)
 		// stdio has no size rule: any answer is fine, as long as one comes.
 		return status == 413 || code != 0 || rejected || status == 0
 	case mcp.MalformMissingMeta:
-		if !era.Modern() {
+		if !a.Era.Modern() {
 			return status/100 == 2 || status == 0
 		}
 		return code == mcp.CodeInvalidParams && (status == 0 || status == 400)
 	}
 	return false
 }
-
-// Mode returns how the request is broken.
-func (f *Malformed) Mode() mcp.Malform { return f.mode }

@@ -9,7 +9,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // TestMalformed: the built-in target answers every kind of broken request
@@ -156,8 +155,8 @@ func TestMalformedExpected(t *testing.T) {
 		{"missing_meta", mcp.Era20251125, 0, none, true, true},
 		{"missing_meta", mcp.Era20251125, 400, none, true, false},
 	} {
-		f := newFault(t, scenarios.Fault{Kind: scenarios.FaultMalformed, Mode: tc.mode}).(*faults.Malformed)
-		if got := f.Expected(tc.era, tc.status, tc.code, tc.answered); got != tc.want {
+		f := newFault(t, "{kind: malformed, mode: "+tc.mode+"}").(faults.Rewriter)
+		if got := f.Expected(faults.Answer{Era: tc.era, Status: tc.status, Code: tc.code, Answered: tc.answered}); got != tc.want {
 			t.Errorf("%s, era %s, status %d, code %d, answered %v: Expected = %v, want %v", tc.mode, tc.era, tc.status, tc.code, tc.answered, got, tc.want)
 		}
 	}
@@ -169,20 +168,20 @@ func TestMalformedRewrite(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		mode string
-		size scenarios.ByteSize
+		size string
 		want mcp.Malform
 		n    int
 	}{
-		{"json", 0, mcp.MalformJSON, 8 << 20},
-		{"params", 0, mcp.MalformParams, 8 << 20},
-		{"oversize", 0, mcp.MalformOversize, 8 << 20},
-		{"oversize", 5 << 20, mcp.MalformOversize, 5 << 20},
-		{"missing_meta", 0, mcp.MalformMissingMeta, 8 << 20},
+		{"json", "", mcp.MalformJSON, 8 << 20},
+		{"params", "", mcp.MalformParams, 8 << 20},
+		{"oversize", "", mcp.MalformOversize, 8 << 20},
+		{"oversize", ", size: 5MiB", mcp.MalformOversize, 5 << 20},
+		{"missing_meta", "", mcp.MalformMissingMeta, 8 << 20},
 	} {
-		f := newFault(t, scenarios.Fault{Kind: scenarios.FaultMalformed, Mode: tc.mode, Size: tc.size})
+		f := newFault(t, "{kind: malformed, mode: "+tc.mode+tc.size+"}")
 		var req mcp.CallRequest
-		f.(faults.Rewriter).Rewrite(&req)
-		if req.Malform != tc.want || req.MalformSize != tc.n || req.Malform.String() != tc.mode {
+		mode := f.(faults.Rewriter).Rewrite(&req)
+		if mode != tc.mode || req.Malform != tc.want || req.MalformSize != tc.n || req.Malform.String() != tc.mode {
 			t.Errorf("%s: request malformed %v (%s), size %d; want %v, %d", tc.mode, req.Malform, req.Malform, req.MalformSize, tc.want, tc.n)
 		}
 	}

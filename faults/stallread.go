@@ -17,19 +17,21 @@ import (
 // records how the call fared after the stall: buffered (a burst of events
 // at resume), dropped (progress values skipped), errored (the stream or
 // call failed) or blocked (the server simply waited).
-type StallRead struct{ perCall }
+type StallRead struct {
+	perCall
+	stall time.Duration
+}
 
-func (f *StallRead) Kind() string         { return "stall_read" }
-func (f *StallRead) Direction() Direction { return ServerToClient }
+var stallReadKind = kind{name: "stall_read", perCall: true, timed: true, keys: []string{"for"},
+	build: func(b builder) Fault {
+		b.r.Require("for")
+		return &StallRead{b.perCall(), b.r.Positive("for", 0).Std()}
+	}}
 
 func (f *StallRead) Draw(rng *rand.Rand, info Info) (When, bool) { return f.draw(rng, info) }
 
 func (f *StallRead) Act(c Call, _ Info) (string, error) {
-	d := f.spec.For.Std()
 	c.Pause()
-	time.AfterFunc(d, c.Resume)
-	return "paused reading for " + d.String(), nil
+	time.AfterFunc(f.stall, c.Resume)
+	return "paused reading for " + f.stall.String(), nil
 }
-
-// For returns how long reading stops.
-func (f *StallRead) For() time.Duration { return f.spec.For.Std() }

@@ -9,7 +9,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // TestStallRead: a reader that stops for a while mid-call does no harm to
@@ -79,7 +78,7 @@ orphans: {grace: 300ms}
 func TestStallReadAct(t *testing.T) {
 	t.Parallel()
 	c := &fakeCall{resumed: make(chan struct{})}
-	f := newFault(t, scenarios.Fault{Kind: scenarios.FaultStallRead, For: scenarios.Duration(80 * time.Millisecond)})
+	f := actor(t, "{kind: stall_read, after: 1s, for: 80ms}")
 	start := time.Now()
 	detail, err := f.Act(c, faults.Info{Transport: "http"})
 	if err != nil || detail != "paused reading for 80ms" || c.got() != "pause" {

@@ -140,7 +140,7 @@ func resolveCheck(c Check, known []string) (pattern string, err error) {
 	}
 	pattern, ok := knownPattern(c.Key, known)
 	if !ok {
-		if s := suggest(c.Key, known); s != "" {
+		if s := scenarios.Suggest(c.Key, known); s != "" {
 			return fail("unknown key %q (did you mean %q? every key is listed in docs/summary.md)", c.Key, s)
 		}
 		return fail("unknown key %q (every key is listed in docs/summary.md)", c.Key)

@@ -8,6 +8,7 @@ package results
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -56,6 +57,28 @@ const (
 var Outcomes = []string{OK, ToolError, RPCError, Throttled, HTTPError, TimeoutIdle, TimeoutCap,
 	Cancelled, Disconnected, TransportError, ProtocolError, Dropped}
 
+// StopReason says who stopped a call before its final response: a
+// timeout, the end of the run, or a fault (FaultStop).
+type StopReason string
+
+// Stop reasons that are not faults.
+const (
+	StopTimeoutIdle  StopReason = "timeout_idle"
+	StopTimeoutCap   StopReason = "timeout_cap"
+	StopGracefulStop StopReason = "graceful_stop" // the load ended and the graceful stop ran out
+	StopInterrupted  StopReason = "interrupted"
+)
+
+// FaultStop is the reason a fault of kind gives when it stops a call.
+func FaultStop(kind string) StopReason { return StopReason(faultStopPrefix + kind) }
+
+const faultStopPrefix = "fault:"
+
+// Fault returns the kind of the fault that stopped the call, if one did.
+func (r StopReason) Fault() (kind string, ok bool) {
+	return strings.CutPrefix(string(r), faultStopPrefix)
+}
+
 // Record is one call. Times other than Scheduled are microseconds after
 // Scheduled; a zero offset that is absent is omitted (-1 never appears).
 type Record struct {
@@ -70,28 +93,28 @@ type Record struct {
 	Retry   string `json:"retry,omitempty"` // "reissue" or "throttled"
 	Process int    `json:"process,omitempty"`
 
-	Scheduled     time.Time `json:"t"`
-	SentUs        int64     `json:"sent_us,omitempty"`
-	HeadersUs     int64     `json:"headers_us,omitempty"`
-	FirstProgUs   int64     `json:"first_progress_us,omitempty"`
-	ResponseUs    int64     `json:"response_us,omitempty"`
-	CancelUs      int64     `json:"cancel_us,omitempty"`
-	EndUs         int64     `json:"end_us,omitempty"`
-	DeadlineUs    int64     `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
-	TimeoutErrUs  int64     `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
-	CancelReason  string    `json:"cancel_reason,omitempty"`
-	Outcome       string    `json:"outcome"`
-	Status        int       `json:"status,omitempty"`
-	Code          *int64    `json:"code,omitempty"`
-	Message       string    `json:"message,omitempty"`
-	ThrottleKind  string    `json:"throttle_kind,omitempty"`
-	RetryAfterMs  *int64    `json:"retry_after_ms,omitempty"`
-	ResultType    string    `json:"result_type,omitempty"`
-	Error         string    `json:"error,omitempty"`
-	Progress      *Progress `json:"progress,omitempty"`
-	Violations    Counts    `json:"violations,omitempty"`
-	LateResponses int       `json:"late_responses,omitempty"`
-	LateProgress  int       `json:"late_progress,omitempty"`
+	Scheduled     time.Time  `json:"t"`
+	SentUs        int64      `json:"sent_us,omitempty"`
+	HeadersUs     int64      `json:"headers_us,omitempty"`
+	FirstProgUs   int64      `json:"first_progress_us,omitempty"`
+	ResponseUs    int64      `json:"response_us,omitempty"`
+	CancelUs      int64      `json:"cancel_us,omitempty"`
+	EndUs         int64      `json:"end_us,omitempty"`
+	DeadlineUs    int64      `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
+	TimeoutErrUs  int64      `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
+	CancelReason  StopReason `json:"cancel_reason,omitempty"`
+	Outcome       string     `json:"outcome"`
+	Status        int        `json:"status,omitempty"`
+	Code          *int64     `json:"code,omitempty"`
+	Message       string     `json:"message,omitempty"`
+	ThrottleKind  string     `json:"throttle_kind,omitempty"`
+	RetryAfterMs  *int64     `json:"retry_after_ms,omitempty"`
+	ResultType    string     `json:"result_type,omitempty"`
+	Error         string     `json:"error,omitempty"`
+	Progress      *Progress  `json:"progress,omitempty"`
+	Violations    Counts     `json:"violations,omitempty"`
+	LateResponses int        `json:"late_responses,omitempty"`
+	LateProgress  int        `json:"late_progress,omitempty"`
 	// LeftoverUs is how long after our cancel the server was last seen
 	// working on this call (stdio and open legacy streams).
 	LeftoverUs int64   `json:"leftover_us,omitempty"`

@@ -21,8 +21,6 @@ const (
 	DefaultStall                 = Duration(2 * time.Second)
 	DefaultThrottleMessage       = `(?i)rate.?limit|too many requests|throttl`
 	DefaultRetryMax              = 3
-	DefaultOversize              = ByteSize(8 << 20)
-	DefaultReissueMax            = 1
 	DefaultProcesses             = 1
 	DefaultWeight                = 1.0
 	DefaultProbability           = 1.0
@@ -47,12 +45,4 @@ func defaultName(file string) string {
 		return "scenario"
 	}
 	return strings.TrimSuffix(base, filepath.Ext(base))
-}
-
-// defaultDisconnectMode is fin for HTTP targets and close for stdio ones.
-func defaultDisconnectMode(transport string) string {
-	if transport == TransportStdio {
-		return DisconnectClose
-	}
-	return DisconnectFIN
 }

@@ -106,9 +106,6 @@ func TestParseErrors(t *testing.T) {
 		{"negative probability", lines("target: {builtin: {leak_on_cancel: -0.1}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
 			`x.yaml:1:36: target.builtin.leak_on_cancel: probability -0.1 is outside 0..1`,
 		}},
-		{"bad size", withHead("faults: [{kind: malformed, mode: oversize, size: 2XB}]"), []string{
-			`x.yaml:4:50: faults[0].size: invalid size "2XB": want bytes such as 1000000, 512KiB or 2MiB`,
-		}},
 		{"bad protocol", withHead("protocol: 2024-11-05"), []string{
 			`x.yaml:4:11: protocol: invalid value "2024-11-05" (want one of: auto, 2026-07-28, 2025-11-25, 2025-06-18)`,
 		}},

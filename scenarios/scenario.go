@@ -8,7 +8,9 @@
 // parser), so every value, including durations, rates, distributions and
 // checks, is checked where it stands. After Parse or Load every default is
 // filled in, environment references are expanded and the whole scenario has
-// been validated, so later stages can use the values as they are.
+// been validated, so later stages can use the values as they are — except
+// each fault kind's own keys, which package faults decodes and checks
+// (with the same positions) when it builds the fault; see Fault.
 //
 // The types are plain data. Durations, rates, distributions and sizes are
 // strings in files and flags ("250ms", "50/1s", "uniform(200ms, 1.5s)",

@@ -20,7 +20,6 @@ func (r ref) at(key string, entry Pos) Pos {
 // validate runs the checks that span sections, once every section is
 // decoded. The checks within one mapping happen while decoding it.
 func (d *decoder) validate(s *Scenario) {
-	transport := s.Target.Transport()
 	if b := s.Target.Builtin; b != nil {
 		switch {
 		case b.Era == Era2026 && strings.HasPrefix(s.Protocol, "2025-"):
@@ -29,8 +28,8 @@ func (d *decoder) validate(s *Scenario) {
 			d.errorf(s.Target.Pos, "target.builtin.era", "a 2025-only target cannot speak protocol %s", s.Protocol)
 		}
 	}
-	for i := range s.Faults {
-		d.validateFault(s, &s.Faults[i], d.faultRefs[i], transport)
+	for i, f := range s.Faults {
+		d.validateFault(s, f, d.faultRefs[i])
 	}
 	for i, p := range s.Orphans.Probes {
 		if p.Process != nil && p.Process.PID == 0 && s.Target.HTTP != nil {
@@ -39,17 +38,10 @@ func (d *decoder) validate(s *Scenario) {
 	}
 }
 
-func (d *decoder) validateFault(s *Scenario, f *Fault, r ref, transport string) {
-	if f.Kind == FaultDisconnect && transport != "" {
-		if f.Mode == "" {
-			f.Mode = defaultDisconnectMode(transport)
-		}
-		httpMode := f.Mode == DisconnectFIN || f.Mode == DisconnectRST
-		if httpMode != (transport == TransportHTTP) {
-			d.errorf(r.at("mode", f.Pos), r.path+".mode", "%s does not apply to %s targets (http: fin, rst; stdio: close, kill)", f.Mode, transport)
-		}
-	}
-	if f.Kind.Background() || len(s.Calls) == 0 {
+// validateFault checks the keys every fault shares against the calls.
+// (Package faults checks each kind's own keys.)
+func (d *decoder) validateFault(s *Scenario, f Fault, r ref) {
+	if len(s.Calls) == 0 {
 		return
 	}
 	var matched []Call

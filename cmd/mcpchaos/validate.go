@@ -60,6 +60,11 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 			printLoadError(stderr, file, err)
 			continue
 		}
+		if _, err := engine.Faults(s); err != nil {
+			code = 2
+			printLoadError(stderr, file, err)
+			continue
+		}
 		if _, errs := engine.Checks(s); len(errs) > 0 {
 			code = 2
 			for _, e := range errs {

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// A call's timeouts, and how a call is stopped before its answer. The
+// client's two timeouts run from the send: the idle timeout is reset by
+// every in-order progress notification, the cap (timeouts.max) never is.
+// Whoever stops a call first — a timeout, the end of the run, or a fault —
+// goes through stopWith, which settles the call's outcome and its stop
+// reason once.
+
+// armTimeouts starts the idle and cap timers once the call is sent (cs.mu
+// held).
+func (cs *callState) armTimeouts() {
+	to := cs.r.plan.Timeouts
+	if to.Idle > 0 {
+		cs.idle = time.AfterFunc(time.Until(cs.lastAlive.Add(to.Idle)), cs.idleFired)
+	}
+	if to.Max > 0 {
+		deadline := cs.sent.Add(to.Max)
+		cs.cap = time.AfterFunc(time.Until(deadline), func() { cs.stop(results.TimeoutCap, results.StopTimeoutCap, deadline) })
+	}
+}
+
+func (cs *callState) stopTimers() {
+	if cs.idle != nil {
+		cs.idle.Stop()
+	}
+	if cs.cap != nil {
+		cs.cap.Stop()
+	}
+}
+
+// idleFired enforces the idle timeout, unless progress moved the deadline
+// while the timer was firing.
+func (cs *callState) idleFired() {
+	cs.mu.Lock()
+	deadline := cs.lastAlive.Add(cs.r.plan.Timeouts.Idle)
+	if wait := time.Until(deadline); wait > 0 && cs.stopOutcome == "" {
+		cs.idle.Reset(wait)
+		cs.mu.Unlock()
+		return
+	}
+	cs.mu.Unlock()
+	cs.stop(results.TimeoutIdle, results.StopTimeoutIdle, deadline)
+}
+
+// stop cancels the call the era's way for a timeout or the end of the run.
+func (cs *callState) stop(outcome string, reason results.StopReason, deadline time.Time) {
+	_ = cs.stopWith(outcome, reason, deadline, func(call *mcp.Call) error {
+		return call.Cancel("mcpchaos: "+string(reason), false)
+	})
+}
+
+// stopWith settles the call's outcome as whoever stops it first and then
+// acts (cancel or abort) — unless the call already ended or was stopped.
+func (cs *callState) stopWith(outcome string, reason results.StopReason, deadline time.Time, act func(*mcp.Call) error) error {
+	cs.mu.Lock()
+	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil || !cs.endAt.IsZero() || cs.recorded {
+		cs.mu.Unlock()
+		return nil
+	}
+	now := time.Now()
+	cs.r.lastStopNs.Store(now.UnixNano())
+	cs.stopOutcome, cs.cancelAt = outcome, now
+	cs.rec.CancelReason = reason
+	if !deadline.IsZero() {
+		cs.rec.DeadlineUs = cs.us(deadline)
+		cs.rec.TimeoutErrUs = max(now.Sub(deadline).Microseconds(), 0)
+		if outcome == results.TimeoutCap && cs.prog.count > 0 && now.Sub(cs.prog.prevAt) <= cs.r.plan.Timeouts.Idle {
+			cs.rec.CapWithProgress = true
+		}
+	}
+	cs.stopTimers()
+	call := cs.call
+	cs.mu.Unlock()
+	err := act(call)
+	if err != nil {
+		cs.mu.Lock()
+		cs.rec.Error = truncate(err.Error(), 300)
+		cs.mu.Unlock()
+	}
+	return err
+}
