@@ -158,7 +158,8 @@ func (d *decoder) http(o *object) *HTTPTarget {
 	return h
 }
 
-// checkHTTPURL accepts absolute http and https URLs with a host.
+// checkHTTPURL accepts absolute http and https URLs with a host and, if
+// given, a port from 1 to 65535.
 func checkHTTPURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -167,8 +168,13 @@ func checkHTTPURL(s string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("invalid URL %q: scheme must be http or https", s)
 	}
-	if u.Host == "" {
+	if u.Hostname() == "" {
 		return fmt.Errorf("invalid URL %q: missing host", s)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("invalid URL %q: port %s is not between 1 and 65535", s, p)
+		}
 	}
 	return nil
 }

@@ -131,6 +131,12 @@ func TestParseErrors(t *testing.T) {
 		{"bad url", lines("target: {http: {url: 'ftp://h/x'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
 			`x.yaml:1:22: target.http.url: invalid URL "ftp://h/x": scheme must be http or https`,
 		}},
+		{"url port above 65535", lines("target: {http: {url: 'http://127.0.0.1:70000/mcp'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
+			`x.yaml:1:22: target.http.url: invalid URL "http://127.0.0.1:70000/mcp": port 70000 is not between 1 and 65535`,
+		}},
+		{"url with a port and no host", lines("target: {http: {url: 'http://:8080/mcp'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
+			`x.yaml:1:22: target.http.url: invalid URL "http://:8080/mcp": missing host`,
+		}},
 		{"url without host", lines("target: {http: {url: 'http:///mcp'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
 			`x.yaml:1:22: target.http.url: invalid URL "http:///mcp": missing host`,
 		}},
