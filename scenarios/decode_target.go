@@ -67,6 +67,7 @@ func (d *decoder) builtin(o *object) *BuiltinTarget {
 		}
 	}
 	b.Era = b.EraOrDefault()
+	d.eraPos = o.at("era")
 	return b
 }
 

@@ -223,7 +223,7 @@ func TestCrossChecks(t *testing.T) {
 			"target: {builtin: {era: 2026}}",
 			"load: {rate: 5/s, duration: 10s}",
 			"calls: [{tool: echo}]",
-		), `x.yaml:2:1: target.builtin.era: a 2026-only target cannot speak protocol 2025-11-25`},
+		), `x.yaml:2:25: target.builtin.era: a 2026-only target cannot speak protocol 2025-11-25`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
