@@ -115,7 +115,7 @@ func runPlan(t *testing.T, sc *scenarios.Scenario, plan engine.Plan) outcome {
 // summarize builds the run's summary the way mcpchaos run does.
 func summarize(t *testing.T, agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
 	t.Helper()
-	checks, errs := engine.Checks(sc)
+	checks, errs := report.ScenarioChecks(sc)
 	if len(errs) > 0 {
 		t.Fatalf("checks: %v", errs)
 	}

@@ -16,13 +16,14 @@ func TestThrottlingOnsetHTTP(t *testing.T) {
 		name, code string
 		reserved   bool
 	}{
-		// The target's default code, -32029, is in the range 2026-07-28
-		// reserves: a violation even on a 429.
-		{"default-code", "", true},
-		{"code-32000", ", rate_limit_code: -32000", false},
+		// -32029 is in the range 2026-07-28 reserves: a violation even on
+		// a 429. The target's default code, -31429, is outside every
+		// reserved range: no violation of the target's own making.
+		{"code-32029", ", rate_limit_code: -32029", true},
+		{"default-code", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name != "default-code" {
+			if !tc.reserved {
 				t.Parallel() // a short run; the ramp below runs alone
 			}
 			// A ramp of 14/s per second: the limit's trailing-second
@@ -79,7 +80,7 @@ orphans: {grace: 200ms, drain_max: 200ms}
 				return
 			}
 			if o.sum.Protocol.Violations.Total != 0 {
-				t.Errorf("protocol.violations.total = %d, want 0 with code -32000", o.sum.Protocol.Violations.Total)
+				t.Errorf("protocol.violations.total = %d, want 0 with the default code", o.sum.Protocol.Violations.Total)
 			}
 			if v.Status != report.StatusThrottled {
 				t.Errorf("throttling verdict = %q (%s), want %q", v.Status, v.Evidence, report.StatusThrottled)

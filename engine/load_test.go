@@ -264,7 +264,7 @@ func TestThrottlingAndRetries(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tg := newTarget(t, targetserver.Config{RateLimit: targetserver.Rate{N: 20, Per: time.Second}})
+			tg := newTarget(t, targetserver.Config{RateLimit: targetserver.Rate{Freq: 20, Per: time.Second}})
 			plan := httpPlan(tg.URL, Load{Rate: perSec(60), Duration: 2 * time.Second}, echoCall)
 			plan.Throttle = ThrottleRules{Retries: tt.retries, HonorRetryAfter: false}
 			o := runLoad(t, context.Background(), plan)

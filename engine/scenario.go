@@ -81,7 +81,7 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 	switch {
 	case t.Builtin != nil:
 		cfg := BuiltinConfig(sc.Seed, t.Builtin)
-		if err := cfg.Validate(); err != nil {
+		if err := cfg.Validate(); err != nil { // the decoder checked every knob: only code that built sc by hand gets here
 			return Target{}, fmt.Errorf("%s:%d:%d: builtin target: %w", sc.File, t.Pos.Line, t.Pos.Column, err)
 		}
 		if t.Builtin.Transport == scenarios.TransportStdio {
@@ -113,13 +113,12 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 	return Target{}, fmt.Errorf("%s: no target", sc.File)
 }
 
-// BuiltinConfig maps a scenario's builtin knobs to the target's config.
+// BuiltinConfig returns the target's config for a scenario's builtin
+// target: its knobs, drawing from the scenario's seed.
 func BuiltinConfig(seed int64, b *scenarios.BuiltinTarget) targetserver.Config {
-	return targetserver.Config{Seed: seed, LeakOnCancel: b.LeakOnCancel, StopDelay: b.StopDelay.Std(),
-		NoPropagateCancel: !b.PropagateCancel, ProgressFloodHz: b.ProgressFloodHz, StallAfter: b.StallAfter,
-		Endless: b.Endless, NonMonotonic: b.NonMonotonic, ProgressAfterResponse: b.ProgressAfterResponse,
-		RateLimit: targetserver.Rate{N: b.RateLimit.Freq, Per: b.RateLimit.Per}, RateLimitCode: b.RateLimitCode,
-		ExitDelay: b.ExitDelay.Std(), Era: b.Era}
+	cfg := b.Config
+	cfg.Seed = seed
+	return cfg
 }
 
 func planThrottle(t scenarios.Throttling) (ThrottleRules, error) {

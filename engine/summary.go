@@ -2,12 +2,7 @@ package engine
 
 import (
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
-
-// Checks is report.ScenarioChecks: checks are resolved and evaluated in
-// package report. It stays for the callers in cmd and the tests.
-func Checks(sc *scenarios.Scenario) ([]report.Check, []error) { return report.ScenarioChecks(sc) }
 
 // Summary completes the aggregate of the run's records with what only the
 // run as a whole knows (connection-level counts, orphans, background

@@ -28,10 +28,10 @@ func TestFaultExamples(t *testing.T) {
 			knob: func(sc *scenarios.Scenario) { sc.Target.Builtin.LeakOnCancel = 0.3 }},
 		{name: "disconnect-hunt", file: "disconnect-hunt.yaml", pass: true, verdict: report.StatusPass},
 		{name: "disconnect-hunt/propagate_cancel", file: "disconnect-hunt.yaml", verdict: report.StatusViolation, evidence: "a disconnect is a cancel",
-			knob: func(sc *scenarios.Scenario) { sc.Target.Builtin.PropagateCancel = false }},
+			knob: func(sc *scenarios.Scenario) { sc.Target.Builtin.NoPropagateCancel = true }},
 		{name: "disconnect-hunt/propagate_cancel/2025", file: "disconnect-hunt.yaml", verdict: report.StatusLegacy, evidence: "a disconnect is not a cancel",
 			knob: func(sc *scenarios.Scenario) {
-				sc.Target.Builtin.PropagateCancel = false
+				sc.Target.Builtin.NoPropagateCancel = true
 				sc.Protocol = scenarios.Protocol20251125
 			}},
 		{name: "stalled-reader", file: "stalled-reader.yaml", pass: true, verdict: report.StatusNotExercised},

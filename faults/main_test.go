@@ -140,7 +140,7 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 
 // summarize builds the run's summary the way mcpchaos run does.
 func summarize(agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
-	checks, _ := engine.Checks(sc)
+	checks, _ := report.ScenarioChecks(sc)
 	return info.Summary(agg, checks)
 }
 

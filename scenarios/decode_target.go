@@ -1,18 +1,20 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 var (
 	targetKinds = []string{"builtin", "stdio", "http"}
-	builtinKeys = []string{"transport", "era", "leak_on_cancel", "stop_delay", "propagate_cancel", "progress_flood_hz", "stall_after", "endless", "non_monotonic", "progress_after_response", "rate_limit", "rate_limit_code", "exit_delay"}
 	stdioKeys   = []string{"command", "env", "dir", "processes"}
 	httpKeys    = []string{"url", "headers", "pid"}
 	transports  = []string{TransportHTTP, TransportStdio}
-	builtinEras = []string{EraDual, Era2026, Era2025}
 )
 
 // maxProcesses bounds target.stdio.processes.
@@ -36,30 +38,56 @@ func (d *decoder) target(o *object, at Pos) Target {
 	return t
 }
 
+// builtin decodes target.builtin: the transport, and one key per knob of
+// knobs.Table, each checked by the table at its own position.
 func (d *decoder) builtin(o *object) *BuiltinTarget {
-	o.known(builtinKeys...)
-	b := &BuiltinTarget{
-		Transport:             o.enum("transport", TransportHTTP, transports...),
-		Era:                   o.enum("era", EraDual, builtinEras...),
-		LeakOnCancel:          o.prob("leak_on_cancel", 0),
-		StopDelay:             o.duration("stop_delay", 0),
-		PropagateCancel:       o.boolOr("propagate_cancel", true),
-		ProgressFloodHz:       o.numberAtLeast("progress_flood_hz", 0, 0, false),
-		StallAfter:            int(o.intAtLeast("stall_after", 0, 0)),
-		Endless:               o.boolOr("endless", false),
-		NonMonotonic:          o.prob("non_monotonic", 0),
-		ProgressAfterResponse: o.boolOr("progress_after_response", false),
-		ExitDelay:             o.duration("exit_delay", 0),
-	}
-	b.RateLimit, _ = parsed(o, "rate_limit", ParseRate)
-	if v, ok := o.integer("rate_limit_code"); ok {
-		if v < -1<<31 || v > 1<<31-1 {
-			o.errf("rate_limit_code", "%d is not a 32-bit JSON-RPC error code", v)
-		} else {
-			b.RateLimitCode = int(v)
+	keys := []string{"transport"}
+	for _, k := range knobs.Table {
+		if !k.NotInFile {
+			keys = append(keys, k.Name)
 		}
 	}
+	o.known(keys...)
+	b := &BuiltinTarget{Transport: o.enum("transport", TransportHTTP, transports...)}
+	for _, k := range knobs.Table {
+		if k.NotInFile {
+			continue
+		}
+		text, ok := knobText(o, k)
+		if !ok {
+			continue
+		}
+		if err := k.Set(&b.Config, text); err != nil {
+			var fe *knobs.FieldError
+			if errors.As(err, &fe) {
+				o.errf(k.Name, "invalid value %q (want %s)", o.raw(k.Name), fe.Want)
+			} else {
+				o.errf(k.Name, "%v", err)
+			}
+		}
+	}
+	b.Era = b.EraOrDefault()
+	d.eraPos = o.at("era")
 	return b
+}
+
+// knobText returns a knob's value as knobs.Knob.Set reads it, after
+// checking its YAML type: a bool knob takes true or false, a number knob
+// a number, an integer knob an integer; the others (durations, rates,
+// enums) take any scalar.
+func knobText(o *object, k knobs.Knob) (string, bool) {
+	switch k.Kind {
+	case knobs.Bool:
+		v, ok := o.boolean(k.Name)
+		return strconv.FormatBool(v), ok
+	case knobs.Prob, knobs.Float:
+		v, ok := o.number(k.Name)
+		return strconv.FormatFloat(v, 'g', -1, 64), ok
+	case knobs.Int, knobs.Seed:
+		v, ok := o.integer(k.Name)
+		return strconv.FormatInt(v, 10), ok
+	}
+	return o.text(k.Name)
 }
 
 func (d *decoder) stdio(o *object) *StdioTarget {
@@ -131,7 +159,8 @@ func (d *decoder) http(o *object) *HTTPTarget {
 	return h
 }
 
-// checkHTTPURL accepts absolute http and https URLs with a host.
+// checkHTTPURL accepts absolute http and https URLs with a host and, if
+// given, a port from 1 to 65535.
 func checkHTTPURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -140,8 +169,13 @@ func checkHTTPURL(s string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("invalid URL %q: scheme must be http or https", s)
 	}
-	if u.Host == "" {
+	if u.Hostname() == "" {
 		return fmt.Errorf("invalid URL %q: missing host", s)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("invalid URL %q: port %s is not between 1 and 65535", s, p)
+		}
 	}
 	return nil
 }

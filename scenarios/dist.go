@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 // DistKind is the shape of a Dist.
@@ -68,7 +70,7 @@ func ParseDist(s string) (Dist, error) {
 			return Dist{}, fmt.Errorf("invalid distribution %q: uniform takes two durations, LOW and HIGH", s)
 		}
 		if durs[0] > durs[1] {
-			return Dist{}, fmt.Errorf("invalid distribution %q: low %s is above high %s", s, formatDuration(durs[0]), formatDuration(durs[1]))
+			return Dist{}, fmt.Errorf("invalid distribution %q: low %s is above high %s", s, knobs.FormatDuration(durs[0]), knobs.FormatDuration(durs[1]))
 		}
 		return Dist{Kind: DistUniform, Low: durs[0], High: durs[1]}, nil
 	case "exp":
@@ -109,11 +111,11 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 func (d Dist) String() string {
 	switch d.Kind {
 	case DistUniform:
-		return "uniform(" + formatDuration(d.Low) + ", " + formatDuration(d.High) + ")"
+		return "uniform(" + knobs.FormatDuration(d.Low) + ", " + knobs.FormatDuration(d.High) + ")"
 	case DistExp:
-		return "exp(" + formatDuration(d.Mean) + ")"
+		return "exp(" + knobs.FormatDuration(d.Mean) + ")"
 	}
-	return formatDuration(d.Value)
+	return knobs.FormatDuration(d.Value)
 }
 
 // MarshalText implements encoding.TextMarshaler.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 // Duration is a time.Duration written as a Go duration string ("250ms",
@@ -29,7 +31,7 @@ func (d Duration) Std() time.Duration { return time.Duration(d) }
 
 // String formats d compactly ("1m" rather than "1m0s"); ParseDuration
 // accepts the result.
-func (d Duration) String() string { return formatDuration(time.Duration(d)) }
+func (d Duration) String() string { return knobs.FormatDuration(time.Duration(d)) }
 
 // MarshalText implements encoding.TextMarshaler.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
@@ -49,15 +51,3 @@ func (d *Duration) Set(s string) error { return d.UnmarshalText([]byte(s)) }
 
 // Type implements pflag.Value.
 func (d *Duration) Type() string { return "duration" }
-
-// formatDuration is time.Duration.String without trailing zero units.
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
-}

@@ -104,7 +104,17 @@ func TestParseErrors(t *testing.T) {
 			`x.yaml:4:49: faults[0].probability: probability 1.5 is outside 0..1`,
 		}},
 		{"negative probability", lines("target: {builtin: {leak_on_cancel: -0.1}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
-			`x.yaml:1:36: target.builtin.leak_on_cancel: probability -0.1 is outside 0..1`,
+			`x.yaml:1:36: target.builtin.leak_on_cancel: invalid value "-0.1" (want a probability from 0 to 1)`,
+		}},
+		{"knob out of range", lines("target:", "  builtin:", "    progress_flood_hz: 5000", "    stop_delay: 25h", "    rate_limit: 2000000/1s", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
+			`x.yaml:3:24: target.builtin.progress_flood_hz: invalid value "5000" (want a number from 0 to 1000)`,
+			`x.yaml:4:17: target.builtin.stop_delay: invalid value "25h" (want a duration from 0 to 24h)`,
+			`x.yaml:5:17: target.builtin.rate_limit: invalid value "2000000/1s" (want N/PERIOD with N from 1 to 1000000 and PERIOD above zero)`,
+		}},
+		{"knob of the wrong type", lines("target: {builtin: {endless: 'yes', stall_after: 1.5, rate_limit: fast}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
+			`x.yaml:1:29: target.builtin.endless: want true or false, got "yes" (a string)`,
+			`x.yaml:1:49: target.builtin.stall_after: want an integer, got "1.5" (a number)`,
+			`x.yaml:1:66: target.builtin.rate_limit: invalid rate "fast": want N/PERIOD such as 50/1s or 3000/1m`,
 		}},
 		{"bad protocol", withHead("protocol: 2024-11-05"), []string{
 			`x.yaml:4:11: protocol: invalid value "2024-11-05" (want one of: auto, 2026-07-28, 2025-11-25, 2025-06-18)`,
@@ -117,6 +127,12 @@ func TestParseErrors(t *testing.T) {
 		}},
 		{"bad url", lines("target: {http: {url: 'ftp://h/x'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
 			`x.yaml:1:22: target.http.url: invalid URL "ftp://h/x": scheme must be http or https`,
+		}},
+		{"url port above 65535", lines("target: {http: {url: 'http://127.0.0.1:70000/mcp'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
+			`x.yaml:1:22: target.http.url: invalid URL "http://127.0.0.1:70000/mcp": port 70000 is not between 1 and 65535`,
+		}},
+		{"url with a port and no host", lines("target: {http: {url: 'http://:8080/mcp'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
+			`x.yaml:1:22: target.http.url: invalid URL "http://:8080/mcp": missing host`,
 		}},
 		{"url without host", lines("target: {http: {url: 'http:///mcp'}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
 			`x.yaml:1:22: target.http.url: invalid URL "http:///mcp": missing host`,

@@ -31,6 +31,7 @@ type decoder struct {
 
 	faultRefs []ref // one per decoded fault, for validate
 	probeRefs []ref // one per decoded probe, for validate
+	eraPos    Pos   // target.builtin.era's value, for validate
 }
 
 func newDecoder(file string, lookup func(string) (string, bool)) *decoder {

@@ -63,6 +63,9 @@ func parse(filename string, data []byte, lookup func(string) (string, bool)) (*S
 	}
 	d.link(docs[0], 0)
 	s := d.scenario(docs[0].Body)
+	if b := s.Target.Builtin; b != nil {
+		b.Seed = s.Seed // the built-in target draws from the scenario's seed
+	}
 	if len(d.errs) == 0 {
 		d.validate(s)
 	}
@@ -118,6 +121,9 @@ func (s *Scenario) Override(rate *Rate, duration *time.Duration, seed *int64) er
 	s.Load = l
 	if seed != nil {
 		s.Seed = *seed
+		if b := s.Target.Builtin; b != nil {
+			b.Seed = *seed
+		}
 	}
 	return nil
 }

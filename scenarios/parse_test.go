@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 func mustParse(t *testing.T, name, src string) *Scenario {
@@ -34,16 +36,16 @@ func TestFullExample(t *testing.T) {
 		Seed:     42,
 		Protocol: Protocol20260728,
 		Target: Target{Pos: p(5, 1), Builtin: &BuiltinTarget{
-			Transport: "http", Era: "dual", LeakOnCancel: 0.2, StopDelay: sec(0.5),
-			PropagateCancel: false, ProgressFloodHz: 5, StallAfter: 3, Endless: false,
-			NonMonotonic: 0.1, ProgressAfterResponse: true, RateLimit: Rate{100, time.Second},
-			RateLimitCode: -32000, ExitDelay: sec(1),
+			Transport: "http", Config: knobs.Config{Era: "dual", Seed: 42, LeakOnCancel: 0.2, StopDelay: 500 * time.Millisecond,
+				NoPropagateCancel: true, ProgressFloodHz: 5, StallAfter: 3, Endless: false,
+				NonMonotonic: 0.1, ProgressAfterResponse: true, RateLimit: Rate{Freq: 100, Per: time.Second},
+				RateLimitCode: -32000, ExitDelay: time.Second},
 		}},
 		Load: Workload{
-			Rate: Rate{10, time.Second},
+			Rate: Rate{Freq: 10, Per: time.Second},
 			Stages: []Stage{
-				{To: Rate{300, time.Second}, Over: sec(60), Pos: p(23, 7)},
-				{To: Rate{50, time.Second}, Over: sec(30), Pos: p(24, 7)},
+				{To: Rate{Freq: 300, Per: time.Second}, Over: sec(60), Pos: p(23, 7)},
+				{To: Rate{Freq: 50, Per: time.Second}, Over: sec(30), Pos: p(24, 7)},
 			},
 			Duration: sec(30), MaxInFlight: 1000, GracefulStop: sec(10),
 		},
@@ -149,8 +151,8 @@ func TestDefaults(t *testing.T) {
 		Name:     "minimal.scenario",
 		Seed:     1,
 		Protocol: ProtocolAuto,
-		Target:   Target{Pos: Pos{1, 1}, Builtin: &BuiltinTarget{Transport: "http", Era: "dual", PropagateCancel: true}},
-		Load:     Workload{Rate: Rate{5, time.Second}, Duration: sec(10), MaxInFlight: 10000, GracefulStop: sec(30)},
+		Target:   Target{Pos: Pos{1, 1}, Builtin: &BuiltinTarget{Transport: "http", Config: knobs.Config{Era: "dual", Seed: 1}}},
+		Load:     Workload{Rate: Rate{Freq: 5, Per: time.Second}, Duration: sec(10), MaxInFlight: 10000, GracefulStop: sec(30)},
 		Timeouts: Timeouts{Idle: sec(30), Max: sec(60), Policies: DefaultPolicies()},
 		Calls:    []Call{{Tool: "echo", Weight: 1, Progress: true, Pos: Pos{4, 9}}},
 		Faults: []Fault{
@@ -202,7 +204,7 @@ func TestCrossChecks(t *testing.T) {
 			"target: {builtin: {era: 2026}}",
 			"load: {rate: 5/s, duration: 10s}",
 			"calls: [{tool: echo}]",
-		), `x.yaml:2:1: target.builtin.era: a 2026-only target cannot speak protocol 2025-11-25`},
+		), `x.yaml:2:25: target.builtin.era: a 2026-only target cannot speak protocol 2025-11-25`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,7 +259,7 @@ func TestOverride(t *testing.T) {
 		"load: {concurrency: 3, duration: 7s}",
 		"calls: [{tool: echo}]",
 	)
-	rate := Rate{20, time.Second}
+	rate := Rate{Freq: 20, Per: time.Second}
 	dur := 4 * time.Second
 	zero := time.Duration(0)
 	neg := -time.Second
@@ -275,8 +277,8 @@ func TestOverride(t *testing.T) {
 		{"nothing", closed, nil, nil, nil, Workload{Concurrency: 3, Duration: sec(7)}, 1, ""},
 		{"rate replaces concurrency", closed, &rate, nil, nil, Workload{Rate: rate, Duration: sec(7)}, 1, ""},
 		{"rate and duration replace stages", staged, &rate, &dur, &seed, Workload{Rate: rate, Duration: sec(4)}, -9, ""},
-		{"duration adds a hold to stages", staged, nil, &dur, nil, Workload{Stages: []Stage{{To: Rate{10, time.Second}, Over: sec(5), Pos: Pos{2, 17}}}, Duration: sec(4)}, 1, ""},
-		{"zero hold after stages", staged, nil, &zero, nil, Workload{Stages: []Stage{{To: Rate{10, time.Second}, Over: sec(5), Pos: Pos{2, 17}}}}, 1, ""},
+		{"duration adds a hold to stages", staged, nil, &dur, nil, Workload{Stages: []Stage{{To: Rate{Freq: 10, Per: time.Second}, Over: sec(5), Pos: Pos{2, 17}}}, Duration: sec(4)}, 1, ""},
+		{"zero hold after stages", staged, nil, &zero, nil, Workload{Stages: []Stage{{To: Rate{Freq: 10, Per: time.Second}, Over: sec(5), Pos: Pos{2, 17}}}}, 1, ""},
 		{"rate over stages needs a duration", staged, &rate, nil, nil, Workload{}, 0, "rate override: the scenario's load has stages and no duration, so a constant rate has none; give a duration too"},
 		{"zero duration without stages", closed, nil, &zero, nil, Workload{}, 0, "duration override 0s: must be positive without stages"},
 		{"negative duration", closed, nil, &neg, nil, Workload{}, 0, "duration override -1s: must not be negative"},

@@ -17,7 +17,11 @@
 // "2MiB") and are parsed here, in one place.
 package scenarios
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+)
 
 // Scenario is one decoded, defaulted and validated scenario file.
 type Scenario struct {
@@ -99,29 +103,20 @@ const (
 	TransportStdio = "stdio"
 )
 
-// Eras of the built-in target.
+// Eras of the built-in target (see knobs.Table).
 const (
-	EraDual = "dual"
-	Era2026 = "2026"
-	Era2025 = "2025"
+	EraDual = knobs.EraDual
+	Era2026 = knobs.Era2026
+	Era2025 = knobs.Era2025
 )
 
-// BuiltinTarget configures the built-in target server and its misbehaviour
-// knobs. Zero knobs mean a well-behaved server.
+// BuiltinTarget configures the built-in target server: the transport
+// mcpchaos speaks to it, and its misbehaviour knobs, one key each (see
+// knobs.Table). The zero knobs.Config is a well-behaved server; Seed is the
+// scenario's seed and Era is filled in (EraDual by default).
 type BuiltinTarget struct {
-	Transport             string   // TransportHTTP (default) or TransportStdio
-	Era                   string   // EraDual (default), Era2026 or Era2025
-	LeakOnCancel          float64  // probability that a cancelled call keeps running
-	StopDelay             Duration // how long a cancelled call takes to stop
-	PropagateCancel       bool     // tie tool contexts to the request; default true
-	ProgressFloodHz       float64  // extra progress notifications per second; 0 = none
-	StallAfter            int      // stop sending progress after this many; 0 = never
-	Endless               bool     // calls never finish on their own
-	NonMonotonic          float64  // probability that a progress value goes backwards
-	ProgressAfterResponse bool     // send one progress notification after the response
-	RateLimit             Rate     // zero = no rate limit
-	RateLimitCode         int      // JSON-RPC error code when rate limited; 0 = the target's own choice
-	ExitDelay             Duration // stdio: delay before exiting when stdin closes
+	Transport string // TransportHTTP (default) or TransportStdio
+	knobs.Config
 }
 
 // StdioTarget is a server mcpchaos starts as child processes and talks to

@@ -23,9 +23,9 @@ func (d *decoder) validate(s *Scenario) {
 	if b := s.Target.Builtin; b != nil {
 		switch {
 		case b.Era == Era2026 && strings.HasPrefix(s.Protocol, "2025-"):
-			d.errorf(s.Target.Pos, "target.builtin.era", "a 2026-only target cannot speak protocol %s", s.Protocol)
+			d.errorf(d.eraPos, "target.builtin.era", "a 2026-only target cannot speak protocol %s", s.Protocol)
 		case b.Era == Era2025 && s.Protocol == Protocol20260728:
-			d.errorf(s.Target.Pos, "target.builtin.era", "a 2025-only target cannot speak protocol %s", s.Protocol)
+			d.errorf(d.eraPos, "target.builtin.era", "a 2025-only target cannot speak protocol %s", s.Protocol)
 		}
 	}
 	for i, f := range s.Faults {

@@ -36,7 +36,7 @@ type disconnect struct {
 // mcpHandler builds the /mcp handler for the configured era, with the rate
 // limit in front.
 func (s *Server) mcpHandler() http.Handler {
-	era := s.cfg.era()
+	era := s.cfg.EraOrDefault()
 	var versions []string
 	if era == Era2026 {
 		versions = []string{modernVersion}
@@ -108,7 +108,7 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 		body, _ := json.Marshal(map[string]any{
 			"jsonrpc": "2.0",
 			"id":      id,
-			"error":   map[string]any{"code": s.cfg.rateLimitCode(), "message": "rate limit exceeded"},
+			"error":   map[string]any{"code": int64(s.cfg.RateLimitCodeOrDefault()), "message": "rate limit exceeded"},
 		})
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))

@@ -296,7 +296,7 @@ func TestOurClientKnobs(t *testing.T) {
 				waitDone(t, ev)
 				eventually(t, "progress after the response", func() bool { _, after := ev.progress(); return after == 1 })
 			}},
-		{"rate_limit throttles", Config{RateLimit: Rate{N: 1, Per: time.Hour}, RateLimitCode: -32000}, nil, func(t *testing.T, o ourTarget, tr string) {
+		{"rate_limit throttles", Config{RateLimit: Rate{Freq: 1, Per: time.Hour}, RateLimitCode: -32000}, nil, func(t *testing.T, o ourTarget, tr string) {
 			_, first := o.start(t, ToolEcho, `{"text":"first"}`)
 			waitDone(t, first)
 			_, ev := o.start(t, ToolEcho, `{"text":"second"}`)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -133,7 +134,7 @@ func TestProgressAfterResponse(t *testing.T) {
 				t.Fatalf("bad line %q: %v", l, err)
 			}
 			if m.Method == "notifications/progress" {
-				order = append(order, "progress "+formatFloat(m.Params.Progress))
+				order = append(order, "progress "+fmt.Sprint(m.Params.Progress))
 			} else {
 				order = append(order, "response")
 			}

@@ -13,7 +13,7 @@ import (
 )
 
 // oneCall is a rate that lets one call through and then refuses for a while.
-var oneCall = Rate{N: 1, Per: 10 * time.Second}
+var oneCall = Rate{Freq: 1, Per: 10 * time.Second}
 
 // TestRateLimitHTTP: over the limit a tools/call gets 429 with Retry-After
 // and a JSON-RPC error body; discovery, listing and the probe pass.

@@ -70,13 +70,24 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// capabilities are the ones the target declares, in initialize and
+// server/discover alike: the SDK's default (logging), tools, and prompts,
+// because the SDK answers prompts/list (with no prompts) whether or not
+// any are registered, and a server must declare what it answers. Neither
+// list ever changes, so neither declares listChanged (the SDK's inferred
+// default would promise notifications that never come).
+func capabilities() *mcp.ServerCapabilities {
+	return &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{},
+		Prompts: &mcp.PromptCapabilities{}}
+}
+
 // newMCPServer builds an SDK server with the tools registered. versions, if
 // not empty, narrows the protocol versions it negotiates. A stdio server also
 // gets the rate limit as receiving middleware (HTTP limits in front of the
 // SDK, with a 429).
 func (s *Server) newMCPServer(versions []string, stdio bool) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: ServerVersion},
-		&mcp.ServerOptions{SupportedProtocolVersions: versions})
+		&mcp.ServerOptions{SupportedProtocolVersions: versions, Capabilities: capabilities()})
 	s.addTools(srv)
 	if stdio {
 		srv.AddReceivingMiddleware(metaMiddleware)

@@ -69,6 +69,6 @@ func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		s.metrics.throttled.Add(1)
 		data, _ := json.Marshal(map[string]int{"retryAfter": retryAfterSeconds(wait)})
-		return nil, &jsonrpc.Error{Code: s.cfg.rateLimitCode(), Message: "rate limit exceeded", Data: data}
+		return nil, &jsonrpc.Error{Code: int64(s.cfg.RateLimitCodeOrDefault()), Message: "rate limit exceeded", Data: data}
 	}
 }

@@ -63,11 +63,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpchaos run: want exactly one scenario file (see mcpchaos run --help)")
 		return 2
 	}
-	sc, checks, plan, err := prepareRun(fs, f, fs.Arg(0))
+	prep, err := prepareRun(fs, f, fs.Arg(0))
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		printProblems(stderr, "mcpchaos run: ", fs.Arg(0), err)
 		return 2
 	}
+	sc, checks, plan := prep.Scenario, prep.Checks, prep.Plan
 	var w *results.Writer
 	if f.output != "" {
 		if w, err = results.Create(f.output, 0); err != nil {
@@ -117,39 +118,25 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// prepareRun loads the scenario, applies the flags, checks the checks and
-// builds the plan: everything that can fail before any load is sent.
-func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*scenarios.Scenario, []report.Check, engine.Plan, error) {
-	sc, err := scenarios.Load(path)
-	if err != nil {
-		return nil, nil, engine.Plan{}, err
-	}
-	var rate *scenarios.Rate
-	var duration *time.Duration
-	var seed *int64
+// prepareRun applies the flags and runs engine.Prepare, the static checks
+// that validate runs too: everything that can fail before any load is sent.
+func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*engine.Prepared, error) {
+	var o engine.Overrides
 	if fs.Changed("rate") {
-		rate = &f.rate
+		o.Rate = &f.rate
 	}
 	if fs.Changed("duration") {
 		d := f.duration.Std()
-		duration = &d
+		o.Duration = &d
 	}
 	if fs.Changed("seed") {
-		seed = &f.seed
-	}
-	if err := sc.Override(rate, duration, seed); err != nil {
-		return nil, nil, engine.Plan{}, err
-	}
-	checks, errs := engine.Checks(sc)
-	if len(errs) > 0 {
-		return nil, nil, engine.Plan{}, errs[0]
+		o.Seed = &f.seed
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return nil, nil, engine.Plan{}, fmt.Errorf("find the mcpchaos executable: %w", err)
+		return nil, fmt.Errorf("find the mcpchaos executable: %w", err)
 	}
-	plan, err := engine.FromScenario(sc, []string{self})
-	return sc, checks, plan, err
+	return engine.Prepare(path, o, []string{self})
 }
 
 func writeSummaryJSON(path string, s *report.Summary) error {

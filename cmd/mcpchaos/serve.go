@@ -8,12 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 // serveCmd runs the built-in target server: Streamable HTTP (both protocol
@@ -22,18 +22,31 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return serve(ctx, args, os.Stdin, stdout, stderr)
 }
 
-// serveFlags are the command line of `mcpchaos serve`.
+// serveFlags are the command line of `mcpchaos serve`: three flags of its
+// own, and one per knob of knobs.Table.
 type serveFlags struct {
 	listen        string
 	stdio         bool
 	metricsListen string
-	propagate     bool
-	rateLimit     string
-	cfg           targetserver.Config
+	knobs         map[string]*knobFlag // by flag name
 }
 
+// knobFlag holds a knob flag's text until config checks it against the
+// table, so that a bad value is reported as --flag "value": want ...
+type knobFlag struct {
+	knob knobs.Knob
+	text string
+}
+
+func (f *knobFlag) String() string { return f.text }
+func (f *knobFlag) Set(s string) error {
+	f.text = s
+	return nil
+}
+func (f *knobFlag) Type() string { return f.knob.Arg }
+
 func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
-	f := &serveFlags{}
+	f := &serveFlags{knobs: map[string]*knobFlag{}}
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.SetOutput(stdout)
@@ -45,53 +58,48 @@ func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 		fmt.Fprintln(stdout)
 		fmt.Fprint(stdout, fs.FlagUsages())
 	}
-	c := &f.cfg
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "serve Streamable HTTP on /mcp and metrics on /metrics at `ADDR`")
 	fs.BoolVar(&f.stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "with --stdio, serve /metrics at `ADDR` (default: no metrics endpoint)")
-	fs.StringVar(&c.Era, "era", targetserver.EraDual, "protocol eras HTTP serves, `ERA` = dual (route by MCP-Protocol-Version), 2026 (stateless only) or 2025 (sessions only)")
-	fs.Int64Var(&c.Seed, "seed", 0, "`SEED` of every random draw (leak and non-monotonic draws)")
-	fs.Float64Var(&c.LeakOnCancel, "leak-on-cancel", 0, "probability `P` that a call ignores its cancel and runs to the end")
-	fs.DurationVar(&c.StopDelay, "stop-delay", 0, "a cancelled call notices the cancel only after `D`")
-	fs.BoolVar(&f.propagate, "propagate-cancel", true, "on 2026 HTTP, a closed stream cancels the call (false: the SDK default, work runs on)")
-	fs.Float64Var(&c.ProgressFloodHz, "progress-flood-hz", 0, "extra progress notifications, `N` per second per call, still increasing")
-	fs.IntVar(&c.StallAfter, "stall-after", 0, "progress stops after `N` steps while the call keeps working (0: never)")
-	fs.BoolVar(&c.Endless, "endless", false, "step tools never finish; they send progress until cancelled")
-	fs.Float64Var(&c.NonMonotonic, "non-monotonic", 0, "probability `P` that a progress notification repeats or lowers the previous value")
-	fs.BoolVar(&c.ProgressAfterResponse, "progress-after-response", false, "send one more progress notification ~10ms after the result")
-	fs.StringVar(&f.rateLimit, "rate-limit", "", "throttle tools/call to `R` (N/duration, e.g. 100/1s: at most N calls in any window of that duration): HTTP 429 or a JSON-RPC error")
-	fs.IntVar(&c.RateLimitCode, "rate-limit-code", targetserver.DefaultRateLimitCode, "JSON-RPC error `CODE` of a throttled stdio call")
-	fs.DurationVar(&c.ExitDelay, "exit-delay", 0, "with --stdio, exit only `D` after stdin closes")
+	for _, k := range knobs.Table {
+		kf := &knobFlag{knob: k, text: k.Default()}
+		f.knobs[k.Flag()] = kf
+		fl := fs.VarPF(kf, k.Flag(), "", k.Doc)
+		if fl.DefValue == "0s" {
+			fl.DefValue = "0" // pflag prints no default for "0"
+		}
+		if k.Kind == knobs.Bool {
+			fl.NoOptDefVal = "true"
+		}
+	}
 	return fs, f
 }
 
 // config checks the flags and returns the target configuration. Errors name
 // the flag and quote its value.
 func (f *serveFlags) config(fs *pflag.FlagSet) (targetserver.Config, error) {
+	var cfg targetserver.Config
 	if fs.NArg() > 0 {
-		return targetserver.Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if f.stdio && fs.Changed("listen") {
-		return targetserver.Config{}, errors.New("--listen and --stdio exclude each other (use --metrics-listen for metrics with --stdio)")
+		return cfg, errors.New("--listen and --stdio exclude each other (use --metrics-listen for metrics with --stdio)")
 	}
 	if !f.stdio && fs.Changed("metrics-listen") {
-		return targetserver.Config{}, errors.New("--metrics-listen needs --stdio (over HTTP, metrics are on /metrics of --listen)")
+		return cfg, errors.New("--metrics-listen needs --stdio (over HTTP, metrics are on /metrics of --listen)")
 	}
-	cfg := f.cfg
-	cfg.NoPropagateCancel = !f.propagate
-	if f.rateLimit != "" {
-		r, err := targetserver.ParseRate(f.rateLimit)
-		if err != nil {
-			return targetserver.Config{}, fmt.Errorf("--rate-limit: %w", err)
+	for _, k := range knobs.Table {
+		kf := f.knobs[k.Flag()]
+		if !fs.Changed(k.Flag()) {
+			continue
 		}
-		cfg.RateLimit = r
-	}
-	if err := cfg.Validate(); err != nil {
-		var fe *targetserver.FieldError
-		if errors.As(err, &fe) {
-			return targetserver.Config{}, fmt.Errorf("--%s %q: want %s", strings.ReplaceAll(fe.Field, "_", "-"), fe.Value, fe.Want)
+		if err := k.Set(&cfg, kf.text); err != nil {
+			var fe *knobs.FieldError
+			if errors.As(err, &fe) {
+				return targetserver.Config{}, fmt.Errorf("--%s %q: want %s", k.Flag(), kf.text, fe.Want)
+			}
+			return targetserver.Config{}, fmt.Errorf("--%s: %w", k.Flag(), err)
 		}
-		return targetserver.Config{}, err
 	}
 	return cfg, nil
 }
@@ -125,7 +133,7 @@ func serveHTTP(ctx context.Context, cfg targetserver.Config, addr string, stderr
 	}
 	defer r.Close()
 	fmt.Fprintf(stderr, "mcpchaos serve: MCP on %s, metrics on %s (era %s; %s)\n",
-		r.URL, r.MetricsURL, eraName(cfg), knobSummary(cfg))
+		r.URL, r.MetricsURL, cfg.EraOrDefault(), knobSummary(cfg))
 	served := make(chan error, 1)
 	go func() { served <- r.Wait() }()
 	select {
@@ -176,33 +184,11 @@ func metricsMux(s *targetserver.Server) http.Handler {
 	return mux
 }
 
-func eraName(cfg targetserver.Config) string {
-	if cfg.Era == "" {
-		return targetserver.EraDual
-	}
-	return cfg.Era
-}
-
 // knobSummary lists the knobs that differ from a correct server.
 func knobSummary(cfg targetserver.Config) string {
-	var on []string
-	add := func(set bool, format string, v ...any) {
-		if set {
-			on = append(on, fmt.Sprintf(format, v...))
-		}
-	}
-	add(cfg.LeakOnCancel > 0, "leak-on-cancel %g", cfg.LeakOnCancel)
-	add(cfg.StopDelay > 0, "stop-delay %s", cfg.StopDelay)
-	add(cfg.NoPropagateCancel, "propagate-cancel false")
-	add(cfg.ProgressFloodHz > 0, "progress-flood-hz %g", cfg.ProgressFloodHz)
-	add(cfg.StallAfter > 0, "stall-after %d", cfg.StallAfter)
-	add(cfg.Endless, "endless")
-	add(cfg.NonMonotonic > 0, "non-monotonic %g", cfg.NonMonotonic)
-	add(cfg.ProgressAfterResponse, "progress-after-response")
-	add(!cfg.RateLimit.IsZero(), "rate-limit %s", cfg.RateLimit)
-	add(cfg.ExitDelay > 0, "exit-delay %s", cfg.ExitDelay)
-	if len(on) == 0 {
+	on := cfg.Summary()
+	if on == "" {
 		return "no misbehaviour knobs"
 	}
-	return "knobs: " + strings.Join(on, ", ") + fmt.Sprintf(", seed %d", cfg.Seed)
+	return "knobs: " + on + fmt.Sprintf(", seed %d", cfg.Seed)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -15,9 +17,12 @@ import (
 
 const validateUsage = `usage: mcpchaos validate [flags] SCENARIO.yaml...
 
-Check scenario files without running them: strict decoding (unknown keys,
-wrong types, bad values), defaults, environment references and the checks
-that span sections. Each valid file prints one line on stdout:
+Check scenario files without running them, exactly as "run" checks them
+before it starts: strict decoding (unknown keys, wrong types, bad values,
+built-in target knobs out of range, URLs), defaults, environment
+references, the checks that span sections, the checks' keys, fault
+parameters and throttling patterns. A file validate accepts, run accepts.
+Each valid file prints one line on stdout:
 
   ok  FILE (name: NAME, target: TARGET, N calls, M faults, K checks)
 
@@ -52,45 +57,45 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 		printUsage(stderr)
 		return 2
 	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpchaos validate: find the mcpchaos executable: %v\n", err)
+		return 2
+	}
 	code := 0
 	for _, file := range files {
-		s, err := scenarios.Load(file)
+		prep, err := engine.Prepare(file, engine.Overrides{}, []string{self})
 		if err != nil {
 			code = 2
-			printLoadError(stderr, file, err)
+			printProblems(stderr, "", file, err)
 			continue
 		}
-		if _, err := engine.Faults(s); err != nil {
-			code = 2
-			printLoadError(stderr, file, err)
-			continue
-		}
-		if _, errs := engine.Checks(s); len(errs) > 0 {
-			code = 2
-			for _, e := range errs {
-				fmt.Fprintln(stderr, e)
-			}
-			continue
-		}
+		s := prep.Scenario
 		fmt.Fprintf(stdout, "ok  %s (name: %s, target: %s, %s, %s, %s)\n", file, s.Name, s.Target,
 			count(len(s.Calls), "call"), count(len(s.Faults), "fault"), count(len(s.Checks), "check"))
 	}
 	return code
 }
 
-// printLoadError prints one line per problem: FILE:LINE:COLUMN: message.
-func printLoadError(w io.Writer, file string, err error) {
+// printProblems prints what engine.Prepare found, one problem a line:
+// FILE:LINE:COLUMN: message, each after prefix. validate and run print the
+// same lines (run with its "mcpchaos run: " prefix).
+func printProblems(w io.Writer, prefix, file string, err error) {
 	var list scenarios.Errors
 	var pathErr *fs.PathError
+	var lines []string
 	switch {
 	case errors.As(err, &list):
 		for _, e := range list {
-			fmt.Fprintln(w, e)
+			lines = append(lines, e.Error())
 		}
 	case errors.As(err, &pathErr):
-		fmt.Fprintf(w, "%s: %v\n", file, pathErr.Err)
+		lines = []string{file + ": " + pathErr.Err.Error()}
 	default:
-		fmt.Fprintf(w, "%s: %v\n", file, err)
+		lines = strings.Split(err.Error(), "\n")
+	}
+	for _, l := range lines {
+		fmt.Fprintln(w, prefix+l)
 	}
 }
 

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"errors"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
+
+// Overrides are the command-line values that replace a scenario's own
+// (mcpchaos run --rate, --duration, --seed); nil leaves a value alone.
+type Overrides struct {
+	Rate     *scenarios.Rate
+	Duration *time.Duration
+	Seed     *int64
+}
+
+// Prepared is a scenario that passed every static check, with what running
+// it needs.
+type Prepared struct {
+	Scenario *scenarios.Scenario
+	Checks   []report.Check
+	Plan     Plan
+}
+
+// Prepare does all the static checking of the scenario file at path, the
+// same for every command that reads scenarios (validate, run, and later
+// report and proxy), so that they accept exactly the same files: strict
+// decoding with defaults, environment references, knob ranges and URLs
+// (scenarios.Load), the overrides, the checks' keys
+// (report.ScenarioChecks), and the plan (FromScenario: faults through
+// faults.New, throttling patterns, the built-in target's config). Nothing is started and nothing is sent.
+//
+// self is the argv that runs mcpchaos itself (see FromScenario). Every error
+// names FILE:LINE:COLUMN of the field at fault, except an override's, which
+// names the flag; several problems come as scenarios.Errors (from decoding)
+// or errors.Join (the checks).
+func Prepare(path string, o Overrides, self []string) (*Prepared, error) {
+	sc, err := scenarios.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.Override(o.Rate, o.Duration, o.Seed); err != nil {
+		return nil, err
+	}
+	checks, errs := report.ScenarioChecks(sc)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	plan, err := FromScenario(sc, self)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{Scenario: sc, Checks: checks, Plan: plan}, nil
+}

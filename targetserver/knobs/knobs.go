@@ -1,0 +1,119 @@
+// Package knobs is the one table of the built-in target's misbehaviour
+// knobs: each knob's name, type, range and one-line doc is written once, in
+// [Table], and everything else derives from it: the scenario decoder
+// (target.builtin keys), the `mcpchaos serve` flags, [Config.Validate],
+// [Config.Args] (the flags that start a builtin stdio target) and the knob
+// table of the README (a test compares the two).
+//
+// The package imports only the standard library, so that both scenarios
+// (which reads knobs from files) and targetserver (which obeys them) can
+// import it while imports still go only downward. It also holds [Rate] and
+// its parser, the one rate parser of the tree: this is the lowest package
+// that needs one.
+//
+// Adding a knob is one [Config] field, one line of [Table] and the
+// behaviour in targetserver.
+package knobs
+
+import "time"
+
+// Protocol eras the HTTP endpoint can serve (see the "era" knob).
+const (
+	// EraDual routes each HTTP request by its MCP-Protocol-Version header:
+	// 2026-07-28 and later to a stateless handler, everything else to a
+	// stateful (session) handler. It is the default.
+	EraDual = "dual"
+	// Era2026 serves only the stateless handler.
+	Era2026 = "2026"
+	// Era2025 serves only the stateful (session) handler.
+	Era2025 = "2025"
+)
+
+// DefaultRateLimitCode is the JSON-RPC error code of a throttled call when
+// Config.RateLimitCode is zero. It lies outside -32768..-32000, the range
+// JSON-RPC reserves (and within it, -32020..-32099, the range MCP
+// 2026-07-28 reserves), so no revision can give it a meaning; the 429 in it
+// is a hint for people reading logs.
+const DefaultRateLimitCode = -31429
+
+// Config selects the target's behaviour. The zero value is a correct server:
+// the zero value of every field is its knob's default. What each field does
+// is documented once, in [Table].
+type Config struct {
+	Era                   string
+	Seed                  int64
+	LeakOnCancel          float64
+	StopDelay             time.Duration
+	NoPropagateCancel     bool
+	ProgressFloodHz       float64
+	StallAfter            int
+	Endless               bool
+	NonMonotonic          float64
+	ProgressAfterResponse bool
+	RateLimit             Rate
+	RateLimitCode         int
+	ExitDelay             time.Duration
+}
+
+// Table is every knob, in the order of `mcpchaos serve --help` and of the
+// README.
+var Table = []Knob{
+	{Name: "era", Field: "Era", Kind: Enum, Values: []string{EraDual, Era2026, Era2025}, Arg: "ERA", Setting: true,
+		Doc: "which protocol eras HTTP serves: dual (route each request by its MCP-Protocol-Version), 2026 (stateless only) or 2025 (sessions only); stdio always serves both"},
+	{Name: "seed", Field: "Seed", Kind: Seed, Arg: "SEED", Setting: true, NotInFile: true,
+		Doc: "seed of every random draw (leak and non-monotonic draws); in a scenario, the scenario's own seed"},
+	{Name: "leak_on_cancel", Field: "LeakOnCancel", Kind: Prob, Arg: "P",
+		Doc: "probability that a call ignores its cancel and runs to the end (orphaned work)"},
+	{Name: "stop_delay", Field: "StopDelay", Kind: Duration, Max: 24 * 3600, Arg: "D",
+		Doc: "a cancelled call notices its cancel only after this long, then stops"},
+	{Name: "propagate_cancel", Field: "NoPropagateCancel", Kind: Bool, Negate: true,
+		Doc: "on 2026 HTTP, a closed stream cancels the call (false: the Go SDK's default, the work runs on)"},
+	{Name: "progress_flood_hz", Field: "ProgressFloodHz", Kind: Float, Max: 1000, Arg: "N",
+		Doc: "extra progress notifications per second per call, on top of one per step, still increasing (0: none)"},
+	{Name: "stall_after", Field: "StallAfter", Kind: Int, Max: 1e9, Arg: "N",
+		Doc: "progress stops after this many steps while the call keeps working to the end (0: never)"},
+	{Name: "endless", Field: "Endless", Kind: Bool,
+		Doc: "step tools never finish: they send one progress per step until cancelled"},
+	{Name: "non_monotonic", Field: "NonMonotonic", Kind: Prob, Arg: "P",
+		Doc: "probability that a progress notification repeats or lowers the previous value"},
+	{Name: "progress_after_response", Field: "ProgressAfterResponse", Kind: Bool,
+		Doc: "send one more progress notification about 10ms after a step tool's result"},
+	{Name: "rate_limit", Field: "RateLimit", Kind: RateKind, Max: maxLimitCount, Arg: "R",
+		Doc: "throttle tools/call to at most N calls in any window of PERIOD (N/PERIOD, e.g. 100/1s): HTTP 429 with Retry-After, or a JSON-RPC error on stdio"},
+	{Name: "rate_limit_code", Field: "RateLimitCode", Kind: Int, Min: -1 << 31, Max: 1<<31 - 1, Arg: "CODE",
+		Doc: "JSON-RPC error code of a throttled call (0: -31429, outside every reserved range)"},
+	{Name: "exit_delay", Field: "ExitDelay", Kind: Duration, Max: 24 * 3600, Arg: "D",
+		Doc: "stdio: exit only this long after stdin closes"},
+}
+
+// maxLimitCount bounds N in a rate limit of N per period: the limiter
+// keeps the time of each of the last N accepted calls.
+const maxLimitCount = 1_000_000
+
+// Lookup returns the knob named name (a scenario key such as
+// "leak_on_cancel").
+func Lookup(name string) (Knob, bool) {
+	for _, k := range Table {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Knob{}, false
+}
+
+// EraOrDefault returns c.Era with the default filled in.
+func (c Config) EraOrDefault() string {
+	if c.Era == "" {
+		return EraDual
+	}
+	return c.Era
+}
+
+// RateLimitCodeOrDefault returns c.RateLimitCode with the default filled
+// in.
+func (c Config) RateLimitCodeOrDefault() int {
+	if c.RateLimitCode == 0 {
+		return DefaultRateLimitCode
+	}
+	return c.RateLimitCode
+}
