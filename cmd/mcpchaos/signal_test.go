@@ -40,7 +40,7 @@ checks:
 `
 
 // slowTarget starts the built-in target for slowScenario and returns it
-// with the scenario; drain is extra orphans keys (", drain_max: 20s").
+// with the scenario; drain is extra orphans lines ("\n  drain_max: 20s").
 func slowTarget(t *testing.T, cfg targetserver.Config, drain string) (*targetserver.Running, string) {
 	t.Helper()
 	r, err := targetserver.StartHTTP(context.Background(), cfg, "")
@@ -194,7 +194,7 @@ func TestCtrlCTwice(t *testing.T) {
 	dir := t.TempDir()
 	// Calls that ignore their cancel keep the target's in-flight gauge up,
 	// so the orphan drain after the first interrupt lasts up to 20 s.
-	tg, scenario := slowTarget(t, targetserver.Config{LeakOnCancel: 1}, ", drain_max: 20s")
+	tg, scenario := slowTarget(t, targetserver.Config{LeakOnCancel: 1}, "\n  drain_max: 20s")
 	p := startRun(t, scenario, dir)
 	waitStarted(t, p, tg, 1)
 	p.signal(t)
