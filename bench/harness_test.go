@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
 	"io"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // bin is the mcpchaos binary built by TestMain ("" when no benchmark was
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 			os.Exit(2)
 		}
-		if bin, err = selfbuild.Build(dir); err != nil {
+		if bin, err = testutil.Build(dir); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 			os.RemoveAll(dir)
 			os.Exit(2)

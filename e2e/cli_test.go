@@ -28,7 +28,7 @@ checks:
 // to cliScenario and returns the exit code, stdout and stderr.
 func runCLI(t *testing.T, checks ...string) (int, string, string, string) {
 	t.Helper()
-	bin := needBinary(t)
+	exe := bin.Need(t)
 	path := filepath.Join(t.TempDir(), "cli.yaml")
 	body := cliScenario
 	for _, c := range checks {
@@ -37,7 +37,7 @@ func runCLI(t *testing.T, checks ...string) (int, string, string, string) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", path, "--quiet")
+	cmd := exec.Command(exe, "run", path, "--quiet")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -1,21 +1,16 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
-	"net"
-	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
@@ -26,20 +21,13 @@ import (
 // sdk_helper_test.go instead of running tests.
 const helperEnv = "MCPCHAOS_E2E_HELPER"
 
-var bin selfbuild.Binary
+var bin testutil.Binary
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(runHelper(mode))
 	}
-	os.Exit(selfbuild.Main(m, &bin))
-}
-
-// needBinary returns the mcpchaos binary, failing the test when it could
-// not be built (every end-to-end test needs a working build).
-func needBinary(t *testing.T) string {
-	t.Helper()
-	return bin.Need(t)
+	os.Exit(testutil.Main(m, &bin))
 }
 
 // parse decodes a scenario the way `mcpchaos run` does (defaults,
@@ -57,7 +45,7 @@ func parse(t *testing.T, yaml string) *scenarios.Scenario {
 // planOf turns a scenario into a plan with the real binary as self.
 func planOf(t *testing.T, sc *scenarios.Scenario) engine.Plan {
 	t.Helper()
-	plan, err := engine.FromScenario(sc, []string{needBinary(t)})
+	plan, err := engine.FromScenario(sc, []string{bin.Need(t)})
 	if err != nil {
 		t.Fatalf("FromScenario: %v", err)
 	}
@@ -163,112 +151,27 @@ func get[T any](mu *sync.Mutex, p **T) *T {
 	return *p
 }
 
-// freeAddr returns a loopback address that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
-// scrape reads the plain (unlabelled) samples of a Prometheus text page.
-func scrape(ctx context.Context, url string) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("scrape %s: %s", url, resp.Status)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name, val, ok := strings.Cut(line, " ")
-		if !ok || strings.ContainsRune(name, '{') {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-		if err == nil {
-			out[name] = v
-		}
-	}
-	return out, sc.Err()
-}
-
-// watcher scrapes a metrics endpoint every 50 ms in the background and
-// keeps the last page it could read: the ground truth of a stdio target,
-// whose process (and endpoint) is gone once the run ends.
-type watcher struct {
-	mu     sync.Mutex
-	last   map[string]float64
-	reads  int
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func watch(url string) *watcher {
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &watcher{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			rctx, rcancel := context.WithTimeout(ctx, time.Second)
-			m, err := scrape(rctx, url)
-			rcancel()
-			if err == nil {
-				w.mu.Lock()
-				w.last, w.reads = m, w.reads+1
-				w.mu.Unlock()
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return w
-}
-
-// stop ends the scraping and returns the last page read.
-func (w *watcher) stop(t *testing.T) map[string]float64 {
-	t.Helper()
-	w.cancel()
-	<-w.done
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.reads == 0 {
-		t.Fatal("the target's metrics endpoint was never read")
-	}
-	return w.last
-}
-
-// withMetrics adds --metrics-listen to a builtin stdio target's command and
-// returns the metrics URL.
-func withMetrics(t *testing.T, plan *engine.Plan) string {
+// stdioTruth gives a builtin stdio target a metrics endpoint on a port it
+// picks itself (127.0.0.1:0) and watches it during the run: the address is
+// read from the target's stderr status line. The returned function stops
+// the watching and returns the last page read.
+func stdioTruth(t *testing.T, plan *engine.Plan) func() map[string]float64 {
 	t.Helper()
 	b := plan.Target.Builtin
 	if b == nil || b.Transport != "stdio" {
-		t.Fatalf("withMetrics: not a builtin stdio target: %+v", plan.Target)
+		t.Fatalf("stdioTruth: not a builtin stdio target: %+v", plan.Target)
 	}
-	addr := freeAddr(t)
-	b.Command = append(b.Command, "--metrics-listen="+addr)
-	return "http://" + addr + "/metrics"
+	cmd, stderr := testutil.LogStderr(t, append(b.Command, "--metrics-listen=127.0.0.1:0"))
+	b.Command = cmd
+	w := testutil.Watch(func() string { return testutil.ServeMetricsURL(stderr()) })
+	return func() map[string]float64 {
+		t.Helper()
+		last, reads := w.Stop()
+		if reads == 0 {
+			t.Fatalf("the target's metrics endpoint was never read; its stderr:\n%s", stderr())
+		}
+		return last
+	}
 }
 
 // approx reports whether got is within frac of want.
@@ -308,8 +211,7 @@ func groundTruth(t *testing.T, sc *scenarios.Scenario, plan *engine.Plan) func()
 		t.Fatal("groundTruth: not a builtin target")
 	}
 	if sc.Target.Builtin.Transport == scenarios.TransportStdio {
-		w := watch(withMetrics(t, plan))
-		return func() map[string]float64 { return w.stop(t) }
+		return stdioTruth(t, plan)
 	}
 	running := ownBuiltin(t, sc, plan)
 	return func() map[string]float64 {

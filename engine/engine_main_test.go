@@ -4,29 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
 	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
-var bin selfbuild.Binary
+var bin testutil.Binary
 
 func TestMain(m *testing.M) {
-	os.Exit(selfbuild.Main(m, &bin))
-}
-
-// needBinary skips a test that needs the mcpchaos binary when it could not
-// be built.
-func needBinary(t *testing.T) string {
-	t.Helper()
-	return bin.Need(t)
+	os.Exit(testutil.Main(m, &bin))
 }
 
 // newTarget starts the built-in target over HTTP on a free loopback
@@ -118,19 +111,12 @@ func offset(r *results.Record, us int64) time.Time {
 	return r.Scheduled.Add(time.Duration(us) * time.Microsecond)
 }
 
-// eventually polls the target's stats every 10 ms until cond holds, for
-// up to d (a generous bound: the target may lag on a busy machine).
+// eventually waits, for up to d, until cond holds for the target's stats
+// (d is generous: the target may lag on a busy machine).
 func eventually(t *testing.T, tg *targetserver.Running, d time.Duration, what string, cond func(targetserver.Stats) bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		s := tg.Server.Stats()
-		if cond(s) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s; target stats %+v", d, what, s)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var s targetserver.Stats
+	if !testutil.Poll(d, func() bool { s = tg.Server.Stats(); return cond(s) }) {
+		t.Fatalf("after %s: %s; target stats %+v", d, what, s)
 	}
 }

@@ -8,20 +8,23 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// openLoad paces ticks and hands each to an idle worker, growing the pool
-// only when every worker is busy, up to MaxInFlight; a tick that finds no
-// room is dropped, never delayed.
-func (r *runner) openLoad(ctx context.Context) {
-	r.ticks = make(chan tick)
+// newPacer returns the open-model pacer of the plan's load.
+func (r *runner) newPacer() pacer {
 	if len(r.plan.Load.Stages) > 0 {
 		from := 0.0 // stages without a rate start from zero
 		if l := r.plan.Load.Rate; l.Freq > 0 && l.Per > 0 {
 			from = l.Rate(0)
 		}
-		r.pace = newStages(from, r.plan.Load.Stages)
-	} else {
-		r.pace = constant{r.plan.Load.Rate}
+		return newStages(from, r.plan.Load.Stages)
 	}
+	return constant{r.plan.Load.Rate}
+}
+
+// openLoad paces ticks and hands each to an idle worker, growing the pool
+// only when every worker is busy, up to MaxInFlight; a tick that finds no
+// room is dropped, never delayed. r.pace is set before the load starts.
+func (r *runner) openLoad(ctx context.Context) {
+	r.ticks = make(chan tick)
 	paced(ctx, r.pace, r.began, r.plan.Load.Total(), func(n uint64, at time.Duration) {
 		r.dispatch(ctx, tick{seq: n, scheduled: r.began.Add(at)})
 	})

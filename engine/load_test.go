@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/targetserver"
@@ -173,17 +173,15 @@ func TestInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Interrupt mid-load: once the target is working on 3 calls.
-	var interrupted atomic.Pointer[time.Time]
+	interrupted := make(chan time.Time, 1)
 	go func() {
-		for ctx.Err() == nil && tg.Server.Stats().Started < 3 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		now := time.Now()
-		interrupted.Store(&now)
+		testutil.Poll(testutil.WaitLong, func() bool { return ctx.Err() != nil || tg.Server.Stats().Started >= 3 })
 		cancel()
+		// Taken after the cancel: no tick scheduled from now on can go out.
+		interrupted <- time.Now()
 	}()
 	o := runLoad(t, ctx, httpPlan(tg.URL, Load{Rate: perSec(10), Duration: 10 * time.Second, GracefulStop: 30 * time.Second}, slowTask(20, 100)))
-	at := *interrupted.Load()
+	at := <-interrupted
 	if !o.info.Interrupted {
 		t.Error("Info.Interrupted is false")
 	}
@@ -339,9 +337,9 @@ func TestThrottlingAndRetries(t *testing.T) {
 
 func TestStdioProcesses(t *testing.T) {
 	t.Parallel()
-	bin := needBinary(t)
+	exe := bin.Need(t)
 	plan := Plan{Name: "stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
-		Target: Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: []string{bin, "serve", "--stdio"}}, Processes: 3}},
+		Target: Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: []string{exe, "serve", "--stdio"}}, Processes: 3}},
 		Load:   Load{Rate: perSec(60), Duration: 500 * time.Millisecond}, Calls: []CallSpec{echoCall, slowTask(2, 10)},
 		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
 	o := runLoad(t, context.Background(), plan)
@@ -380,10 +378,10 @@ func TestStdioProcesses(t *testing.T) {
 // `mcpchaos serve --stdio` plus the knobs' flags.
 func TestBuiltinStdio(t *testing.T) {
 	t.Parallel()
-	bin := needBinary(t)
+	exe := bin.Need(t)
 	cfg := targetserver.Config{StallAfter: 1}
 	plan := Plan{Name: "builtin-stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
-		Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{bin, "serve", "--stdio"}, cfg.Args()...)}},
+		Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{exe, "serve", "--stdio"}, cfg.Args()...)}},
 		Load:   Load{Rate: perSec(10), Duration: 300 * time.Millisecond}, Calls: []CallSpec{slowTask(5, 20)},
 		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
 	o := runLoad(t, context.Background(), plan)

@@ -209,7 +209,6 @@ func (pr *probeRun) start() {
 	for name, v := range first {
 		pr.baseline[name] = v
 	}
-	go pr.sampler()
 }
 
 func (pr *probeRun) sampler() {

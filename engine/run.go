@@ -130,12 +130,17 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 			return nil, err
 		}
 	}
-	collected := make(chan struct{})
-	go r.collect(collected)
 	pr := r.newProbeRun(r.metricsURL)
 	pr.start()
-
+	// began and pace are set before the goroutines that read them start
+	// (the status tick and the probe sampler).
+	if plan.Load.Concurrency == 0 {
+		r.pace = r.newPacer()
+	}
 	r.began = time.Now()
+	collected := make(chan struct{})
+	go r.collect(collected)
+	go pr.sampler()
 	stopBackground := r.background(ctx, info)
 	if plan.Load.Concurrency > 0 {
 		r.closedLoad(ctx)

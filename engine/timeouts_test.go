@@ -100,12 +100,14 @@ func TestCapTimeout(t *testing.T) {
 	})
 }
 
-// TestIdleResetByProgress: a 2 s call with progress every 50 ms outlives
-// an 800 ms idle timeout, because each notification resets it.
+// TestIdleResetByProgress: a 6 s call with progress every 100 ms outlives
+// a 2 s idle timeout, because each notification resets it. (The gap
+// between notifications is 20 times shorter than the timeout: a starved
+// machine once stretched a 50 ms gap past an 800 ms timeout.)
 func TestIdleResetByProgress(t *testing.T) {
 	tg := newTarget(t, targetserver.Config{})
-	const idle = 800 * time.Millisecond
-	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: 500 * time.Millisecond}, slowTask(40, 50))
+	const idle = 2 * time.Second
+	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: 500 * time.Millisecond}, slowTask(60, 100))
 	plan.Timeouts = Timeouts{Idle: idle, Max: 20 * time.Second}
 	o := runLoad(t, context.Background(), plan)
 	recs := o.bySeq(t)
@@ -113,13 +115,13 @@ func TestIdleResetByProgress(t *testing.T) {
 		t.Fatalf("%d records, want 2", len(recs))
 	}
 	for _, r := range recs {
-		if r.Outcome != results.OK || r.Progress == nil || r.Progress.Count != 40 || r.DeadlineUs != 0 {
-			t.Errorf("seq %d: outcome %q, progress %+v, deadline %d; want ok after 40 notifications, no timeout",
+		if r.Outcome != results.OK || r.Progress == nil || r.Progress.Count != 60 || r.DeadlineUs != 0 {
+			t.Errorf("seq %d: outcome %q, progress %+v, deadline %d; want ok after 60 notifications, no timeout",
 				r.Seq, r.Outcome, r.Progress, r.DeadlineUs)
 			continue
 		}
 		if d := time.Duration(r.ResponseUs-r.SentUs) * time.Microsecond; d <= 2*idle {
-			t.Errorf("seq %d: answered %s after the send; want the whole 2 s, well past the idle timeout", r.Seq, d)
+			t.Errorf("seq %d: answered %s after the send; want the whole 6 s, well past the idle timeout", r.Seq, d)
 		}
 	}
 }

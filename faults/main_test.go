@@ -1,21 +1,17 @@
 package faults_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
-	"net"
-	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
@@ -27,10 +23,10 @@ import (
 // mcpchaos binary over stdio), and the summary and the records are checked
 // the way a user would read them.
 
-var bin selfbuild.Binary
+var bin testutil.Binary
 
 func TestMain(m *testing.M) {
-	os.Exit(selfbuild.Main(m, &bin))
+	os.Exit(testutil.Main(m, &bin))
 }
 
 // opts tune a run beyond what a scenario file can say.
@@ -57,6 +53,9 @@ type outcome struct {
 	// stdioStats are the builtin stdio target's counters, as last scraped
 	// during the run (with opts.stdioMetrics).
 	stdioStats map[string]float64
+	// stderr reads the builtin stdio target's stderr (with
+	// opts.stdioMetrics, which sends it to a file instead of the engine).
+	stderr func() string
 }
 
 // parse parses a scenario given as YAML, failing the test when it does not
@@ -109,9 +108,12 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 		if b == nil || plan.Target.Builtin.Transport != "stdio" {
 			t.Fatal("opts.stdioMetrics needs a builtin stdio target")
 		}
-		addr := freeAddr(t)
-		plan.Target.Builtin.Command = append(plan.Target.Builtin.Command, "--metrics-listen="+addr)
-		stopScrape = out.scrape("http://" + addr + "/metrics")
+		// The target listens on a port it picks and names it on stderr.
+		cmd, stderr := testutil.LogStderr(t, append(plan.Target.Builtin.Command, "--metrics-listen=127.0.0.1:0"))
+		plan.Target.Builtin.Command = cmd
+		out.stderr = stderr
+		w := testutil.Watch(func() string { return testutil.ServeMetricsURL(stderr()) })
+		stopScrape = func() { out.stdioStats, _ = w.Stop() }
 	}
 	out.plan = plan
 	agg := report.NewAggregator(report.Rules{ProgressGrace: sc.Progress.Grace.Std(), Stall: sc.Progress.Stall.Std(), FloodHz: sc.Progress.FloodHz})
@@ -142,78 +144,6 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 func summarize(agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
 	checks, _ := report.ScenarioChecks(sc)
 	return info.Summary(agg, checks)
-}
-
-// freeAddr returns a loopback address with a port that was free a moment
-// ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
-// scrape polls a stdio target's /metrics every 50ms, keeping the last
-// reading in o.stdioStats; the returned function stops it.
-func (o *outcome) scrape(url string) func() {
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	client := &http.Client{Timeout: time.Second}
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if m := readMetrics(client, url); m != nil {
-				o.stdioStats = m
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() {
-		close(stop)
-		<-done
-	}
-}
-
-// readMetrics reads the unlabelled samples of a Prometheus text page, or
-// nil when the page cannot be read.
-func readMetrics(client *http.Client, url string) map[string]float64 {
-	resp, err := client.Get(url)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil
-	}
-	m := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, value, ok := strings.Cut(line, " ")
-		if !ok || strings.Contains(name, "{") {
-			continue
-		}
-		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
-			m[name] = v
-		}
-	}
-	if sc.Err() != nil {
-		return nil
-	}
-	return m
 }
 
 // outcomes lists the non-zero outcome counts, for the log.
@@ -298,6 +228,9 @@ func (o *outcome) dump(t *testing.T) {
 	t.Logf("summary:\n%s", b.String())
 	for i, tail := range o.info.Stderr {
 		t.Logf("server %d stderr:\n%s", i+1, tail)
+	}
+	if o.stderr != nil {
+		t.Logf("server stderr:\n%s", o.stderr())
 	}
 }
 

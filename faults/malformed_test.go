@@ -47,7 +47,7 @@ seed: 29
 protocol: %s
 target: {builtin: {transport: %s}}
 load: {rate: 20/1s, duration: 1s}
-timeouts: {idle: 3s, max: 5s}
+timeouts: {idle: 20s, max: 30s}
 calls:
   - {tool: echo, arguments: {text: hello}}
 faults:

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // Bounds: a server that sends a message of any size costs the client no
@@ -234,7 +236,7 @@ func TestBoundsHTTPHugeHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeClient(t, c)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.WaitLong)
 	defer cancel()
 	rec := newRecorder()
 	call, err := c.Start(ctx, CallRequest{Tool: "big", Observer: rec})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -188,8 +189,13 @@ type rawResponse struct {
 // waits for its answer, bounded by ctx. name is the request's Mcp-Name (the
 // tool of a tools/call), or "".
 func (c *Client) roundTrip(ctx context.Context, method, name string, members []byte, o metaOptions) rawResponse {
+	// The observer may still see late events after Wait returns (a cancel
+	// ends the call before the answer arrives): out is guarded.
+	var mu sync.Mutex
 	var out rawResponse
 	call := c.newCall(method, name, ObserverFunc(func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
 		switch ev.Kind {
 		case EvHeaders:
 			out.status = ev.Status
@@ -215,12 +221,16 @@ func (c *Client) roundTrip(ctx context.Context, method, name string, members []b
 	call.raw = true
 	call.body = c.appendRequest(nil, call.id, method, members, o)
 	if err := c.tr.start(ctx, call); err != nil {
+		mu.Lock()
+		defer mu.Unlock()
 		out.err = err
 		return out
 	}
 	stop := context.AfterFunc(ctx, func() { _ = call.Cancel("mcpchaos: "+method+" timed out", false) })
 	call.Wait()
 	stop()
+	mu.Lock()
+	defer mu.Unlock()
 	if out.result == nil && out.rpcErr == nil && out.err == nil {
 		out.err = fmt.Errorf("%s: no answer (%w)", method, ctx.Err())
 	}

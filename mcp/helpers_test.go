@@ -9,11 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// waitLong bounds every wait in these tests: generous, because CI is a busy
-// 2-core machine. Nothing asserts that something happens quickly.
-const waitLong = 15 * time.Second
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+)
 
 // recorder is an Observer that keeps copies of every event.
 type recorder struct {
@@ -59,10 +57,10 @@ func (r *recorder) events() []Event {
 }
 
 // waitFor waits until pred holds for the events so far and returns them;
-// it fails the test after waitLong.
+// it fails the test after testutil.WaitLong.
 func (r *recorder) waitFor(t testing.TB, what string, pred func([]Event) bool) []Event {
 	t.Helper()
-	deadline := time.NewTimer(waitLong)
+	deadline := time.NewTimer(testutil.WaitLong)
 	defer deadline.Stop()
 	for {
 		evs := r.events()
@@ -225,22 +223,6 @@ func checkProgressRun(t *testing.T, evs []Event, min int) {
 	}
 }
 
-// within polls cond until it holds or waitLong passes.
-func within(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
-	defer cancel()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
-}
-
 // holds checks that cond stays true over d, sampled every few milliseconds.
 func holds(t testing.TB, d time.Duration, cond func() bool) bool {
 	t.Helper()
@@ -268,13 +250,13 @@ func waitCall(t testing.TB, call *Call) {
 	go func() { call.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(waitLong):
+	case <-time.After(testutil.WaitLong):
 		t.Fatalf("call %d did not end", call.ID())
 	}
 }
 
 func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.WaitLong)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -282,7 +264,7 @@ func ctxT(t testing.TB) context.Context {
 func closeClient(t testing.TB, c *Client) {
 	t.Helper()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+		ctx, cancel := context.WithTimeout(context.Background(), testutil.WaitLong)
 		defer cancel()
 		if err := c.Close(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			t.Logf("close: %v", err)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // Hostile Streamable HTTP servers: each case scripts the raw answer to one
@@ -124,7 +126,7 @@ func TestHostileHTTP(t *testing.T) {
 				writeSSE(w, resultJSON(req.ID, "ok"))
 				select {
 				case <-req.Req.Context().Done():
-				case <-time.After(waitLong):
+				case <-time.After(testutil.WaitLong):
 				}
 			},
 			check: func(t *testing.T, call *Call, evs []Event) {

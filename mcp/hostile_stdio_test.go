@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // hostileStdioServer is the "hostile" helper process: a 2026 stdio server
@@ -117,7 +119,7 @@ func TestHostileStdio(t *testing.T) {
 			}
 		}},
 		{"stale", func(t *testing.T, c *Client, evs []Event) {
-			within(t, "two stale messages", func() bool { return c.Stats().Stale == 2 })
+			testutil.Eventually(t, "two stale messages", func() bool { return c.Stats().Stale == 2 })
 			if r := ofKind(evs, EvResult); len(r) != 1 {
 				t.Errorf("results = %s", describe(r))
 			}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // Connection handling on Streamable HTTP: keep-alive reuse, stopping calls
@@ -193,7 +195,7 @@ func TestHTTPAbortFINvsRST(t *testing.T) {
 				if !errors.Is(err, want) {
 					t.Errorf("server read %v after Abort(%s), want %v", err, mode, want)
 				}
-			case <-time.After(waitLong):
+			case <-time.After(testutil.WaitLong):
 				t.Fatal("the server never saw the connection end")
 			}
 		})

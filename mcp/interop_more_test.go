@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // More interop tests against the SDK servers of interop_test.go: reading
@@ -206,7 +208,7 @@ func TestInteropUniqueIDs(t *testing.T) {
 		select {
 		case got := <-done:
 			all = append(all, got...)
-		case <-time.After(waitLong):
+		case <-time.After(testutil.WaitLong):
 			t.Fatal("calls did not end")
 		}
 	}

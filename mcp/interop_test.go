@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // Interop tests: our client against servers built with the official Go SDK,
@@ -76,12 +78,12 @@ func (l *live) waitStarted(t *testing.T) string {
 		select {
 		case s := <-l.f.log.started:
 			return s
-		case <-time.After(waitLong):
+		case <-time.After(testutil.WaitLong):
 			t.Fatal("tool handler did not start")
 		}
 	}
 	l.started++
-	within(t, "tool handler start", func() bool { return stderrCount(l.c, "started ") >= l.started })
+	testutil.Eventually(t, "tool handler start", func() bool { return stderrCount(l.c, "started ") >= l.started })
 	lines := stderrLines(l.c, "started ")
 	return strings.TrimPrefix(lines[l.started-1], "started ")
 }
@@ -96,13 +98,9 @@ func (l *live) handlerEnded(d time.Duration) bool {
 			return false
 		}
 	}
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if stderrCount(l.c, "ended ") > l.ended {
-			l.ended++
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
+	if testutil.Poll(d, func() bool { return stderrCount(l.c, "ended ") > l.ended }) {
+		l.ended++
+		return true
 	}
 	return false
 }
@@ -245,7 +243,7 @@ func TestInteropCancel(t *testing.T) {
 				t.Error("Done() not closed after Cancel")
 			}
 			if tg.cancelEnds {
-				if !l.handlerEnded(waitLong) {
+				if !l.handlerEnded(testutil.WaitLong) {
 					t.Fatal("the handler's context did not end after the cancel")
 				}
 			} else {
@@ -255,7 +253,7 @@ func TestInteropCancel(t *testing.T) {
 				select { // it runs on to the end, with nobody listening
 				case s := <-l.f.log.finished:
 					t.Logf("orphaned handler finished: %s", s)
-				case <-time.After(waitLong):
+				case <-time.After(testutil.WaitLong):
 					t.Fatal("the orphaned handler neither ended nor finished")
 				}
 			}
@@ -306,7 +304,7 @@ func TestInteropAbortHTTP(t *testing.T) {
 			if err := call.Abort(tc.mode); err != nil {
 				t.Fatalf("Abort(%s): %v", tc.mode, err)
 			}
-			wait := waitLong
+			wait := testutil.WaitLong
 			if !tc.wantE {
 				wait = 500 * time.Millisecond
 			}
@@ -349,7 +347,7 @@ func TestInteropAbortStdio(t *testing.T) {
 			}
 			select {
 			case <-l.c.Exited():
-			case <-time.After(waitLong):
+			case <-time.After(testutil.WaitLong):
 				t.Fatalf("server process did not exit after Abort(%s)", mode)
 			}
 			lat := l.c.ExitLatency()
@@ -373,7 +371,7 @@ func TestInteropAbortStdio(t *testing.T) {
 			}
 			select { // EvEnd is emitted just before Done closes
 			case <-bystander.Done():
-			case <-time.After(waitLong):
+			case <-time.After(testutil.WaitLong):
 				t.Error("bystander Done() not closed")
 			}
 			if _, err := l.c.Start(ctxT(t), CallRequest{Tool: "echo"}); err == nil {

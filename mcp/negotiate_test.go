@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // TestNegotiateHTTP drives era detection with scripted answers to
@@ -207,7 +209,7 @@ cat >/dev/null`
 	if d := time.Since(start); d < time.Second {
 		t.Errorf("Dial took %v, less than the probe timeout", d)
 	}
-	within(t, "initialized", func() bool {
+	testutil.Eventually(t, "initialized", func() bool {
 		return strings.Contains(string(c.Stderr()), `got: {"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	})
 	if strings.Contains(string(c.Stderr()), "no cancel") {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // TestCancelNotifyHTTP: how Cancel reaches an HTTP server in each era. 2026
@@ -62,7 +64,7 @@ func TestCancelNotifyHTTP(t *testing.T) {
 				t.Fatalf("second Cancel: %v", err)
 			}
 			rec.waitEnd(t)
-			wait := waitLong
+			wait := testutil.WaitLong
 			if !tc.wantPost {
 				wait = 300 * time.Millisecond
 			}

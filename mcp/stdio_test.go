@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // TestStdioCloseLeftoverChild: the server exits on stdin EOF but leaves a
@@ -27,7 +29,7 @@ cat >/dev/null`
 		if err != nil {
 			t.Errorf("Close: %v", err)
 		}
-	case <-time.After(waitLong):
+	case <-time.After(testutil.WaitLong):
 		t.Fatal("Close waited for the server's leftover child")
 	}
 	t.Logf("Close took %v", time.Since(start))
@@ -49,7 +51,7 @@ cat >/dev/null`
 		t.Fatal(err)
 	}
 	closeClient(t, c)
-	within(t, "the last stderr line", func() bool { return strings.HasSuffix(string(c.Stderr()), "line 199\n") })
+	testutil.Eventually(t, "the last stderr line", func() bool { return strings.HasSuffix(string(c.Stderr()), "line 199\n") })
 	if got := c.Stderr(); len(got) != 64 {
 		t.Errorf("Stderr() holds %d bytes, want the last 64", len(got))
 	}

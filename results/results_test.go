@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 var t0 = time.Date(2026, 7, 28, 12, 0, 0, 123456789, time.UTC)
@@ -317,17 +319,10 @@ func TestWriterFlushesWhileOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			var f *File
-			deadline := time.Now().Add(10 * time.Second)
-			for {
+			testutil.Eventually(t, "the written lines to become readable", func() bool {
 				f, err = Open(path)
-				if err == nil && len(f.Records) == 1 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the written lines never became readable: %v %+v", err, f)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+				return err == nil && len(f.Records) == 1
+			})
 			if !reflect.DeepEqual(f.Records[0], r) {
 				t.Errorf("record %+v, want %+v", f.Records[0], r)
 			}

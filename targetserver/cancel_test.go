@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,14 +18,16 @@ import (
 // client closes the stream).
 func startLongCall(t *testing.T, s *Server, cs *mcp.ClientSession, args map[string]any, token string) (cancel func(), done <-chan error) {
 	t.Helper()
+	// Read the count before the call can start: read after, it may already
+	// include the call, and the wait below would never end.
+	before := s.Stats().Started
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolSlowTask, Arguments: args, Meta: mcp.Meta{"progressToken": token}})
 		errc <- err
 	}()
-	before := s.Stats().Started
-	eventually(t, "the call to start", func() bool { return s.Stats().Started > before })
+	testutil.Eventually(t, "the call to start", func() bool { return s.Stats().Started > before })
 	return cancel, errc
 }
 
@@ -36,17 +39,19 @@ func TestLeakOnCancel(t *testing.T) {
 			t.Parallel()
 			log := newProgressLog()
 			s, cs, metricsURL := tr.start(t, Config{LeakOnCancel: 1}, log)
-			cancel, done := startLongCall(t, s, cs, map[string]any{"steps": 20, "step_ms": 25}, "leak")
+			// 2 s of work: the leaked call is still running when the test
+			// looks, however busy the machine.
+			cancel, done := startLongCall(t, s, cs, map[string]any{"steps": 80, "step_ms": 25}, "leak")
 			cancel()
 			<-done
-			eventually(t, "orphaned_total to count the cancel", func() bool { return s.Stats().Orphaned == 1 })
+			testutil.Eventually(t, "orphaned_total to count the cancel", func() bool { return s.Stats().Orphaned == 1 })
 			if s.Stats().Inflight != 1 {
 				t.Errorf("inflight = %d right after the cancel, want the leaked call (1)", s.Stats().Inflight)
 			}
-			eventually(t, "the leaked call to finish", func() bool { return s.Stats().Completed == 1 })
-			eventually(t, "inflight to drop", func() bool { return s.Stats().Inflight == 0 })
+			testutil.Eventually(t, "the leaked call to finish", func() bool { return s.Stats().Completed == 1 })
+			testutil.Eventually(t, "inflight to drop", func() bool { return s.Stats().Inflight == 0 })
 			wantStats(t, s.Stats(), Stats{Started: 1, Completed: 1, Orphaned: 1, ProgressSent: s.Stats().ProgressSent})
-			if m := scrape(t, metricsURL); m["mcpchaos_target_orphaned_total"] != 1 || m["mcpchaos_target_cancelled_total"] != 0 {
+			if m := testutil.MustScrape(t, metricsURL); m["mcpchaos_target_orphaned_total"] != 1 || m["mcpchaos_target_cancelled_total"] != 0 {
 				t.Errorf("metrics orphaned %v cancelled %v, want 1 and 0",
 					m["mcpchaos_target_orphaned_total"], m["mcpchaos_target_cancelled_total"])
 			}
@@ -66,7 +71,7 @@ func TestStopDelay(t *testing.T) {
 			start := time.Now()
 			cancel()
 			<-done
-			eventually(t, "the call to stop", func() bool { return s.Stats().Inflight == 0 })
+			testutil.Eventually(t, "the call to stop", func() bool { return s.Stats().Inflight == 0 })
 			if took := time.Since(start); took < delay {
 				t.Errorf("call stopped %v after the cancel, before the stop delay %v", took, delay)
 			}
@@ -107,15 +112,15 @@ func TestPropagateCancel(t *testing.T) {
 				<-done
 			}
 			if tt.noPropagate {
-				eventually(t, "the disconnect to count as an orphan", func() bool { return s.Stats().Orphaned == 1 })
-				eventually(t, "the orphaned call to finish", func() bool { return s.Stats().Completed == 1 })
-				eventually(t, "inflight to drop", func() bool { return s.Stats().Inflight == 0 })
+				testutil.Eventually(t, "the disconnect to count as an orphan", func() bool { return s.Stats().Orphaned == 1 })
+				testutil.Eventually(t, "the orphaned call to finish", func() bool { return s.Stats().Completed == 1 })
+				testutil.Eventually(t, "inflight to drop", func() bool { return s.Stats().Inflight == 0 })
 				st := s.Stats()
 				wantStats(t, st, Stats{Started: 1, Completed: 1, Orphaned: 1, ProgressSent: st.ProgressSent})
 				return
 			}
-			eventually(t, "the call to be cancelled", func() bool { return s.Stats().Cancelled == 1 })
-			eventually(t, "inflight to drop", func() bool { return s.Stats().Inflight == 0 })
+			testutil.Eventually(t, "the call to be cancelled", func() bool { return s.Stats().Cancelled == 1 })
+			testutil.Eventually(t, "inflight to drop", func() bool { return s.Stats().Inflight == 0 })
 			st := s.Stats()
 			wantStats(t, st, Stats{Started: 1, Cancelled: 1, ProgressSent: st.ProgressSent})
 		})

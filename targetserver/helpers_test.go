@@ -14,26 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
-
-// pollBound is the generous overall bound of every eventually-true check.
-const pollBound = 10 * time.Second
-
-// eventually polls cond every few milliseconds until it holds or pollBound
-// passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(pollBound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
 
 // startHTTP starts a target on a loopback port for the test's lifetime.
 func startHTTP(t *testing.T, cfg Config) *Running {
@@ -137,7 +120,7 @@ func startStdio(t *testing.T, cfg Config, version string, log *progressLog) (*Se
 			if err != nil {
 				t.Errorf("ServeStdio: %v", err)
 			}
-		case <-time.After(pollBound):
+		case <-time.After(testutil.WaitLong):
 			t.Errorf("ServeStdio did not return after stdin closed")
 		}
 		clientIn.Close()
@@ -161,33 +144,6 @@ func callText(t *testing.T, ctx context.Context, cs *mcp.ClientSession, p *mcp.C
 		return "", res
 	}
 	return tc.Text, res
-}
-
-// scrape reads the target's /metrics and returns each unlabelled sample.
-func scrape(t *testing.T, url string) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("scrape %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("parse metrics: %v", err)
-	}
-	out := map[string]float64{}
-	for name, f := range fams {
-		for _, m := range f.GetMetric() {
-			switch {
-			case m.Gauge != nil:
-				out[name] = m.GetGauge().GetValue()
-			case m.Counter != nil:
-				out[name] = m.GetCounter().GetValue()
-			}
-		}
-	}
-	return out
 }
 
 // wantStats compares the counters that want names (a zero field is

@@ -3,14 +3,13 @@ package targetserver
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
 	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	mc "github.com/mcpchaos/mcpchaos/mcp"
 )
 
@@ -45,14 +44,13 @@ func startOurs(t *testing.T, cfg Config, stdio bool, era mc.Era) ourTarget {
 	var c mc.Config
 	var metrics string
 	if stdio {
-		addr := freeAddr(t)
 		b, err := json.Marshal(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The helper listens on port 0 and says where on stderr.
 		c.Stdio = &mc.StdioConfig{Command: []string{os.Args[0], "-test.run=^$"},
-			Env: []string{helperEnv + "=" + string(b), helperMetricsEnv + "=" + addr, "GORACE=atexit_sleep_ms=0"}}
-		metrics = "http://" + addr + "/metrics"
+			Env: []string{helperEnv + "=" + string(b), helperMetricsEnv + "=127.0.0.1:0", "GORACE=atexit_sleep_ms=0"}}
 	} else {
 		r := startHTTP(t, cfg)
 		c.HTTP = &mc.HTTPConfig{URL: r.URL}
@@ -71,30 +69,12 @@ func startOurs(t *testing.T, cfg Config, stdio bool, era mc.Era) ourTarget {
 		t.Errorf("auto-detected era %s, want 2026-07-28", client.Era())
 	}
 	if stdio {
-		eventually(t, "the helper's metrics endpoint", func() bool { return scrapeOK(metrics) })
+		testutil.Eventually(t, "the helper's metrics address on its stderr", func() bool {
+			metrics = testutil.ServeMetricsURL(string(client.Stderr()))
+			return metrics != ""
+		})
 	}
 	return ourTarget{client: client, metrics: metrics}
-}
-
-// freeAddr returns a loopback address that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func scrapeOK(url string) bool {
-	c := &http.Client{Timeout: time.Second}
-	resp, err := c.Get(url)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == 200
 }
 
 // events records one call's events.
@@ -154,14 +134,14 @@ func waitDone(t *testing.T, ev *events) {
 	t.Helper()
 	select {
 	case <-ev.done:
-	case <-time.After(pollBound):
+	case <-time.After(testutil.WaitLong):
 		t.Fatal("the call did not end")
 	}
 }
 
 func (o ourTarget) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	return scrape(t, o.metrics)[name]
+	return testutil.MustScrape(t, o.metrics)[name]
 }
 
 // TestOurClientTools drives every tool with our client over every
@@ -188,7 +168,7 @@ func TestOurClientTools(t *testing.T) {
 			}
 			// inflight counts the calls running now, not itself.
 			long, _ := o.start(t, ToolSlowTask, `{"steps":200,"step_ms":20}`)
-			eventually(t, "the long call to run", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 1 })
+			testutil.Eventually(t, "the long call to run", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 1 })
 			res, err = o.client.CallTool(t.Context(), ToolInflight, nil)
 			var n struct{ Inflight int }
 			if err == nil {
@@ -198,7 +178,7 @@ func TestOurClientTools(t *testing.T) {
 				t.Errorf("inflight tool says %+v (%v), want 1", n, err)
 			}
 			_ = long.Cancel("test over", false)
-			eventually(t, "the cancelled call to stop", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 0 })
+			testutil.Eventually(t, "the cancelled call to stop", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 0 })
 			if got := o.metric(t, "mcpchaos_target_completed_total"); got != 3 {
 				t.Errorf("completed_total %v, want 3 (echo, slow_task, cpu_task)", got)
 			}
@@ -214,8 +194,9 @@ func TestOurClientTools(t *testing.T) {
 func TestOurClientKnobs(t *testing.T) {
 	type check func(t *testing.T, o ourTarget, tr string)
 	cancelAfterStart := func(t *testing.T, o ourTarget) (*mc.Call, *events) {
-		call, ev := o.start(t, ToolSlowTask, `{"steps":50,"step_ms":20}`)
-		eventually(t, "the call to run", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 1 })
+		// 4 s of work: a leaked call still runs when the test looks.
+		call, ev := o.start(t, ToolSlowTask, `{"steps":200,"step_ms":20}`)
+		testutil.Eventually(t, "the call to run", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 1 })
 		if err := call.Cancel("knob test", false); err != nil {
 			t.Fatalf("cancel: %v", err)
 		}
@@ -229,15 +210,15 @@ func TestOurClientKnobs(t *testing.T) {
 	}{
 		{"default cancel stops the call", Config{}, nil, func(t *testing.T, o ourTarget, _ string) {
 			cancelAfterStart(t, o)
-			eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
-			eventually(t, "inflight back to 0", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 0 })
+			testutil.Eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
+			testutil.Eventually(t, "inflight back to 0", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 0 })
 			if got := o.metric(t, "mcpchaos_target_orphaned_total"); got != 0 {
 				t.Errorf("orphaned_total %v, want 0", got)
 			}
 		}},
 		{"leak_on_cancel keeps it running", Config{LeakOnCancel: 1}, nil, func(t *testing.T, o ourTarget, _ string) {
 			cancelAfterStart(t, o)
-			eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
+			testutil.Eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
 			if got := o.metric(t, "mcpchaos_target_inflight"); got != 1 {
 				t.Errorf("inflight %v after the cancel, want the leaked call", got)
 			}
@@ -245,7 +226,7 @@ func TestOurClientKnobs(t *testing.T) {
 		{"stop_delay stops late", Config{StopDelay: 400 * time.Millisecond}, nil, func(t *testing.T, o ourTarget, _ string) {
 			at := time.Now()
 			cancelAfterStart(t, o)
-			eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
+			testutil.Eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
 			if took := time.Since(at); took < 400*time.Millisecond {
 				t.Errorf("stopped %v after the cancel, want at least the stop delay", took)
 			}
@@ -253,7 +234,7 @@ func TestOurClientKnobs(t *testing.T) {
 		{"propagate_cancel false leaks on a 2026 disconnect", Config{NoPropagateCancel: true},
 			func(stdio bool, era mc.Era) bool { return stdio || era != "" }, func(t *testing.T, o ourTarget, _ string) {
 				cancelAfterStart(t, o)
-				eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
+				testutil.Eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
 			}},
 		{"progress_flood_hz adds increasing progress", Config{ProgressFloodHz: 200}, nil, func(t *testing.T, o ourTarget, _ string) {
 			_, ev := o.start(t, ToolSlowTask, `{"steps":3,"step_ms":100}`)
@@ -275,7 +256,7 @@ func TestOurClientKnobs(t *testing.T) {
 		}},
 		{"endless never finishes", Config{Endless: true}, nil, func(t *testing.T, o ourTarget, _ string) {
 			call, ev := o.start(t, ToolSlowTask, `{"step_ms":10}`)
-			eventually(t, "20 progress notifications", func() bool { v, _ := ev.progress(); return len(v) >= 20 })
+			testutil.Eventually(t, "20 progress notifications", func() bool { v, _ := ev.progress(); return len(v) >= 20 })
 			if _, ok := ev.first(mc.EvResult); ok {
 				t.Error("an endless call answered")
 			}
@@ -294,7 +275,7 @@ func TestOurClientKnobs(t *testing.T) {
 			func(stdio bool, _ mc.Era) bool { return !stdio }, func(t *testing.T, o ourTarget, _ string) {
 				_, ev := o.start(t, ToolSlowTask, `{"steps":2,"step_ms":10}`)
 				waitDone(t, ev)
-				eventually(t, "progress after the response", func() bool { _, after := ev.progress(); return after == 1 })
+				testutil.Eventually(t, "progress after the response", func() bool { _, after := ev.progress(); return after == 1 })
 			}},
 		{"rate_limit throttles", Config{RateLimit: Rate{Freq: 1, Per: time.Hour}, RateLimitCode: -32000}, nil, func(t *testing.T, o ourTarget, tr string) {
 			_, first := o.start(t, ToolEcho, `{"text":"first"}`)
@@ -309,7 +290,7 @@ func TestOurClientKnobs(t *testing.T) {
 			if e, ok := ev.first(mc.EvRPCError); !ok || e.Code != -32000 {
 				t.Errorf("%s: error %+v, want code -32000", tr, e)
 			}
-			eventually(t, "throttled_total", func() bool { return o.metric(t, "mcpchaos_target_throttled_total") == 1 })
+			testutil.Eventually(t, "throttled_total", func() bool { return o.metric(t, "mcpchaos_target_throttled_total") == 1 })
 		}},
 	}
 	for _, c := range cases {
@@ -334,7 +315,7 @@ func TestOurClientExitDelay(t *testing.T) {
 			t.Fatalf("close: %v", err)
 		}
 		got := o.client.ExitLatency()
-		if got < d || got > d+pollBound {
+		if got < d || got > d+testutil.WaitLong {
 			t.Errorf("exit delay %v: exited %v after stdin closed", d, got)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,7 +22,7 @@ func callWithProgress(t *testing.T, s *Server, cs *mcp.ClientSession, log *progr
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: ToolSlowTask, Arguments: args, Meta: mcp.Meta{"progressToken": token}}); err != nil {
 		t.Fatalf("call: %v", err)
 	}
-	eventually(t, "every notification sent to arrive", func() bool {
+	testutil.Eventually(t, "every notification sent to arrive", func() bool {
 		return int64(len(log.values(token))) == s.Stats().ProgressSent
 	})
 	return log.values(token)
@@ -70,13 +71,13 @@ func TestEndless(t *testing.T) {
 			log := newProgressLog()
 			s, cs, _ := tr.start(t, Config{Endless: true}, log)
 			cancel, done := startLongCall(t, s, cs, map[string]any{"steps": 2, "step_ms": 20}, "forever")
-			eventually(t, "more progress than steps", func() bool { return len(log.values("forever")) >= 5 })
+			testutil.Eventually(t, "more progress than steps", func() bool { return len(log.values("forever")) >= 5 })
 			if st := s.Stats(); st.Completed != 0 || st.Inflight != 1 {
 				t.Errorf("endless call finished: %+v", st)
 			}
 			cancel()
 			<-done
-			eventually(t, "the call to stop", func() bool { return s.Stats().Inflight == 0 })
+			testutil.Eventually(t, "the call to stop", func() bool { return s.Stats().Inflight == 0 })
 			if v := log.values("forever"); violations(v) != 0 {
 				t.Errorf("progress not strictly increasing: %v", v)
 			}
@@ -106,7 +107,7 @@ func TestNonMonotonicWire(t *testing.T) {
 			if got == 0 || int64(got) != s.Stats().NonMonotonic {
 				t.Errorf("client counts %d violations, server %d", got, s.Stats().NonMonotonic)
 			}
-			if m := scrape(t, metricsURL)["mcpchaos_target_non_monotonic_total"]; m != float64(got) {
+			if m := testutil.MustScrape(t, metricsURL)["mcpchaos_target_non_monotonic_total"]; m != float64(got) {
 				t.Errorf("metric non_monotonic_total = %v, client counts %d", m, got)
 			}
 		})
@@ -138,7 +139,7 @@ func TestProgressAfterResponse(t *testing.T) {
 			} else {
 				order = append(order, "response")
 			}
-		case <-time.After(pollBound):
+		case <-time.After(testutil.WaitLong):
 			t.Fatalf("only %v arrived", order)
 		}
 	}
@@ -147,7 +148,7 @@ func TestProgressAfterResponse(t *testing.T) {
 		t.Errorf("stdout order = %s, want %s", got, want)
 	}
 	// The count goes up once the write returned, maybe after the client read it.
-	eventually(t, "the fourth notification to be counted", func() bool { return s.Stats().ProgressSent == 4 })
+	testutil.Eventually(t, "the fourth notification to be counted", func() bool { return s.Stats().ProgressSent == 4 })
 	wantStats(t, s.Stats(), Stats{Started: 1, Completed: 1, ProgressSent: 4})
 }
 

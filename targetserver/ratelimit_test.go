@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -81,7 +82,7 @@ func TestRateLimitHTTP(t *testing.T) {
 
 			st := r.Server.Stats()
 			wantStats(t, st, Stats{Started: 1, Completed: 1, Throttled: 2})
-			if m := scrape(t, r.MetricsURL)["mcpchaos_target_throttled_total"]; m != 2 {
+			if m := testutil.MustScrape(t, r.MetricsURL)["mcpchaos_target_throttled_total"]; m != 2 {
 				t.Errorf("metric throttled_total = %v, want 2", m)
 			}
 		})

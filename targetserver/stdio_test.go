@@ -12,14 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"net"
 )
 
 // helperEnv, when set, makes the test binary a stdio target whose Config is
 // the variable's JSON value (the "helper process" pattern).
 const helperEnv = "MCPCHAOS_TARGET_HELPER"
 
-// helperMetricsEnv, when set, makes the helper serve its metrics there.
+// helperMetricsEnv, when set, makes the helper serve its metrics there
+// (127.0.0.1:0 in the tests) and print the address on stderr.
 const helperMetricsEnv = "MCPCHAOS_TARGET_HELPER_METRICS"
 
 func TestMain(m *testing.M) {
@@ -42,9 +45,16 @@ func helperMain(cfgJSON string) int {
 		return 2
 	}
 	if addr := os.Getenv(helperMetricsEnv); addr != "" {
-		srv := &http.Server{Addr: addr, Handler: s.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second}
-		go srv.ListenAndServe()
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		srv := &http.Server{Handler: s.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
 		defer srv.Close()
+		// The line `mcpchaos serve --stdio` prints: the test learns the port.
+		fmt.Fprintf(os.Stderr, "helper: metrics on http://%s/metrics\n", ln.Addr())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -79,8 +89,8 @@ func TestSubprocess(t *testing.T) {
 		terminate time.Duration // how long the client waits before SIGTERM
 		wantMin   time.Duration // Close takes at least this long
 	}{
-		{"exits on EOF", 0, pollBound, 0},
-		{"exit delay", 300 * time.Millisecond, pollBound, 300 * time.Millisecond},
+		{"exits on EOF", 0, testutil.WaitLong, 0},
+		{"exit delay", 300 * time.Millisecond, testutil.WaitLong, 300 * time.Millisecond},
 		{"SIGTERM ends the delay", time.Hour, 200 * time.Millisecond, 200 * time.Millisecond},
 	}
 	for _, tt := range tests {
@@ -104,7 +114,7 @@ func TestSubprocess(t *testing.T) {
 			if got != "done: 2 steps of 10ms" {
 				t.Errorf("cpu_task = %q", got)
 			}
-			eventually(t, "two progress notifications", func() bool { return len(log.values("1")) == 2 })
+			testutil.Eventually(t, "two progress notifications", func() bool { return len(log.values("1")) == 2 })
 
 			start := time.Now()
 			err = cs.Close()
@@ -115,7 +125,7 @@ func TestSubprocess(t *testing.T) {
 			if took < tt.wantMin {
 				t.Errorf("process exited %v after stdin closed, want at least %v", took, tt.wantMin)
 			}
-			if took > pollBound {
+			if took > testutil.WaitLong {
 				t.Errorf("process took %v to exit", took)
 			}
 			t.Logf("exit took %v", took)

@@ -2,6 +2,7 @@ package targetserver
 
 import (
 	"bufio"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"io"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestStdioAnswersBrokenInput(t *testing.T) {
 		select {
 		case l := <-got:
 			return l
-		case <-time.After(pollBound):
+		case <-time.After(testutil.WaitLong):
 			t.Fatal("no answer")
 			return ""
 		}
@@ -63,7 +64,7 @@ func TestStdioAnswersBrokenInput(t *testing.T) {
 		if err != nil {
 			t.Errorf("ServeStdio: %v", err)
 		}
-	case <-time.After(pollBound):
+	case <-time.After(testutil.WaitLong):
 		t.Fatal("ServeStdio did not return at EOF")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -67,7 +68,7 @@ func TestTools(t *testing.T) {
 			if got != "done: 3 steps of 10ms" {
 				t.Errorf("slow_task = %q", got)
 			}
-			eventually(t, "three progress notifications", func() bool { return len(log.values("slow-1")) == 3 })
+			testutil.Eventually(t, "three progress notifications", func() bool { return len(log.values("slow-1")) == 3 })
 			if v := log.values("slow-1"); v[0] != 1 || v[1] != 2 || v[2] != 3 {
 				t.Errorf("slow_task progress = %v, want [1 2 3]", v)
 			}
@@ -99,7 +100,7 @@ func TestTools(t *testing.T) {
 				_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: ToolSlowTask, Arguments: map[string]any{"steps": 1000, "step_ms": 50}})
 				errc <- err
 			}()
-			eventually(t, "the long call to start", func() bool { return s.Stats().Inflight == 1 })
+			testutil.Eventually(t, "the long call to start", func() bool { return s.Stats().Inflight == 1 })
 			if _, res := callText(t, ctx, cs, &mcp.CallToolParams{Name: ToolInflight}); inflightOf(t, res) != 1 {
 				t.Errorf("inflight during one call = %d, want 1", inflightOf(t, res))
 			}
@@ -108,7 +109,7 @@ func TestTools(t *testing.T) {
 				t.Errorf("cancelled call returned no error")
 			}
 			start := time.Now()
-			eventually(t, "the cancelled call to stop", func() bool { return s.Stats().Inflight == 0 })
+			testutil.Eventually(t, "the cancelled call to stop", func() bool { return s.Stats().Inflight == 0 })
 			t.Logf("inflight back to 0 %v after the client returned", time.Since(start))
 
 			for _, bad := range []map[string]any{{"steps": -1}, {"step_ms": MaxStepMs + 1}, {"steps": "many"}, {"steps": 1.5}} {
@@ -123,7 +124,7 @@ func TestTools(t *testing.T) {
 
 			want := Stats{Started: 5, Completed: 4, Cancelled: 1, ProgressSent: 3}
 			wantStats(t, s.Stats(), want)
-			m := scrape(t, metricsURL)
+			m := testutil.MustScrape(t, metricsURL)
 			for name, v := range map[string]int64{
 				"mcpchaos_target_inflight":            0,
 				"mcpchaos_target_started_total":       want.Started,

@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mcpchaos/mcpchaos/internal/selfbuild"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
-var bin selfbuild.Binary
+var bin testutil.Binary
 
 func TestMain(m *testing.M) {
 	// `mcpchaos run` starts a builtin stdio target as its own executable
@@ -22,12 +22,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(selfbuild.Main(m, &bin))
-}
-
-func needBinary(t *testing.T) string {
-	t.Helper()
-	return bin.Need(t)
+	os.Exit(testutil.Main(m, &bin))
 }
 
 // writeScenario writes a scenario file into a fresh directory.
@@ -104,16 +99,4 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// waitFor polls cond every 20 ms for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

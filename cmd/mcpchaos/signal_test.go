@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,23 +14,51 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
-// slowScenario is 30 s of 5 s calls against the builtin target: any
-// interrupt finds calls in flight.
+// slowScenario is 30 s of 5 s calls: any interrupt finds calls in flight.
+// The target is the built-in one, started by the test (slowTarget) so that
+// the test can see when calls are running instead of sleeping a guess;
+// the orphan drain watches its in-flight gauge as it would the builtin's.
 const slowScenario = `name: ctrl-c
 seed: 11
 target:
-  builtin: {transport: http%s}
+  http: {url: %q}
 load: {rate: 10/1s, duration: 30s}
 timeouts: {idle: 10s, max: 20s}
 calls:
   - {tool: slow_task, arguments: {steps: 50, step_ms: 100}, progress: true}
-orphans: {grace: 300ms%s}
+orphans:
+  grace: 300ms%s
+  probes:
+    - metric: {url: %q, name: mcpchaos_target_inflight}
 checks:
   - calls.total >= 1
 `
+
+// slowTarget starts the built-in target for slowScenario and returns it
+// with the scenario; drain is extra orphans lines ("\n  drain_max: 20s").
+func slowTarget(t *testing.T, cfg targetserver.Config, drain string) (*targetserver.Running, string) {
+	t.Helper()
+	r, err := targetserver.StartHTTP(context.Background(), cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r, fmt.Sprintf(slowScenario, r.URL, drain, r.MetricsURL)
+}
+
+// waitStarted waits until the target has started n calls.
+func waitStarted(t *testing.T, p *proc, tg *targetserver.Running, n int64) {
+	t.Helper()
+	testutil.Eventually(t, fmt.Sprintf("the target to start %d calls", n), func() bool {
+		p.exitedEarly(t)
+		return tg.Server.Stats().Started >= n
+	})
+}
 
 // proc is a running mcpchaos process.
 type proc struct {
@@ -44,13 +73,13 @@ type proc struct {
 // header is on disk).
 func startRun(t *testing.T, scenario, dir string) *proc {
 	t.Helper()
-	bin := needBinary(t)
+	exe := bin.Need(t)
 	path := filepath.Join(dir, "slow.yaml")
 	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.jsonl")
-	p := &proc{cmd: exec.Command(bin, "run", path, "-q", "--output", out, "--summary-json", filepath.Join(dir, "s.json")),
+	p := &proc{cmd: exec.Command(exe, "run", path, "-q", "--output", out, "--summary-json", filepath.Join(dir, "s.json")),
 		stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -68,16 +97,22 @@ func startRun(t *testing.T, scenario, dir string) *proc {
 			<-p.done
 		}
 	})
-	waitFor(t, 15*time.Second, "the run never wrote its results header", func() bool {
-		select {
-		case <-p.done:
-			t.Fatalf("mcpchaos run exited early: %v\nstdout: %s\nstderr: %s", p.err, p.stdout, p.stderr)
-		default:
-		}
+	testutil.Eventually(t, "the run to write its results header", func() bool {
+		p.exitedEarly(t)
 		b, _ := os.ReadFile(out)
 		return strings.Contains(string(b), `"type":"header"`)
 	})
 	return p
+}
+
+// exitedEarly fails the test when the process has already exited.
+func (p *proc) exitedEarly(t *testing.T) {
+	t.Helper()
+	select {
+	case <-p.done:
+		t.Fatalf("mcpchaos run exited early: %v\nstdout: %s\nstderr: %s", p.err, p.stdout, p.stderr)
+	default:
+	}
 }
 
 func (p *proc) signal(t *testing.T) {
@@ -110,8 +145,9 @@ func (p *proc) wait(t *testing.T, d time.Duration) int {
 func TestCtrlC(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	p := startRun(t, fmt.Sprintf(slowScenario, "", ""), dir)
-	time.Sleep(1500 * time.Millisecond)
+	tg, scenario := slowTarget(t, targetserver.Config{}, "")
+	p := startRun(t, scenario, dir)
+	waitStarted(t, p, tg, 3)
 	sent := time.Now()
 	p.signal(t)
 	code := p.wait(t, 15*time.Second)
@@ -158,10 +194,11 @@ func TestCtrlCTwice(t *testing.T) {
 	dir := t.TempDir()
 	// Calls that ignore their cancel keep the target's in-flight gauge up,
 	// so the orphan drain after the first interrupt lasts up to 20 s.
-	p := startRun(t, fmt.Sprintf(slowScenario, ", leak_on_cancel: 1", ", drain_max: 20s"), dir)
-	time.Sleep(500 * time.Millisecond)
+	tg, scenario := slowTarget(t, targetserver.Config{LeakOnCancel: 1}, "\n  drain_max: 20s")
+	p := startRun(t, scenario, dir)
+	waitStarted(t, p, tg, 1)
 	p.signal(t)
-	waitFor(t, 10*time.Second, "the first interrupt was never acknowledged", func() bool {
+	testutil.Eventually(t, "the first interrupt to be acknowledged", func() bool {
 		return strings.Contains(p.stderr.String(), "interrupted: stopping load")
 	})
 	second := time.Now()

@@ -126,7 +126,6 @@ func TestLayerOf(t *testing.T) {
 	}{
 		{"mcp", layerBase, true},
 		{"report", layerParts, true},
-		{"internal/selfbuild", layerTests, true},
 		{"internal/testutil", layerTests, true},
 		{"targetserver/knobs", layerTables, true},
 		{"targetserver/other", layerParts, true},

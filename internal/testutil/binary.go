@@ -1,7 +1,8 @@
-// Package selfbuild builds the mcpchaos binary for tests that need the
-// real executable: a builtin stdio target runs `mcpchaos serve --stdio`,
-// and the CLI tests run the command itself.
-package selfbuild
+package testutil
+
+// The mcpchaos binary, for tests that need the real executable: a builtin
+// stdio target runs `mcpchaos serve --stdio`, and the CLI tests run the
+// command itself.
 
 import (
 	"fmt"
