@@ -60,7 +60,8 @@ const (
 	ViolContentType
 	// ViolNotJSONRPC: a message or line that is not valid JSON-RPC.
 	ViolNotJSONRPC
-	// ViolOversize: a message larger than the configured maximum.
+	// ViolOversize: a message larger than the configured maximum, or an
+	// SSE line without data longer than 64 KiB.
 	ViolOversize
 	// ViolStreamNotClosed: the SSE stream stayed open after the final
 	// response (a SHOULD in the spec).

@@ -151,7 +151,13 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 
 // readJSON reads a JSON body holding one message (or, for 202/204, none).
 func (t *httpTransport) readJSON(call *Call, conn *httpConn, resp *http.Response, want bool) bool {
-	body, err := readBounded(resp.Body, &conn.jbuf, t.c.cfg.MaxMessageBytes)
+	var body []byte
+	var err error
+	if resp.ContentLength > int64(t.c.cfg.MaxMessageBytes) {
+		err = errOversize{max: t.c.cfg.MaxMessageBytes} // known before reading any of it
+	} else {
+		body, err = readBounded(resp.Body, &conn.jbuf, t.c.cfg.MaxMessageBytes)
+	}
 	at := time.Now()
 	switch {
 	case IsOversize(err):
@@ -203,7 +209,7 @@ func readBounded(r io.Reader, buf *[]byte, max int) ([]byte, error) {
 		b = b[:len(b)+n]
 		if len(b) > max {
 			*buf = nil
-			return nil, errOversize{max}
+			return nil, errOversize{max: max}
 		}
 		if err == io.EOF {
 			if cap(b) <= 64<<10 {
