@@ -17,7 +17,6 @@ func (t *stdioTransport) read() {
 		line, err := lr.next(true, 4096)
 		at := time.Now()
 		if IsOversize(err) {
-			t.c.stats.oversize.Add(1)
 			t.oversize(&sc, line, at, err)
 			continue
 		}
@@ -123,18 +122,21 @@ func (t *stdioTransport) answerRequest(m *inMsg) {
 }
 
 // oversize ends the call an oversize line belongs to, when its id came
-// early enough in the line to be read.
+// early enough in the line to be read. The line is counted once: as the
+// call's violation, or else as the connection's.
 func (t *stdioTransport) oversize(sc *scanner, prefix []byte, at time.Time, err error) {
-	id, ok := prefixID(sc, prefix)
-	if !ok {
+	var call *Call
+	if id, ok := prefixID(sc, prefix); ok {
+		call = t.lookup(id)
+	}
+	if call == nil {
+		t.c.stats.oversize.Add(1)
 		return
 	}
-	if call := t.lookup(id); call != nil {
-		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
-		call.setState(stFinal)
-		call.end(at, err)
-		t.forget(id)
-	}
+	call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
+	call.setState(stFinal)
+	call.end(at, err)
+	t.forget(call.id)
 }
 
 // prefixID reads the top-level "id" from the start of a truncated message.
