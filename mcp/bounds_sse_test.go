@@ -76,7 +76,7 @@ func TestBoundsSSEEndlessLine(t *testing.T) {
 					waitCall(t, call)
 					evs := rec.waitEnd(t)
 					end := lastEnd(t, evs)
-					if !IsOversize(end.Err) || !strings.Contains(end.Err.Error(), tc.detail) || !hasViolation(evs, ViolOversize) {
+					if !IsOversize(end.Err) || !strings.Contains(end.Err.Error(), tc.detail) || !hasViolation(evs, ViolOversize) || !IsProtocolError(end.Err) {
 						mu.Lock()
 						bad = append(bad, describe(evs))
 						mu.Unlock()

@@ -21,8 +21,10 @@ const (
 	// for this call's id or token. Violation and Detail are set.
 	EvViolation
 	// EvEnd: the call's stream or transport ended. Err is nil for a clean
-	// end and says what happened otherwise. It is the last event of a call
-	// unless late events follow on a shared transport (stdio).
+	// end and says what happened otherwise (IsProtocolError tells a server
+	// that broke the protocol from a failed transport). It is the last
+	// event of a call unless late events follow on a shared transport
+	// (stdio).
 	EvEnd
 )
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -25,7 +26,7 @@ func (t *stdioTransport) read() {
 			return
 		}
 		if err := decodeMessage(&sc, line, &m); err != nil {
-			t.c.stats.notJSONRPC.Add(1)
+			t.notJSONRPC(&m, err, at)
 			continue
 		}
 		t.route(&sc, &m, at)
@@ -52,7 +53,12 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 		}
 		switch {
 		case call != nil:
-			if call.deliver(sc, m, at) && !call.stopped() {
+			final, broken := call.deliver(sc, m, at)
+			switch {
+			case broken != nil:
+				t.forget(call.id)
+				call.end(at, broken)
+			case final && !call.stopped():
 				t.linger(call)
 			}
 		case m.idIsNum && t.c.ids.issued(m.idNum):
@@ -137,6 +143,26 @@ func (t *stdioTransport) oversize(sc *scanner, prefix []byte, at time.Time, err 
 	call.setState(stFinal)
 	call.end(at, err)
 	t.forget(call.id)
+}
+
+// notJSONRPC counts a line that is not a JSON-RPC message, once: as the
+// violation of the call it answers when it is a response to a call in
+// flight but for text that is not valid UTF-8 (the call then ends with a
+// protocol error), or else as the connection's.
+func (t *stdioTransport) notJSONRPC(m *inMsg, err error, at time.Time) {
+	var call *Call
+	if errors.Is(err, errInvalidUTF8) && m.idIsNum && (m.kind == kindResult || m.kind == kindError) {
+		call = t.lookup(m.idNum)
+	}
+	if call == nil {
+		t.c.stats.notJSONRPC.Add(1)
+		return
+	}
+	call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: err.Error()})
+	if broken := call.brokenAnswer(m, err); broken != nil {
+		t.forget(call.id)
+		call.end(at, broken)
+	}
 }
 
 // prefixID reads the top-level "id" from the start of a truncated message.
