@@ -55,6 +55,17 @@
 // one message. Response headers are bounded to 1 MiB and the server's
 // stderr is kept in a fixed ring.
 //
+// # Failures
+//
+// A call that ends without its answer says why (Event.Err):
+// IsProtocolError when the server broke the protocol on it (an answer
+// that is not JSON-RPC or not valid UTF-8, only responses for other ids,
+// an oversize message), else a transport failure. Dial's errors explain
+// themselves: a stdio server that exited gives its exit status and the
+// last lines of its stderr; a silent server, how long it was waited for
+// (or that the wait was interrupted); an HTTP endpoint, the status and the
+// URL it came from (without credentials or query).
+//
 // The receive path decodes with a small validating scanner that returns
 // sub-slices of the read buffer, so a progress event costs no allocation.
 package mcp

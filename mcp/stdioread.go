@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -190,16 +189,7 @@ func prefixID(sc *scanner, prefix []byte) (int64, bool) {
 
 // fail ends every call when stdout closes or the process dies.
 func (t *stdioTransport) fail(at time.Time, readErr error) {
-	select {
-	case <-t.exited:
-	case <-time.After(100 * time.Millisecond):
-	}
-	err := fmt.Errorf("server closed stdout: %w", readErr)
-	t.wmu.Lock()
-	if t.exitErr != nil {
-		err = fmt.Errorf("server exited: %w", t.exitErr)
-	}
-	t.wmu.Unlock()
+	err := t.gone(100*time.Millisecond, readErr)
 	t.mu.Lock()
 	calls := t.calls
 	t.calls = make(map[int64]*Call)
