@@ -49,7 +49,7 @@ func (cs *callState) classify() verdict {
 		v.outcome, v.throttle = cs.rpcOutcome(rules)
 	case cs.final == finalResult:
 		cs.resultOutcome(rules, modern, &v)
-	case cs.endErr != nil && mcp.IsOversize(cs.endErr):
+	case cs.endErr != nil && mcp.IsProtocolError(cs.endErr):
 		v.outcome = results.ProtocolError
 	case cs.rec.Violations["content_type"] > 0:
 		v.outcome = results.ProtocolError

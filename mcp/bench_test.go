@@ -70,7 +70,7 @@ func sseStep(tb testing.TB) (step func(), obs *countObserver) {
 		if err := decodeMessage(&sc, data, &m); err != nil {
 			tb.Fatal(err)
 		}
-		if call.deliver(&sc, &m, time.Now()) {
+		if final, _ := call.deliver(&sc, &m, time.Now()); final {
 			tb.Fatal("a progress event was taken for the final response")
 		}
 	}, obs

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -213,16 +214,25 @@ func (call *Call) ended() bool { return call.state.Load()&stEnded != 0 }
 // stopped reports whether we cancelled or aborted the call.
 func (call *Call) stopped() bool { return call.state.Load()&(stCancelled|stAborted) != 0 }
 
+// answers reports whether a response is addressed to the call: it carries
+// the call's id, or null on an error (the answer to a request whose id the
+// server could not read).
+func (call *Call) answers(m *inMsg) bool {
+	return m.kind == kindError && m.idNull || m.idIsNum && m.idNum == call.id
+}
+
 // deliver decodes one message read from the call's own stream (HTTP) or
-// routed to it (stdio) and emits what it means. It returns true when the
-// message was the call's final response.
-func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) bool {
+// routed to it (stdio) and emits what it means. final reports that the
+// message was the call's final response; broken, that this response is
+// unusable, a protocol error that ends the call.
+func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) (final bool, broken error) {
 	switch m.kind {
 	case kindResult, kindError:
-		nullIDError := m.kind == kindError && m.idNull
-		if !nullIDError && (!m.idIsNum || m.idNum != call.id) {
-			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "response id does not match the request"})
-			return false
+		if !call.answers(m) {
+			// A response for another id on this call's stream (HTTP; stdio
+			// routes by id): it answers no call in flight here.
+			call.c.stats.unknownResponses.Add(1)
+			return false, nil
 		}
 		wasFinal := call.setState(stFinal)
 		switch {
@@ -234,17 +244,54 @@ func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) bool {
 			var r Result
 			if err := decodeCallResult(sc, m.result, &r); err != nil {
 				call.emitAs(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "tools/call result: " + err.Error()}, wasFinal)
+				if !wasFinal && !call.stopped() {
+					call.finish()
+					return true, &protocolError{msg: "the answer is not a tools/call result: " + err.Error()}
+				}
 			}
 			call.emitAs(Event{Kind: EvResult, At: at, Result: r}, wasFinal)
 		}
 		call.finish()
-		return !wasFinal
+		return !wasFinal, nil
 	case kindNotification:
 		call.notification(sc, m, at)
 	case kindRequest:
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerRequest, Detail: "server sent request " + string(m.method)})
 	}
-	return false
+	return false, nil
+}
+
+// brokenAnswer settles a message that failed to decode with err, after
+// its violation was reported: when it is a well-formed response to the
+// call but for text that is not valid UTF-8, it was the call's final
+// answer, and unusable. It returns the protocol error that ends the call,
+// or nil (not the call's answer, or the call already had one or was
+// stopped by us).
+func (call *Call) brokenAnswer(m *inMsg, err error) error {
+	if !errors.Is(err, errInvalidUTF8) || m.kind != kindResult && m.kind != kindError || !call.answers(m) {
+		return nil
+	}
+	if call.setState(stFinal) || call.stopped() {
+		return nil
+	}
+	call.finish()
+	return &protocolError{msg: "the answer to request " + strconv.FormatInt(call.id, 10) + " is not valid UTF-8"}
+}
+
+// stray describes a message on a call's stream that was none of its
+// answer, for the error when the stream then ends without one.
+func stray(m *inMsg, decodeErr error) string {
+	switch {
+	case decodeErr != nil:
+		return "a message that is not JSON-RPC (" + decodeErr.Error() + ")"
+	case m.idNull:
+		return "a response for id null"
+	case m.idIsStr:
+		return "a response for id " + quoteFew([]byte(`"`+string(m.idRaw)+`"`), 40)
+	case m.kind == kindResult || m.kind == kindError:
+		return "a response for id " + quoteFew(m.idRaw, 40)
+	}
+	return ""
 }
 
 func (call *Call) notification(sc *scanner, m *inMsg, at time.Time) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -132,7 +131,12 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	if err := c.negotiate(ctx); err != nil {
+		st, stdio := c.tr.(*stdioTransport)
+		alone := stdio && st.exitedAlone()
 		_ = c.tr.close(context.Background())
+		if stdio {
+			err = st.explain(err, alone)
+		}
 		return nil, err
 	}
 	return c, nil
@@ -176,67 +180,6 @@ func (c *Client) newCall(method, name string, obs Observer) *Call {
 	return &Call{c: c, id: c.ids.Next(), method: method, name: name, obs: obs, done: make(chan struct{})}
 }
 
-// rawResponse is what a control request got back.
-type rawResponse struct {
-	status     int
-	result     []byte
-	rpcErr     *RPCError
-	err        error // transport error
-	violations []string
-}
-
-// roundTrip sends a control request (discover, initialize, tools/list) and
-// waits for its answer, bounded by ctx. name is the request's Mcp-Name (the
-// tool of a tools/call), or "".
-func (c *Client) roundTrip(ctx context.Context, method, name string, members []byte, o metaOptions) rawResponse {
-	// The observer may still see late events after Wait returns (a cancel
-	// ends the call before the answer arrives): out is guarded.
-	var mu sync.Mutex
-	var out rawResponse
-	call := c.newCall(method, name, ObserverFunc(func(ev Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev.Kind {
-		case EvHeaders:
-			out.status = ev.Status
-		case EvResult:
-			if out.result == nil && out.rpcErr == nil {
-				out.result = append([]byte(nil), ev.Raw...)
-			}
-		case EvRPCError:
-			if out.result == nil && out.rpcErr == nil {
-				out.rpcErr = &RPCError{Code: ev.Code, Message: unescape(ev.Message), Data: append(json.RawMessage(nil), ev.Raw...)}
-			}
-		case EvViolation:
-			out.violations = append(out.violations, ev.Violation.String()+": "+ev.Detail)
-		case EvEnd:
-			if out.result == nil && out.rpcErr == nil {
-				out.err = ev.Err
-				if out.err == nil {
-					out.err = errStreamEnded
-				}
-			}
-		}
-	}))
-	call.raw = true
-	call.body = c.appendRequest(nil, call.id, method, members, o)
-	if err := c.tr.start(ctx, call); err != nil {
-		mu.Lock()
-		defer mu.Unlock()
-		out.err = err
-		return out
-	}
-	stop := context.AfterFunc(ctx, func() { _ = call.Cancel("mcpchaos: "+method+" timed out", false) })
-	call.Wait()
-	stop()
-	mu.Lock()
-	defer mu.Unlock()
-	if out.result == nil && out.rpcErr == nil && out.err == nil {
-		out.err = fmt.Errorf("%s: no answer (%w)", method, ctx.Err())
-	}
-	return out
-}
-
 // Notify sends a client notification whose params are already encoded
 // (background faults flood servers with these).
 func (c *Client) Notify(ctx context.Context, method string, params []byte) error {
@@ -273,18 +216,6 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 		cursor = res.NextCursor
 	}
 	return nil, errors.New("tools/list: more than 1000 pages")
-}
-
-func (r rawResponse) failure(method string) error {
-	switch {
-	case r.rpcErr != nil:
-		return fmt.Errorf("%s: %w", method, r.rpcErr)
-	case r.err != nil:
-		return fmt.Errorf("%s: %w", method, r.err)
-	case r.status != 0 && (r.status < 200 || r.status > 299):
-		return fmt.Errorf("%s: HTTP status %d", method, r.status)
-	}
-	return nil
 }
 
 // ToolResult is the outcome of CallTool.

@@ -47,9 +47,24 @@
 //
 // Every read is bounded: a message over Config.MaxMessageBytes (default
 // 16 MiB) is a protocol error for its call, never an out-of-memory; on
-// stdio the rest of an oversize line is skipped without being kept.
-// Response headers are bounded to 1 MiB and the server's stderr is kept in
-// a fixed ring.
+// stdio the rest of an oversize line is skipped without being kept. An
+// SSE stream is read field by field, never a whole line at a time: only
+// an event's data is kept (up to the message maximum), and a line without
+// data (a comment, an event name, an id) over 64 KiB is a protocol error
+// found without keeping it, so a connection costs its read buffers plus
+// one message. Response headers are bounded to 1 MiB and the server's
+// stderr is kept in a fixed ring.
+//
+// # Failures
+//
+// A call that ends without its answer says why (Event.Err):
+// IsProtocolError when the server broke the protocol on it (an answer
+// that is not JSON-RPC or not valid UTF-8, only responses for other ids,
+// an oversize message), else a transport failure. Dial's errors explain
+// themselves: a stdio server that exited gives its exit status and the
+// last lines of its stderr; a silent server, how long it was waited for
+// (or that the wait was interrupted); an HTTP endpoint, the status and the
+// URL it came from (without credentials or query).
 //
 // The receive path decodes with a small validating scanner that returns
 // sub-slices of the read buffer, so a progress event costs no allocation.

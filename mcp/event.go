@@ -21,8 +21,10 @@ const (
 	// for this call's id or token. Violation and Detail are set.
 	EvViolation
 	// EvEnd: the call's stream or transport ended. Err is nil for a clean
-	// end and says what happened otherwise. It is the last event of a call
-	// unless late events follow on a shared transport (stdio).
+	// end and says what happened otherwise (IsProtocolError tells a server
+	// that broke the protocol from a failed transport). It is the last
+	// event of a call unless late events follow on a shared transport
+	// (stdio).
 	EvEnd
 )
 
@@ -60,7 +62,8 @@ const (
 	ViolContentType
 	// ViolNotJSONRPC: a message or line that is not valid JSON-RPC.
 	ViolNotJSONRPC
-	// ViolOversize: a message larger than the configured maximum.
+	// ViolOversize: a message larger than the configured maximum, or an
+	// SSE line without data longer than 64 KiB.
 	ViolOversize
 	// ViolStreamNotClosed: the SSE stream stayed open after the final
 	// response (a SHOULD in the spec).

@@ -8,18 +8,48 @@ import (
 	"io"
 )
 
-// errOversize reports a message over the configured maximum size.
-type errOversize struct{ max int }
-
-func (e errOversize) Error() string {
-	return fmt.Sprintf("message exceeds the maximum of %d bytes", e.max)
+// errOversize reports a message, or a line, over its maximum size.
+type errOversize struct {
+	max  int
+	what string // "" is "message"
 }
 
-// IsOversize reports whether err is the error for a message over the
-// configured maximum size.
+func (e errOversize) Error() string {
+	what := e.what
+	if what == "" {
+		what = "message"
+	}
+	return fmt.Sprintf("%s exceeds the maximum of %d bytes", what, e.max)
+}
+
+// IsOversize reports whether err is the error for a message (or an SSE
+// line) over its maximum size.
 func IsOversize(err error) bool {
 	var e errOversize
 	return errors.As(err, &e)
+}
+
+// keepMax is the largest buffer a reader keeps between messages; a larger
+// one, grown for one large message, is dropped after it.
+const keepMax = 64 << 10
+
+// grow returns b with room for n more bytes. It doubles, and goes
+// straight to limit (which the caller has checked len(b)+n against) once
+// past half of it, so growing to a large message allocates at most about
+// twice the limit, not five times as append's gentler growth of large
+// slices does.
+func grow(b []byte, n, limit int) []byte {
+	need := len(b) + n
+	if need <= cap(b) {
+		return b
+	}
+	c := max(2*cap(b), need, 512)
+	if c > limit/2 {
+		c = max(limit, need) // the next doubling would pass limit: go there at once
+	}
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
 }
 
 // lineReader reads '\n'-terminated lines with bounded memory. Short lines
@@ -36,6 +66,9 @@ type lineReader struct {
 // discard the rest of that line is skipped so reading can go on, and the
 // returned slice holds the line's first bytes (at most prefix of them).
 func (r *lineReader) next(discard bool, prefix int) ([]byte, error) {
+	if cap(r.long) > keepMax {
+		r.long = nil // do not keep a huge buffer alive
+	}
 	line, err := r.br.ReadSlice('\n')
 	switch {
 	case err == nil, err == io.EOF && len(line) > 0:
@@ -44,27 +77,23 @@ func (r *lineReader) next(discard bool, prefix int) ([]byte, error) {
 			return out, nil
 		}
 		// A whole line over the limit that fitted in the read buffer.
-		r.long = append(r.long[:0], out...)
-		return r.oversize(discard, prefix, nil, err)
+		return r.oversize(discard, prefix, out, nil)
 	case err != bufio.ErrBufferFull:
 		return nil, err
 	}
-	r.long = append(r.long[:0], line...)
+	limit := r.max + 2 // room for the line ending
+	r.long = append(grow(r.long[:0], len(line), limit), line...)
 	for {
 		line, err = r.br.ReadSlice('\n')
-		if len(r.long)+len(line) > r.max+2 { // room for the line ending
-			return r.oversize(discard, prefix, line, err)
+		if len(r.long)+len(line) > limit {
+			return r.oversize(discard, prefix, r.long, err)
 		}
-		r.long = append(r.long, line...)
+		r.long = append(grow(r.long, len(line), limit), line...)
 		switch {
 		case err == nil, err == io.EOF && len(r.long) > 0:
 			out := trimEOL(r.long)
 			if len(out) > r.max {
-				r.long = out
-				return r.oversize(discard, prefix, nil, err)
-			}
-			if cap(r.long) > 1<<20 {
-				r.long = nil // do not keep a huge buffer alive
+				return r.oversize(discard, prefix, out, nil)
 			}
 			return out, nil
 		case err != bufio.ErrBufferFull:
@@ -73,94 +102,35 @@ func (r *lineReader) next(discard bool, prefix int) ([]byte, error) {
 	}
 }
 
-// oversize handles a line over the limit: without discard it stops at
-// once; with discard it reads on to the end of the line, keeping only a
-// prefix, so a 1 GiB line costs no more memory than a short one.
-func (r *lineReader) oversize(discard bool, prefix int, line []byte, err error) ([]byte, error) {
-	over := errOversize{r.max}
-	if len(r.long) > prefix {
-		r.long = r.long[:prefix]
+// oversize handles a line over the limit, of which head holds the first
+// bytes: without discard it stops at once; with discard it reads on to the
+// end of the line without keeping any of it, so a 1 GiB line costs no
+// more memory than a short one. err is the error of the last read (nil
+// when the line has ended). The returned prefix is a copy in a small
+// buffer: the large one is not kept.
+func (r *lineReader) oversize(discard bool, prefix int, head []byte, err error) ([]byte, error) {
+	over := errOversize{max: r.max}
+	head = head[:min(len(head), prefix)]
+	if cap(r.long) > keepMax {
+		head = append([]byte(nil), head...)
+		r.long = nil
+	} else {
+		head = append(r.long[:0], head...)
+		r.long = head
 	}
 	if !discard {
-		return r.long, over
+		return head, over
 	}
 	for err == bufio.ErrBufferFull {
 		_, err = r.br.ReadSlice('\n')
 	}
 	if err != nil && err != io.EOF {
-		return r.long, err
+		return head, err
 	}
-	_ = line
-	return r.long, over
+	return head, over
 }
 
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	return bytes.TrimSuffix(b, []byte{'\r'})
-}
-
-// sseReader reads the data of Server-Sent Events. Comment lines and the
-// event, id and retry fields are skipped; events without data (such as a
-// 2025-11-25 priming event) are not returned. Memory is bounded by max.
-type sseReader struct {
-	lines lineReader
-	data  []byte
-}
-
-func newSSEReader(br *bufio.Reader, max int) *sseReader {
-	return &sseReader{lines: lineReader{br: br, max: max}}
-}
-
-func (r *sseReader) reset(br *bufio.Reader) {
-	r.lines.br = br
-	r.data = r.data[:0]
-	if cap(r.data) > 64<<10 {
-		r.data = nil
-	}
-}
-
-// next returns the data of the next event, valid until the next call.
-func (r *sseReader) next() ([]byte, error) {
-	r.data = r.data[:0]
-	has := false
-	for {
-		line, err := r.lines.next(false, 0)
-		if err != nil {
-			if err == io.EOF && has && len(r.data) > 0 {
-				// A stream that ends without the final blank line still
-				// delivered its last event.
-				return r.data, nil
-			}
-			return nil, err
-		}
-		if len(line) == 0 {
-			if has && len(r.data) > 0 {
-				return r.data, nil
-			}
-			has = false
-			r.data = r.data[:0]
-			continue
-		}
-		if line[0] == ':' {
-			continue // comment or keep-alive
-		}
-		name, value := line, []byte(nil)
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			name, value = line[:i], line[i+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
-		}
-		if string(name) != "data" {
-			continue
-		}
-		if has {
-			r.data = append(r.data, '\n')
-		}
-		if len(r.data)+len(value) > r.lines.max {
-			return nil, errOversize{r.lines.max}
-		}
-		r.data = append(r.data, value...)
-		has = true
-	}
 }

@@ -239,8 +239,8 @@ func checkResult(t *testing.T, raw []byte, r *Result, err error) {
 // referenceSSE reads an event stream the way sseReader documents it: lines
 // end in LF or CRLF; comments and fields other than data are skipped; an
 // event is dispatched at a blank line (or at the end of the stream) when
-// its data is not empty. A line or an event's data over max is an
-// oversize error.
+// its data is not empty. An event's data over max, or a line that is not
+// a data field over min(max, maxSSELine), is an oversize error.
 func referenceSSE(stream []byte, max int) ([]string, error) {
 	var out []string
 	var data []byte
@@ -251,8 +251,9 @@ func referenceSSE(stream []byte, max int) ([]string, error) {
 			continue
 		}
 		line := bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))
-		if len(line) > max {
-			return out, errOversize{max}
+		isData := bytes.HasPrefix(line, []byte("data:")) || string(line) == "data"
+		if !isData && len(line) > min(max, maxSSELine) {
+			return out, errOversize{max: min(max, maxSSELine)}
 		}
 		switch {
 		case len(line) == 0:
@@ -275,7 +276,7 @@ func referenceSSE(stream []byte, max int) ([]string, error) {
 			data = append(data, '\n')
 		}
 		if len(data)+len(value) > max {
-			return out, errOversize{max}
+			return out, errOversize{max: max}
 		}
 		data, has = append(data, value...), true
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,10 +98,88 @@ func TestHostileHTTP(t *testing.T) {
 				writeSSE(w, resultJSON(json.RawMessage(`"x"`), "no"), resultJSON(json.RawMessage(`424242`), "no"), resultJSON(req.ID, "ok"))
 			},
 			check: func(t *testing.T, call *Call, evs []Event) {
-				wantViolations(t, evs, ViolNotJSONRPC, ViolNotJSONRPC)
+				// Well-formed responses that answer no call in flight: unknown
+				// responses of the connection, not broken messages.
+				wantViolations(t, evs)
+				if s := call.c.Stats(); s.UnknownResponses != 2 || s.NotJSONRPC != 0 {
+					t.Errorf("Stats = %+v, want 2 unknown responses", s)
+				}
 				if r := ofKind(evs, EvResult); len(r) != 1 || string(r[0].Result.Text) != "ok" {
 					t.Errorf("results = %s", describe(r))
 				}
+				wantCleanEnd(t, evs)
+			},
+		},
+		{
+			name: "stream ends after a response for another id",
+			answer: func(w http.ResponseWriter, req fakeReq) {
+				writeSSE(w, resultJSON(json.RawMessage(`424242`), "no"))
+			},
+			check: func(t *testing.T, call *Call, evs []Event) {
+				wantViolations(t, evs)
+				wantProtocolEnd(t, evs, "after a response for id `424242`")
+				if s := call.c.Stats(); s.UnknownResponses != 1 {
+					t.Errorf("Stats = %+v, want 1 unknown response", s)
+				}
+			},
+		},
+		{
+			name: "JSON body for another id",
+			answer: func(w http.ResponseWriter, req fakeReq) {
+				writeJSON(w, 200, resultJSON(json.RawMessage(`"x"`), "no"))
+			},
+			check: func(t *testing.T, call *Call, evs []Event) {
+				wantViolations(t, evs)
+				wantProtocolEnd(t, evs, "the JSON body held a response for id `\"x\"`")
+				if s := call.c.Stats(); s.UnknownResponses != 1 {
+					t.Errorf("Stats = %+v, want 1 unknown response", s)
+				}
+			},
+		},
+		{
+			name:   "stream ends after data that is not JSON-RPC",
+			answer: func(w http.ResponseWriter, req fakeReq) { writeSSE(w, "hello") },
+			check: func(t *testing.T, call *Call, evs []Event) {
+				wantViolations(t, evs, ViolNotJSONRPC)
+				wantProtocolEnd(t, evs, "after a message that is not JSON-RPC")
+			},
+		},
+		{
+			name: "SSE answer with invalid UTF-8",
+			answer: func(w http.ResponseWriter, req fakeReq) {
+				writeSSE(w, resultJSON(req.ID, "caf\xe9"), resultJSON(req.ID, "ok"))
+			},
+			check: func(t *testing.T, call *Call, evs []Event) {
+				wantViolations(t, evs, ViolNotJSONRPC)
+				wantProtocolEnd(t, evs, "is not valid UTF-8")
+			},
+		},
+		{
+			name: "JSON answer with invalid UTF-8",
+			answer: func(w http.ResponseWriter, req fakeReq) {
+				writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"error":{"code":-32000,"message":"`+"\xff"+`"}}`)
+			},
+			check: func(t *testing.T, call *Call, evs []Event) {
+				wantViolations(t, evs, ViolNotJSONRPC)
+				wantProtocolEnd(t, evs, "is not valid UTF-8")
+			},
+		},
+		{
+			name:   "JSON body that is not JSON-RPC",
+			answer: func(w http.ResponseWriter, req fakeReq) { writeJSON(w, 200, `{"ok":true}`) },
+			check: func(t *testing.T, call *Call, evs []Event) {
+				wantViolations(t, evs, ViolNotJSONRPC)
+				wantProtocolEnd(t, evs, "JSON body is not a JSON-RPC message")
+			},
+		},
+		{
+			name: "result that is not a tools/call result",
+			answer: func(w http.ResponseWriter, req fakeReq) {
+				writeSSE(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":"done"}`)
+			},
+			check: func(t *testing.T, call *Call, evs []Event) {
+				wantViolations(t, evs, ViolNotJSONRPC)
+				wantProtocolEnd(t, evs, "not a tools/call result")
 			},
 		},
 		{
@@ -158,9 +237,7 @@ func TestHostileHTTP(t *testing.T) {
 				if h := ofKind(evs, EvHeaders); len(h) != 1 || h[0].ContentType != "text/html" {
 					t.Errorf("headers = %s", describe(h))
 				}
-				if end := lastEnd(t, evs); end.Err == nil || count(evs, EvResult) != 0 {
-					t.Errorf("want no result and an error end, got %s", describe(evs))
-				}
+				wantProtocolEnd(t, evs, "unexpected Content-Type")
 			},
 		},
 		{
@@ -317,5 +394,15 @@ func wantCleanEnd(t *testing.T, evs []Event) {
 	t.Helper()
 	if end := lastEnd(t, evs); end.Err != nil {
 		t.Errorf("EvEnd err = %v, want nil", end.Err)
+	}
+}
+
+// wantProtocolEnd checks that the call got no answer and ended with a
+// protocol error (the server's fault) whose text holds detail.
+func wantProtocolEnd(t *testing.T, evs []Event, detail string) {
+	t.Helper()
+	end := lastEnd(t, evs)
+	if !IsProtocolError(end.Err) || !strings.Contains(end.Err.Error(), detail) || count(evs, EvResult)+count(evs, EvRPCError) != 0 {
+		t.Errorf("want no answer and a protocol error naming %q, got %s", detail, describe(evs))
 	}
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"mime"
@@ -54,7 +55,7 @@ func (t *httpTransport) wait(call *Call) {
 		reusable = t.readJSON(call, conn, resp, false)
 	default:
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolContentType, Detail: "answer has Content-Type " + strconv.Quote(resp.Header.Get("Content-Type"))})
-		call.end(at, errors.New("unexpected Content-Type "+strconv.Quote(ct)))
+		call.end(at, &protocolError{msg: "unexpected Content-Type " + strconv.Quote(ct)})
 	}
 	// Detach the connection from the call before pooling it, under the lock
 	// Cancel and Abort take, so stopping a call that has already ended can
@@ -118,6 +119,7 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 	conn.body.Reset(resp.Body)
 	conn.sse.reset(conn.body)
 	final := false
+	var strayMsg string // the first message that was none of the call's answer
 	for {
 		call.waitGate(call.done)
 		data, err := conn.sse.next()
@@ -133,6 +135,8 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 			case final && isTimeout(err) && !call.stopped():
 				call.emit(Event{Kind: EvViolation, At: at, Violation: ViolStreamNotClosed, Detail: "stream still open " + t.c.cfg.LateWindow.String() + " after the final response"})
 				call.end(at, nil)
+			case errors.Is(err, io.EOF) && strayMsg != "" && !call.stopped():
+				call.end(at, &protocolError{msg: errStreamEnded.Error() + ", after " + strayMsg, err: errStreamEnded})
 			default:
 				call.end(at, t.endErr(call, err))
 			}
@@ -140,18 +144,36 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 		}
 		if err := decodeMessage(&conn.sc, data, &conn.msg); err != nil {
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "SSE data: " + err.Error()})
+			if broken := call.brokenAnswer(&conn.msg, err); broken != nil {
+				call.end(at, broken)
+				return false
+			}
+			strayMsg = cmp.Or(strayMsg, stray(&conn.msg, err))
 			continue
 		}
-		if call.deliver(&conn.sc, &conn.msg, at) {
+		isFinal, broken := call.deliver(&conn.sc, &conn.msg, at)
+		if broken != nil {
+			call.end(at, broken)
+			return false
+		}
+		if isFinal {
 			final = true
 			_ = conn.nc.SetReadDeadline(at.Add(t.c.cfg.LateWindow))
+		} else if !final {
+			strayMsg = cmp.Or(strayMsg, stray(&conn.msg, nil))
 		}
 	}
 }
 
 // readJSON reads a JSON body holding one message (or, for 202/204, none).
 func (t *httpTransport) readJSON(call *Call, conn *httpConn, resp *http.Response, want bool) bool {
-	body, err := readBounded(resp.Body, &conn.jbuf, t.c.cfg.MaxMessageBytes)
+	var body []byte
+	var err error
+	if resp.ContentLength > int64(t.c.cfg.MaxMessageBytes) {
+		err = errOversize{max: t.c.cfg.MaxMessageBytes} // known before reading any of it
+	} else {
+		body, err = readBounded(resp.Body, &conn.jbuf, t.c.cfg.MaxMessageBytes)
+	}
 	at := time.Now()
 	switch {
 	case IsOversize(err):
@@ -168,14 +190,23 @@ func (t *httpTransport) readJSON(call *Call, conn *httpConn, resp *http.Response
 	}
 	if err := decodeMessage(&conn.sc, body, &conn.msg); err != nil {
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "JSON body: " + err.Error()})
-		call.end(at, errors.New("JSON body is not a JSON-RPC message"))
+		broken := call.brokenAnswer(&conn.msg, err)
+		if broken == nil {
+			broken = &protocolError{msg: "JSON body is not a JSON-RPC message: " + err.Error()}
+		}
+		call.end(at, broken)
 		return true
 	}
-	if !call.deliver(&conn.sc, &conn.msg, at) {
-		call.end(at, errStreamEnded)
-		return true
+	final, broken := call.deliver(&conn.sc, &conn.msg, at)
+	switch {
+	case broken != nil:
+		call.end(at, broken)
+	case !final && !call.stopped():
+		what := cmp.Or(stray(&conn.msg, nil), "a message that is no response")
+		call.end(at, &protocolError{msg: errStreamEnded.Error() + ": the JSON body held " + what, err: errStreamEnded})
+	default:
+		call.end(at, nil)
 	}
-	call.end(at, nil)
 	return true
 }
 
@@ -203,7 +234,7 @@ func readBounded(r io.Reader, buf *[]byte, max int) ([]byte, error) {
 		b = b[:len(b)+n]
 		if len(b) > max {
 			*buf = nil
-			return nil, errOversize{max}
+			return nil, errOversize{max: max}
 		}
 		if err == io.EOF {
 			if cap(b) <= 64<<10 {

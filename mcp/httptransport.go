@@ -22,6 +22,7 @@ type httpTransport struct {
 	c       *Client
 	addr    string // host:port to dial
 	path    string // request target
+	display string // the URL for messages: no credentials, no query
 	tls     *tls.Config
 	static  string // header lines every request carries
 	dialer  net.Dialer
@@ -102,6 +103,7 @@ func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 		return nil, fmt.Errorf("mcp http: url %q has no host", cfg.URL)
 	}
 	t.addr = net.JoinHostPort(u.Hostname(), port)
+	t.display = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 	t.dialer.Timeout = cfg.DialTimeout
 	if t.dialer.Timeout <= 0 {
 		t.dialer.Timeout = 5 * time.Second
@@ -124,7 +126,7 @@ func (t *httpTransport) name() string { return "http" }
 func (t *httpTransport) dial(ctx context.Context) (*httpConn, error) {
 	nc, err := t.dialer.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", t.addr, err)
+		return nil, fmt.Errorf("connect to %s: %w", t.display, err)
 	}
 	conn := &httpConn{nc: nc}
 	conn.tcp, _ = nc.(*net.TCPConn)
@@ -132,7 +134,7 @@ func (t *httpTransport) dial(ctx context.Context) (*httpConn, error) {
 		tc := tls.Client(nc, t.tls)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			nc.Close()
-			return nil, fmt.Errorf("tls handshake with %s: %w", t.addr, err)
+			return nil, fmt.Errorf("tls handshake with %s: %w", t.display, err)
 		}
 		conn.nc = tc
 	}

@@ -15,6 +15,10 @@ import (
 type scanner struct {
 	b []byte
 	i int
+	// badUTF8 records a string that is not valid UTF-8. str reads on past
+	// it, so the message's structure (and its id) can still be read;
+	// decodeMessage then rejects the message.
+	badUTF8 bool
 }
 
 // maxDepth bounds nesting so a hostile message cannot exhaust the stack.
@@ -26,7 +30,7 @@ var (
 	errTrailing = errors.New("trailing data after JSON value")
 )
 
-func (s *scanner) reset(b []byte) { s.b, s.i = b, 0 }
+func (s *scanner) reset(b []byte) { s.b, s.i, s.badUTF8 = b, 0, false }
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
@@ -108,7 +112,7 @@ func (s *scanner) str() (raw []byte, escaped bool, err error) {
 		default:
 			r, n := utf8.DecodeRune(s.b[s.i:])
 			if r == utf8.RuneError && n == 1 {
-				return nil, false, errSyntax
+				s.badUTF8 = true
 			}
 			s.i += n
 		}

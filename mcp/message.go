@@ -43,7 +43,8 @@ func (m *inMsg) methodIs(name string) bool { return keyIs(m.method, m.methodEsc,
 var errNotObject = errors.New("message is not a JSON object")
 
 // decodeMessage decodes one JSON-RPC message from b into m without
-// allocating. It validates the whole message.
+// allocating. It validates the whole message. A message whose only fault
+// is text that is not valid UTF-8 is errInvalidUTF8, with m complete.
 func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 	*m = inMsg{}
 	s.reset(b)
@@ -109,6 +110,9 @@ func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 		return errors.New("response without id")
 	default:
 		return errors.New("message has neither method nor result nor error")
+	}
+	if s.badUTF8 {
+		return errInvalidUTF8 // m is complete: its id says whose answer it was
 	}
 	return nil
 }

@@ -43,7 +43,10 @@ func TestDecodeMessage(t *testing.T) {
 		{name: "trailing data", in: `{"id":1,"result":{}} x`, err: "trailing"},
 		{name: "truncated", in: `{"id":1,"result":{"a":`, err: "invalid JSON"},
 		{name: "control character in string", in: "{\"method\":\"a\x01\"}", err: "invalid JSON"},
-		{name: "invalid UTF-8", in: "{\"method\":\"a\xff\"}", err: "invalid JSON"},
+		{name: "invalid UTF-8", in: "{\"method\":\"a\xff\"}", err: "not valid UTF-8"},
+		{name: "invalid UTF-8 and truncated", in: "{\"method\":\"a\xff\"", err: "invalid JSON"},
+		{name: "invalid UTF-8 in a key", in: "{\"k\xff\":1,\"id\":3,\"result\":{}}", kind: kindResult, id: "3", num: true, err: "not valid UTF-8"},
+		{name: "invalid UTF-8 before the id", in: "{\"result\":{\"t\":\"\xe9\"},\"id\":3}", kind: kindResult, id: "3", num: true, err: "not valid UTF-8"},
 		{name: "bad escape", in: `{"method":"\x"}`, err: "invalid JSON"},
 		{name: "leading zero", in: `{"id":01,"result":1}`, err: "invalid JSON"},
 		{name: "too deep", in: `{"id":1,"result":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`, err: "too deeply"},
@@ -56,9 +59,12 @@ func TestDecodeMessage(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
 				}
-				return
-			}
-			if err != nil {
+				if tc.kind == kindInvalid {
+					return
+				}
+				// Only invalid UTF-8 leaves the message read: its id says
+				// whose answer it was.
+			} else if err != nil {
 				t.Fatal(err)
 			}
 			if m.kind != tc.kind || string(m.idRaw) != tc.id || m.idIsNum != tc.num || string(m.method) != tc.method {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -27,7 +28,11 @@ func (c *Client) negotiate(ctx context.Context) error {
 	// A silent legacy server used up pctx: the handshake gets its own time.
 	ictx, icancel := context.WithTimeout(ctx, c.cfg.ProbeTimeout)
 	defer icancel()
-	return c.initialize(ictx, legacy)
+	err = c.initialize(ictx, legacy)
+	if err != nil && timedOut(r.err) {
+		return fmt.Errorf("%w (server/discover got no answer either)", err)
+	}
+	return err
 }
 
 // judgeDiscover reads the discover probe's answer. It returns the legacy
@@ -70,10 +75,10 @@ func (c *Client) judgeDiscover(r rawResponse) (Era, error) {
 			}
 		}
 		return Era20251125, nil
-	case r.status != 0:
-		return Era20251125, nil // an HTTP answer without a modern error body
-	case c.tr.name() == "stdio":
+	case c.tr.name() == "stdio" && timedOut(r.err):
 		return Era20251125, nil // no answer in time: legacy servers may stay silent
+	case r.status != 0 && !errors.As(r.err, new(*noAnswerError)):
+		return Era20251125, nil // an HTTP answer without a modern error body
 	}
 	return "", fmt.Errorf("server/discover: %w", r.err)
 }

@@ -179,8 +179,8 @@ func TestNegotiateConnectionRefused(t *testing.T) {
 	addr := net.JoinHostPort("127.0.0.1", itoa(int64(sa.(*syscall.SockaddrInet4).Port)))
 	for _, force := range []Era{"", Era20260728, Era20251125} {
 		_, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: "http://" + addr + "/mcp"}, Protocol: force})
-		if err == nil || !strings.Contains(err.Error(), "refused") {
-			t.Errorf("protocol %q: Dial error = %v, want connection refused", force, err)
+		if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), "connect to http://"+addr+"/mcp") {
+			t.Errorf("protocol %q: Dial error = %v, want connection refused naming the URL", force, err)
 		}
 	}
 }

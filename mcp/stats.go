@@ -5,11 +5,15 @@ import "sync/atomic"
 // Stats are connection-level observations: things the server did that
 // belong to no live call (on stdio every message shares one pipe).
 type Stats struct {
-	// NotJSONRPC counts stdout lines that were not JSON-RPC messages.
+	// NotJSONRPC counts stdout lines that were not JSON-RPC messages and
+	// named no call in flight (one that does is that call's violation).
 	NotJSONRPC int64 `json:"not_jsonrpc"`
-	// Oversize counts messages over the maximum size.
+	// Oversize counts stdout lines over the maximum size that named no
+	// call in flight (one that does is that call's violation).
 	Oversize int64 `json:"oversize"`
-	// UnknownResponses counts responses whose id was never sent.
+	// UnknownResponses counts well-formed responses that answer no call in
+	// flight: on stdio an id never sent, on HTTP another id than that of
+	// the request whose stream carried it.
 	UnknownResponses int64 `json:"unknown_responses"`
 	// UnknownTokens counts progress for tokens never sent.
 	UnknownTokens int64 `json:"unknown_tokens"`

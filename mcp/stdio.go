@@ -164,7 +164,7 @@ func (t *stdioTransport) write(ctx context.Context, msg []byte) error {
 func (t *stdioTransport) start(ctx context.Context, call *Call) error {
 	select {
 	case <-t.readEnd:
-		return errors.New("server stdout is closed")
+		return t.gone(0, nil) // no wait: calls on a dying server fail at once
 	default:
 	}
 	t.mu.Lock()
@@ -176,6 +176,9 @@ func (t *stdioTransport) start(ctx context.Context, call *Call) error {
 	call.sent = time.Now()
 	if err := t.write(ctx, call.body); err != nil {
 		t.forget(call.id)
+		if errors.Is(err, syscall.EPIPE) && t.readEnded(time.Second) {
+			return t.gone(100*time.Millisecond, nil) // it died: say how
+		}
 		return fmt.Errorf("send %s: %w", call.method, err)
 	}
 	return nil

@@ -59,3 +59,46 @@ cat >/dev/null`
 		t.Errorf("PID() = %d", c.PID())
 	}
 }
+
+// TestStdioBrokenLinesCountedOnce: every broken line on stdout is counted
+// exactly once — as the violation of the call it answers when its id can
+// be read, else as the connection's — and a broken answer ends its call
+// with a protocol error at once.
+func TestStdioBrokenLinesCountedOnce(t *testing.T) {
+	t.Parallel()
+	script := `read discover
+printf '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}\n'
+read a; read b
+big=$(head -c 2000 /dev/zero | tr '\0' a)
+printf '{"jsonrpc":"2.0","id":2,"result":{"x":"%s"}}\n' "$big"
+printf '{"jsonrpc":"2.0","method":"x","params":{"x":"%s"}}\n' "$big"
+printf '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"caf\351"}]}}\n'
+printf '{"jsonrpc":"2.0","id":999,"result":{"content":[{"type":"text","text":"caf\351"}]}}\n'
+printf '{"jsonrpc":"2.0","id":999999,"result":{}}\n'
+cat >/dev/null`
+	c, err := Dial(ctxT(t), Config{Stdio: &StdioConfig{Command: []string{"sh", "-c", script}}, MaxMessageBytes: 1024, LateWindow: lateWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeClient(t, c)
+	big, bad := newRecorder(), newRecorder()
+	for _, r := range []*recorder{big, bad} {
+		if _, err := c.Start(ctxT(t), CallRequest{Tool: "t", Observer: r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.Eventually(t, "the last line", func() bool { return c.Stats().UnknownResponses == 1 })
+	evs := big.waitEnd(t)
+	if v := violations(evs); len(v) != 1 || v[0] != ViolOversize || !IsOversize(lastEnd(t, evs).Err) {
+		t.Errorf("oversize answer: %s", describe(evs))
+	}
+	evs = bad.waitEnd(t)
+	if v := violations(evs); len(v) != 1 || v[0] != ViolNotJSONRPC || !IsProtocolError(lastEnd(t, evs).Err) || count(evs, EvResult) != 0 {
+		t.Errorf("answer with invalid UTF-8: %s", describe(evs))
+	}
+	// Two oversize lines: one is call 2's violation, one the connection's.
+	// Two lines with invalid UTF-8: one is call 3's, one the connection's.
+	if s := c.Stats(); s.Oversize != 1 || s.NotJSONRPC != 1 || s.UnknownResponses != 1 {
+		t.Errorf("Stats = %+v, want oversize 1, not_jsonrpc 1, unknown_responses 1", s)
+	}
+}

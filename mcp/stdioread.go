@@ -2,7 +2,7 @@ package mcp
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"time"
 )
 
@@ -17,7 +17,6 @@ func (t *stdioTransport) read() {
 		line, err := lr.next(true, 4096)
 		at := time.Now()
 		if IsOversize(err) {
-			t.c.stats.oversize.Add(1)
 			t.oversize(&sc, line, at, err)
 			continue
 		}
@@ -26,7 +25,7 @@ func (t *stdioTransport) read() {
 			return
 		}
 		if err := decodeMessage(&sc, line, &m); err != nil {
-			t.c.stats.notJSONRPC.Add(1)
+			t.notJSONRPC(&m, err, at)
 			continue
 		}
 		t.route(&sc, &m, at)
@@ -53,7 +52,12 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 		}
 		switch {
 		case call != nil:
-			if call.deliver(sc, m, at) && !call.stopped() {
+			final, broken := call.deliver(sc, m, at)
+			switch {
+			case broken != nil:
+				t.forget(call.id)
+				call.end(at, broken)
+			case final && !call.stopped():
 				t.linger(call)
 			}
 		case m.idIsNum && t.c.ids.issued(m.idNum):
@@ -123,17 +127,40 @@ func (t *stdioTransport) answerRequest(m *inMsg) {
 }
 
 // oversize ends the call an oversize line belongs to, when its id came
-// early enough in the line to be read.
+// early enough in the line to be read. The line is counted once: as the
+// call's violation, or else as the connection's.
 func (t *stdioTransport) oversize(sc *scanner, prefix []byte, at time.Time, err error) {
-	id, ok := prefixID(sc, prefix)
-	if !ok {
+	var call *Call
+	if id, ok := prefixID(sc, prefix); ok {
+		call = t.lookup(id)
+	}
+	if call == nil {
+		t.c.stats.oversize.Add(1)
 		return
 	}
-	if call := t.lookup(id); call != nil {
-		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
-		call.setState(stFinal)
-		call.end(at, err)
-		t.forget(id)
+	call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
+	call.setState(stFinal)
+	call.end(at, err)
+	t.forget(call.id)
+}
+
+// notJSONRPC counts a line that is not a JSON-RPC message, once: as the
+// violation of the call it answers when it is a response to a call in
+// flight but for text that is not valid UTF-8 (the call then ends with a
+// protocol error), or else as the connection's.
+func (t *stdioTransport) notJSONRPC(m *inMsg, err error, at time.Time) {
+	var call *Call
+	if errors.Is(err, errInvalidUTF8) && m.idIsNum && (m.kind == kindResult || m.kind == kindError) {
+		call = t.lookup(m.idNum)
+	}
+	if call == nil {
+		t.c.stats.notJSONRPC.Add(1)
+		return
+	}
+	call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: err.Error()})
+	if broken := call.brokenAnswer(m, err); broken != nil {
+		t.forget(call.id)
+		call.end(at, broken)
 	}
 }
 
@@ -162,16 +189,7 @@ func prefixID(sc *scanner, prefix []byte) (int64, bool) {
 
 // fail ends every call when stdout closes or the process dies.
 func (t *stdioTransport) fail(at time.Time, readErr error) {
-	select {
-	case <-t.exited:
-	case <-time.After(100 * time.Millisecond):
-	}
-	err := fmt.Errorf("server closed stdout: %w", readErr)
-	t.wmu.Lock()
-	if t.exitErr != nil {
-		err = fmt.Errorf("server exited: %w", t.exitErr)
-	}
-	t.wmu.Unlock()
+	err := t.gone(100*time.Millisecond, readErr)
 	t.mu.Lock()
 	calls := t.calls
 	t.calls = make(map[int64]*Call)
