@@ -89,21 +89,29 @@ func (p *clientPool) first() *mcp.Client { return p.slots[0].c }
 
 func (p *clientPool) describe() string { return p.target }
 
-// get returns the client for call seq (round robin over processes),
-// restarting a stdio server that has exited.
+// get returns the client for call seq (round robin over processes). A
+// stdio server that will take no new request (it exited, was killed, or had
+// its stdin closed) is replaced at once by a new process; the old one is
+// kept, for the calls still in flight on it and for its stats.
 func (p *clientPool) get(ctx context.Context, seq uint64) (*mcp.Client, int) {
 	i := int(seq % uint64(len(p.slots)))
+	return p.current(ctx, i), i + 1
+}
+
+// current returns slot i's client, first replacing a retired stdio server;
+// nil when the new one could not be started.
+func (p *clientPool) current(ctx context.Context, i int) *mcp.Client {
 	s := p.slots[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if exited := s.c.Exited(); exited != nil {
+	if retired := s.c.Retired(); retired != nil {
 		select {
-		case <-exited:
+		case <-retired:
 			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			c, err := mcp.Dial(dctx, p.cfg)
 			cancel()
 			if err != nil {
-				return nil, i + 1
+				return nil
 			}
 			p.mu.Lock()
 			p.restarts++
@@ -113,7 +121,7 @@ func (p *clientPool) get(ctx context.Context, seq uint64) (*mcp.Client, int) {
 		default:
 		}
 	}
-	return s.c, i + 1
+	return s.c
 }
 
 // stats sums the connection-level observations of every client, dead ones
@@ -151,16 +159,23 @@ func (p *clientPool) closeAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	for _, s := range p.slots {
-		if s.c == nil {
-			continue
-		}
+	closeOne := func(c *mcp.Client) {
 		wg.Add(1)
-		go func(c *mcp.Client) {
+		go func() {
 			defer wg.Done()
 			_ = c.Close(ctx)
-		}(s.c)
+		}()
 	}
+	for _, s := range p.slots {
+		if s.c != nil {
+			closeOne(s.c)
+		}
+	}
+	p.mu.Lock()
+	for _, c := range p.dead {
+		closeOne(c) // a replaced server may still be running
+	}
+	p.mu.Unlock()
 	wg.Wait()
 }
 

@@ -3,10 +3,11 @@ package engine
 import "sync"
 
 // inflightSet holds the calls in flight, so the end of the run can cancel
-// them.
+// them, and the most that were in flight at once since the last look.
 type inflightSet struct {
-	mu sync.Mutex
-	m  map[*callState]struct{}
+	mu   sync.Mutex
+	m    map[*callState]struct{}
+	peak int
 }
 
 func (s *inflightSet) add(cs *callState) {
@@ -15,6 +16,7 @@ func (s *inflightSet) add(cs *callState) {
 		s.m = make(map[*callState]struct{})
 	}
 	s.m[cs] = struct{}{}
+	s.peak = max(s.peak, len(s.m))
 	s.mu.Unlock()
 }
 
@@ -28,6 +30,20 @@ func (s *inflightSet) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.m)
+}
+
+// markPeak starts a window: the peak is the count now.
+func (s *inflightSet) markPeak() {
+	s.mu.Lock()
+	s.peak = len(s.m)
+	s.mu.Unlock()
+}
+
+// peakSince returns the most calls in flight at once since markPeak.
+func (s *inflightSet) peakSince() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
 }
 
 func (s *inflightSet) all() []*callState {

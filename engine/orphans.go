@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -73,12 +74,16 @@ type probeRun struct {
 
 // slotCaller calls a tool on the current client of one stdio slot (the
 // process may have been restarted).
-type slotCaller struct{ s *clientSlot }
+type slotCaller struct {
+	p *clientPool
+	i int
+}
 
 func (c slotCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (mcp.ToolResult, error) {
-	c.s.mu.Lock()
-	cl := c.s.c
-	c.s.mu.Unlock()
+	cl := c.p.current(ctx, c.i)
+	if cl == nil {
+		return mcp.ToolResult{}, fmt.Errorf("process %d: the server could not be started again", c.i+1)
+	}
 	return cl.CallTool(ctx, tool, args)
 }
 
@@ -122,8 +127,8 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 			pr.counts = append(pr.counts, probes.NewMetric(s.Metric.URL, s.Metric.Name, s.Metric.Labels))
 		case s.Tool != nil:
 			var parts []probes.Probe
-			for _, slot := range r.clients.slots {
-				parts = append(parts, probes.NewTool(slotCaller{slot}, s.Tool.Name, s.Tool.Arguments, s.Tool.Pointer))
+			for i := range r.clients.slots {
+				parts = append(parts, probes.NewTool(slotCaller{r.clients, i}, s.Tool.Name, s.Tool.Arguments, s.Tool.Pointer))
 			}
 			pr.counts = append(pr.counts, sum{name: parts[0].Name(), parts: parts})
 		case s.Process != nil:
@@ -226,11 +231,16 @@ func (pr *probeRun) sampler() {
 	}
 }
 
-// record takes one sample of the probes and the client.
+// record takes one sample of the probes and the client. A probe's value
+// holds at some moment of its read, which takes time on a busy machine, so
+// the client's value is the most calls it had in flight during the read:
+// a call that ended while a probe was being read is not taken for the
+// server's leftover work.
 func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
+	pr.r.inflight.markPeak()
 	vals, _ := pr.sampleAll(max(timeout, time.Second))
 	now := time.Now()
-	inflight := pr.r.inflight.len()
+	inflight := pr.r.inflight.peakSince()
 	pr.mu.Lock()
 	for name, v := range vals {
 		pr.series[name] = append(pr.series[name], probes.Point{T: now, V: v})

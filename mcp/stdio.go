@@ -37,6 +37,8 @@ type stdioTransport struct {
 	paused  bool
 	resume  chan struct{}
 	exited  chan struct{} // closed when the process has exited
+	retired chan struct{} // closed when it takes no new request (see Retired)
+	retire  sync.Once
 	readEnd chan struct{} // closed when the reader stopped
 	exitErr error
 	eofAt   time.Time // when stdin was closed, for the exit latency
@@ -48,7 +50,7 @@ func startStdio(ctx context.Context, c *Client, cfg *StdioConfig) (*stdioTranspo
 		return nil, errors.New("mcp stdio: empty command")
 	}
 	t := &stdioTransport{c: c, cfg: cfg, calls: make(map[int64]*Call),
-		exited: make(chan struct{}), readEnd: make(chan struct{})}
+		exited: make(chan struct{}), retired: make(chan struct{}), readEnd: make(chan struct{})}
 	size := cfg.StderrBytes
 	if size <= 0 {
 		size = 64 << 10
@@ -109,6 +111,19 @@ func (c *Client) Exited() <-chan struct{} {
 	return nil
 }
 
+// Retired is closed when a stdio server will take no new request: its
+// stdin was closed, it was sent SIGKILL, or it exited (never for HTTP). Its
+// calls in flight still end on their own; new calls belong on a new
+// process.
+func (c *Client) Retired() <-chan struct{} {
+	if t, ok := c.tr.(*stdioTransport); ok {
+		return t.retired
+	}
+	return nil
+}
+
+func (t *stdioTransport) markRetired() { t.retire.Do(func() { close(t.retired) }) }
+
 // ExitLatency returns how long a stdio server took to exit after its stdin
 // was closed, or -1 when that was not seen.
 func (c *Client) ExitLatency() time.Duration {
@@ -135,6 +150,7 @@ func (t *stdioTransport) reap() {
 	t.exitErr, t.exitAt = err, time.Now()
 	t.wmu.Unlock()
 	close(t.exited)
+	t.markRetired()
 }
 
 // write sends one message line.
@@ -218,6 +234,7 @@ func (t *stdioTransport) abort(call *Call, mode AbortMode) error {
 		t.closeStdin()
 		return nil
 	case AbortKill:
+		t.markRetired()
 		return t.kill(syscall.SIGKILL)
 	}
 	return fmt.Errorf("abort mode %s does not apply to stdio", mode)
@@ -231,6 +248,7 @@ func (t *stdioTransport) closeStdin() {
 		t.stdin = nil
 		t.eofAt = time.Now()
 	}
+	t.markRetired()
 }
 
 // kill signals the server's whole process group.
