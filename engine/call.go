@@ -55,6 +55,7 @@ type callState struct {
 	idle, cap   *time.Timer
 
 	armed     []*armed
+	due       []dueFault      // faults to act once cs.mu is released (OnEvent)
 	rewriter  faults.Rewriter // the last fault that broke the request
 	rewrites  []int           // its entries in rec.Faults
 	reissues  int
@@ -130,10 +131,21 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 	cs.mu.Unlock()
 }
 
-// OnEvent implements mcp.Observer.
+// OnEvent implements mcp.Observer. Faults whose moment the event was (on
+// HTTP, see onProgressFaults) act before it returns.
 func (cs *callState) OnEvent(ev mcp.Event) {
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
+	cs.onEvent(ev)
+	due := cs.due
+	cs.due = nil
+	cs.mu.Unlock()
+	for _, d := range due {
+		cs.fire(d.a, d.at)
+	}
+}
+
+// onEvent takes one event (cs.mu held).
+func (cs *callState) onEvent(ev mcp.Event) {
 	if cs.recorded {
 		return
 	}

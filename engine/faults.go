@@ -60,13 +60,28 @@ func (cs *callState) armFaults() {
 }
 
 // onProgressFaults fires faults waiting for the n-th progress (cs.mu held).
+// On HTTP the call's stream has a reader of its own, so the fault acts on
+// that reader before the next message is read (OnEvent runs cs.due once
+// cs.mu is released): "after the N-th progress" is exact however busy the
+// machine. On stdio the reader is shared by every call of the process and
+// must not wait for one call's fault, so the fault acts on a goroutine.
 func (cs *callState) onProgressFaults(n int, at time.Time) {
 	for _, a := range cs.armed {
 		if a.when.Progress == n && !a.done {
 			a.done = true
-			go cs.fire(a, at)
+			if cs.info.Transport == "http" {
+				cs.due = append(cs.due, dueFault{a, at})
+			} else {
+				go cs.fire(a, at)
+			}
 		}
 	}
+}
+
+// dueFault is a fault whose moment came while cs.mu was held.
+type dueFault struct {
+	a  *armed
+	at time.Time
 }
 
 // onResponseFaults fires faults waiting for the final response (cs.mu held).
@@ -89,7 +104,10 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	if a.when.EvenAfterResponse && cs.stopOutcome == "" && cs.final != finalNone {
 		over = false
 	}
-	over = over || cs.recorded
+	// A call whose stdio server was killed or had its stdin closed (by a
+	// disconnect fault) cannot be reached any more and ends when the
+	// process does: its later faults are skipped, as for an ended call.
+	over = over || cs.recorded || cs.serverRetired()
 	a.done = true
 	cs.mu.Unlock()
 	if over {
@@ -146,9 +164,13 @@ func (cs *callState) describeFaults() {
 			answer += ", a result"
 		}
 		a := faults.Answer{Era: cs.info.Era, Status: cs.status, Code: code, Answered: cs.final != finalNone || cs.status != 0}
-		if cs.rewriter.Expected(a) {
+		switch {
+		case !a.Answered && cs.cutByUs():
+			// We cut the call before any answer: nothing to judge.
+			f.Detail = "not judged: the call was cut before an answer (" + string(cs.rec.Outcome) + ")"
+		case cs.rewriter.Expected(a):
 			f.Detail = "expected answer: " + answer
-		} else {
+		default:
 			f.Detail = "unexpected answer: " + answer
 		}
 	}
@@ -157,6 +179,32 @@ func (cs *callState) describeFaults() {
 			cs.rec.Faults[a.rec].Detail += "; server " + cs.coping()
 		}
 	}
+}
+
+// serverRetired reports whether the call's stdio server takes no new
+// request any more (see mcp.Client.Retired).
+func (cs *callState) serverRetired() bool {
+	if cs.client == nil {
+		return false
+	}
+	retired := cs.client.Retired()
+	if retired == nil {
+		return false
+	}
+	select {
+	case <-retired:
+		return true
+	default:
+		return false
+	}
+}
+
+// cutByUs reports whether the call ended because mcpchaos cut it: a
+// cancel or disconnect, a timeout, the end of the run, or its stdio server
+// killed or closed by a fault — not a server that exited on its own
+// (cs.mu held).
+func (cs *callState) cutByUs() bool {
+	return cs.stopOutcome != "" || (cs.client != nil && cs.client.Cut())
 }
 
 // coping classifies how the server fared with a stalled reader.

@@ -58,8 +58,12 @@ progress: {grace: 300ms}
 				if r.Outcome != results.Cancelled || r.CancelReason != "fault:cancel" {
 					t.Errorf("seq %d: outcome %q, reason %q; want cancelled by fault:cancel", r.Seq, r.Outcome, r.CancelReason)
 				}
-				if r.CancelUs < f.ScheduledUs || r.CancelUs > f.ActualUs+50_000 {
-					t.Errorf("seq %d: cancel at %dµs, fault scheduled %d, acted %d", r.Seq, r.CancelUs, f.ScheduledUs, f.ActualUs)
+				// The call's cancel is the fault's: stamped once the fault
+				// began to act (±1µs of truncation), before the call ended.
+				// How soon after is the timing benchmark's business (a
+				// starved machine took 450ms here), so the bound is loose.
+				if r.CancelUs < f.ActualUs-1 || r.CancelUs > f.ActualUs+time.Second.Microseconds() || (r.EndUs != 0 && r.CancelUs > r.EndUs) {
+					t.Errorf("seq %d: cancel at %dµs, fault scheduled %d, acted %d, call ended %d", r.Seq, r.CancelUs, f.ScheduledUs, f.ActualUs, r.EndUs)
 				}
 			}
 			if c := o.sum.Cancellation; c.Cancels != len(inj) {

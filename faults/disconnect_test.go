@@ -37,7 +37,8 @@ orphans: {grace: 500ms}
 					t.Errorf("seq %d: detail %q, outcome %q, reason %q; want %s, disconnected, fault:disconnect",
 						r.Seq, f.Detail, r.Outcome, r.CancelReason, mode)
 				}
-				// after_progress: 2 acts right after the second notification.
+				// after_progress: 2 acts right after the second notification:
+				// on HTTP, before the call's stream is read any further.
 				if r.Progress == nil || r.Progress.Count != 2 {
 					t.Errorf("seq %d: progress %+v before the disconnect, want exactly 2 notifications", r.Seq, r.Progress)
 				}

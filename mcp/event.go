@@ -183,8 +183,11 @@ type Event struct {
 
 // Observer receives a call's events as they arrive. OnEvent runs on the
 // transport's goroutines (the HTTP reader, the stdio reader, the stdio
-// late-window timer), so it must be safe for concurrent use, quick, and
-// must not block.
+// late-window timer), so it must be safe for concurrent use and quick. On
+// stdio it must not block: the reader is shared by every call of the
+// process. On HTTP each call's stream has a reader of its own, so OnEvent
+// may act on the call itself (cancel, abort, pause) before the next message
+// is read.
 type Observer interface {
 	OnEvent(ev Event)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -39,6 +40,7 @@ type stdioTransport struct {
 	exited  chan struct{} // closed when the process has exited
 	retired chan struct{} // closed when it takes no new request (see Retired)
 	retire  sync.Once
+	cut     atomic.Bool   // we closed its stdin or killed it
 	readEnd chan struct{} // closed when the reader stopped
 	exitErr error
 	eofAt   time.Time // when stdin was closed, for the exit latency
@@ -120,6 +122,13 @@ func (c *Client) Retired() <-chan struct{} {
 		return t.retired
 	}
 	return nil
+}
+
+// Cut reports whether this client ended its stdio server's input or killed
+// it (a disconnect, or Close), as opposed to the server exiting on its own.
+func (c *Client) Cut() bool {
+	t, ok := c.tr.(*stdioTransport)
+	return ok && t.cut.Load()
 }
 
 func (t *stdioTransport) markRetired() { t.retire.Do(func() { close(t.retired) }) }
@@ -234,6 +243,7 @@ func (t *stdioTransport) abort(call *Call, mode AbortMode) error {
 		t.closeStdin()
 		return nil
 	case AbortKill:
+		t.cut.Store(true)
 		t.markRetired()
 		return t.kill(syscall.SIGKILL)
 	}
@@ -248,6 +258,7 @@ func (t *stdioTransport) closeStdin() {
 		t.stdin = nil
 		t.eofAt = time.Now()
 	}
+	t.cut.Store(true)
 	t.markRetired()
 }
 
