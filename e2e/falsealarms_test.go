@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/engine"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -91,7 +92,7 @@ progress: {grace: %s}
 		t.Errorf("cancellation.orphaned = %v, leftover_calls = %d; want 0 and 0", c.Orphaned, c.LeftoverCalls)
 		logRecords(t, o, leftoverRecord)
 	}
-	if _, ok := c.ByProbe[map[string]string{"http": "metric mcpchaos_target_inflight", "stdio": "tool inflight /inflight"}[tc.transport]]; !ok {
+	if _, ok := c.ByProbe[engine.BuiltinProbe]; !ok {
 		t.Errorf("cancellation.by_probe = %v: the target's own in-flight count was not read at the end", c.ByProbe)
 	}
 	if c.LeftoverCPUS > 0.05 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
@@ -103,11 +104,11 @@ func runPlan(t *testing.T, sc *scenarios.Scenario, plan engine.Plan) outcome {
 // summarize builds the run's summary the way mcpchaos run does.
 func summarize(t *testing.T, agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
 	t.Helper()
-	checks, errs := report.ScenarioChecks(sc)
+	checks, errs := report.ScenarioChecks(sc, report.Names{FaultKinds: faults.Kinds()})
 	if len(errs) > 0 {
 		t.Fatalf("checks: %v", errs)
 	}
-	return info.Summary(agg, checks)
+	return info.Summary(agg, checks, sc.FailOnViolation)
 }
 
 // quick shortens the orphan measurement of runs that do not measure CPU:

@@ -30,8 +30,9 @@ type Orphans struct {
 	Probes      []ProbeSpec
 }
 
-// ProbeSpec is one probe: exactly one field is set.
+// ProbeSpec is one probe: exactly one of Metric, Process and Tool is set.
 type ProbeSpec struct {
+	Name    string // a key segment: cancellation.by_probe.NAME
 	Metric  *MetricProbe
 	Process *ProcessProbe
 	Tool    *ToolProbe
@@ -61,6 +62,7 @@ type probeRun struct {
 	r        *runner
 	counts   []probes.Probe // values are calls (metric, tool)
 	proc     *probes.Process
+	procName string // proc's name (Plan.procName)
 	baseline map[string]float64
 	idleCPU  float64 // process CPU per second before the load
 
@@ -111,26 +113,26 @@ func (s sum) Sample(ctx context.Context) (float64, error) {
 // target's ground truth and a process probe for stdio servers we started.
 func (r *runner) newProbeRun(metricsURL string) *probeRun {
 	pr := &probeRun{r: r, baseline: map[string]float64{}, series: map[string][]probes.Point{},
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), procName: r.plan.procName()}
 	specs := r.plan.Orphans.Probes
 	if metricsURL != "" {
-		specs = append(specs, ProbeSpec{Metric: &MetricProbe{URL: metricsURL, Name: "mcpchaos_target_inflight"}})
+		specs = append(specs, ProbeSpec{Name: BuiltinProbe, Metric: &MetricProbe{URL: metricsURL, Name: "mcpchaos_target_inflight"}})
 	}
 	stdio := r.clients.cfg.Stdio != nil
 	if r.plan.Target.Builtin != nil && stdio {
-		specs = append(specs, ProbeSpec{Tool: &ToolProbe{Name: "inflight", Pointer: "/inflight"}})
+		specs = append(specs, ProbeSpec{Name: BuiltinProbe, Tool: &ToolProbe{Name: "inflight", Pointer: "/inflight"}})
 	}
 	wantProc := stdio || r.plan.Target.PID != 0
 	for _, s := range specs {
 		switch {
 		case s.Metric != nil:
-			pr.counts = append(pr.counts, probes.NewMetric(s.Metric.URL, s.Metric.Name, s.Metric.Labels))
+			pr.counts = append(pr.counts, named{probes.NewMetric(s.Metric.URL, s.Metric.Name, s.Metric.Labels), s.Name})
 		case s.Tool != nil:
 			var parts []probes.Probe
 			for i := range r.clients.slots {
 				parts = append(parts, probes.NewTool(slotCaller{r.clients, i}, s.Tool.Name, s.Tool.Arguments, s.Tool.Pointer))
 			}
-			pr.counts = append(pr.counts, sum{name: parts[0].Name(), parts: parts})
+			pr.counts = append(pr.counts, sum{name: s.Name, parts: parts})
 		case s.Process != nil:
 			wantProc = true
 			if s.Process.PID != 0 {
@@ -174,12 +176,12 @@ func (pr *probeRun) sampleAll(timeout time.Duration) (map[string]float64, probes
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				pr.noteError("process: " + err.Error())
-				out["process"] = math.NaN()
+				pr.noteError(pr.procName + ": " + err.Error())
+				out[pr.procName] = math.NaN()
 				return
 			}
 			ps = s
-			out["process"] = s.CPUSeconds
+			out[pr.procName] = s.CPUSeconds
 		})
 	}
 	wg.Wait()
@@ -299,7 +301,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		used := probes.LeftoverCPU(ps0, ps1) - pr.idleCPU*window.Seconds()
 		out.LeftoverCPUSeconds = max(used, 0)
 		out.QuietWindowMs = float64(window) / float64(time.Millisecond)
-		out.ByProbe["process_children"] = float64(ps1.Children)
+		out.ByProbe[pr.procName] = float64(ps1.Children)
 	}
 	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
 	pr.mu.Lock()

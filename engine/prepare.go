@@ -2,8 +2,10 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -28,9 +30,11 @@ type Prepared struct {
 // same for every command that reads scenarios (validate, run, and later
 // report and proxy), so that they accept exactly the same files: strict
 // decoding with defaults, environment references, knob ranges and URLs
-// (scenarios.Load), the overrides, the checks' keys
-// (report.ScenarioChecks), and the plan (FromScenario: faults through
-// faults.New, throttling patterns, the built-in target's config). Nothing is started and nothing is sent.
+// (scenarios.Load), the overrides, the plan (FromScenario: faults through
+// faults.New, throttling patterns, the built-in target's config), the
+// probes' names, and the checks' keys with the names in them: fault kinds,
+// probes, throttling kinds, policies (report.ScenarioChecks). Nothing is
+// started and nothing is sent.
 //
 // self is the argv that runs mcpchaos itself (see FromScenario). Every error
 // names FILE:LINE:COLUMN of the field at fault, except an override's, which
@@ -44,13 +48,38 @@ func Prepare(path string, o Overrides, self []string) (*Prepared, error) {
 	if err := sc.Override(o.Rate, o.Duration, o.Seed); err != nil {
 		return nil, err
 	}
-	checks, errs := report.ScenarioChecks(sc)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
 	plan, err := FromScenario(sc, self)
 	if err != nil {
 		return nil, err
 	}
+	if err := ownProbeNames(sc, plan); err != nil {
+		return nil, err
+	}
+	// A check may name only what exists: a fault kind, a probe of this run,
+	// a throttling kind, a timeout policy (report.ScenarioChecks).
+	checks, errs := report.ScenarioChecks(sc, report.Names{FaultKinds: faults.Kinds(), Probes: plan.ProbeNames()})
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	return &Prepared{Scenario: sc, Checks: checks, Plan: plan}, nil
+}
+
+// ownProbeNames reports a scenario probe that has the name of a probe the
+// engine adds itself (scenarios already reports two scenario probes with
+// one name).
+func ownProbeNames(sc *scenarios.Scenario, plan Plan) error {
+	if plan.Target.Builtin == nil {
+		return nil
+	}
+	var errs scenarios.Errors
+	for i, p := range sc.Orphans.Probes {
+		if p.Name == BuiltinProbe {
+			errs = append(errs, &scenarios.Error{File: sc.File, Pos: p.Pos,
+				Msg: fmt.Sprintf("orphans.probes[%d]: probe name %q is taken by the built-in target's own probe; choose another name", i, p.Name)})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }

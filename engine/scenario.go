@@ -61,15 +61,15 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 	for _, pb := range sc.Orphans.Probes {
 		switch {
 		case pb.Metric != nil:
-			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Metric: &MetricProbe{URL: pb.Metric.URL, Name: pb.Metric.Name, Labels: pb.Metric.Labels}})
+			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Name: pb.Name, Metric: &MetricProbe{URL: pb.Metric.URL, Name: pb.Metric.Name, Labels: pb.Metric.Labels}})
 		case pb.Process != nil:
-			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Process: &ProcessProbe{PID: pb.Process.PID}})
+			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Name: pb.Name, Process: &ProcessProbe{PID: pb.Process.PID}})
 		case pb.Tool != nil:
 			args, err := json.Marshal(pb.Tool.Arguments)
 			if err != nil || pb.Tool.Arguments == nil {
 				args = nil
 			}
-			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Tool: &ToolProbe{Name: pb.Tool.Name, Arguments: args, Pointer: pb.Tool.Pointer}})
+			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Name: pb.Name, Tool: &ToolProbe{Name: pb.Tool.Name, Arguments: args, Pointer: pb.Tool.Pointer}})
 		}
 	}
 	p.Config, _ = json.Marshal(sc)

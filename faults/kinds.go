@@ -105,6 +105,10 @@ func anyKindTakes(key string) bool {
 	return false
 }
 
+// Kinds returns the name of every fault kind, in documentation order: the
+// values of the <kind> segment of a check's faults.<kind>... keys.
+func Kinds() []string { return kindNames() }
+
 // kindNames lists the kinds, in documentation order.
 func kindNames() []string {
 	names := make([]string, len(kinds))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
@@ -142,8 +143,8 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 
 // summarize builds the run's summary the way mcpchaos run does.
 func summarize(agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
-	checks, _ := report.ScenarioChecks(sc)
-	return info.Summary(agg, checks)
+	checks, _ := report.ScenarioChecks(sc, report.Names{FaultKinds: faults.Kinds()})
+	return info.Summary(agg, checks, sc.FailOnViolation)
 }
 
 // outcomes lists the non-zero outcome counts, for the log.

@@ -78,15 +78,19 @@ var checkOps = [...]string{"<", "<=", "==", "!=", ">=", ">"}
 
 // ScenarioChecks turns a scenario's checks, parsed by package scenarios
 // (the syntax), into the report's and resolves each against the summary's
-// keys (see ValidateCheck). Every error starts with FILE:LINE:COLUMN; the
-// checks that resolve are returned in order.
-func ScenarioChecks(sc *scenarios.Scenario) ([]Check, []error) {
+// keys (see ValidateCheck) and the names a run of sc has: a placeholder
+// segment must name a fault kind, probe, throttling kind, timeout policy or
+// server coping that exists (names gives those the caller knows). Every
+// error starts with FILE:LINE:COLUMN; the checks that resolve are returned
+// in order.
+func ScenarioChecks(sc *scenarios.Scenario, names Names) ([]Check, []error) {
 	checks := make([]Check, 0, len(sc.Checks))
+	known, doms := KnownKeys(), domains(sc, names)
 	var errs []error
 	for _, c := range sc.Checks {
 		rc := Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
 			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
-		if err := ValidateCheck(rc); err != nil {
+		if _, err := resolveCheck(rc, known, doms); err != nil {
 			// The position goes in front, as FILE:LINE:COLUMN, once.
 			var ce *CheckError
 			if errors.As(err, &ce) {
@@ -101,17 +105,19 @@ func ScenarioChecks(sc *scenarios.Scenario) ([]Check, []error) {
 }
 
 // ValidateCheck reports whether c can be evaluated against a summary: a
-// known operator, a known key (see KnownKeys) or histogram, a percentile
-// in (0, 100], and a duration only against a time. The error is a
-// *CheckError naming the line and quoting the check.
+// known operator, a known key (see KnownKeys; any name in a placeholder
+// segment) or histogram, a percentile in (0, 100], and a duration only
+// against a time. The error is a *CheckError naming the line and quoting
+// the check.
 func ValidateCheck(c Check) error {
-	_, err := resolveCheck(c, KnownKeys())
+	_, err := resolveCheck(c, KnownKeys(), nil)
 	return err
 }
 
 // resolveCheck validates c and returns the known key it uses ("" for a
-// histogram).
-func resolveCheck(c Check, known []string) (pattern string, err error) {
+// histogram). doms are the names each placeholder segment admits (see
+// domains; nil: any).
+func resolveCheck(c Check, known []string, doms map[string]domain) (pattern string, err error) {
 	fail := func(format string, args ...any) (string, error) {
 		return "", &CheckError{Line: c.Line, Column: c.Column, Check: c.String(), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -144,6 +150,9 @@ func resolveCheck(c Check, known []string) (pattern string, err error) {
 			return fail("unknown key %q (did you mean %q? every key is listed in docs/summary.md)", c.Key, s)
 		}
 		return fail("unknown key %q (every key is listed in docs/summary.md)", c.Key)
+	}
+	if msg := unknownName(c.Key, pattern, doms); msg != "" {
+		return fail("%s", msg)
 	}
 	if c.Unit == unitMs && keyUnit(pattern) == unitNone {
 		return fail("a duration cannot be compared with %q, which is not a time", c.Key)
@@ -180,10 +189,11 @@ func holds(x float64, op string, want float64) bool {
 	return false
 }
 
-// Evaluate evaluates the checks against the summary, filling s.Checks and
-// s.Pass (true when every check passed, or there are none). A check whose
-// value cannot be found fails, with the reason.
-func (s *Summary) Evaluate(checks []Check) {
+// Evaluate evaluates the checks against the summary, filling s.Checks, and
+// decides s.Pass: true when every check passed (or there are none) and,
+// when failOnViolation, no verdict is a violation. A check whose value
+// cannot be found fails, with the reason. A warning never fails.
+func (s *Summary) Evaluate(checks []Check, failOnViolation bool) {
 	known := KnownKeys()
 	values := make(map[string]float64)
 	leaves, err := flatten(s)
@@ -197,12 +207,67 @@ func (s *Summary) Evaluate(checks []Check) {
 		s.Pass = s.Pass && r.Pass
 		s.Checks = append(s.Checks, r)
 	}
+	s.FailOnViolation = failOnViolation
+	if failOnViolation && len(s.Violations()) > 0 {
+		s.Pass = false
+	}
+}
+
+// Violations returns the areas whose verdict is a violation, in report
+// order.
+func (s *Summary) Violations() []string {
+	var areas []string
+	for _, v := range s.Verdicts {
+		if v.Status == StatusViolation {
+			areas = append(areas, v.Area)
+		}
+	}
+	return areas
+}
+
+// FailedChecks returns how many checks failed.
+func (s *Summary) FailedChecks() int {
+	n := 0
+	for _, c := range s.Checks {
+		if !c.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// resultLine is the text summary's Result: PASS or FAIL, and why.
+func (s *Summary) resultLine() string {
+	checks := "no checks"
+	if len(s.Checks) > 0 {
+		checks = plural(len(s.Checks), "check")
+	}
+	violations := s.Violations()
+	if s.Pass {
+		if len(violations) > 0 {
+			checks += "; violation in " + strings.Join(violations, ", ") + " not failing the run: fail_on_violation is off"
+		}
+		return "PASS (" + checks + ")"
+	}
+	var why []string
+	if n := s.FailedChecks(); n > 0 {
+		why = append(why, fmt.Sprintf("%d of %s failed", n, checks))
+	}
+	if s.FailOnViolation && len(violations) > 0 {
+		why = append(why, "violation in "+strings.Join(violations, ", "))
+	}
+	if len(why) == 0 {
+		return "FAIL"
+	}
+	return "FAIL (" + strings.Join(why, "; ") + ")"
 }
 
 // evaluate evaluates one check; flatErr is the error of flattening s.
 func (s *Summary) evaluate(c Check, known []string, values map[string]float64, flatErr error) CheckResult {
 	r := CheckResult{Check: c.String(), Line: c.Line}
-	pattern, err := resolveCheck(c, known)
+	// The names were checked at validation: here, any name of a map that
+	// did not occur is 0.
+	pattern, err := resolveCheck(c, known, nil)
 	if err != nil {
 		var ce *CheckError
 		if errors.As(err, &ce) {

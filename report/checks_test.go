@@ -48,7 +48,7 @@ func TestCheckOperators(t *testing.T) {
 		c := keyCheck("calls.ok", tt.op, tt.value)
 		t.Run(c.Raw, func(t *testing.T) {
 			s := checkSummary()
-			s.Evaluate([]Check{c})
+			s.Evaluate([]Check{c}, true)
 			r := s.Checks[0]
 			if r.Pass != tt.pass || s.Pass != tt.pass || r.Value != 100 {
 				t.Errorf("pass %v (summary %v) value %v, want %v and 100", r.Pass, s.Pass, r.Value, tt.pass)
@@ -89,7 +89,7 @@ func TestPercentileChecks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s.Evaluate([]Check{tt.check})
+			s.Evaluate([]Check{tt.check}, true)
 			r := s.Checks[0]
 			if r.Pass != tt.pass {
 				t.Errorf("pass = %v, want %v (%+v)", r.Pass, tt.pass, r)
@@ -124,7 +124,7 @@ func TestDurationChecks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := checkSummary()
-			s.Evaluate([]Check{tt.check})
+			s.Evaluate([]Check{tt.check}, true)
 			r := s.Checks[0]
 			if r.Pass != tt.pass || r.Value != tt.value || r.Reason != "" {
 				t.Errorf("got %+v, want pass %v value %v", r, tt.pass, tt.value)
@@ -153,7 +153,7 @@ func TestPlaceholderKeys(t *testing.T) {
 				t.Fatalf("ValidateCheck: %v", err)
 			}
 			s := checkSummary()
-			s.Evaluate([]Check{c})
+			s.Evaluate([]Check{c}, true)
 			if r := s.Checks[0]; !r.Pass || r.Value != tt.value {
 				t.Errorf("got %+v, want value %v", r, tt.value)
 			}
@@ -230,19 +230,19 @@ func TestEvaluate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := checkSummary()
-			s.Evaluate(tt.checks)
+			s.Evaluate(tt.checks, true)
 			if s.Pass != tt.pass || len(s.Checks) != len(tt.checks) {
 				t.Errorf("pass %v with %d results, want %v with %d", s.Pass, len(s.Checks), tt.pass, len(tt.checks))
 			}
 		})
 	}
 	s := checkSummary()
-	s.Evaluate([]Check{keyCheck("calls.okay", "==", 0)})
+	s.Evaluate([]Check{keyCheck("calls.okay", "==", 0)}, true)
 	if r := s.Checks[0]; r.Pass || !strings.Contains(r.Reason, `unknown key "calls.okay"`) {
 		t.Errorf("unknown key result = %+v, want a failure naming the key", r)
 	}
 	// Evaluating again replaces the results.
-	s.Evaluate([]Check{keyCheck("calls.ok", "==", 100)})
+	s.Evaluate([]Check{keyCheck("calls.ok", "==", 100)}, true)
 	if !s.Pass || len(s.Checks) != 1 {
 		t.Errorf("re-evaluation kept old results: %+v", s.Checks)
 	}
@@ -277,7 +277,7 @@ func TestScenarioChecks(t *testing.T) {
 		c.Pos = scenarios.Pos{Line: 10 + i, Column: 5}
 		sc.Checks = append(sc.Checks, c)
 	}
-	checks, errs := ScenarioChecks(sc)
+	checks, errs := ScenarioChecks(sc, Names{})
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), `x.yaml:11:5: check "cancellation.orphans == 0": unknown key "cancellation.orphans"`) {
 		t.Fatalf("errors = %v, want one unknown key at x.yaml:11:5", errs)
 	}
@@ -289,7 +289,7 @@ func TestScenarioChecks(t *testing.T) {
 		t.Fatalf("checks = %+v\nwant %+v", checks, want)
 	}
 	s := checkSummary() // p99(call) is 99 ms, calls.ok 100
-	s.Evaluate(checks)
+	s.Evaluate(checks, true)
 	if !s.Pass || s.Checks[0].Line != 10 || s.Checks[1].Line != 12 {
 		t.Errorf("evaluated %+v, pass %v; want both to pass, on lines 10 and 12", s.Checks, s.Pass)
 	}

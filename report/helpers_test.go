@@ -161,6 +161,6 @@ func goldenSummary() *Summary {
 	a.SetConnection(goldenConn())
 	a.SetOrphans(goldenOrphans())
 	s := a.Summary(testMeta("2026-07-28"))
-	s.Evaluate(goldenChecks())
+	s.Evaluate(goldenChecks(), true)
 	return s
 }

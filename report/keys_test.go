@@ -140,7 +140,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 	}
 	// Keys a check cannot use, documented for the JSON reader.
 	textual := []string{"scenario", "era", "transport", "target", "server", "started", "interrupted",
-		"cancellation.probe_errors", "cancellation.drained", "checks", "pass", "verdicts"}
+		"cancellation.probe_errors", "cancellation.drained", "checks", "pass", "fail_on_violation", "verdicts"}
 	for _, d := range documented {
 		if slices.Contains(textual, d) {
 			continue

@@ -44,8 +44,11 @@ type Summary struct {
 	Timeouts     Timeouts              `json:"timeouts"`
 	Faults       map[string]FaultStats `json:"faults"`
 	Checks       []CheckResult         `json:"checks"`
-	Pass         bool                  `json:"pass"`
-	Verdicts     []Verdict             `json:"verdicts"`
+	// Pass: every check passed and, with FailOnViolation, no verdict is a
+	// violation (mcpchaos run exits 0).
+	Pass            bool      `json:"pass"`
+	FailOnViolation bool      `json:"fail_on_violation"`
+	Verdicts        []Verdict `json:"verdicts"`
 
 	// hists are the latency histograms, for pNN() checks at any
 	// percentile; nil in a Summary read from JSON.

@@ -329,20 +329,7 @@ func (s *Summary) textChecks(t *textOut) {
 		}
 	}
 	t.b.WriteString("\n")
-	failed := 0
-	for _, c := range s.Checks {
-		if !c.Pass {
-			failed++
-		}
-	}
-	switch {
-	case len(s.Checks) == 0:
-		t.line("Result", "PASS (no checks)")
-	case s.Pass:
-		t.line("Result", fmt.Sprintf("PASS (%s)", plural(len(s.Checks), "check")))
-	default:
-		t.line("Result", fmt.Sprintf("FAIL (%d of %s failed)", failed, plural(len(s.Checks), "check")))
-	}
+	t.line("Result", s.resultLine())
 }
 
 // sortedKeys returns a map's keys in order.

@@ -126,13 +126,8 @@ func parsePercentile(name string) (float64, error) {
 // validKey reports whether key matches [a-z0-9_]+(\.[a-z0-9_]+)*.
 func validKey(key string) bool {
 	for _, part := range strings.Split(key, ".") {
-		if part == "" {
+		if !ValidKeySegment(part) {
 			return false
-		}
-		for _, r := range part {
-			if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
-				return false
-			}
 		}
 	}
 	return true

@@ -9,7 +9,7 @@ import (
 // stand) and fills in the defaults of absent keys.
 
 var (
-	topKeys      = []string{"name", "seed", "protocol", "target", "load", "timeouts", "calls", "faults", "orphans", "progress", "throttling", "checks"}
+	topKeys      = []string{"name", "seed", "protocol", "target", "load", "timeouts", "calls", "faults", "orphans", "progress", "throttling", "checks", "fail_on_violation"}
 	protocols    = []string{ProtocolAuto, Protocol20260728, Protocol20251125, Protocol20250618}
 	loadKeys     = []string{"rate", "stages", "concurrency", "duration", "max_in_flight", "graceful_stop"}
 	timeoutKeys  = []string{"idle", "max", "policies"}
@@ -49,6 +49,7 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 	s.Orphans = d.orphans(o.sub("orphans"))
 	s.Progress = d.progress(o.sub("progress"))
 	s.Throttling = d.throttling(o.sub("throttling"))
+	s.FailOnViolation = o.boolOr("fail_on_violation", true)
 	for _, it := range o.items("checks") {
 		raw, ok := d.stringItem(it)
 		if !ok {

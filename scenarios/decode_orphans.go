@@ -22,12 +22,13 @@ func (d *decoder) orphans(o *object) Orphans {
 		DrainMax:    o.duration("drain_max", DefaultDrainMax),
 		SampleEvery: o.positive("sample_every", DefaultSampleEvery),
 	}
+	names := map[string]Pos{}
 	for _, it := range o.items("probes") {
 		po := d.object(it.path, it.pos, it.raw)
 		if po.bad {
 			continue
 		}
-		po.known(probeKinds...)
+		po.known(append([]string{"name"}, probeKinds...)...)
 		p := Probe{Pos: it.pos}
 		switch po.exactlyOne(probeKinds...) {
 		case "metric":
@@ -41,6 +42,7 @@ func (d *decoder) orphans(o *object) Orphans {
 		default:
 			continue
 		}
+		p.Name = d.probeName(po, p, names)
 		r.Probes = append(r.Probes, p)
 		d.probeRefs = append(d.probeRefs, refOf(po))
 	}

@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 
 		// Unknown and missing keys.
 		{"unknown top-level key", lines("trget: {builtin: {}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
-			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, checks)`,
+			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, checks, fail_on_violation)`,
 			`x.yaml:1:1: missing required key "target"`,
 		}},
 		{"unknown nested key", withHead("progress: {grace: 1s, stal: 2s}"), []string{
@@ -209,6 +209,22 @@ func TestParseErrors(t *testing.T) {
 		}},
 		{"probe with two kinds", withHead("orphans:", "  probes:", "    - {process: {pid: 1}, tool: {name: t}}"), []string{
 			`x.yaml:6:27: orphans.probes[0]: want exactly one of metric, process or tool, got both process and tool`,
+		}},
+		{"probe name not a key segment", withHead("orphans:", "  probes:", "    - {name: My-Probe, process: {}}"), []string{
+			`x.yaml:6:14: orphans.probes[0].name: invalid probe name "My-Probe": checks address it as cancellation.by_probe.NAME, so only lower-case letters, digits and _`,
+		}},
+		{"probe name not a string", withHead("orphans:", "  probes:", "    - {name: [a], process: {}}"), []string{
+			`x.yaml:6:14: orphans.probes[0].name: want a string, got a sequence`,
+		}},
+		{"duplicate probe name", withHead("orphans:", "  probes:", "    - {name: work, process: {}}", "    - {name: work, tool: {name: t}}"), []string{
+			`x.yaml:7:14: orphans.probes[1].name: duplicate probe name "work" (the probe at line 6, column 14 has it too)`,
+		}},
+		{"duplicate default probe name", withHead("orphans:", "  probes:",
+			"    - {metric: {url: 'http://h/m', name: busy, labels: {a: x}}}", "    - {metric: {url: 'http://h/m', name: busy, labels: {a: y}}}"), []string{
+			`x.yaml:7:7: orphans.probes[1]: duplicate probe name "metric_busy" (the probe at line 6, column 7 has it too; give one of them a name key)`,
+		}},
+		{"fail_on_violation not a bool", withHead("fail_on_violation: no way"), []string{
+			`x.yaml:4:20: fail_on_violation: want true or false, got "no way" (a string)`,
 		}},
 		{"negative retry max", withHead("throttling: {retry: {max: -1}}"), []string{`x.yaml:4:27: throttling.retry.max: must be at least 0, got -1`}},
 		{"rpc code not an integer", withHead("throttling: {rpc_codes: [-32029, x]}"), []string{`x.yaml:4:34: throttling.rpc_codes[1]: want an integer, got "x" (a string)`}},

@@ -75,9 +75,9 @@ func TestFullExample(t *testing.T) {
 			{Kind: "cancel", Pos: p(53, 5), Probability: 1, After: d(Dist{Kind: DistExp, Mean: 500 * time.Millisecond})},
 		},
 		Orphans: Orphans{Grace: sec(3), DrainMax: sec(10), SampleEvery: sec(0.25), Probes: []Probe{
-			{Metric: &MetricProbe{URL: "http://127.0.0.1:9464/metrics", Name: "mcp_inflight_calls", Labels: map[string]string{"job": "target"}}, Pos: p(59, 7)},
-			{Process: &ProcessProbe{PID: 1234}, Pos: p(60, 7)},
-			{Tool: &ToolProbe{Name: "inflight", Arguments: map[string]any{}, Pointer: "/inflight"}, Pos: p(61, 7)},
+			{Name: "metric_mcp_inflight_calls", Metric: &MetricProbe{URL: "http://127.0.0.1:9464/metrics", Name: "mcp_inflight_calls", Labels: map[string]string{"job": "target"}}, Pos: p(59, 7)},
+			{Name: "server_cpu", Process: &ProcessProbe{PID: 1234}, Pos: p(60, 7)},
+			{Name: "tool_inflight", Tool: &ToolProbe{Name: "inflight", Arguments: map[string]any{}, Pointer: "/inflight"}, Pos: p(61, 7)},
 		}},
 		Progress: Progress{Grace: sec(0.2), FloodHz: 20, Stall: sec(5)},
 		Throttling: Throttling{
@@ -161,9 +161,10 @@ func TestDefaults(t *testing.T) {
 			{Kind: "malformed", Pos: Pos{8, 5}, Probability: 1},
 			{Kind: "reissue", Pos: Pos{9, 5}, Probability: 1},
 		},
-		Orphans:    Orphans{Grace: sec(2), DrainMax: sec(30), SampleEvery: sec(0.1), Probes: []Probe{{Process: &ProcessProbe{}, Pos: Pos{10, 20}}}},
-		Progress:   Progress{Grace: sec(0.1), FloodHz: 50, Stall: sec(2)},
-		Throttling: Throttling{Message: DefaultThrottleMessage, ToolMessage: DefaultThrottleMessage},
+		Orphans:         Orphans{Grace: sec(2), DrainMax: sec(30), SampleEvery: sec(0.1), Probes: []Probe{{Name: "process", Process: &ProcessProbe{}, Pos: Pos{10, 20}}}},
+		Progress:        Progress{Grace: sec(0.1), FloodHz: 50, Stall: sec(2)},
+		Throttling:      Throttling{Message: DefaultThrottleMessage, ToolMessage: DefaultThrottleMessage},
+		FailOnViolation: true,
 	}
 	for i := range s.Faults {
 		s.Faults[i].Params = Params{} // package faults' (see its tests)

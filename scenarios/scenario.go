@@ -38,6 +38,10 @@ type Scenario struct {
 	Progress   Progress
 	Throttling Throttling
 	Checks     []Check
+	// FailOnViolation makes a violation verdict fail the run like a failed
+	// check (exit status 1); default true. mcpchaos run
+	// --no-fail-on-violation turns it off; a warning never fails.
+	FailOnViolation bool
 }
 
 // Protocol revisions a scenario may pin.
@@ -171,8 +175,12 @@ type Orphans struct {
 	Probes      []Probe
 }
 
-// Probe is one way to see server-side work: exactly one field is set.
+// Probe is one way to see server-side work: exactly one of Metric,
+// Process and Tool is set.
 type Probe struct {
+	// Name is how checks address the probe (cancellation.by_probe.NAME):
+	// lower-case letters, digits and _; default DefaultProbeName.
+	Name    string
 	Metric  *MetricProbe
 	Process *ProcessProbe
 	Tool    *ToolProbe

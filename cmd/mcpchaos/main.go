@@ -15,6 +15,10 @@ import (
 // version is the tool version recorded in results files and reports.
 var version = "0.1.0-dev"
 
+// exitInterrupted is the exit status of a run stopped by an interrupt:
+// after the first, once every output is written; at once after the second.
+const exitInterrupted = 130
+
 // command is one subcommand: it parses its own flags from args and returns
 // the process exit code.
 type command struct {
@@ -44,13 +48,14 @@ func main() {
 		cancel()
 		<-sigs
 		fmt.Fprintln(os.Stderr, "mcpchaos: interrupted twice: exiting now")
-		os.Exit(130)
+		os.Exit(exitInterrupted)
 	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches to a subcommand. Exit codes: 0 success, 1 a check failed,
-// 2 usage or configuration error.
+// run dispatches to a subcommand. Exit codes: 0 success, 1 a check failed
+// or a verdict is a violation, 2 bad input or the run could not start, 130
+// interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)

@@ -29,7 +29,24 @@ func TestValidateAndRunAgree(t *testing.T) {
 		{"bad check key", echoScenario + "checks:\n  - calls.nope > 0\n",
 			`11:5: check "calls.nope > 0": unknown key "calls.nope"`},
 		{"unknown key", echoScenario + "lod: {rate: 1/s}\n",
-			`10:1: unknown key "lod" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, checks)`},
+			`10:1: unknown key "lod" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, checks, fail_on_violation)`},
+		// A check naming a fault kind, throttling kind, probe or policy that
+		// does not exist is an error, not a silent 0.
+		{"misspelt fault kind in a check", echoScenario + "checks:\n  - faults.cancle.injected == 0\n",
+			`11:5: check "faults.cancle.injected == 0": unknown fault kind "cancle" (did you mean "cancel"? known: cancel, disconnect, cancel_race, stall_read, malformed, reissue, notify_flood, cancel_unknown)`},
+		{"unknown throttling kind in a check", echoScenario + "checks:\n  - throttling.by_kind.http_492 == 0\n",
+			`11:5: check "throttling.by_kind.http_492 == 0": unknown throttling kind "http_492" (did you mean "http_429"?`},
+		{"unknown probe in a check", echoScenario + "checks:\n  - cancellation.by_probe.nope > 0\n",
+			`11:5: check "cancellation.by_probe.nope > 0": unknown probe "nope" (known: builtin_inflight)`},
+		{"misspelt probe in a check", strings.Replace(echoScenario, "orphans: {grace: 100ms}", "orphans: {grace: 100ms, probes: [{name: work, tool: {name: inflight}}]}", 1) +
+			"checks:\n  - cancellation.by_probe.wrk == 0\n",
+			`11:5: check "cancellation.by_probe.wrk == 0": unknown probe "wrk" (did you mean "work"? known: work, builtin_inflight)`},
+		{"unknown policy in a check", echoScenario + "checks:\n  - timeouts.policies.nope.killed == 0\n",
+			`11:5: check "timeouts.policies.nope.killed == 0": unknown timeout policy "nope" (known: fixed-60s, reset-no-cap, reset-with-cap)`},
+		{"probe named like the built-in target's", strings.Replace(echoScenario, "orphans: {grace: 100ms}", "orphans: {grace: 100ms, probes: [{name: builtin_inflight, process: {}}]}", 1),
+			`9:34: orphans.probes[0]: probe name "builtin_inflight" is taken by the built-in target's own probe; choose another name`},
+		{"fail_on_violation not a bool", echoScenario + "fail_on_violation: 0\n",
+			`10:20: fail_on_violation: want true or false, got "0"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

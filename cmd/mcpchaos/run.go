@@ -25,6 +25,8 @@ type runFlags struct {
 	duration    scenarios.Duration
 	seed        int64
 	quiet       bool
+	// noFailOnViolation: a violation verdict does not fail the run.
+	noFailOnViolation bool
 }
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
@@ -36,7 +38,8 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 		fmt.Fprintln(stdout, "usage: mcpchaos run SCENARIO.yaml [flags]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Drives the scenario's load and faults at its target and prints the summary.")
-		fmt.Fprintln(stdout, "Exit status: 0 every check passed, 1 a check failed, 2 a usage or configuration error.")
+		fmt.Fprintln(stdout, "Exit status: 0 pass; 1 a check failed or a verdict is a violation; 2 bad input or the")
+		fmt.Fprintln(stdout, "run could not start; 130 interrupted (after draining and writing every output).")
 		fmt.Fprintln(stdout)
 		fmt.Fprint(stdout, fs.FlagUsages())
 	}
@@ -46,6 +49,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.Var(&f.duration, "duration", "override the load's `DURATION`")
 	fs.Int64Var(&f.seed, "seed", 0, "override the scenario's `SEED`")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line")
+	fs.BoolVar(&f.noFailOnViolation, "no-fail-on-violation", false, "a violation verdict does not fail the run (the scenario's fail_on_violation: false)")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -88,9 +92,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 		return 2
 	}
-	summary := info.Summary(agg, checks)
+	summary := info.Summary(agg, checks, sc.FailOnViolation && !f.noFailOnViolation)
 	code := 0
-	if !summary.Pass {
+	switch {
+	case info.Interrupted:
+		code = exitInterrupted
+	case !summary.Pass:
 		code = 1
 	}
 	if w != nil {

@@ -95,14 +95,16 @@ func TestRunQuickstart(t *testing.T) {
 	s := readJSON(t, sum)
 	if code == 1 {
 		// The quickstart's latency check (p99(call) < 2s) is about the
-		// machine too: on a starved one it may fail. Nothing else may.
+		// machine too: on a starved one it may fail. No other check may.
+		// (A verdict may: a violation fails the run now, and on a starved
+		// machine progress may come later than the 100 ms grace.)
 		for _, c := range s["checks"].([]any) {
 			c := c.(map[string]any)
 			if check := c["check"].(string); c["pass"] != true && !strings.HasPrefix(check, "p99(") {
 				t.Errorf("check %q failed", check)
 			}
 		}
-		t.Logf("exit code 1: a latency check failed on a busy machine\n%s", stdout)
+		t.Logf("exit code 1: a latency check failed, or a verdict is a violation, on a busy machine\n%s", stdout)
 	}
 	wantResult := map[int]string{0: "Result        PASS", 1: "Result        FAIL"}[code]
 	for _, want := range []string{"Scenario      quickstart", "seed 42", "Era           2026-07-28", wantResult} {
