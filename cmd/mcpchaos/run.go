@@ -80,14 +80,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	status := newStatusLine(stderr, f.quiet, agg)
 	shortSlices()
 	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version})
-	status.clear()
 	if err != nil {
+		status.clear()
 		if w != nil {
 			_ = w.Close()
 		}
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 		return 2
 	}
+	status.writing()
 	summary := info.Summary(agg, checks)
 	code := 0
 	if !summary.Pass {
@@ -101,6 +102,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			code = 2
 		}
 	}
+	status.clear()
 	if err := summary.Text(stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 	}
