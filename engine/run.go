@@ -34,7 +34,18 @@ type Live struct {
 	Completed      int64
 	InFlight       int64
 	Dropped        int64
+	// Phase is what the run is doing: one of the Phase constants.
+	Phase string
 }
+
+// Phases of a run, in Live.Phase, so a status line can say why a run that
+// sends nothing is still going.
+const (
+	PhaseLoad   = "load"   // the pacer sends calls
+	PhaseDrain  = "drain"  // the load ended; calls in flight get the graceful stop
+	PhaseProbes = "probes" // the orphan probes: grace, quiet window, drain
+	PhaseLate   = "late"   // waiting for the late window of the last calls
+)
 
 // Info is what Run reports about the run as a whole.
 type Info struct {
@@ -87,6 +98,7 @@ type runner struct {
 
 	scheduled, completed, dropped atomic.Int64
 	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut
+	phase                         atomic.Value // string: Live.Phase
 	metricsURL                    string       // the builtin target's /metrics
 }
 
@@ -138,6 +150,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		r.pace = r.newPacer()
 	}
 	r.began = time.Now()
+	r.phase.Store(PhaseLoad)
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
@@ -150,10 +163,13 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	stopBackground()
 	info.Duration = time.Since(r.began)
 	info.Interrupted = ctx.Err() != nil
+	r.phase.Store(PhaseDrain)
 	r.drain(ctx)
 	// Orphans are measured even after an interrupt: the second interrupt
 	// is the way out.
+	r.phase.Store(PhaseProbes)
 	info.Orphans = pr.finish(context.Background())
+	r.phase.Store(PhaseLate)
 	r.pending.Wait()
 	close(r.records)
 	<-collected
@@ -280,6 +296,7 @@ func (r *runner) collect(done chan<- struct{}) {
 func (r *runner) live() Live {
 	l := Live{Elapsed: time.Since(r.began), Total: r.plan.Load.Total(), Scheduled: r.scheduled.Load(),
 		Completed: r.completed.Load(), InFlight: int64(r.inflight.len()), Dropped: r.dropped.Load()}
+	l.Phase, _ = r.phase.Load().(string)
 	if r.pace != nil {
 		l.Offered = r.pace.Rate(l.Elapsed)
 	}

@@ -74,6 +74,9 @@ type Aggregator struct {
 	policies        map[string]*PolicyCounts
 
 	faults map[string]*faultAgg
+
+	errors errorSet
+	tools  map[string]*toolAgg
 }
 
 // progressAgg counts progress over calls.
@@ -116,6 +119,7 @@ func NewAggregator(rules Rules) *Aggregator {
 		retryAfter:    newHist(retryAfterMax),
 		policies:      make(map[string]*PolicyCounts),
 		faults:        make(map[string]*faultAgg),
+		tools:         make(map[string]*toolAgg),
 	}
 	for i := range a.lat {
 		a.lat[i] = newHist(latencyMaxUs)
@@ -166,6 +170,8 @@ func (a *Aggregator) Add(r *results.Record) {
 	a.addThrottle(r)
 	a.addTimeouts(r)
 	a.addFaults(r)
+	a.addTool(r)
+	a.errors.add(r)
 	a.timeline.add(r)
 	for name, n := range r.Violations {
 		a.violations.Add(name, n)

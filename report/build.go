@@ -30,7 +30,9 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	}
 	s.DurationS = round3(d.Seconds())
 	a.buildCalls(s, d)
+	s.Errors = a.errors.summary()
 	a.buildLatency(s)
+	a.buildTools(s)
 	a.buildProgress(s)
 	a.buildProtocol(s)
 	a.buildCancellation(s)

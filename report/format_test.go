@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,42 @@ func TestTextItemsWrap(t *testing.T) {
 	}
 	if strings.Count(out.b.String(), "item_number") != 30 {
 		t.Error("items were lost")
+	}
+}
+
+func TestDurColumn(t *testing.T) {
+	tests := []struct {
+		name string
+		ms   []float64
+		want []string
+	}{
+		{"ms, whole", []float64{35.2, 0.85, 120}, []string{"35ms", "1ms", "120ms"}},
+		{"ms up to 10 s", []float64{48, 1.2, 6200}, []string{"48ms", "1ms", "6200ms"}},
+		{"small values get decimals", []float64{0.2, 45}, []string{"0.2ms", "45.0ms"}},
+		{"microseconds", []float64{0.732, 0.007, 0}, []string{"732µs", "7µs", "0µs"}},
+		{"seconds", []float64{260, 12000}, []string{"0.3s", "12.0s"}},
+		{"no float noise", []float64{0.6499999999999986, 2}, []string{"0.65ms", "2.00ms"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := durColumn(tt.ms); !slices.Equal(got, tt.want) {
+				t.Errorf("durColumn(%v) = %q, want %q", tt.ms, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFmtNumRounds(t *testing.T) {
+	tests := []struct {
+		x    float64
+		want string
+	}{
+		{3, "3"}, {1.515, "1.51"}, {0.6499999999999986, "0.65"}, {120.333, "120"}, {999.6, "1000"},
+		{0.0004, "0"}, {0.001, "0.001"}, {-2.25, "-2.25"}, {1234567, "1234567"},
+	}
+	for _, tt := range tests {
+		if got := fmtNum(tt.x); got != tt.want {
+			t.Errorf("fmtNum(%v) = %q, want %q", tt.x, got, tt.want)
+		}
 	}
 }

@@ -107,7 +107,9 @@ func goldenRecords() []*results.Record {
 			progress(results.Progress{Count: 4, Last: 4, Total: 4, MaxGapUs: ms(9.5), MaxRateHz: 4})),
 		call(d(3), results.OK, resp(48)),
 		call(d(4), results.ToolError, resp(8)),
-		call(d(5), results.RPCError, resp(3), with(func(r *results.Record) { r.Code = &code }), violation("reserved_code", 1)),
+		call(d(5), results.RPCError, resp(3), with(func(r *results.Record) {
+			r.Code, r.Message = &code, "job 3f2a9b1c4d failed after 250ms"
+		}), violation("reserved_code", 1)),
 		call(d(6), results.Throttled, resp(1.5), throttle("http_429", 1000)),
 		call(d(7), results.Throttled, resp(1.2), throttle("http_429", 2000)),
 		call(d(8), results.Throttled, resp(2), throttle("rpc_code", 0)),
@@ -123,7 +125,9 @@ func goldenRecords() []*results.Record {
 		call(d(13), results.Cancelled, cancelAt(450), fault("cancel", -250), violation("after_cancel", 2),
 			with(func(r *results.Record) { r.LateProgress = 2 })),
 		call(d(14), results.Disconnected, fault("disconnect", 75), with(func(r *results.Record) { r.EndUs = ms(700) })),
-		call(d(15), results.TransportError, with(func(r *results.Record) { r.Error = "connection reset"; r.EndUs = ms(2) })),
+		call(d(15), results.TransportError, with(func(r *results.Record) {
+			r.Error, r.EndUs = "read tcp 127.0.0.1:41234->127.0.0.1:8080: connection reset by peer", ms(2)
+		})),
 		call(d(16), results.ProtocolError, resp(6), violation("unknown_result_type", 1)),
 		call(d(17), results.Dropped),
 		call(d(18), results.OK, resp(15), with(func(r *results.Record) { r.Retry, r.Of = "reissue", 14 })),
@@ -133,7 +137,7 @@ func goldenRecords() []*results.Record {
 			violation("non_monotonic", 1), violation("after_response", 1)),
 	}
 	for i := 21; i < 40; i++ {
-		recs = append(recs, call(d(i), results.OK, resp(10+float64(i))))
+		recs = append(recs, call(d(i), results.OK, resp(10+float64(i)), with(func(r *results.Record) { r.Tool = "echo" })))
 	}
 	return recs
 }

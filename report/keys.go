@@ -12,6 +12,10 @@ import (
 const (
 	placeholderKind = "<kind>"
 	placeholderName = "<name>"
+	// placeholderTool is a tool of the scenario's calls.
+	placeholderTool = "<tool>"
+	// placeholderOutcome is one of results.Outcomes.
+	placeholderOutcome = "<outcome>"
 )
 
 // templateSummary is a Summary with one placeholder entry in every map, so
@@ -21,19 +25,22 @@ func templateSummary() *Summary {
 	s.Throttling.ByKind = map[string]int{placeholderKind: 0}
 	s.Cancellation.ByProbe = map[string]float64{placeholderName: 0}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
+	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
 	return s
 }
 
 // KnownKeys returns every dotted numeric key of the summary JSON a check
 // may use, in document order. Keys under a map carry a placeholder segment,
-// <kind> or <name>, that stands for any name ("faults.<kind>.injected"
+// <kind>, <name>, <tool> or <outcome>, that stands for any name ("faults.<kind>.injected"
 // admits "faults.cancel.injected"). The list is derived from the Summary
 // type itself, so it cannot drift from the JSON:
 //
 //	seed, duration_s
 //	calls.{total, <each outcome>, reissued, retried}
 //	rate.{offered, achieved, ok}
+//	errors.{total, other}
 //	latency_ms.<histogram>.{p50, p90, p99, p999, max, mean, count}
+//	tools.<tool>.calls, tools.<tool>.by_outcome.<outcome>, tools.<tool>.latency_ms.{p50, p99}
 //	progress.{notifications, calls, max_rate_hz, floods, stalls, incomplete, grace_ms, flood_hz, stall_ms}
 //	progress.violations.{total, non_monotonic, after_response, after_cancel, unknown_token, wrong_stream}
 //	protocol.violations.{total, server_request, not_jsonrpc, ..., duplicate_response}

@@ -37,6 +37,8 @@ func TestKnownKeysHasTheDocumentedKeys(t *testing.T) {
 		"timeouts.policies.<name>.killed", "timeouts.policies.<name>.waited_forever",
 		"faults.<kind>.injected", "faults.<kind>.timing_error_ms.p50", "faults.<kind>.timing_error_ms.p99",
 		"faults.<kind>.timing_error_ms.max",
+		"errors.total", "errors.other", "tools.<tool>.calls", "tools.<tool>.by_outcome.<outcome>",
+		"tools.<tool>.latency_ms.p50", "tools.<tool>.latency_ms.p99",
 	} {
 		if !slices.Contains(keys, k) {
 			t.Errorf("KnownKeys lacks %q", k)
@@ -70,6 +72,8 @@ func TestKeyUnit(t *testing.T) {
 		{"progress.flood_hz", unitNone},
 		{"calls.timeout_cap", unitNone},
 		{"cancellation.by_probe.<name>", unitNone},
+		{"tools.<tool>.latency_ms.p99", unitMs},
+		{"tools.<tool>.by_outcome.<outcome>", unitNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -140,7 +144,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 	}
 	// Keys a check cannot use, documented for the JSON reader.
 	textual := []string{"scenario", "era", "transport", "target", "server", "started", "interrupted",
-		"cancellation.probe_errors", "cancellation.drained", "checks", "pass", "fail_on_violation", "verdicts"}
+		"cancellation.probe_errors", "cancellation.drained", "errors.top", "checks", "pass", "fail_on_violation", "verdicts"}
 	for _, d := range documented {
 		if slices.Contains(textual, d) {
 			continue

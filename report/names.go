@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -42,6 +43,23 @@ var placeholders = [...]struct {
 	{"timeouts.policies." + placeholderName, "timeout policy", policyNames},
 	{"faults." + placeholderKind, "fault kind", func(_ *scenarios.Scenario, n Names) []string { return n.FaultKinds }},
 	{"faults." + placeholderKind + ".server." + placeholderName, "server coping", func(*scenarios.Scenario, Names) []string { return serverCopings[:] }},
+	{"tools." + placeholderTool, "tool", toolNames},
+	{"tools." + placeholderTool + ".by_outcome." + placeholderOutcome, "outcome", func(*scenarios.Scenario, Names) []string { return results.Outcomes }},
+}
+
+// toolNames are the tools the scenario calls (the per-tool table of a run
+// holds no others, but for "(other tools)" past its bound).
+func toolNames(sc *scenarios.Scenario, _ Names) []string {
+	if sc == nil {
+		return nil
+	}
+	var names []string
+	for _, c := range sc.Calls {
+		if !slices.Contains(names, c.Tool) {
+			names = append(names, c.Tool)
+		}
+	}
+	return names
 }
 
 func policyNames(sc *scenarios.Scenario, _ Names) []string {

@@ -40,6 +40,10 @@ func TestScenarioCheckNames(t *testing.T) {
 		{"misspelt probe", "cancellation.by_probe.server_cpus == 0", `unknown probe "server_cpus" (did you mean "server_cpu"?`},
 		{"policy", "timeouts.policies.fixed.killed == 0", ""},
 		{"unknown policy", "timeouts.policies.fixd.waited_forever == 0", `unknown timeout policy "fixd" (did you mean "fixed"? known: fixed, capped)`},
+		{"tool", "tools.slow_task.calls > 0", ""},
+		{"misspelt tool", "tools.slow_tsk.calls > 0", `unknown tool "slow_tsk" (did you mean "slow_task"? known: slow_task, echo)`},
+		{"outcome", "tools.echo.by_outcome.timeout_idle == 0", ""},
+		{"unknown outcome", "tools.echo.by_outcome.timeout == 0", `unknown outcome "timeout"`},
 		{"unknown key still comes first", "faults.cancel.injectd == 0", `unknown key "faults.cancel.injectd" (did you mean "faults.<kind>.injected"?`},
 	}
 	for i, tt := range tests {
@@ -50,6 +54,7 @@ func TestScenarioCheckNames(t *testing.T) {
 			}
 			c.Pos = scenarios.Pos{Line: 20 + i, Column: 5}
 			sc := &scenarios.Scenario{File: "x.yaml", Checks: []scenarios.Check{c},
+				Calls:    []scenarios.Call{{Tool: "slow_task"}, {Tool: "echo"}, {Tool: "slow_task"}},
 				Timeouts: scenarios.Timeouts{Policies: []scenarios.Policy{{Name: "fixed"}, {Name: "capped"}}}}
 			checks, errs := ScenarioChecks(sc, testNames)
 			if tt.want == "" {

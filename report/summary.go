@@ -36,7 +36,9 @@ type Summary struct {
 	Interrupted  bool                  `json:"interrupted"`
 	Calls        Calls                 `json:"calls"`
 	Rate         Rates                 `json:"rate"`
+	Errors       Errors                `json:"errors"`
 	Latency      Latencies             `json:"latency_ms"`
+	Tools        map[string]ToolStats  `json:"tools"`
 	Progress     ProgressSummary       `json:"progress"`
 	Protocol     ProtocolSummary       `json:"protocol"`
 	Cancellation Cancellation          `json:"cancellation"`
@@ -113,6 +115,34 @@ type Rates struct {
 	Offered  float64 `json:"offered"`  // calls scheduled, dropped ones included
 	Achieved float64 `json:"achieved"` // calls completed (not dropped)
 	OK       float64 `json:"ok"`       // ok calls
+}
+
+// Errors is the error set: failed calls (every outcome but ok, cancelled
+// and disconnected) by normalised message, the most frequent first.
+type Errors struct {
+	Total int          `json:"total"`
+	Top   []ErrorCount `json:"top"`
+	// Other counts the failed calls whose message is not in Top.
+	Other int `json:"other"`
+}
+
+// ErrorCount is one normalised message: "outcome: message".
+type ErrorCount struct {
+	Message string `json:"message"`
+	Count   int    `json:"count"`
+}
+
+// ToolStats is one tool's calls.
+type ToolStats struct {
+	Calls     int            `json:"calls"`
+	ByOutcome map[string]int `json:"by_outcome"`
+	LatencyMs ToolLatency    `json:"latency_ms"`
+}
+
+// ToolLatency is a tool's call latency (response − scheduled), in ms.
+type ToolLatency struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
 }
 
 // Latencies are the histograms, in milliseconds.

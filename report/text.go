@@ -20,7 +20,13 @@ const (
 )
 
 // textOut builds the text summary.
-type textOut struct{ b bytes.Buffer }
+type textOut struct {
+	b bytes.Buffer
+	// notes are the current block's footnotes; noteBase numbers them on
+	// from the blocks before.
+	notes    []string
+	noteBase int
+}
 
 // line writes one labelled line; an empty label indents.
 func (t *textOut) line(label, text string) {
@@ -53,14 +59,11 @@ func (t *textOut) items(label string, items ...string) {
 func (s *Summary) Text(w io.Writer) error {
 	var t textOut
 	s.textHeader(&t)
-	s.textCalls(&t)
-	s.textLatency(&t)
-	s.textProgress(&t)
-	s.textThrottling(&t)
-	s.textTimeouts(&t)
-	s.textFaults(&t)
-	s.textCancellation(&t)
-	s.textProtocol(&t)
+	for _, block := range []func(*textOut){s.textCalls, s.textErrors, s.textLatency, s.textTools,
+		s.textProgress, s.textThrottling, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol} {
+		block(&t)
+		t.flushNotes()
+	}
 	s.textVerdicts(&t)
 	s.textChecks(&t)
 	if _, err := w.Write(t.b.Bytes()); err != nil {
@@ -90,8 +93,12 @@ func (s *Summary) textHeader(t *textOut) {
 func (s *Summary) textCalls(t *textOut) {
 	items := []string{fmt.Sprintf("total %d", s.Calls.Total)}
 	for _, o := range results.Outcomes {
-		if n := *s.Calls.ByOutcome(o); n > 0 || o == results.OK {
+		n := *s.Calls.ByOutcome(o)
+		switch {
+		case o == results.OK:
 			items = append(items, fmt.Sprintf("%s %d", o, n))
+		case n > 0:
+			items = append(items, fmt.Sprintf("%s %d", o, n)+t.note(o+": "+outcomeMeanings[o]))
 		}
 	}
 	if s.Calls.Reissued > 0 {
@@ -105,22 +112,89 @@ func (s *Summary) textCalls(t *textOut) {
 }
 
 func (s *Summary) textLatency(t *textOut) {
-	const row = "%-*s%7s%9s%9s%9s%9s%9s%9s\n"
-	var rows bytes.Buffer
+	var names []string
+	var cols [6][]float64 // p50, p90, p99, p99.9, max, mean
 	for _, name := range histNames {
 		l := s.Latency.ByName(name)
 		if l.Count == 0 {
 			continue
 		}
-		fmt.Fprintf(&rows, row, labelWidth+2, "  "+name, fmt.Sprint(l.Count), fmtMs(l.P50), fmtMs(l.P90),
-			fmtMs(l.P99), fmtMs(l.P999), fmtMs(l.Max), fmtMs(l.Mean))
+		names = append(names, name)
+		for i, v := range []float64{l.P50, l.P90, l.P99, l.P999, l.Max, l.Mean} {
+			cols[i] = append(cols[i], v)
+		}
 	}
-	if rows.Len() == 0 {
+	if len(names) == 0 {
 		t.line("Latency", "no responses")
 		return
 	}
+	const row = "%-*s%7s%9s%9s%9s%9s%9s%9s\n"
 	fmt.Fprintf(&t.b, row, labelWidth+2, "Latency", "count", "p50", "p90", "p99", "p99.9", "max", "mean")
-	t.b.Write(rows.Bytes())
+	var text [6][]string
+	for i := range cols {
+		text[i] = durColumn(cols[i])
+	}
+	for r, name := range names {
+		fmt.Fprintf(&t.b, row, labelWidth+2, "  "+name, fmt.Sprint(s.Latency.ByName(name).Count),
+			text[0][r], text[1][r], text[2][r], text[3][r], text[4][r], text[5][r])
+	}
+}
+
+// textErrors lists the most frequent messages of failed calls.
+func (s *Summary) textErrors(t *textOut) {
+	e := s.Errors
+	if e.Total == 0 {
+		t.line("Errors", "none")
+		return
+	}
+	t.line("Errors", plural(e.Total, "failed call")+" (outcomes other than ok, cancelled, disconnected), by message:")
+	width := len(fmt.Sprint(e.Total))
+	for _, m := range e.Top {
+		t.line("", fmt.Sprintf("%*d  %s", width, m.Count, m.Message))
+	}
+	if e.Other > 0 {
+		t.line("", fmt.Sprintf("%*d  other messages", width, e.Other))
+	}
+}
+
+// textTools is the per-tool breakdown: calls, ok, call latency, and the
+// other outcomes.
+func (s *Summary) textTools(t *textOut) {
+	if len(s.Tools) < 2 {
+		return // one tool: the Calls and Latency lines already say it all
+	}
+	names := sortedKeys(s.Tools)
+	width := labelWidth + 2
+	var p50, p99 []float64
+	for _, n := range names {
+		width = max(width, len(n)+3)
+		p50 = append(p50, s.Tools[n].LatencyMs.P50)
+		p99 = append(p99, s.Tools[n].LatencyMs.P99)
+	}
+	p50s, p99s := durColumn(p50), durColumn(p99)
+	const row = "%-*s%7s%9s%9s%9s   %s\n"
+	fmt.Fprintf(&t.b, row, width, "Tools", "calls", "ok", "p50", "p99", "other outcomes")
+	for i, n := range names {
+		ts := s.Tools[n]
+		var other []string
+		for _, o := range results.Outcomes {
+			if c := ts.ByOutcome[o]; c > 0 && o != results.OK {
+				other = append(other, fmt.Sprintf("%s %d", o, c))
+			}
+		}
+		if ts.LatencyMs == (ToolLatency{}) {
+			p50s[i], p99s[i] = "-", "-"
+		}
+		head := fmt.Sprintf(row, width, "  "+n, fmt.Sprint(ts.Calls), fmt.Sprint(ts.ByOutcome[results.OK]),
+			p50s[i], p99s[i], "")
+		head = strings.TrimSuffix(head, "\n")
+		for j, l := range wrap(strings.Join(other, ", "), lineWidth-len(head)) {
+			if j > 0 {
+				head = strings.Repeat(" ", len(head))
+			}
+			t.b.WriteString(strings.TrimRight(head+l, " ") + "\n")
+		}
+	}
 }
 
 func (s *Summary) textProgress(t *textOut) {
@@ -176,8 +250,11 @@ func (s *Summary) textTimeouts(t *textOut) {
 		t.line("Timeouts", "none")
 		return
 	}
-	items := []string{fmt.Sprintf("idle %d", to.Idle), fmt.Sprintf("cap %d", to.Cap),
-		fmt.Sprintf("cap with progress %d", to.CapWithProgress)}
+	capProgress := fmt.Sprintf("cap with progress %d", to.CapWithProgress)
+	if to.CapWithProgress > 0 {
+		capProgress += t.note(noteCapProgress)
+	}
+	items := []string{fmt.Sprintf("idle %d", to.Idle), fmt.Sprintf("cap %d", to.Cap), capProgress}
 	if e := s.Latency.TimeoutError; e.Count > 0 {
 		items = append(items, "enforcement error p99 "+fmtMs(e.P99))
 	}
@@ -200,65 +277,100 @@ func (s *Summary) textTimeouts(t *textOut) {
 	}
 }
 
+// textFaults is a table: per kind, how many acted, how many were skipped,
+// and the timing error (when it acted − when it was meant to).
 func (s *Summary) textFaults(t *textOut) {
 	if len(s.Faults) == 0 {
 		t.line("Faults", "none")
 		return
 	}
 	kinds := sortedKeys(s.Faults)
-	width := 0
+	width := labelWidth + 2
+	var p50, p99, mx []float64
 	for _, k := range kinds {
-		width = max(width, len(k))
+		width = max(width, len(k)+3)
+		e := s.Faults[k].TimingErrorMs
+		p50, p99, mx = append(p50, e.P50), append(p99, e.P99), append(mx, e.Max)
 	}
-	label := "Faults"
+	p50s, p99s, maxs := durColumn(p50), durColumn(p99), durColumn(mx)
+	skippedNote := ""
 	for _, k := range kinds {
-		f := s.Faults[k]
-		e := f.TimingErrorMs
-		line := fmt.Sprintf("%-*s%sinjected %d%stiming error p50 %s, p99 %s, max %s",
-			width, k, itemGap, f.Injected, itemGap, fmtMs(e.P50), fmtMs(e.P99), fmtMs(e.Max))
-		if f.Skipped > 0 {
-			line += fmt.Sprintf("%sskipped %d (call ended first)", itemGap, f.Skipped)
+		if s.Faults[k].Skipped > 0 {
+			skippedNote = t.note(noteSkipped)
 		}
-		t.line(label, line)
-		label = ""
+	}
+	const row = "%-*s%9s%10s%12s%9s%9s   %s\n"
+	head := fmt.Sprintf(row, width, "Faults", "injected", "skipped", "timing p50", "p99", "max", "")
+	t.b.WriteString(strings.TrimRight(head, " \n") + "\n")
+	for i, k := range kinds {
+		f := s.Faults[k]
+		skipped := fmt.Sprint(f.Skipped)
+		if f.Skipped > 0 {
+			skipped += skippedNote
+		}
 		var extra []string
 		if f.Unexpected > 0 {
 			extra = append(extra, fmt.Sprintf("unexpected answers %d", f.Unexpected))
 		}
+		if f.Refused > 0 {
+			extra = append(extra, fmt.Sprintf("refused %d", f.Refused))
+		}
 		for _, name := range sortedKeys(f.Server) {
 			extra = append(extra, fmt.Sprintf("server %s %d", name, f.Server[name]))
 		}
-		if len(extra) > 0 {
-			t.line("", fmt.Sprintf("%-*s%s%s", width, "", itemGap, strings.Join(extra, itemGap)))
-		}
+		line := fmt.Sprintf(row, width, "  "+k, fmt.Sprint(f.Injected), skipped, p50s[i], p99s[i], maxs[i],
+			strings.Join(extra, itemGap))
+		t.b.WriteString(strings.TrimRight(line, " \n") + "\n")
 	}
 }
 
+// processChildren is the entry of Cancellation.ByProbe the process probe
+// fills: the target's child processes at the end of the quiet window.
+const processChildren = "process_children"
+
+// textCancellation prints the wire evidence, then each measurement only
+// when a probe that can measure it was read: orphaned, drain and leaked
+// work from counting probes (metric, tool), leftover CPU from the process
+// probe.
 func (s *Summary) textCancellation(t *textOut) {
 	c := s.Cancellation
-	t.items("Cancellation", plural(c.Cancels, "cancel"), fmt.Sprintf("late responses %d", c.LateResponses),
-		fmt.Sprintf("late progress %d", c.LateProgress), fmt.Sprintf("leftover calls %d", c.LeftoverCalls))
-	if len(c.ByProbe) > 0 || c.Orphaned != 0 || c.LeftoverCPUS != 0 || c.DrainMs != 0 || c.LeakedCallSeconds != 0 {
-		orphaned := "orphaned " + fmtNum(c.Orphaned)
-		if len(c.ByProbe) > 0 {
-			var parts []string
-			for _, name := range sortedKeys(c.ByProbe) {
-				parts = append(parts, name+" "+fmtNum(c.ByProbe[name]))
-			}
-			orphaned += " (" + strings.Join(parts, ", ") + ")"
+	count := func(n int, label, note string) string {
+		item := fmt.Sprintf("%s %d", label, n)
+		if n > 0 {
+			item += t.note(note)
 		}
+		return item
+	}
+	t.items("Cancellation", plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
+		count(c.LateProgress, "late progress", noteLateProgress), count(c.LeftoverCalls, "leftover calls", noteLeftoverCalls))
+	var counted []string
+	for _, name := range sortedKeys(c.ByProbe) {
+		if name != processChildren {
+			counted = append(counted, name+" "+fmtNum(c.ByProbe[name]))
+		}
+	}
+	var items []string
+	if len(counted) > 0 {
 		drain := "drained in " + fmtMs(c.DrainMs)
 		if !c.Drained {
 			drain = "not drained after " + fmtMs(c.DrainMs)
 		}
-		items := []string{orphaned, drain, "leaked " + fmtNum(c.LeakedCallSeconds) + " call-s"}
-		if c.QuietWindowMs > 0 {
-			items = append(items, "leftover CPU "+fmtMs(c.LeftoverCPUS*1000)+" in a "+fmtMs(c.QuietWindowMs)+" quiet window")
-		}
-		t.items("", items...)
+		items = append(items, "orphaned "+fmtNum(c.Orphaned)+" ("+strings.Join(counted, ", ")+")", drain,
+			"leaked "+fmtNum(c.LeakedCallSeconds)+" call-s")
 	}
+	if c.QuietWindowMs > 0 {
+		cpu := "leftover CPU " + fmtMs(c.LeftoverCPUS*1000) + " in a " + fmtMs(c.QuietWindowMs) + " quiet window"
+		if n, ok := c.ByProbe[processChildren]; ok {
+			cpu += fmt.Sprintf(", child processes %s", fmtNum(n))
+		}
+		items = append(items, cpu)
+	}
+	if len(items) == 0 {
+		items = append(items, "server side not measured: no orphan probe was read")
+	}
+	t.items("", items...)
 	if len(c.ProbeErrors) > 0 {
-		t.line("", "probe errors: "+strings.Join(c.ProbeErrors, "; "))
+		t.line("", "probe errors"+t.note(noteProbeErrors)+": "+strings.Join(c.ProbeErrors, "; "))
 	}
 }
 
@@ -270,7 +382,7 @@ func (s *Summary) textProtocol(t *textOut) {
 		t.line("Protocol", fmt.Sprintf("violations %d: %s", p.Violations.Total, nonzero(p.Violations)))
 	}
 	if c := nonzero(p.Connection); c != "" {
-		t.line("", "connection: "+c)
+		t.line("", "connection"+t.note(noteConnection)+": "+c)
 	}
 }
 

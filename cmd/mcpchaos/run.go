@@ -84,14 +84,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	status := newStatusLine(stderr, f.quiet, agg)
 	shortSlices()
 	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version})
-	status.clear()
 	if err != nil {
+		status.clear()
 		if w != nil {
 			_ = w.Close()
 		}
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 		return 2
 	}
+	status.writing()
 	summary := info.Summary(agg, checks, sc.FailOnViolation && !f.noFailOnViolation)
 	code := 0
 	switch {
@@ -108,6 +109,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			code = 2
 		}
 	}
+	status.clear()
 	if err := summary.Text(stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 	}

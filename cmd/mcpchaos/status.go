@@ -13,8 +13,9 @@ import (
 )
 
 // statusLine draws a one-line live status on a terminal, about once a
-// second: elapsed/total, offered and achieved rate, in flight, outcomes
-// and the p99 of call latency so far. It draws nothing when stderr is not
+// second: the phase, elapsed/total, offered and achieved rate, in flight,
+// outcomes and the p99 of call latency so far. After the load the phase
+// says what the run waits for, so it does not look stuck. It draws nothing when stderr is not
 // a terminal or -q was given.
 type statusLine struct {
 	w     io.Writer
@@ -46,9 +47,32 @@ func (s *statusLine) tick(l engine.Live) {
 	s.drawn = true
 }
 
+// phaseText says what each phase after the load waits for.
+var phaseText = map[string]string{
+	engine.PhaseDrain:  "drain: waiting for calls in flight",
+	engine.PhaseProbes: "probes: grace, quiet window, probes back to baseline",
+	engine.PhaseLate:   "late: waiting for late answers",
+	phaseWriting:       "writing: results and summary",
+}
+
+// phaseWriting is the CLI's own last phase, after the engine returned.
+const phaseWriting = "writing"
+
+// writing draws the last phase while the outputs are written.
+func (s *statusLine) writing() {
+	if !s.on {
+		return
+	}
+	fmt.Fprintf(s.w, "\r\033[K%s", phaseText[phaseWriting])
+	s.drawn = true
+}
+
 // statusText formats one status line.
 func statusText(l engine.Live, snap report.Live) string {
 	var b strings.Builder
+	if t, ok := phaseText[l.Phase]; ok {
+		fmt.Fprintf(&b, "%s  ", t)
+	}
 	fmt.Fprintf(&b, "%s/%s", l.Elapsed.Truncate(time.Second), l.Total.Truncate(time.Second))
 	if l.Offered > 0 {
 		fmt.Fprintf(&b, "  offered %.0f/s", l.Offered)
