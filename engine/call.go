@@ -38,6 +38,7 @@ type callState struct {
 	headersAt  time.Time
 	responseAt time.Time
 	cancelAt   time.Time
+	cancelSent time.Time // when the cancel's act returned (beyondGrace)
 	endAt      time.Time
 	lastSeen   time.Time // the last message received after our cancel
 	lastAlive  time.Time // the send or the last progress: the idle clock

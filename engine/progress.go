@@ -45,11 +45,14 @@ func (cs *callState) onProgress(ev mcp.Event) {
 
 // beyondGrace reports whether a message received at `at` came later than
 // the cancel plus the grace, so that the server must have sent it after it
-// could have seen the cancel. A message read after a stalled read (the
-// stall_read fault) may have been written long before it was read, so it
-// does not count (cs.mu held).
+// could have seen the cancel. The grace runs from when the cancel was
+// delivered (the stream closed, the notification written), not from when
+// it was decided: on a busy machine the two can be far apart, and until
+// the cancel is out the server has every right to go on. A message read
+// after a stalled read (the stall_read fault) may have been written long
+// before it was read, so it does not count (cs.mu held).
 func (cs *callState) beyondGrace(at time.Time) bool {
-	if cs.cancelAt.IsZero() || at.Sub(cs.cancelAt) <= cs.r.plan.Progress.Grace {
+	if cs.cancelSent.IsZero() || at.Sub(cs.cancelSent) <= cs.r.plan.Progress.Grace {
 		return false
 	}
 	if !cs.pausedAt.IsZero() && cs.pausedAt.Before(at) && (cs.resumedAt.IsZero() || !cs.resumedAt.Before(cs.cancelAt)) {

@@ -138,3 +138,34 @@ func equalProgress(a, b results.Progress) bool {
 		a.MaxGapUs == b.MaxGapUs && a.MaxRateHz == b.MaxRateHz && a.Stalled == b.Stalled && a.Flood == b.Flood &&
 		a.Incomplete == b.Incomplete
 }
+
+// TestBeyondGraceFromDelivery: the progress grace runs from when the
+// cancel was delivered, not from when it was decided. On a starved machine
+// the two were seen 450ms apart, and progress the server sent before it
+// could know of the cancel was judged after_cancel.
+func TestBeyondGraceFromDelivery(t *testing.T) {
+	t0 := time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC)
+	ms := time.Millisecond
+	tests := []struct {
+		name      string
+		sent      time.Duration // cancel delivered at t0+sent; <0: not yet
+		at        time.Duration
+		violation bool
+	}{
+		{name: "within the grace of the decision", sent: 1 * ms, at: 50 * ms},
+		{name: "late after the decision, within the grace of the delivery", sent: 450 * ms, at: 500 * ms},
+		{name: "beyond the grace of the delivery", sent: 450 * ms, at: 600 * ms, violation: true},
+		{name: "cancel decided, not delivered yet", sent: -1, at: 900 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := &callState{r: &runner{plan: Plan{Progress: ProgressRules{Grace: 100 * ms}}}, cancelAt: t0}
+			if tt.sent >= 0 {
+				cs.cancelSent = t0.Add(tt.sent)
+			}
+			if got := cs.beyondGrace(t0.Add(tt.at)); got != tt.violation {
+				t.Errorf("beyondGrace(+%s) = %v, want %v", tt.at, got, tt.violation)
+			}
+		})
+	}
+}

@@ -80,10 +80,11 @@ func (cs *callState) stopWith(outcome string, reason results.StopReason, deadlin
 	call := cs.call
 	cs.mu.Unlock()
 	err := act(call)
+	cs.mu.Lock()
+	cs.cancelSent = time.Now()
 	if err != nil {
-		cs.mu.Lock()
 		cs.rec.Error = truncate(err.Error(), 300)
-		cs.mu.Unlock()
 	}
+	cs.mu.Unlock()
 	return err
 }

@@ -76,8 +76,11 @@ type Call struct {
 	sent   time.Time
 
 	state atomic.Uint32
-	done  chan struct{}
-	once  sync.Once
+	// closedAt is when we closed the call's HTTP connection, as the time
+	// since clockBase (0: not closed); see readAt.
+	closedAt atomic.Int64
+	done     chan struct{}
+	once     sync.Once
 
 	paused atomic.Bool
 	gate   chan struct{} // closed on Resume; replaced on Pause
@@ -181,6 +184,28 @@ func (call *Call) setState(bit uint32) bool {
 		}
 	}
 }
+
+// readAt is the time to stamp on what was just read from the call's HTTP
+// stream: now, or when we closed the connection if that was earlier. Once
+// closed, a connection reads nothing more, so whatever is parsed after the
+// close was in our buffers at the close, however long a busy machine kept
+// the reader from parsing it.
+func (call *Call) readAt() time.Time {
+	now := time.Now()
+	if d := time.Duration(call.closedAt.Load()); d != 0 && d < now.Sub(clockBase) {
+		return clockBase.Add(d)
+	}
+	return now
+}
+
+// markClosed records that we closed the call's connection now (the first
+// close counts).
+func (call *Call) markClosed() {
+	call.closedAt.CompareAndSwap(0, int64(max(time.Since(clockBase), 1)))
+}
+
+// clockBase anchors closedAt, so that readAt keeps the monotonic clock.
+var clockBase = time.Now()
 
 func (call *Call) finish() { call.once.Do(func() { close(call.done) }) }
 

@@ -121,6 +121,7 @@ func (t *httpTransport) closeCallConn(call *Call, mode AbortMode) {
 	if conn == nil {
 		return
 	}
+	call.markClosed()
 	if conn.tcp != nil {
 		if mode == AbortRST {
 			_ = conn.tcp.SetLinger(0)

@@ -123,7 +123,7 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 	for {
 		call.waitGate(call.done)
 		data, err := conn.sse.next()
-		at := time.Now()
+		at := call.readAt()
 		if err != nil {
 			switch {
 			case errors.Is(err, io.EOF) && (final || call.ended()):
