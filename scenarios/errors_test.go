@@ -208,7 +208,7 @@ func TestParseErrors(t *testing.T) {
 			`x.yaml:7:14: timeouts.policies[1].name: duplicate policy name "p"`,
 		}},
 		{"probe with two kinds", withHead("orphans:", "  probes:", "    - {process: {pid: 1}, tool: {name: t}}"), []string{
-			`x.yaml:6:27: orphans.probes[0]: want exactly one of metric, process or tool, got both process and tool`,
+			`x.yaml:6:27: orphans.probes[0]: want exactly one of metric, process, tool or log, got both process and tool`,
 		}},
 		{"negative retry max", withHead("throttling: {retry: {max: -1}}"), []string{`x.yaml:4:27: throttling.retry.max: must be at least 0, got -1`}},
 		{"rpc code not an integer", withHead("throttling: {rpc_codes: [-32029, x]}"), []string{`x.yaml:4:34: throttling.rpc_codes[1]: want an integer, got "x" (a string)`}},
