@@ -35,6 +35,7 @@ type ProbeSpec struct {
 	Metric  *MetricProbe
 	Process *ProcessProbe
 	Tool    *ToolProbe
+	Log     *LogProbe
 }
 
 // MetricProbe scrapes a Prometheus gauge.
@@ -131,6 +132,8 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 				parts = append(parts, probes.NewTool(slotCaller{r.clients, i}, s.Tool.Name, s.Tool.Arguments, s.Tool.Pointer))
 			}
 			pr.counts = append(pr.counts, sum{name: parts[0].Name(), parts: parts})
+		case s.Log != nil:
+			// built before the servers start: see newLogProbes
 		case s.Process != nil:
 			wantProc = true
 			if s.Process.PID != 0 {
@@ -214,6 +217,7 @@ func (pr *probeRun) start() {
 	for name, v := range first {
 		pr.baseline[name] = v
 	}
+	pr.r.logs.start(pr.r.plan.Orphans.SampleEvery)
 }
 
 func (pr *probeRun) sampler() {
@@ -266,7 +270,7 @@ func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
 // measures the quiet window's CPU, and samples until the probes drain.
 func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	o := pr.r.plan.Orphans
-	if len(pr.counts) == 0 && pr.proc == nil {
+	if len(pr.counts) == 0 && pr.proc == nil && pr.r.logs == nil {
 		close(pr.stop)
 		<-pr.done
 		return report.Orphans{}
@@ -302,6 +306,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		out.ByProbe["process_children"] = float64(ps1.Children)
 	}
 	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
+	pr.r.logs.finish(ctx, quietFrom.Add(o.DrainMax), &out)
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	// Leaked work is read from the first counting probe that could be read.
