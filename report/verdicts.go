@@ -86,7 +86,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		if c.QuietWindowMs > 0 {
 			f += " " + fmtMs(c.QuietWindowMs) + " after the load ended"
 		}
-		if p := probesAbove(c.ByProbe); p != "" {
+		if p := probesAbove(withoutLog(c.ByProbe, c.Log)); p != "" {
 			f += " (" + p + ")"
 		}
 		facts = append(facts, f)
@@ -162,6 +162,21 @@ func logFact(l *LogOrphans) string {
 	}
 	return fmt.Sprintf("%s: %s ended later than cancel + grace, up to %s after the cancel (ids %s)",
 		l.Probe, plural(l.Orphaned, "call"), fmtMs(l.MaxAfterCancelMs), list)
+}
+
+// withoutLog leaves out the log probe, whose orphans are not calls still
+// running (see logFact).
+func withoutLog(byProbe map[string]float64, l *LogOrphans) map[string]float64 {
+	if l == nil {
+		return byProbe
+	}
+	out := make(map[string]float64, len(byProbe))
+	for k, v := range byProbe {
+		if k != l.Probe {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // probesAbove names the probes that read above their baseline.
