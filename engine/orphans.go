@@ -36,6 +36,7 @@ type ProbeSpec struct {
 	Metric  *MetricProbe
 	Process *ProcessProbe
 	Tool    *ToolProbe
+	Log     *LogProbe
 }
 
 // MetricProbe scrapes a Prometheus gauge.
@@ -133,6 +134,8 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 				parts = append(parts, probes.NewTool(slotCaller{r.clients, i}, s.Tool.Name, s.Tool.Arguments, s.Tool.Pointer))
 			}
 			pr.counts = append(pr.counts, sum{name: s.Name, parts: parts})
+		case s.Log != nil:
+			// built before the servers start: see newLogProbes
 		case s.Process != nil:
 			wantProc = true
 			if s.Process.PID != 0 {
@@ -216,6 +219,7 @@ func (pr *probeRun) start() {
 	for name, v := range first {
 		pr.baseline[name] = v
 	}
+	pr.r.logs.start(pr.r.plan.Orphans.SampleEvery)
 }
 
 func (pr *probeRun) sampler() {
@@ -268,7 +272,7 @@ func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
 // measures the quiet window's CPU, and samples until the probes drain.
 func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	o := pr.r.plan.Orphans
-	if len(pr.counts) == 0 && pr.proc == nil {
+	if len(pr.counts) == 0 && pr.proc == nil && pr.r.logs == nil {
 		close(pr.stop)
 		<-pr.done
 		return report.Orphans{}
@@ -304,6 +308,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		out.ByProbe[pr.procName] = float64(ps1.Children)
 	}
 	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
+	pr.r.logs.finish(ctx, quietFrom.Add(o.DrainMax), &out)
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	// Leaked work is read from the first counting probe that could be read.

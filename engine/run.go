@@ -100,6 +100,7 @@ type runner struct {
 	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut
 	phase                         atomic.Value // string: Live.Phase
 	metricsURL                    string       // the builtin target's /metrics
+	logs                          *logProbes   // nil without a log probe
 }
 
 // lastStop returns when a call was last cancelled or cut (the start of the
@@ -130,6 +131,9 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		return nil, err
 	}
 	defer stopTarget()
+	if err := r.newLogProbes(); err != nil {
+		return nil, err
+	}
 	if err := r.clients.dialAll(ctx); err != nil {
 		r.clients.closeAll()
 		return nil, err

@@ -70,6 +70,8 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 				args = nil
 			}
 			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Name: pb.Name, Tool: &ToolProbe{Name: pb.Tool.Name, Arguments: args, Pointer: pb.Tool.Pointer}})
+		case pb.Log != nil:
+			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Name: pb.Name, Log: &LogProbe{File: pb.Log.File, Stderr: pb.Log.Stderr, Done: pb.Log.Done}})
 		}
 	}
 	p.Config, _ = json.Marshal(sc)

@@ -67,6 +67,7 @@ func (cs *callState) stopWith(outcome string, reason results.StopReason, deadlin
 	}
 	now := time.Now()
 	cs.r.lastStopNs.Store(now.UnixNano())
+	cs.r.noteCancel(cs.call, now)
 	cs.stopOutcome, cs.cancelAt = outcome, now
 	cs.rec.CancelReason = reason
 	if !deadline.IsZero() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 )
@@ -53,6 +54,10 @@ type StdioConfig struct {
 	// StderrBytes is the size of the ring that keeps the server's stderr;
 	// default 64 KiB.
 	StderrBytes int
+	// StderrTap, when set, is called for each process started; what the
+	// process writes on stderr is also written, in order, to the writer it
+	// returns (by the goroutine that copies stderr: it must not block).
+	StderrTap func() io.Writer
 	// WriteTimeout bounds one write to the server's stdin; default 10 s.
 	WriteTimeout time.Duration
 	// ExitTimeout is how long Close waits after closing stdin before it

@@ -284,6 +284,10 @@ func tokenID(raw []byte, isStr bool) (int64, bool) {
 	return n, true
 }
 
+// TokenID returns the request id of the call a progress token mcpchaos
+// sent belongs to ("p17" → 17), or false for any other token.
+func TokenID(token string) (int64, bool) { return tokenID([]byte(token), true) }
+
 // cancelledMsg is the params of a notifications/cancelled from the server.
 func decodeCancelledID(s *scanner, params []byte) (int64, bool) {
 	if params == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -72,6 +73,9 @@ func startStdio(ctx context.Context, c *Client, cfg *StdioConfig) (*stdioTranspo
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	cmd.Dir = cfg.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, t.stderr
+	if cfg.StderrTap != nil {
+		cmd.Stderr = io.MultiWriter(t.stderr, cfg.StderrTap())
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {

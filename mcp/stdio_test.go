@@ -1,7 +1,11 @@
 package mcp
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,6 +62,58 @@ cat >/dev/null`
 	if c.PID() <= 0 {
 		t.Errorf("PID() = %d", c.PID())
 	}
+}
+
+// TestStdioStderrTap: every process gets its own tap, which sees all of
+// stderr in order, whatever the ring keeps.
+func TestStdioStderrTap(t *testing.T) {
+	t.Parallel()
+	script := `read discover
+i=0; while [ $i -lt 200 ]; do echo "line $i" >&2; i=$((i+1)); done
+printf '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}\n'
+cat >/dev/null`
+	var mu sync.Mutex
+	var taps []*bytes.Buffer
+	tap := func() io.Writer {
+		mu.Lock()
+		defer mu.Unlock()
+		b := new(bytes.Buffer)
+		taps = append(taps, b)
+		return tapWriter{&mu, b}
+	}
+	c, err := Dial(ctxT(t), Config{Stdio: &StdioConfig{Command: []string{"sh", "-c", script}, StderrBytes: 64, StderrTap: tap}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeClient(t, c)
+	testutil.Eventually(t, "the last line on the tap", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(taps) > 0 && strings.HasSuffix(taps[0].String(), "line 199\n")
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(taps) != 1 {
+		t.Fatalf("%d taps for one process", len(taps))
+	}
+	var want strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&want, "line %d\n", i)
+	}
+	if taps[0].String() != want.String() {
+		t.Errorf("the tap got %d bytes, want all %d in order", taps[0].Len(), want.Len())
+	}
+}
+
+type tapWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l tapWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // TestStdioBrokenLinesCountedOnce: every broken line on stdout is counted

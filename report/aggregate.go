@@ -45,6 +45,8 @@ type Orphans struct {
 	QuietWindowMs float64
 	// ProbeErrors are probes that could not be read.
 	ProbeErrors []string
+	// Log is the log probe that found the most orphans, if there is one.
+	Log *LogOrphans
 }
 
 // Aggregator accumulates records into the numbers of a Summary. It is not

@@ -133,6 +133,11 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	if len(o.ProbeErrors) > 0 {
 		s.Cancellation.ProbeErrors = append([]string(nil), o.ProbeErrors...)
 	}
+	if o.Log != nil {
+		l := *o.Log
+		l.OrphanedIDs = append([]int64(nil), l.OrphanedIDs...)
+		s.Cancellation.Log = &l
+	}
 }
 
 func (a *Aggregator) buildThrottling(s *Summary) {

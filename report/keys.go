@@ -24,6 +24,7 @@ func templateSummary() *Summary {
 	s := &Summary{Faults: map[string]FaultStats{placeholderKind: {Server: map[string]int{placeholderName: 0}}}}
 	s.Throttling.ByKind = map[string]int{placeholderKind: 0}
 	s.Cancellation.ByProbe = map[string]float64{placeholderName: 0}
+	s.Cancellation.Log = &LogOrphans{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
 	return s
@@ -46,7 +47,8 @@ func templateSummary() *Summary {
 //	protocol.violations.{total, server_request, not_jsonrpc, ..., duplicate_response}
 //	protocol.connection.{not_jsonrpc, oversize, unknown_responses, unknown_tokens, stale, server_requests, server_cancels}
 //	cancellation.{cancels, late_responses, late_progress, leftover_calls, orphaned, leftover_cpu_s,
-//	              drain_ms, leaked_call_seconds, quiet_window_ms}, cancellation.by_probe.<name>
+//	              drain_ms, leaked_call_seconds, quiet_window_ms}, cancellation.by_probe.<name>,
+//	              cancellation.log.{lines, matched, orphaned, max_after_cancel_ms, unseen}
 //	throttling.{total, onset_rate, best_ok_rate, retries}, throttling.by_kind.<kind>,
 //	              throttling.retry_after_s.{p50, max}
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}

@@ -231,6 +231,30 @@ type Cancellation struct {
 	QuietWindowMs     float64            `json:"quiet_window_ms"`
 	ByProbe           map[string]float64 `json:"by_probe"`
 	ProbeErrors       []string           `json:"probe_errors,omitempty"`
+	// Log is what the log probe that found the most orphans saw; absent
+	// without a log probe.
+	Log *LogOrphans `json:"log,omitempty"`
+}
+
+// LogOrphans is what a log probe found: cancelled calls matched, by
+// request id, with the line that says they ended.
+type LogOrphans struct {
+	Probe string `json:"probe"`
+	// Lines is how many lines of the log were read during the run.
+	Lines int `json:"lines"`
+	// Matched: cancelled (or cut) calls whose completion line was seen.
+	Matched int `json:"matched"`
+	// Orphaned: of those, the calls whose line came later than their
+	// cancel plus orphans.grace.
+	Orphaned int `json:"orphaned"`
+	// OrphanedIDs are the request ids of the first 100 orphans, ascending.
+	OrphanedIDs []int64 `json:"orphaned_ids,omitempty"`
+	// MaxAfterCancelMs is the longest time from a cancel to its call's
+	// completion line, over the orphans.
+	MaxAfterCancelMs float64 `json:"max_after_cancel_ms"`
+	// Unseen: cancelled calls with no completion line by the end of the
+	// probes (still running, or ended without a line the regexp matches).
+	Unseen int `json:"unseen"`
 }
 
 // Throttling is how and when the server pushed back.

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -73,7 +74,8 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	// and sampling adds a little noise, so only more than that is leaked.
 	allowance := float64(c.Cancels+ev.disconnects)*s.Progress.GraceMs/1000 + leakedNoise
 	leaked := c.LeakedCallSeconds > allowance
-	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > leftoverCPUSeconds || leaked
+	logOrphans := c.Log != nil && c.Log.Orphaned > 0
+	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > leftoverCPUSeconds || leaked || logOrphans
 	stopped := fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect"))
 	var facts []string
 	if c.Orphaned > 0 {
@@ -84,13 +86,16 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		if c.QuietWindowMs > 0 {
 			f += " " + fmtMs(c.QuietWindowMs) + " after the load ended"
 		}
-		if p := probesAbove(c.ByProbe); p != "" {
+		if p := probesAbove(withoutLog(c.ByProbe, c.Log)); p != "" {
 			f += " (" + p + ")"
 		}
 		facts = append(facts, f)
 	}
 	if c.LeftoverCalls > 0 {
 		facts = append(facts, plural(c.LeftoverCalls, "call")+" seen working after their cancel")
+	}
+	if f := logFact(c.Log); f != "" {
+		facts = append(facts, f)
 	}
 	if c.LeftoverCPUS > leftoverCPUSeconds {
 		facts = append(facts, "leftover CPU "+fmtMs(c.LeftoverCPUS*1000))
@@ -139,6 +144,39 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		v.Evidence += "; probe errors: " + strings.Join(c.ProbeErrors, "; ")
 	}
 	return v
+}
+
+// logFact says what a log probe saw: the calls that logged their end
+// later than their cancel plus the grace, by id.
+func logFact(l *LogOrphans) string {
+	if l == nil || l.Orphaned == 0 {
+		return ""
+	}
+	ids := make([]string, len(l.OrphanedIDs))
+	for i, id := range l.OrphanedIDs {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	list := strings.Join(ids, ", ")
+	if len(l.OrphanedIDs) < l.Orphaned {
+		list += ", ..."
+	}
+	return fmt.Sprintf("%s: %s ended later than cancel + grace, up to %s after the cancel (ids %s)",
+		l.Probe, plural(l.Orphaned, "call"), fmtMs(l.MaxAfterCancelMs), list)
+}
+
+// withoutLog leaves out the log probe, whose orphans are not calls still
+// running (see logFact).
+func withoutLog(byProbe map[string]float64, l *LogOrphans) map[string]float64 {
+	if l == nil {
+		return byProbe
+	}
+	out := make(map[string]float64, len(byProbe))
+	for k, v := range byProbe {
+		if k != l.Probe {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // probesAbove names the probes that read above their baseline.

@@ -8,7 +8,7 @@ import (
 
 var (
 	orphanKeys     = []string{"grace", "drain_max", "sample_every", "probes"}
-	probeKinds     = []string{"metric", "process", "tool"}
+	probeKinds     = []string{"metric", "process", "tool", "log"}
 	metricKeys     = []string{"url", "name", "labels"}
 	toolProbeKeys  = []string{"name", "arguments", "pointer"}
 	throttlingKeys = []string{"rpc_codes", "message", "tool_message", "retry"}
@@ -39,6 +39,8 @@ func (d *decoder) orphans(o *object) Orphans {
 			p.Process = &ProcessProbe{PID: int(so.intAtLeast("pid", 0, 0))}
 		case "tool":
 			p.Tool = d.toolProbe(po.sub("tool"))
+		case "log":
+			p.Log = d.logProbe(po.sub("log"))
 		default:
 			continue
 		}
@@ -94,6 +96,60 @@ func (d *decoder) toolProbe(o *object) *ToolProbe {
 		t.Pointer = p
 	}
 	return t
+}
+
+var logProbeKeys = []string{"file", "stderr", "done"}
+
+// doneGroups are the names of the groups that name the call in a log
+// probe's done regexp: the request id and the progress token (the names
+// package probes accepts; a test in engine checks they agree).
+var doneGroups = []string{"id", "token"}
+
+// logProbe decodes a log probe: a file or the stdio servers' stderr, and a
+// done regexp that compiles and has a group naming the call. (Whether the
+// target has a stderr is checked by validate.)
+func (d *decoder) logProbe(o *object) *LogProbe {
+	o.known(logProbeKeys...)
+	o.require("done")
+	l := &LogProbe{}
+	if f, ok := o.str("file"); ok {
+		v := positioned{s: f, pos: o.at("file"), path: join(o.path, "file")}
+		if d.expand(&v) {
+			if v.s == "" {
+				o.errf("file", "must not be empty")
+			}
+			l.File = v.s
+		}
+	}
+	l.Stderr, l.stderrAt = o.boolOr("stderr", false), o.at("stderr")
+	switch {
+	case o.has("file") && l.Stderr:
+		o.errf("stderr", "file and stderr: true exclude each other (one log per probe)")
+	case !o.has("file") && !l.Stderr && !o.bad:
+		d.errorf(o.pos, o.path, "want file: PATH or stderr: true")
+	}
+	if s, ok := o.str("done"); ok {
+		if err := checkDone(s); err != nil {
+			o.errf("done", "%v", err)
+		}
+		l.Done = s
+	}
+	return l
+}
+
+// checkDone reports a done regexp that does not compile or has no group
+// naming the call.
+func checkDone(expr string) error {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return fmt.Errorf("invalid regular expression %q: %v", clip(expr), err)
+	}
+	for _, g := range doneGroups {
+		if re.SubexpIndex(g) >= 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("regular expression %q has no group (?P<id>...) or (?P<token>...) naming the call (the request id or the progress token)", clip(expr))
 }
 
 func (d *decoder) throttling(o *object) Throttling {

@@ -208,7 +208,7 @@ func TestParseErrors(t *testing.T) {
 			`x.yaml:7:14: timeouts.policies[1].name: duplicate policy name "p"`,
 		}},
 		{"probe with two kinds", withHead("orphans:", "  probes:", "    - {process: {pid: 1}, tool: {name: t}}"), []string{
-			`x.yaml:6:27: orphans.probes[0]: want exactly one of metric, process or tool, got both process and tool`,
+			`x.yaml:6:27: orphans.probes[0]: want exactly one of metric, process, tool or log, got both process and tool`,
 		}},
 		{"probe name not a key segment", withHead("orphans:", "  probes:", "    - {name: My-Probe, process: {}}"), []string{
 			`x.yaml:6:14: orphans.probes[0].name: invalid probe name "My-Probe": checks address it as cancellation.by_probe.NAME, so only lower-case letters, digits and _`,

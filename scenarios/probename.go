@@ -34,13 +34,17 @@ func KeySegment(s string) string {
 
 // DefaultProbeName is a probe's name when its entry has no name key:
 // metric_METRIC, tool_TOOL (each made a valid key segment, see
-// KeySegment), process, or the probe's kind.
+// KeySegment), log_stderr, log_file, or the probe's kind.
 func DefaultProbeName(p Probe) string {
 	switch {
 	case p.Metric != nil:
 		return "metric_" + KeySegment(p.Metric.Name)
 	case p.Tool != nil:
 		return "tool_" + KeySegment(p.Tool.Name)
+	case p.Log != nil && p.Log.Stderr:
+		return "log_stderr"
+	case p.Log != nil:
+		return "log_file" // not the path: it may hold an expanded secret
 	}
 	return p.Kind()
 }

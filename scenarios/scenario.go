@@ -184,10 +184,11 @@ type Probe struct {
 	Metric  *MetricProbe
 	Process *ProcessProbe
 	Tool    *ToolProbe
+	Log     *LogProbe
 	Pos     Pos
 }
 
-// Kind returns "metric", "process" or "tool".
+// Kind returns "metric", "process", "tool" or "log".
 func (p Probe) Kind() string {
 	switch {
 	case p.Metric != nil:
@@ -196,6 +197,8 @@ func (p Probe) Kind() string {
 		return "process"
 	case p.Tool != nil:
 		return "tool"
+	case p.Log != nil:
+		return "log"
 	}
 	return ""
 }
@@ -217,6 +220,16 @@ type ToolProbe struct {
 	Name      string
 	Arguments map[string]any
 	Pointer   string // JSON pointer into the structured result; "" = the whole result
+}
+
+// LogProbe reads the server's log and matches a line per finished call:
+// exactly one of File and Stderr.
+type LogProbe struct {
+	File   string // a log file to tail; env references expanded
+	Stderr bool   // the stderr of the stdio servers mcpchaos starts
+	Done   string // regexp (Go syntax) with a group (?P<id>...) or (?P<token>...)
+
+	stderrAt Pos // where stderr is written, for validate
 }
 
 // Progress holds the thresholds for progress checks.

@@ -31,9 +31,23 @@ func (d *decoder) validate(s *Scenario) {
 	for i, f := range s.Faults {
 		d.validateFault(s, f, d.faultRefs[i])
 	}
+	d.validateLogProbes(s)
 	for i, p := range s.Orphans.Probes {
 		if p.Process != nil && p.Process.PID == 0 && s.Target.HTTP != nil {
 			d.errorf(p.Pos, d.probeRefs[i].path+".process", "pid is required with an http target (mcpchaos knows the pids only of servers it starts)")
+		}
+	}
+}
+
+// validateLogProbes: a log probe reads stderr only from servers mcpchaos
+// starts as subprocesses (a stdio target; the builtin target when its
+// transport is stdio).
+func (d *decoder) validateLogProbes(s *Scenario) {
+	stdio := s.Target.Stdio != nil || (s.Target.Builtin != nil && s.Target.Builtin.Transport == TransportStdio)
+	for i, p := range s.Orphans.Probes {
+		if p.Log != nil && p.Log.Stderr && !stdio {
+			d.errorf(p.Log.stderrAt, d.probeRefs[i].path+".log.stderr",
+				"stderr: true needs a stdio target (mcpchaos reads the stderr only of servers it starts); use file: PATH")
 		}
 	}
 }

@@ -64,7 +64,7 @@ func (s *Server) mcpHandler() http.Handler {
 			}
 		})
 	}
-	return s.rateLimitHTTP(h)
+	return s.rateLimitHTTP(s.tagHTTP(h))
 }
 
 // isModern reports whether r declares protocol revision 2026-07-28 or later.

@@ -22,7 +22,8 @@ const (
 type Server struct {
 	cfg     Config
 	metrics *metrics
-	limiter *bucket // nil when there is no rate limit
+	limiter *bucket  // nil when there is no rate limit
+	calls   *callLog // nil unless log_calls is set
 
 	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
 
@@ -37,10 +38,15 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("new target: %w", err)
 	}
+	calls, err := openCallLog(cfg.LogCalls)
+	if err != nil {
+		return nil, fmt.Errorf("new target: %w", err)
+	}
 	s := &Server{
 		cfg:     cfg,
 		metrics: newMetrics(),
 		limiter: newBucket(cfg.RateLimit),
+		calls:   calls,
 		closing: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
@@ -66,8 +72,12 @@ func (s *Server) Stats() Stats { return s.metrics.snapshot() }
 // Close stops every call still running, leaked ones included. The Server
 // must not serve new calls afterwards.
 func (s *Server) Close() error {
-	s.closeOnce.Do(func() { close(s.closing) })
-	return nil
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		err = s.calls.close()
+	})
+	return err
 }
 
 // capabilities are the ones the target declares, in initialize and

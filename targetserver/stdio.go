@@ -26,7 +26,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	lw := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	go filterLines(in, pw, lw)
+	tag := func(b []byte) []byte { return b }
+	if s.calls != nil {
+		tag = tagCallID
+	}
+	go filterLines(in, pw, lw, tag)
 	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{lw}}
 	srv := s.newMCPServer(nil, true)
 	err := srv.Run(context.WithValue(ctx, shutdownKey{}, ctx.Done()), t)

@@ -41,7 +41,7 @@ var parseErrorLine = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"
 // filterLines copies JSON lines from in to the SDK's side of a pipe and
 // answers every other non-empty line with a parse error on out. It closes
 // the pipe when in ends.
-func filterLines(in io.Reader, sdk *io.PipeWriter, out io.Writer) {
+func filterLines(in io.Reader, sdk *io.PipeWriter, out io.Writer, tag func([]byte) []byte) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var line []byte
 	for {
@@ -55,7 +55,7 @@ func filterLines(in io.Reader, sdk *io.PipeWriter, out io.Writer) {
 		if trimmed := trimLine(line); len(trimmed) > 0 {
 			var werr error
 			if json.Valid(trimmed) {
-				_, werr = sdk.Write(append(trimmed, '\n'))
+				_, werr = sdk.Write(append(tag(trimmed), '\n'))
 			} else {
 				_, werr = out.Write(parseErrorLine)
 			}

@@ -101,11 +101,12 @@ func (s *Server) addTools(srv *mcp.Server) {
 	}, s.inflight)
 }
 
-func (s *Server) echo(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
+func (s *Server) echo(_ context.Context, req *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
 	s.metrics.started.Add(1)
 	s.metrics.inflight.Add(1)
 	defer s.metrics.inflight.Add(-1)
 	s.metrics.completed.Add(1)
+	s.calls.ended(req, true)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 }
 
@@ -121,6 +122,7 @@ func (s *Server) stepTool(burn bool) mcp.ToolHandlerFor[stepArgs, any] {
 			return nil, nil, err // the SDK turns this into a tool error
 		}
 		res, err := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn).run()
+		s.calls.ended(req, err == nil)
 		return res, nil, err
 	}
 }

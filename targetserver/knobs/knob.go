@@ -23,6 +23,7 @@ const (
 	Duration             // a time.Duration in [0, Max seconds]
 	RateKind             // a Rate of at most Max per period; zero = none
 	Enum                 // one of Values; "" means Values[0]
+	File                 // a file name, or "-" for standard error; "" = none
 )
 
 // Knob is one line of [Table].
@@ -75,6 +76,8 @@ func (k Knob) Want() string {
 		return fmt.Sprintf("N/PERIOD with N from 1 to %.0f and PERIOD above zero", k.Max)
 	case Enum:
 		return "one of: " + strings.Join(k.Values, ", ")
+	case File:
+		return "a file name, or - for standard error"
 	}
 	return "?"
 }
@@ -101,6 +104,8 @@ func (k Knob) Type() string {
 		return "rate"
 	case Enum:
 		return "`" + strings.Join(k.Values, "` \\| `") + "`"
+	case File:
+		return "file name or `-`"
 	}
 	return "?"
 }
@@ -169,7 +174,7 @@ func (k Knob) Set(c *Config, text string) error {
 			return err // says more than Want: what is wrong with the text
 		}
 		v = reflect.ValueOf(r)
-	case Enum:
+	case Enum, File:
 		v = reflect.ValueOf(s)
 	}
 	if err := k.check(v); err != nil {
@@ -202,6 +207,8 @@ func (k Knob) check(v reflect.Value) *FieldError {
 	case Enum:
 		s := v.String()
 		ok = s == "" || contains(k.Values, s)
+	case File:
+		ok = !strings.ContainsRune(v.String(), 0)
 	}
 	if ok {
 		return nil
@@ -228,6 +235,8 @@ func format(k Knob, v reflect.Value) string {
 		if v.String() == "" {
 			return k.Values[0]
 		}
+		return v.String()
+	case File:
 		return v.String()
 	}
 	return ""

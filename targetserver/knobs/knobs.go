@@ -53,6 +53,7 @@ type Config struct {
 	RateLimit             Rate
 	RateLimitCode         int
 	ExitDelay             time.Duration
+	LogCalls              string
 }
 
 // Table is every knob, in the order of `mcpchaos serve --help` and of the
@@ -84,6 +85,8 @@ var Table = []Knob{
 		Doc: "JSON-RPC error code of a throttled call (0: -31429, outside every reserved range)"},
 	{Name: "exit_delay", Field: "ExitDelay", Kind: Duration, Max: 24 * 3600, Arg: "D",
 		Doc: "stdio: exit only this long after stdin closes"},
+	{Name: "log_calls", Field: "LogCalls", Kind: File, Arg: "FILE", Setting: true,
+		Doc: "log a line when a tool call ends, `call ID done` or `call ID cancelled` (ID: its JSON-RPC request id), appended to this file; `-`: stderr"},
 }
 
 // maxLimitCount bounds N in a rate limit of N per period: the limiter

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/probes"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/targetserver"
+)
+
+// doneOrCancelled matches both ends the built-in target logs, so that a
+// call that stopped is seen at once and the probe need not wait.
+const doneOrCancelled = `^call (?P<id>\d+) (done|cancelled)$`
+
+// TestLogProbe: against the built-in target logging every finished call
+// (log_calls), a log probe finds every call that ignored its cancel by id
+// (leak_on_cancel 1), and none when every call stops (leak_on_cancel 0),
+// over HTTP (a log file) and stdio (the servers' stderr). Each call is
+// cut by the idle timeout at 200 ms and would run for 1.5 s.
+func TestLogProbe(t *testing.T) {
+	t.Parallel()
+	exe := bin.Need(t)
+	slow := CallSpec{Tool: targetserver.ToolSlowTask, Arguments: json.RawMessage(`{"steps":1,"step_ms":1500}`)}
+	orphans := Orphans{Grace: 400 * time.Millisecond, DrainMax: 20 * time.Second, SampleEvery: 50 * time.Millisecond,
+		QuietWindow: 100 * time.Millisecond}
+	for _, tc := range []struct {
+		name  string
+		stdio bool
+		leak  float64
+	}{
+		{"http leaks", false, 1},
+		{"http stops", false, 0},
+		{"stdio leaks", true, 1},
+		{"stdio stops", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var plan Plan
+			o := orphans
+			if tc.stdio {
+				cfg := targetserver.Config{LeakOnCancel: tc.leak, LogCalls: "-"}
+				plan = Plan{Name: "log", Seed: 1, LateWindow: 150 * time.Millisecond,
+					Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{exe, "serve", "--stdio"}, cfg.Args()...)}}}
+				o.Probes = []ProbeSpec{{Log: &LogProbe{Stderr: true, Done: doneOrCancelled}}}
+			} else {
+				file := filepath.Join(t.TempDir(), "calls.log")
+				tg := newTarget(t, targetserver.Config{LeakOnCancel: tc.leak, LogCalls: file})
+				plan = httpPlan(tg.URL, Load{})
+				plan.Target.PID = 0
+				o.Probes = []ProbeSpec{{Log: &LogProbe{File: file, Done: doneOrCancelled}}}
+			}
+			plan.Load = Load{Rate: perSec(10), Duration: 500 * time.Millisecond}
+			plan.Calls = []CallSpec{slow}
+			plan.Timeouts = Timeouts{Idle: 200 * time.Millisecond, Max: 10 * time.Second}
+			plan.Orphans = o
+			res := runLoad(t, context.Background(), plan)
+
+			var cut []int64
+			for _, r := range res.recs {
+				if r.CancelUs != 0 {
+					cut = append(cut, r.ID)
+				}
+			}
+			if len(cut) != 5 {
+				t.Fatalf("%d calls cut, want 5: %v", len(cut), res.count())
+			}
+			slices.Sort(cut)
+			l := res.info.Orphans.Log
+			if l == nil {
+				t.Fatalf("no log result; orphans %+v", res.info.Orphans)
+			}
+			if l.Matched != 5 || l.Unseen != 0 {
+				t.Errorf("matched %d, unseen %d; want every cut call seen: %+v", l.Matched, l.Unseen, l)
+			}
+			want := []int64(nil)
+			if tc.leak == 1 {
+				want = cut
+			}
+			if l.Orphaned != len(want) || !slices.Equal(l.OrphanedIDs, want) {
+				t.Errorf("orphaned %d %v, want %d %v (the cut calls' ids)", l.Orphaned, l.OrphanedIDs, len(want), want)
+			}
+			if got := res.info.Orphans.ByProbe[l.Probe]; got != float64(len(want)) {
+				t.Errorf("by_probe[%q] = %v, want %d", l.Probe, got, len(want))
+			}
+			if len(res.info.Orphans.ProbeErrors) > 0 {
+				t.Errorf("probe errors %v", res.info.Orphans.ProbeErrors)
+			}
+		})
+	}
+}
+
+// TestDoneGroupsAgree: the scenario decoder accepts exactly the done
+// regexps package probes can use.
+func TestDoneGroupsAgree(t *testing.T) {
+	for _, g := range []string{probes.GroupID, probes.GroupToken, "req", "ID"} {
+		expr := `call (?P<` + g + `>\d+) done`
+		_, perr := probes.ParseDone(expr)
+		yaml := "target: {builtin: {}}\nload: {rate: 1/1s, duration: 1s}\ncalls: [{tool: echo}]\n" +
+			"orphans: {probes: [{log: {file: x.log, done: '" + expr + "'}}]}\n"
+		_, serr := scenarios.Parse("x.yaml", []byte(yaml))
+		if (perr == nil) != (serr == nil) {
+			t.Errorf("group %q: probes says %v, the scenario decoder %v", g, perr, serr)
+		}
+	}
+}

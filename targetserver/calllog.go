@@ -1,0 +1,149 @@
+package targetserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The log_calls knob: one line per finished tool call, naming its JSON-RPC
+// request id, the way many real servers log each request's end:
+//
+//	call 17 done
+//	call 18 cancelled
+//
+// The SDK does not tell a tool handler its request's id, so with the knob
+// on, each tools/call is tagged before the SDK reads it (tagCallID): its
+// id is copied into params._meta under requestIDMeta, where the handler
+// finds it. Nothing else about the request changes.
+
+// requestIDMeta is the _meta key that carries a call's request id to its
+// handler.
+const requestIDMeta = "dev.mcpchaos/request-id"
+
+// callLog writes the log_calls lines; nil when the knob is off.
+type callLog struct {
+	mu sync.Mutex
+	w  io.Writer
+	f  *os.File // nil for stderr
+}
+
+// openCallLog opens the log_calls target: a file, appended to, or "-" for
+// stderr; nil for "".
+func openCallLog(name string) (*callLog, error) {
+	switch name {
+	case "":
+		return nil, nil
+	case "-":
+		return &callLog{w: os.Stderr}, nil
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open call log: %w", err)
+	}
+	return &callLog{w: f, f: f}, nil
+}
+
+// ended logs that the call req ended: done (ran to its end) or cancelled.
+func (l *callLog) ended(req *mcp.CallToolRequest, done bool) {
+	if l == nil {
+		return
+	}
+	id := "unknown"
+	if req != nil && req.Params != nil {
+		if v, ok := req.Params.Meta[requestIDMeta]; ok {
+			if b, err := json.Marshal(v); err == nil {
+				id = string(b)
+			}
+		}
+	}
+	word := "cancelled"
+	if done {
+		word = "done"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "call %s %s\n", id, word)
+}
+
+func (l *callLog) close() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
+
+// tagCallID returns msg with a tools/call's id copied into its
+// params._meta; any other message, or one it cannot read, unchanged.
+func tagCallID(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(`"tools/call"`)) {
+		return msg
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil {
+		return msg
+	}
+	var method string
+	if json.Unmarshal(m["method"], &method) != nil || method != "tools/call" || len(m["id"]) == 0 {
+		return msg
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(m["params"], &params) != nil || params == nil {
+		return msg
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := params["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return msg
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[requestIDMeta] = m["id"]
+	var err error
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return msg
+	}
+	if m["params"], err = json.Marshal(params); err != nil {
+		return msg
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return msg
+	}
+	return out
+}
+
+// tagHTTP tags the tools/call in a POST body of at most maxPeek bytes
+// (see tagCallID); larger bodies pass unchanged.
+func (s *Server) tagHTTP(next http.Handler) http.Handler {
+	if s.calls == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
+		if err != nil || len(head) > maxPeek {
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+			next.ServeHTTP(w, r)
+			return
+		}
+		body := tagCallID(head)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		next.ServeHTTP(w, r)
+	})
+}
