@@ -66,7 +66,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	agg := report.NewAggregator(report.Rules{ProgressGrace: sc.Progress.Grace.Std(), Stall: sc.Progress.Stall.Std(), FloodHz: sc.Progress.FloodHz})
+	agg := report.NewAggregator(report.ScenarioRules(sc))
 	status := newStatusLine(stderr, f.quiet, agg)
 	shortSlices()
 	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version})
