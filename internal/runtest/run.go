@@ -105,7 +105,8 @@ type Outcome struct {
 
 // Run runs plan the way `mcpchaos run` does (engine.Run with an Aggregator
 // as the sink, then the summary with the scenario's checks) and returns
-// what came out. The run is bounded by testutil.WaitLong, which no run
+// what came out. The run is bounded by its load's nominal length, its
+// longest call (timeouts.max) and testutil.WaitLong on top, which no run
 // needs, so that a wedged run fails saying so instead of timing the test
 // binary out; a run that errs, is interrupted or has checks that do not
 // resolve fails the test.
@@ -113,7 +114,11 @@ func Run(t testing.TB, sc *scenarios.Scenario, plan engine.Plan) *Outcome {
 	t.Helper()
 	agg := report.NewAggregator(report.ScenarioRules(sc))
 	o := &Outcome{}
-	ctx, cancel := context.WithTimeout(context.Background(), testutil.WaitLong)
+	bound := sc.Load.Duration.Std() + sc.Timeouts.Max.Std() + testutil.WaitLong
+	for _, st := range sc.Load.Stages {
+		bound += st.Over.Std()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	start := time.Now()
 	info, err := engine.Run(ctx, plan, engine.Options{Sink: func(r *results.Record) {
