@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -44,7 +45,7 @@ func TestNoFalseAlarmStallReadStdio(t *testing.T) {
 type falseAlarmCase struct{ transport, disconnect, malformed, grace string }
 
 func noFalseAlarms(t *testing.T, tc falseAlarmCase) {
-	sc := parse(t, fmt.Sprintf(`
+	sc := runtest.Parse(t, fmt.Sprintf(`
 name: no-false-alarms
 seed: 21
 target:
@@ -72,7 +73,7 @@ progress: {grace: %s}
 `, tc.transport, tc.disconnect, tc.malformed, tc.grace))
 	plan := planOf(t, sc)
 	o := runPlan(t, sc, plan)
-	s := o.sum
+	s := o.Sum
 	for _, kind := range []string{"cancel", "disconnect", "cancel_race", "stall_read", "malformed", "notify_flood", "cancel_unknown"} {
 		if s.Faults[kind].Injected == 0 {
 			t.Errorf("faults.%s.injected = 0: the run did not exercise it", kind)
@@ -125,7 +126,7 @@ progress: {grace: %s}
 // must not be counted as a disconnect (nor scored pass on its strength).
 func TestSkippedFaultsDoNothing(t *testing.T) {
 	t.Parallel()
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: skipped-disconnects
 seed: 1
 target:
@@ -138,7 +139,7 @@ faults:
 orphans: {grace: 100ms}
 `)
 	o := runPlan(t, sc, planOf(t, sc))
-	s := o.sum
+	s := o.Sum
 	if f := s.Faults["disconnect"]; f.Injected != 0 || f.Skipped != s.Calls.Total {
 		t.Fatalf("faults.disconnect = %+v, want 0 injected and every call (%d) skipped", f, s.Calls.Total)
 	}

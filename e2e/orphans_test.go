@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -50,25 +51,25 @@ func TestOrphansEqualGroundTruth(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, orphanScenario(tc.transport, tc.knobs, tc.steps))
+			sc := runtest.Parse(t, orphanScenario(tc.transport, tc.knobs, tc.steps))
 			plan := planOf(t, sc)
 			quick(&plan)
 			truth := groundTruth(t, sc, &plan)
 			o := runPlan(t, sc, plan)
 			want := truth()["mcpchaos_target_orphaned_total"]
-			c := o.sum.Cancellation
-			if o.sum.Calls.Total < 100 {
-				t.Fatalf("calls.total = %d, want at least 100", o.sum.Calls.Total)
+			c := o.Sum.Cancellation
+			if o.Sum.Calls.Total < 100 {
+				t.Fatalf("calls.total = %d, want at least 100", o.Sum.Calls.Total)
 			}
-			if o.sum.Calls.Cancelled != o.sum.Calls.Total {
-				t.Errorf("calls.cancelled = %d, want every call (%d) cancelled", o.sum.Calls.Cancelled, o.sum.Calls.Total)
+			if o.Sum.Calls.Cancelled != o.Sum.Calls.Total {
+				t.Errorf("calls.cancelled = %d, want every call (%d) cancelled", o.Sum.Calls.Cancelled, o.Sum.Calls.Total)
 			}
 			if c.Orphaned != want {
 				t.Errorf("cancellation.orphaned = %v, the target's orphaned_total = %v: they must be equal (by_probe %v)", c.Orphaned, want, c.ByProbe)
 			}
-			share := want / float64(o.sum.Calls.Total)
+			share := want / float64(o.Sum.Calls.Total)
 			if share < tc.share-0.15 || share > tc.share+0.15 {
-				t.Errorf("orphaned %v of %d calls = %.0f%%, want about %.0f%%", want, o.sum.Calls.Total, share*100, tc.share*100)
+				t.Errorf("orphaned %v of %d calls = %.0f%%, want about %.0f%%", want, o.Sum.Calls.Total, share*100, tc.share*100)
 			}
 			if v := o.verdict(t, report.AreaCancellation); v.Status != report.StatusViolation {
 				t.Errorf("cancellation verdict = %q (%s), want violation", v.Status, v.Evidence)
@@ -78,7 +79,7 @@ func TestOrphansEqualGroundTruth(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport+"/default", func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, orphanScenario(transport, "", 40))
+			sc := runtest.Parse(t, orphanScenario(transport, "", 40))
 			plan := planOf(t, sc)
 			quick(&plan)
 			truth := groundTruth(t, sc, &plan)
@@ -86,7 +87,7 @@ func TestOrphansEqualGroundTruth(t *testing.T) {
 			if got := truth()["mcpchaos_target_orphaned_total"]; got != 0 {
 				t.Fatalf("the correct target counted %v orphans itself", got)
 			}
-			c := o.sum.Cancellation
+			c := o.Sum.Cancellation
 			if c.Orphaned != 0 || c.LeftoverCalls != 0 {
 				t.Errorf("cancellation.orphaned = %v, leftover_calls = %d; want 0 and 0", c.Orphaned, c.LeftoverCalls)
 				logRecords(t, o, leftoverRecord)
@@ -109,7 +110,7 @@ func TestOrphansEqualGroundTruth(t *testing.T) {
 // progress), but the orphans outnumber the disconnected calls, so some
 // outlived a real cancel: a violation, not "expected legacy behaviour".
 func TestLegacyOrphansBeyondDisconnects(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: legacy-mixed
 seed: 3
 target:
@@ -123,15 +124,15 @@ faults:
 orphans: {grace: 500ms, drain_max: 300ms}
 `)
 	o := runPlan(t, sc, planOf(t, sc))
-	if o.sum.Calls.Cancelled == 0 || o.sum.Calls.Disconnected == 0 {
-		t.Fatalf("the run needs both: cancelled %d, disconnected %d", o.sum.Calls.Cancelled, o.sum.Calls.Disconnected)
+	if o.Sum.Calls.Cancelled == 0 || o.Sum.Calls.Disconnected == 0 {
+		t.Fatalf("the run needs both: cancelled %d, disconnected %d", o.Sum.Calls.Cancelled, o.Sum.Calls.Disconnected)
 	}
-	if c := o.sum.Cancellation; c.Orphaned <= float64(o.sum.Calls.Disconnected) {
-		t.Fatalf("cancellation.orphaned = %v: no more than the disconnected calls (%d)", c.Orphaned, o.sum.Calls.Disconnected)
+	if c := o.Sum.Cancellation; c.Orphaned <= float64(o.Sum.Calls.Disconnected) {
+		t.Fatalf("cancellation.orphaned = %v: no more than the disconnected calls (%d)", c.Orphaned, o.Sum.Calls.Disconnected)
 	}
 	if v := o.verdict(t, report.AreaCancellation); v.Status != report.StatusViolation {
-		c := o.sum.Cancellation
+		c := o.Sum.Cancellation
 		t.Errorf("cancellation verdict = %q (%s); %v calls were still running, more than the %d disconnected ones, so at least %v ignored a cancel: want violation",
-			v.Status, v.Evidence, c.Orphaned, o.sum.Calls.Disconnected, c.Orphaned-float64(o.sum.Calls.Disconnected))
+			v.Status, v.Evidence, c.Orphaned, o.Sum.Calls.Disconnected, c.Orphaned-float64(o.Sum.Calls.Disconnected))
 	}
 }

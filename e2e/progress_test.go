@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -14,7 +15,7 @@ func TestNonMonotonicEqualsGroundTruth(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, fmt.Sprintf(`
+			sc := runtest.Parse(t, fmt.Sprintf(`
 name: non-monotonic
 seed: 11
 target:
@@ -31,7 +32,7 @@ orphans: {grace: 200ms, drain_max: 300ms}
 			o := runPlan(t, sc, plan)
 			m := truth()
 			bad, sent := m["mcpchaos_target_non_monotonic_total"], m["mcpchaos_target_progress_sent_total"]
-			s := o.sum
+			s := o.Sum
 			if s.Calls.OK != s.Calls.Total {
 				t.Fatalf("calls.ok = %d of %d: every call must complete, or notifications could be lost", s.Calls.OK, s.Calls.Total)
 			}
@@ -78,11 +79,11 @@ func TestStalls(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport+"/stall", func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, stallScenario(transport, "5s"))
+			sc := runtest.Parse(t, stallScenario(transport, "5s"))
 			plan := planOf(t, sc)
 			quick(&plan)
 			o := runPlan(t, sc, plan)
-			s := o.sum
+			s := o.Sum
 			if s.Calls.OK != s.Calls.Total || s.Calls.Total < 8 {
 				t.Fatalf("calls.ok = %d of %d, want every call (about 10) ok", s.Calls.OK, s.Calls.Total)
 			}
@@ -101,11 +102,11 @@ func TestStalls(t *testing.T) {
 		})
 		t.Run(transport+"/idle-timeout", func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, stallScenario(transport, "700ms"))
+			sc := runtest.Parse(t, stallScenario(transport, "700ms"))
 			plan := planOf(t, sc)
 			quick(&plan)
 			o := runPlan(t, sc, plan)
-			s := o.sum
+			s := o.Sum
 			if s.Calls.TimeoutIdle != s.Calls.Total || s.Timeouts.Idle != s.Calls.Total || s.Calls.Total < 8 {
 				t.Errorf("calls.timeout_idle = %d, timeouts.idle = %d, want every call (%d)", s.Calls.TimeoutIdle, s.Timeouts.Idle, s.Calls.Total)
 			}
@@ -131,7 +132,7 @@ func TestFloods(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, fmt.Sprintf(`
+			sc := runtest.Parse(t, fmt.Sprintf(`
 name: floods
 seed: 4
 target:
@@ -146,7 +147,7 @@ progress: {flood_hz: 50}
 			plan := planOf(t, sc)
 			quick(&plan)
 			o := runPlan(t, sc, plan)
-			s := o.sum
+			s := o.Sum
 			if s.Progress.Floods == 0 || s.Progress.Floods != s.Calls.Total {
 				t.Errorf("progress.floods = %d, want every call (%d)", s.Progress.Floods, s.Calls.Total)
 			}
@@ -167,7 +168,7 @@ progress: {flood_hz: 50}
 // sends 10 ms after each result is a violation, one per call.
 func TestProgressAfterResponse(t *testing.T) {
 	t.Parallel()
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: after-response
 seed: 6
 target:
@@ -181,7 +182,7 @@ orphans: {grace: 200ms, drain_max: 300ms}
 	plan := planOf(t, sc)
 	quick(&plan)
 	o := runPlan(t, sc, plan)
-	s := o.sum
+	s := o.Sum
 	if s.Calls.OK != s.Calls.Total {
 		t.Fatalf("calls.ok = %d of %d", s.Calls.OK, s.Calls.Total)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // The helper servers below are written with the official Go SDK, the way a
@@ -74,14 +76,14 @@ func serveSDKHTTP(propagate bool) int {
 				if ctx.Err() != nil {
 					return nil, nil, fmt.Errorf("stopped: %w", ctx.Err())
 				}
-				x += spin(time.Millisecond)
+				x += targetserver.Spin(time.Millisecond)
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("burned %v (%d)", in.Seconds, x&1)}}}, nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "active", Description: "how many burns are running"},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, activeResult, error) {
 			n := active.Load()
-			_ = spin(probeCost) // the probe costs the server CPU on purpose
+			_ = targetserver.Spin(probeCost) // the probe costs the server CPU on purpose
 			return nil, activeResult{Active: n}, nil
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
@@ -97,18 +99,6 @@ func serveSDKHTTP(propagate bool) int {
 		return 1
 	}
 	return 0
-}
-
-// spin keeps a CPU busy for about d.
-func spin(d time.Duration) uint64 {
-	end := time.Now().Add(d)
-	x := uint64(1)
-	for time.Now().Before(end) {
-		for range 1024 {
-			x = x*6364136223846793005 + 1442695040888963407
-		}
-	}
-	return x
 }
 
 type stubbornArgs struct {

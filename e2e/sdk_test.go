@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -28,7 +29,7 @@ func TestSDKHTTPDisconnect(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url, pid := sdkHTTPServer(t, tc.propagate)
-			sc := parse(t, fmt.Sprintf(`
+			sc := runtest.Parse(t, fmt.Sprintf(`
 name: sdk-http-disconnect
 seed: 9
 target:
@@ -47,7 +48,7 @@ orphans:
     - {tool: {name: active, pointer: /active}}
 `, url, pid, pid))
 			o := runPlan(t, sc, planOf(t, sc))
-			s := o.sum
+			s := o.Sum
 			c := s.Cancellation
 			if s.Era != "2026-07-28" {
 				t.Fatalf("era = %q, want 2026-07-28 (a stateless SDK server)", s.Era)
@@ -98,7 +99,7 @@ func TestSDKStdioIgnoresCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := parse(t, fmt.Sprintf(`
+	sc := runtest.Parse(t, fmt.Sprintf(`
 name: sdk-stdio-ignores-cancel
 seed: 9
 target:
@@ -116,13 +117,13 @@ progress: {grace: 300ms}
 	plan := planOf(t, sc)
 	quick(&plan)
 	o := runPlan(t, sc, plan)
-	s := o.sum
+	s := o.Sum
 	c := s.Cancellation
 	if s.Calls.Cancelled != s.Calls.Total || s.Calls.Total < 5 {
 		t.Fatalf("calls.cancelled = %d of %d, want every call", s.Calls.Cancelled, s.Calls.Total)
 	}
 	withToken, without := 0, 0
-	for _, r := range o.recs {
+	for _, r := range o.Recs {
 		if r.Progress != nil {
 			withToken++
 		} else {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -33,7 +34,7 @@ func TestThrottlingOnsetHTTP(t *testing.T) {
 			if !tc.reserved {
 				load = "rate: 250/1s\n  duration: 2s"
 			}
-			sc := parse(t, fmt.Sprintf(`
+			sc := runtest.Parse(t, fmt.Sprintf(`
 name: throttling-http
 seed: 3
 target:
@@ -49,7 +50,7 @@ orphans: {grace: 200ms, drain_max: 200ms}
 			truth := groundTruth(t, sc, &plan)
 			o := runPlan(t, sc, plan)
 			m := truth()
-			th := o.sum.Throttling
+			th := o.Sum.Throttling
 			refused, completed := m["mcpchaos_target_throttled_total"], m["mcpchaos_target_completed_total"]
 			if refused == 0 {
 				t.Fatal("the target throttled nothing: the load never passed its limit")
@@ -57,15 +58,15 @@ orphans: {grace: 200ms, drain_max: 200ms}
 			if got := th.ByKind["http_429"]; float64(got) != refused || th.Total != got {
 				t.Errorf("throttling.by_kind.http_429 = %d, total %d; the target refused %v calls", got, th.Total, refused)
 			}
-			if float64(o.sum.Calls.OK) != completed {
-				t.Errorf("calls.ok = %d, the target completed %v", o.sum.Calls.OK, completed)
+			if float64(o.Sum.Calls.OK) != completed {
+				t.Errorf("calls.ok = %d, the target completed %v", o.Sum.Calls.OK, completed)
 			}
 			if th.RetryAfterS.Max < 1 {
 				t.Errorf("throttling.retry_after_s.max = %v, want >= 1 (the target sends whole seconds, at least 1)", th.RetryAfterS.Max)
 			}
 			v := o.verdict(t, report.AreaThrottling)
 			if tc.reserved {
-				if pv := o.sum.Protocol.Violations.ReservedCode; pv != th.Total {
+				if pv := o.Sum.Protocol.Violations.ReservedCode; pv != th.Total {
 					t.Errorf("protocol.violations.reserved_code = %d, want one per throttled call (%d): -32029 is reserved", pv, th.Total)
 				}
 				if v.Status != report.StatusViolation {
@@ -79,8 +80,8 @@ orphans: {grace: 200ms, drain_max: 200ms}
 				}
 				return
 			}
-			if o.sum.Protocol.Violations.Total != 0 {
-				t.Errorf("protocol.violations.total = %d, want 0 with the default code", o.sum.Protocol.Violations.Total)
+			if o.Sum.Protocol.Violations.Total != 0 {
+				t.Errorf("protocol.violations.total = %d, want 0 with the default code", o.Sum.Protocol.Violations.Total)
 			}
 			if v.Status != report.StatusThrottled {
 				t.Errorf("throttling verdict = %q (%s), want %q", v.Status, v.Evidence, report.StatusThrottled)
@@ -109,7 +110,7 @@ func TestThrottlingStdio(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, fmt.Sprintf(`
+			sc := runtest.Parse(t, fmt.Sprintf(`
 name: throttling-stdio
 seed: 3
 target:
@@ -125,7 +126,7 @@ orphans: {grace: 200ms, drain_max: 200ms}
 			quick(&plan)
 			truth := groundTruth(t, sc, &plan)
 			o := runPlan(t, sc, plan)
-			th := o.sum.Throttling
+			th := o.Sum.Throttling
 			want := truth()["mcpchaos_target_throttled_total"]
 			if want == 0 {
 				t.Fatal("the target throttled nothing")
@@ -133,8 +134,8 @@ orphans: {grace: 200ms, drain_max: 200ms}
 			if got := th.ByKind[tc.kind]; float64(got) != want || th.Total != got {
 				t.Errorf("throttling.by_kind.%s = %d (by_kind %v, total %d); the target refused %v calls", tc.kind, got, th.ByKind, th.Total, want)
 			}
-			if o.sum.Calls.RPCError != 0 {
-				t.Errorf("calls.rpc_error = %d, want 0: every refusal is throttling", o.sum.Calls.RPCError)
+			if o.Sum.Calls.RPCError != 0 {
+				t.Errorf("calls.rpc_error = %d, want 0: every refusal is throttling", o.Sum.Calls.RPCError)
 			}
 			if v := o.verdict(t, report.AreaThrottling); v.Status != report.StatusThrottled {
 				t.Errorf("throttling verdict = %q (%s), want %q", v.Status, v.Evidence, report.StatusThrottled)
@@ -148,7 +149,7 @@ orphans: {grace: 200ms, drain_max: 200ms}
 // scheduled time is the retry's; they are not offered load, so at 150/s
 // offered rate.offered and the onset read about 150/s, not ~375/s.
 func TestRetriesAreNotOfferedLoad(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: retries
 seed: 3
 target:
@@ -160,7 +161,7 @@ throttling: {retry: {max: 3, honor_retry_after: false}}
 orphans: {grace: 200ms}
 `)
 	o := runPlan(t, sc, planOf(t, sc))
-	s := o.sum
+	s := o.Sum
 	if s.Calls.Retried == 0 {
 		t.Fatal("no call was retried")
 	}

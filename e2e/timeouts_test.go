@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -15,7 +16,7 @@ func TestTimeoutCap(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			sc := parse(t, fmt.Sprintf(`
+			sc := runtest.Parse(t, fmt.Sprintf(`
 name: timeout-cap
 seed: 5
 target:
@@ -30,7 +31,7 @@ progress: {grace: 1s}
 			plan := planOf(t, sc)
 			quick(&plan)
 			o := runPlan(t, sc, plan)
-			s := o.sum
+			s := o.Sum
 			n := s.Calls.Total
 			if n < 8 {
 				t.Fatalf("calls.total = %d, want about 10", n)
@@ -61,7 +62,7 @@ progress: {grace: 1s}
 					t.Errorf("timeouts.policies.%s = %+v, want neither killed nor waited for ever (our 2 s cap came first)", name, got)
 				}
 			}
-			for _, r := range o.recs {
+			for _, r := range o.Recs {
 				if r.Policies["fixed-60s"] != "undecided" || r.Policies["reset-no-cap"] != "waited_forever" {
 					t.Errorf("call %d: policies %v, want fixed-60s undecided and reset-no-cap waited_forever", r.Seq, r.Policies)
 					break

@@ -38,7 +38,7 @@ faults:
   - {kind: cancel_unknown, rate: 40/1s}
 orphans: {grace: 300ms}
 `, transport), opts{})
-			s := o.sum
+			s := o.Sum
 			for _, bg := range []struct {
 				kind string
 				want int // rate × duration
@@ -70,7 +70,7 @@ orphans: {grace: 300ms}
 			if v := o.verdict(report.AreaCancellation); v.Status != report.StatusNotExercised {
 				t.Errorf("cancellation verdict %q (%s), want not exercised", v.Status, v.Evidence)
 			}
-			for _, r := range o.recs {
+			for _, r := range o.Recs {
 				if r.Outcome != results.OK {
 					t.Errorf("seq %d: outcome %q (%s)", r.Seq, r.Outcome, r.Error)
 				}

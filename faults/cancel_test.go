@@ -66,7 +66,7 @@ progress: {grace: 300ms}
 					t.Errorf("seq %d: cancel at %dµs, fault scheduled %d, acted %d, call ended %d", r.Seq, r.CancelUs, f.ScheduledUs, f.ActualUs, r.EndUs)
 				}
 			}
-			if c := o.sum.Cancellation; c.Cancels != len(inj) {
+			if c := o.Sum.Cancellation; c.Cancels != len(inj) {
 				t.Errorf("cancellation.cancels = %d, want one per injected cancel (%d)", c.Cancels, len(inj))
 			}
 			if o.tg != nil {
@@ -102,7 +102,7 @@ faults:
   - {kind: cancel, after: 100ms}
 orphans: {grace: 500ms, drain_max: 300ms}
 `, transport), opts{stdioMetrics: transport == "stdio"})
-			s := o.sum
+			s := o.Sum
 			cancelled := s.Calls.Cancelled
 			if cancelled < 25 || o.fault("cancel").Injected != cancelled {
 				t.Errorf("%d calls cancelled, faults.cancel.injected %d: want about 30, equal", cancelled, o.fault("cancel").Injected)
@@ -146,7 +146,7 @@ faults:
 orphans: {grace: 300ms, drain_max: 2s}
 progress: {grace: 200ms}
 `, opts{lateWindow: 1500 * time.Millisecond})
-	s := o.sum
+	s := o.Sum
 	if s.Progress.Violations.AfterCancel == 0 || s.Cancellation.LeftoverCalls == 0 {
 		t.Errorf("progress.violations.after_cancel = %d, cancellation.leftover_calls = %d; want both > 0",
 			s.Progress.Violations.AfterCancel, s.Cancellation.LeftoverCalls)

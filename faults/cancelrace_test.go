@@ -40,7 +40,7 @@ faults:
 orphans: {grace: 500ms}
 progress: {grace: 300ms}
 `, tc.transport, tc.fault), opts{})
-			s := o.sum
+			s := o.Sum
 			inj := o.injected("cancel_race")
 			if len(inj) == 0 || s.Faults["cancel_race"].Injected != len(inj) {
 				t.Fatalf("faults.cancel_race.injected = %d, records carry %d; want > 0, equal", s.Faults["cancel_race"].Injected, len(inj))

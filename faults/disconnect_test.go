@@ -83,7 +83,7 @@ faults:
   - {kind: disconnect, after_progress: 2, mode: %s}
 orphans: {grace: 500ms, drain_max: 300ms}
 `, tc.protocol, tc.era, tc.mode), opts{})
-			s := o.sum
+			s := o.Sum
 			wantEra := tc.protocol
 			if wantEra == "auto" {
 				wantEra = "2026-07-28" // what a 2026-only target negotiates
@@ -138,7 +138,7 @@ faults:
   - {kind: disconnect, probability: 0.15, after: 100ms, mode: %s}
 orphans: {grace: 300ms}
 `, mode), opts{})
-			s := o.sum
+			s := o.Sum
 			inj := o.injected("disconnect")
 			if len(inj) == 0 || s.Faults["disconnect"].Injected != len(inj) {
 				t.Fatalf("faults.disconnect.injected = %d, records carry %d; want > 0, equal", s.Faults["disconnect"].Injected, len(inj))
@@ -148,7 +148,7 @@ orphans: {grace: 300ms}
 					t.Errorf("seq %d: detail %q, outcome %q; want %s, disconnected", rf.rec.Seq, rf.f.Detail, rf.rec.Outcome, mode)
 				}
 			}
-			if o.info.Restarts == 0 {
+			if o.Info.Restarts == 0 {
 				t.Errorf("no server restart after %d disconnects", len(inj))
 			}
 			// A call sent after a disconnect cannot have gone to the
@@ -186,12 +186,12 @@ faults:
   - {kind: cancel, after: 300ms}
 orphans: {grace: 300ms}
 `, opts{})
-	s := o.sum
+	s := o.Sum
 	if s.Faults["disconnect"].Injected == 0 || s.Calls.TransportError == 0 {
 		t.Fatalf("faults.disconnect.injected = %d, calls.transport_error = %d: want a kill that took other calls with it",
 			s.Faults["disconnect"].Injected, s.Calls.TransportError)
 	}
-	for _, r := range o.recs {
+	for _, r := range o.Recs {
 		killed := strings.Contains(r.Error, "server exited")
 		for _, f := range r.Faults {
 			if f.Kind != "cancel" {

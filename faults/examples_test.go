@@ -53,7 +53,7 @@ func TestFaultExamples(t *testing.T) {
 				tc.knob(sc)
 			}
 			o := runScenario(t, sc, opts{})
-			s := o.sum
+			s := o.Sum
 			if len(s.Checks) == 0 {
 				t.Fatal("the example has no checks")
 			}

@@ -1,17 +1,12 @@
 package faults_test
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
-	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
@@ -42,12 +37,9 @@ type opts struct {
 
 // outcome is one finished run as the tests see it.
 type outcome struct {
-	sc      *scenarios.Scenario
-	plan    engine.Plan
-	info    *engine.Info
-	recs    []*results.Record // in the order the sink got them
-	sum     *report.Summary
-	elapsed time.Duration
+	*runtest.Outcome
+	sc   *scenarios.Scenario
+	plan engine.Plan
 	// tg is the builtin HTTP target (stopped after the run, but its
 	// counters stay readable).
 	tg *targetserver.Running
@@ -59,33 +51,20 @@ type outcome struct {
 	stderr func() string
 }
 
-// parse parses a scenario given as YAML, failing the test when it does not
-// load.
-func parse(t *testing.T, yaml string) *scenarios.Scenario {
-	t.Helper()
-	sc, err := scenarios.Parse(t.Name()+".yaml", []byte(yaml))
-	if err != nil {
-		t.Fatalf("the scenario does not parse:\n%v\n%s", err, yaml)
-	}
-	return sc
-}
-
 // runYAML parses a scenario and runs it.
 func runYAML(t *testing.T, yaml string, o opts) *outcome {
 	t.Helper()
-	return runScenario(t, parse(t, yaml), o)
+	return runScenario(t, runtest.Parse(t, yaml), o)
 }
 
-// runScenario runs sc the way `mcpchaos run` does (FromScenario, Run with
-// an Aggregator as the sink, then the summary) and returns what came out.
+// runScenario runs sc the way `mcpchaos run` does (see runtest.Run) against
+// a builtin target whose ground truth the test can read, and returns what
+// came out.
 func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 	t.Helper()
 	out := &outcome{sc: sc}
 	b := sc.Target.Builtin
-	plan, err := engine.FromScenario(sc, []string{bin.Need(t)})
-	if err != nil {
-		t.Fatalf("FromScenario: %v", err)
-	}
+	plan := runtest.Plan(t, sc, bin.Need(t))
 	plan.LateWindow = 300 * time.Millisecond
 	if o.lateWindow > 0 {
 		plan.LateWindow = o.lateWindow
@@ -93,78 +72,27 @@ func runScenario(t *testing.T, sc *scenarios.Scenario, o opts) *outcome {
 	// The process probe's quiet window (stdio targets): 300ms, not 1 s.
 	plan.Orphans.QuietWindow = 300 * time.Millisecond
 	// Keep the builtin HTTP target reachable, for its ground truth.
+	tg := func() *targetserver.Running { return nil }
 	if b != nil && plan.Target.Builtin.Transport == "http" {
-		cfg := engine.BuiltinConfig(sc.Seed, b)
-		plan.Target.Builtin.Start = func() (string, string, func(), error) {
-			r, err := targetserver.StartHTTP(context.Background(), cfg, "")
-			if err != nil {
-				return "", "", nil, err
-			}
-			out.tg = r
-			return r.URL, r.MetricsURL, func() { _ = r.Close() }, nil
-		}
+		tg = runtest.OwnBuiltin(t, sc, &plan)
 	}
-	stopScrape := func() {}
+	stopScrape := func() (map[string]float64, int) { return nil, 0 }
 	if o.stdioMetrics {
 		if b == nil || plan.Target.Builtin.Transport != "stdio" {
 			t.Fatal("opts.stdioMetrics needs a builtin stdio target")
 		}
-		// The target listens on a port it picks and names it on stderr.
-		cmd, stderr := testutil.LogStderr(t, append(plan.Target.Builtin.Command, "--metrics-listen=127.0.0.1:0"))
-		plan.Target.Builtin.Command = cmd
-		out.stderr = stderr
-		w := testutil.Watch(func() string { return testutil.ServeMetricsURL(stderr()) })
-		stopScrape = func() { out.stdioStats, _ = w.Stop() }
+		stopScrape, out.stderr = runtest.StdioMetrics(t, &plan)
 	}
 	out.plan = plan
-	agg := report.NewAggregator(report.Rules{ProgressGrace: sc.Progress.Grace.Std(), Stall: sc.Progress.Stall.Std(), FloodHz: sc.Progress.FloodHz})
-	start := time.Now()
-	// The run itself never needs this long; the bound turns a wedged run
-	// into a failure that says so instead of a test binary timeout.
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	info, err := engine.Run(ctx, plan, engine.Options{Sink: func(r *results.Record) {
-		agg.Add(r)
-		out.recs = append(out.recs, r)
-	}, Version: "test"})
-	stopScrape()
-	out.elapsed = time.Since(start)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if info.Interrupted {
-		t.Fatalf("the run was interrupted after %s: it did not end on its own", out.elapsed)
-	}
-	out.info = info
-	out.sum = summarize(agg, info, sc)
-	t.Logf("run took %s: %d records, outcomes %s", out.elapsed.Round(time.Millisecond), len(out.recs), outcomes(out.sum.Calls))
+	out.Outcome = runtest.Run(t, sc, plan)
+	out.stdioStats, _ = stopScrape()
+	out.tg = tg()
 	return out
-}
-
-// summarize builds the run's summary the way mcpchaos run does.
-func summarize(agg *report.Aggregator, info *engine.Info, sc *scenarios.Scenario) *report.Summary {
-	checks, _ := report.ScenarioChecks(sc, report.Names{FaultKinds: faults.Kinds()})
-	return info.Summary(agg, checks, sc.FailOnViolation)
-}
-
-// outcomes lists the non-zero outcome counts, for the log.
-func outcomes(c report.Calls) string {
-	b, _ := json.Marshal(c)
-	var m map[string]int
-	_ = json.Unmarshal(b, &m)
-	var parts []string
-	for k, v := range m {
-		if v != 0 && k != "total" {
-			parts = append(parts, fmt.Sprintf("%s %d", k, v))
-		}
-	}
-	slices.Sort(parts)
-	return strings.Join(parts, ", ")
 }
 
 // verdict returns the status of one verdict area.
 func (o *outcome) verdict(area string) report.Verdict {
-	for _, v := range o.sum.Verdicts {
+	for _, v := range o.Sum.Verdicts {
 		if v.Area == area {
 			return v
 		}
@@ -173,13 +101,13 @@ func (o *outcome) verdict(area string) report.Verdict {
 }
 
 // fault returns the summary's figures for one fault kind.
-func (o *outcome) fault(kind string) report.FaultStats { return o.sum.Faults[kind] }
+func (o *outcome) fault(kind string) report.FaultStats { return o.Sum.Faults[kind] }
 
 // injected returns the records' faults of one kind that acted, with their
 // record.
 func (o *outcome) injected(kind string) []recFault {
 	var out []recFault
-	for _, r := range o.recs {
+	for _, r := range o.Recs {
 		for _, f := range r.Faults {
 			if f.Kind == kind && !f.Skipped {
 				out = append(out, recFault{r, f})
@@ -197,7 +125,7 @@ type recFault struct {
 // okAfter counts ok calls sent after t.
 func (o *outcome) okAfter(t time.Time) int {
 	n := 0
-	for _, r := range o.recs {
+	for _, r := range o.Recs {
 		if r.Outcome == results.OK && r.SentUs > 0 && at(r, r.SentUs).After(t) {
 			n++
 		}
@@ -224,12 +152,7 @@ func at(r *results.Record, us int64) time.Time {
 // dump logs the summary as text, for a failing test's reader.
 func (o *outcome) dump(t *testing.T) {
 	t.Helper()
-	var b strings.Builder
-	_ = o.sum.Text(&b)
-	t.Logf("summary:\n%s", b.String())
-	for i, tail := range o.info.Stderr {
-		t.Logf("server %d stderr:\n%s", i+1, tail)
-	}
+	o.Dump(t)
 	if o.stderr != nil {
 		t.Logf("server stderr:\n%s", o.stderr())
 	}
@@ -241,7 +164,7 @@ func (o *outcome) dump(t *testing.T) {
 // first fault of kind.
 func (o *outcome) expectCorrect(t *testing.T, kind, wantCancel string) {
 	t.Helper()
-	s := o.sum
+	s := o.Sum
 	failed := false
 	errorf := func(format string, args ...any) {
 		t.Helper()

@@ -54,7 +54,7 @@ faults:
   - {kind: malformed, probability: 0.3, %s}
 orphans: {grace: 200ms}
 `, tc.protocol, tc.transport, tc.fault), opts{})
-			s := o.sum
+			s := o.Sum
 			fs := o.fault("malformed")
 			inj := o.injected("malformed")
 			if fs.Injected == 0 || fs.Injected != len(inj) {
@@ -78,7 +78,7 @@ orphans: {grace: 200ms}
 			}
 			// Every call that was not broken succeeded (unless the server
 			// fell over).
-			for _, r := range o.recs {
+			for _, r := range o.Recs {
 				if !tc.knownGap && len(r.Faults) == 0 && r.Outcome != results.OK {
 					t.Errorf("seq %d: a well-formed call ended %q (%s)", r.Seq, r.Outcome, r.Error)
 				}

@@ -21,7 +21,7 @@ calls:
   - {tool: slow_task, arguments: {steps: 3, step_ms: 30}, progress: true}
 orphans: {grace: 200ms}
 `, opts{})
-	s := o.sum
+	s := o.Sum
 	if n := s.Progress.Violations.AfterResponse; n < s.Calls.Total*8/10 || n > s.Calls.Total {
 		t.Errorf("progress.violations.after_response = %d, want one per call (%d; a few may land after the late window)", n, s.Calls.Total)
 	}

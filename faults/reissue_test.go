@@ -30,10 +30,10 @@ faults:
 orphans: {grace: 300ms}
 progress: {grace: 300ms}
 `, transport), opts{})
-			s := o.sum
+			s := o.Sum
 			originals := map[uint64]*results.Record{}
 			var reissued []*results.Record
-			for _, r := range o.recs {
+			for _, r := range o.Recs {
 				if r.Retry == "" {
 					originals[r.Seq] = r
 				} else {
@@ -51,7 +51,7 @@ progress: {grace: 300ms}
 					s.Calls.Reissued, len(reissued), cancelled)
 			}
 			ids := map[int64]bool{}
-			for _, r := range o.recs {
+			for _, r := range o.Recs {
 				if r.ID == 0 || ids[r.ID] {
 					t.Errorf("seq %d (retry %q): id %d is zero or reused", r.Seq, r.Retry, r.ID)
 				}

@@ -57,7 +57,7 @@ var timedKinds = map[string]bool{"cancel": true, "disconnect": true, "stall_read
 func draws(t *testing.T, o *outcome) map[uint64][]draw {
 	t.Helper()
 	out := map[uint64][]draw{}
-	for _, r := range o.recs {
+	for _, r := range o.Recs {
 		if r.Retry != "" {
 			continue
 		}
@@ -113,7 +113,7 @@ func TestSameSeedSameFaults(t *testing.T) {
 			t.Run(r.name, func(t *testing.T) {
 				t.Parallel()
 				o := runYAML(t, fmt.Sprintf(replayScenario, r.seed), opts{})
-				for _, rec := range o.recs {
+				for _, rec := range o.Recs {
 					if rec.Outcome == results.Dropped {
 						t.Fatalf("seq %d was dropped: the comparison needs every call", rec.Seq)
 					}

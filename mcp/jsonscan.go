@@ -190,51 +190,9 @@ func (s *scanner) skip(depth int) error {
 	}
 	switch c := s.peek(); {
 	case c == '{':
-		s.i++
-		if s.peek() == '}' {
-			s.i++
-			return nil
-		}
-		for {
-			if _, _, err := s.str(); err != nil {
-				return err
-			}
-			if err := s.expect(':'); err != nil {
-				return err
-			}
-			if err := s.skip(depth + 1); err != nil {
-				return err
-			}
-			switch s.peek() {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return nil
-			default:
-				return errSyntax
-			}
-		}
+		return s.object(func([]byte, bool) error { return s.skip(depth + 1) })
 	case c == '[':
-		s.i++
-		if s.peek() == ']' {
-			s.i++
-			return nil
-		}
-		for {
-			if err := s.skip(depth + 1); err != nil {
-				return err
-			}
-			switch s.peek() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return nil
-			default:
-				return errSyntax
-			}
-		}
+		return s.array(func() error { return s.skip(depth + 1) })
 	case c == '"':
 		_, _, err := s.str()
 		return err
@@ -277,6 +235,32 @@ func (s *scanner) object(fn func(key []byte, escaped bool) error) error {
 		case ',':
 			s.i++
 		case '}':
+			s.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// array iterates over the elements of an array, calling fn once for each;
+// fn must consume the element (with value, skip, object, ...).
+func (s *scanner) array(fn func() error) error {
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if err := fn(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
 			s.i++
 			return nil
 		default:

@@ -72,51 +72,35 @@ func firstText(s *scanner, r *Result) error {
 		_, err := s.value()
 		return err
 	}
-	s.i++
-	if s.peek() == ']' {
-		s.i++
-		return nil
-	}
-	for {
-		if s.peek() == '{' && r.Text == nil {
-			var text []byte
-			var isText bool
-			err := s.object(func(key []byte, esc bool) error {
-				switch {
-				case keyIs(key, esc, "type") && s.peek() == '"':
-					v, _, err := s.str()
-					isText = string(v) == "text"
-					return err
-				case keyIs(key, esc, "text") && s.peek() == '"':
-					v, _, err := s.str()
-					text = v
-					return err
-				}
-				_, err := s.value()
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if isText {
-				r.Text = text
-				if r.Text == nil {
-					r.Text = []byte{}
-				}
-			}
-		} else if _, err := s.value(); err != nil {
+	return s.array(func() error {
+		if s.peek() != '{' || r.Text != nil {
+			_, err := s.value()
 			return err
 		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return nil
-		default:
-			return errSyntax
+		var text []byte
+		var isText bool
+		err := s.object(func(key []byte, esc bool) error {
+			switch {
+			case keyIs(key, esc, "type") && s.peek() == '"':
+				v, _, err := s.str()
+				isText = string(v) == "text"
+				return err
+			case keyIs(key, esc, "text") && s.peek() == '"':
+				v, _, err := s.str()
+				text = v
+				return err
+			}
+			_, err := s.value()
+			return err
+		})
+		if isText && err == nil {
+			r.Text = text
+			if r.Text == nil {
+				r.Text = []byte{}
+			}
 		}
-	}
+		return err
+	})
 }
 
 // Implementation names a client or server.

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // Real servers built with the official Go SDK, for the interop tests: in
@@ -227,25 +229,11 @@ func TestHelperStdioServer(t *testing.T) {
 	os.Exit(0)
 }
 
-// lockedWriter serialises writes to stdout between the SDK and the filter.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) Close() error { return nil }
-
 // discoverFilter answers server/discover with -32601 itself and passes
 // every other line to the SDK.
 func discoverFilter() sdk.Transport {
 	pr, pw := io.Pipe()
-	out := &lockedWriter{w: os.Stdout}
+	out := &testutil.LockedWriter{W: os.Stdout}
 	go func() {
 		sc := bufio.NewScanner(os.Stdin)
 		sc.Buffer(nil, 1<<20)

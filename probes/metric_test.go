@@ -178,6 +178,16 @@ func TestMetricTimeouts(t *testing.T) {
 	t.Parallel()
 	stall := make(chan struct{})
 	t.Cleanup(func() { close(stall) })
+	// bodyStalls sends the headers and one line, then nothing more.
+	bodyStalls := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", textType)
+		_, _ = w.Write([]byte("mcp_inflight_calls 1\n"))
+		_ = http.NewResponseController(w).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-stall:
+		}
+	}
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
@@ -190,24 +200,8 @@ func TestMetricTimeouts(t *testing.T) {
 			case <-stall:
 			}
 		}, 0, 200 * time.Millisecond},
-		{"body stalls, caller's deadline", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", textType)
-			_, _ = w.Write([]byte("mcp_inflight_calls 1\n"))
-			_ = http.NewResponseController(w).Flush()
-			select {
-			case <-r.Context().Done():
-			case <-stall:
-			}
-		}, 0, 200 * time.Millisecond},
-		{"body stalls, client timeout", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", textType)
-			_, _ = w.Write([]byte("mcp_inflight_calls 1\n"))
-			_ = http.NewResponseController(w).Flush()
-			select {
-			case <-r.Context().Done():
-			case <-stall:
-			}
-		}, 200 * time.Millisecond, 0},
+		{"body stalls, caller's deadline", bodyStalls, 0, 200 * time.Millisecond},
+		{"body stalls, client timeout", bodyStalls, 200 * time.Millisecond, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

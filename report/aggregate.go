@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // Rules are the progress thresholds the run used. The summary echoes them
@@ -20,6 +21,11 @@ type Rules struct {
 	Stall time.Duration
 	// FloodHz: more notifications for one call in one second is a flood.
 	FloodHz float64
+}
+
+// ScenarioRules returns the rules of a scenario's progress section.
+func ScenarioRules(sc *scenarios.Scenario) Rules {
+	return Rules{ProgressGrace: sc.Progress.Grace.Std(), Stall: sc.Progress.Stall.Std(), FloodHz: sc.Progress.FloodHz}
 }
 
 // Orphans is what the orphan probes found after the load ended and the

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,4 +139,24 @@ func nonzero(v any) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// kindCounts lists counts by kind as "kind n" pairs in kind order:
+// "http_429 2, rpc_code 1".
+func kindCounts(byKind map[string]int) string {
+	parts := sortedKeys(byKind)
+	for i, k := range parts {
+		parts[i] = fmt.Sprintf("%s %d", k, byKind[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

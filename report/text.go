@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -225,15 +224,7 @@ func (s *Summary) textThrottling(t *textOut) {
 		t.items("Throttling", "none", best)
 		return
 	}
-	kinds := make([]string, 0, len(th.ByKind))
-	for k := range th.ByKind {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for i, k := range kinds {
-		kinds[i] = fmt.Sprintf("%s %d", k, th.ByKind[k])
-	}
-	t.line("Throttling", fmt.Sprintf("%d throttled: %s", th.Total, strings.Join(kinds, ", ")))
+	t.line("Throttling", fmt.Sprintf("%d throttled: %s", th.Total, kindCounts(th.ByKind)))
 	onset := "onset never reached 1%"
 	if th.OnsetRate > 0 {
 		onset = "onset at " + fmtRate(th.OnsetRate) + " offered"
@@ -442,14 +433,4 @@ func (s *Summary) textChecks(t *textOut) {
 	}
 	t.b.WriteString("\n")
 	t.line("Result", s.resultLine())
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

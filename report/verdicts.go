@@ -257,15 +257,7 @@ func throttlingVerdict(s *Summary) Verdict {
 }
 
 func throttleFacts(t Throttling) string {
-	kinds := make([]string, 0, len(t.ByKind))
-	for k := range t.ByKind {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for i, k := range kinds {
-		kinds[i] = fmt.Sprintf("%s %d", k, t.ByKind[k])
-	}
-	f := fmt.Sprintf("%d throttled (%s)", t.Total, strings.Join(kinds, ", "))
+	f := fmt.Sprintf("%d throttled (%s)", t.Total, kindCounts(t.ByKind))
 	if t.OnsetRate > 0 {
 		f += "; onset at " + fmtRate(t.OnsetRate) + " offered"
 	}

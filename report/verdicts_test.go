@@ -110,13 +110,7 @@ func TestProgressVerdict(t *testing.T) {
 	withProgress := func(p results.Progress, opts ...opt) *results.Record {
 		return call(0, results.OK, append([]opt{resp(50), progress(p)}, opts...)...)
 	}
-	tests := []struct {
-		name string
-		recs []*results.Record
-		conn mcp.Stats
-		want string
-		has  string
-	}{
+	tests := []verdictCase{
 		{"clean progress", []*results.Record{withProgress(results.Progress{Count: 5, MaxRateHz: 3})}, mcp.Stats{}, StatusPass, "5 notifications on 1 call"},
 		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, mcp.Stats{}, StatusPass, "0 notifications"},
 		{"non-monotonic", []*results.Record{withProgress(results.Progress{Count: 5}, violation("non_monotonic", 1))}, mcp.Stats{}, StatusViolation, "non_monotonic 1"},
@@ -126,80 +120,58 @@ func TestProgressVerdict(t *testing.T) {
 		{"incomplete", []*results.Record{withProgress(results.Progress{Count: 2, Incomplete: true})}, mcp.Stats{}, StatusWarning, "incomplete"},
 		{"no progress asked", []*results.Record{call(0, results.OK, resp(5))}, mcp.Stats{}, StatusNotExercised, "no call"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := aggregate(tt.recs...)
-			a.SetConnection(tt.conn)
-			v := verdictOf(t, a.Summary(testMeta("2026-07-28")), AreaProgress)
-			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
-				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
-			}
-		})
-	}
+	testVerdicts(t, AreaProgress, tests)
 }
 
 func TestThrottlingVerdict(t *testing.T) {
-	tests := []struct {
-		name string
-		recs []*results.Record
-		want string
-		has  string
-	}{
-		{"reserved code", []*results.Record{call(0, results.RPCError, resp(2), violation("reserved_code", 1))}, StatusViolation, "-32020..-32099"},
+	tests := []verdictCase{
+		{"reserved code", []*results.Record{call(0, results.RPCError, resp(2), violation("reserved_code", 1))}, mcp.Stats{}, StatusViolation, "-32020..-32099"},
 		{"throttled", append(second(0, 50, 10, 5), call(time.Second, results.Throttled, resp(1), throttle("http_429", 2000))),
-			StatusThrottled, "6 throttled (http_429 6); onset at 50.0/s offered; best 45 ok/s; Retry-After p50 2s, max 2s"},
-		{"never throttled", second(0, 20, 0, 5), StatusPass, "no throttling at 5.0/s offered"},
+			mcp.Stats{}, StatusThrottled, "6 throttled (http_429 6); onset at 50.0/s offered; best 45 ok/s; Retry-After p50 2s, max 2s"},
+		{"never throttled", second(0, 20, 0, 5), mcp.Stats{}, StatusPass, "no throttling at 5.0/s offered"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v := verdictOf(t, aggregate(tt.recs...).Summary(testMeta("2026-07-28")), AreaThrottling)
-			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
-				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
-			}
-		})
-	}
+	testVerdicts(t, AreaThrottling, tests)
 }
 
 func TestTimeoutsVerdict(t *testing.T) {
-	tests := []struct {
-		name string
-		recs []*results.Record
-		want string
-		has  string
-	}{
+	tests := []verdictCase{
 		{"cap with progress", []*results.Record{call(0, results.TimeoutCap, timeout(100, 900),
 			with(func(r *results.Record) { r.CapWithProgress = true }), policies("reset_only", "waited_forever"))},
-			StatusWarning, "would wait for ever"},
-		{"plain timeouts", []*results.Record{call(0, results.TimeoutIdle, timeout(100, 900))}, StatusPass, "idle 1, cap 0, cap with progress 0; enforcement error p99 900µs"},
-		{"none", []*results.Record{call(0, results.OK, resp(5))}, StatusPass, "no timeout fired"},
+			mcp.Stats{}, StatusWarning, "would wait for ever"},
+		{"plain timeouts", []*results.Record{call(0, results.TimeoutIdle, timeout(100, 900))}, mcp.Stats{}, StatusPass, "idle 1, cap 0, cap with progress 0; enforcement error p99 900µs"},
+		{"none", []*results.Record{call(0, results.OK, resp(5))}, mcp.Stats{}, StatusPass, "no timeout fired"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v := verdictOf(t, aggregate(tt.recs...).Summary(testMeta("2026-07-28")), AreaTimeouts)
-			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
-				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
-			}
-		})
-	}
+	testVerdicts(t, AreaTimeouts, tests)
 }
 
 func TestProtocolVerdict(t *testing.T) {
-	tests := []struct {
-		name string
-		recs []*results.Record
-		conn mcp.Stats
-		want string
-		has  string
-	}{
+	tests := []verdictCase{
 		{"per call", []*results.Record{call(0, results.ProtocolError, resp(1), violation("content_type", 1))}, mcp.Stats{}, StatusViolation, "content_type 1"},
 		{"connection level", []*results.Record{call(0, results.OK, resp(1))}, mcp.Stats{ServerRequests: 2}, StatusViolation, "server_request 2"},
 		{"stale is not a violation", []*results.Record{call(0, results.OK, resp(1))}, mcp.Stats{Stale: 4, UnknownResponses: 1}, StatusPass, "no protocol violation in 1 call"},
 	}
+	testVerdicts(t, AreaProtocol, tests)
+}
+
+// verdictCase is one row of a verdict's table test: records and connection
+// stats aggregated for 2026-07-28, the status the verdict must have and
+// text its evidence must hold.
+type verdictCase struct {
+	name string
+	recs []*results.Record
+	conn mcp.Stats
+	want string
+	has  string
+}
+
+// testVerdicts runs a verdict's table test for area.
+func testVerdicts(t *testing.T, area string, tests []verdictCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := aggregate(tt.recs...)
 			a.SetConnection(tt.conn)
-			v := verdictOf(t, a.Summary(testMeta("2026-07-28")), AreaProtocol)
+			v := verdictOf(t, a.Summary(testMeta("2026-07-28")), area)
 			if v.Status != tt.want || !strings.Contains(v.Evidence, tt.has) {
 				t.Errorf("verdict = %+v, want %q with %q", v, tt.want, tt.has)
 			}

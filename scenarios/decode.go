@@ -133,12 +133,9 @@ func (d *decoder) timeouts(o *object) Timeouts {
 			continue
 		}
 		po.known(policyKeys...)
-		po.require("name")
 		p := Policy{Pos: it.pos}
-		p.Name, _ = po.str("name")
-		if po.has("name") && p.Name == "" {
-			po.errf("name", "must not be empty")
-		} else if names[p.Name] {
+		var empty bool
+		if p.Name, empty = po.name("name"); !empty && names[p.Name] {
 			po.errf("name", "duplicate policy name %q", p.Name)
 		}
 		names[p.Name] = true
@@ -177,12 +174,8 @@ func (d *decoder) calls(top *object) []Call {
 			continue
 		}
 		o.known(callKeys...)
-		o.require("tool")
 		c := Call{Pos: it.pos}
-		c.Tool, _ = o.str("tool")
-		if o.has("tool") && c.Tool == "" {
-			o.errf("tool", "must not be empty")
-		}
+		c.Tool, _ = o.name("tool")
 		c.Weight = o.numberAtLeast("weight", DefaultWeight, 0, true)
 		c.Arguments, _ = o.anyMap("arguments")
 		c.Progress = o.boolOr("progress", true)

@@ -82,12 +82,8 @@ func (d *decoder) metricProbe(o *object) *MetricProbe {
 
 func (d *decoder) toolProbe(o *object) *ToolProbe {
 	o.known(toolProbeKeys...)
-	o.require("name")
 	t := &ToolProbe{}
-	t.Name, _ = o.str("name")
-	if o.has("name") && t.Name == "" {
-		o.errf("name", "must not be empty")
-	}
+	t.Name, _ = o.name("name")
 	t.Arguments, _ = o.anyMap("arguments")
 	if p, ok := o.str("pointer"); ok {
 		if err := checkPointer(p); err != nil {

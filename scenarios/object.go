@@ -202,6 +202,19 @@ func (o *object) require(keys ...string) {
 	}
 }
 
+// name returns a required string that must not be empty (a tool's, a
+// policy's), reporting it when absent or empty; empty says it was written
+// but empty, so that no other check on the value need report it again.
+func (o *object) name(key string) (s string, empty bool) {
+	o.require(key)
+	s, _ = o.str(key)
+	if o.has(key) && s == "" {
+		o.errf(key, "must not be empty")
+		return s, true
+	}
+	return s, false
+}
+
 // value returns key's dereferenced value when it is usable and not null.
 func (o *object) value(key string) (n ast.Node, str bool, ok bool) {
 	e, found := o.ents[key]

@@ -174,7 +174,7 @@ func (c *call) burnFor(d time.Duration) error {
 		if left <= 0 {
 			return nil
 		}
-		c.sink += spin(min(left, burnSlice))
+		c.sink += Spin(min(left, burnSlice))
 		if err := c.wait(c.now); err != nil {
 			return err
 		}
@@ -257,8 +257,10 @@ func (c *call) afterResponse(value float64) {
 	c.notify(ctx, value, "after the response")
 }
 
-// spin burns CPU for about d and returns a value derived from the work.
-func spin(d time.Duration) uint64 {
+// Spin burns CPU for about d and returns a value derived from the work (so
+// that the compiler keeps the work). It is the built-in target's burn, and
+// serves tests that need a server to cost CPU the same way.
+func Spin(d time.Duration) uint64 {
 	end := time.Now().Add(d)
 	x := uint64(1)
 	for time.Now().Before(end) {

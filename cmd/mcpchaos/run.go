@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,18 +30,13 @@ type runFlags struct {
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	f := &runFlags{}
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SortFlags = false
-	fs.SetOutput(stdout)
-	fs.Usage = func() {
-		fmt.Fprintln(stdout, "usage: mcpchaos run SCENARIO.yaml [flags]")
-		fmt.Fprintln(stdout)
-		fmt.Fprintln(stdout, "Drives the scenario's load and faults at its target and prints the summary.")
-		fmt.Fprintln(stdout, "Exit status: 0 pass; 1 a check failed or a verdict is a violation; 2 bad input or the")
-		fmt.Fprintln(stdout, "run could not start; 130 interrupted (after draining and writing every output).")
-		fmt.Fprintln(stdout)
-		fmt.Fprint(stdout, fs.FlagUsages())
-	}
+	fs := newFlagSet("run", stdout,
+		"usage: mcpchaos run SCENARIO.yaml [flags]",
+		"",
+		"Drives the scenario's load and faults at its target and prints the summary.",
+		"Exit status: 0 pass; 1 a check failed or a verdict is a violation; 2 bad input or the",
+		"run could not start; 130 interrupted (after draining and writing every output).",
+		"")
 	fs.StringVarP(&f.output, "output", "o", "", "write one JSON line per call to `FILE` (.gz compresses)")
 	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the JSON summary to `FILE`")
 	fs.Var(&f.rate, "rate", "override the load with a constant `RATE` (N/duration, e.g. 200/1s)")
@@ -56,12 +50,8 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, f := newRunFlags(stdout)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "mcpchaos run: %v (see mcpchaos run --help)\n", err)
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "mcpchaos run: want exactly one scenario file (see mcpchaos run --help)")
@@ -80,7 +70,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	agg := report.NewAggregator(report.Rules{ProgressGrace: sc.Progress.Grace.Std(), Stall: sc.Progress.Stall.Std(), FloodHz: sc.Progress.FloodHz})
+	agg := report.NewAggregator(report.ScenarioRules(sc))
 	status := newStatusLine(stderr, f.quiet, agg)
 	shortSlices()
 	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version})

@@ -47,17 +47,12 @@ func (f *knobFlag) Type() string { return f.knob.Arg }
 
 func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	f := &serveFlags{knobs: map[string]*knobFlag{}}
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SortFlags = false
-	fs.SetOutput(stdout)
-	fs.Usage = func() {
-		fmt.Fprintln(stdout, "usage: mcpchaos serve [--listen ADDR | --stdio [--metrics-listen ADDR]] [knobs]")
-		fmt.Fprintln(stdout)
-		fmt.Fprintln(stdout, "Runs the built-in target MCP server (tools echo, slow_task, cpu_task, inflight).")
-		fmt.Fprintln(stdout, "Every knob is off by default: the server then behaves correctly.")
-		fmt.Fprintln(stdout)
-		fmt.Fprint(stdout, fs.FlagUsages())
-	}
+	fs := newFlagSet("serve", stdout,
+		"usage: mcpchaos serve [--listen ADDR | --stdio [--metrics-listen ADDR]] [knobs]",
+		"",
+		"Runs the built-in target MCP server (tools echo, slow_task, cpu_task, inflight).",
+		"Every knob is off by default: the server then behaves correctly.",
+		"")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "serve Streamable HTTP on /mcp and metrics on /metrics at `ADDR`")
 	fs.BoolVar(&f.stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "with --stdio, serve /metrics at `ADDR` (default: no metrics endpoint)")
@@ -107,12 +102,8 @@ func (f *serveFlags) config(fs *pflag.FlagSet) (targetserver.Config, error) {
 // serve is serveCmd with stdin explicit, for tests.
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, f := newServeFlags(stdout)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "mcpchaos serve: %v (see mcpchaos serve --help)\n", err)
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	cfg, err := f.config(fs)
 	if err != nil {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,7 +64,7 @@ func waitStarted(t *testing.T, p *proc, tg *targetserver.Running, n int64) {
 // proc is a running mcpchaos process.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testutil.LockedWriter
 	done           chan struct{}
 	err            error
 }
@@ -80,7 +81,7 @@ func startRun(t *testing.T, scenario, dir string) *proc {
 	}
 	out := filepath.Join(dir, "r.jsonl")
 	p := &proc{cmd: exec.Command(exe, "run", path, "-q", "--output", out, "--summary-json", filepath.Join(dir, "s.json")),
-		stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+		stdout: &testutil.LockedWriter{W: new(bytes.Buffer)}, stderr: &testutil.LockedWriter{W: new(bytes.Buffer)}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -2,8 +2,9 @@
 // defined once: waiting for a condition without sleeping a fixed time
 // (Eventually, Poll), the mcpchaos binary built once per test package
 // (Binary, Main, Build), reading a Prometheus text page (Scrape, Watch),
-// and finding the address a subprocess bound when it listened on port 0
-// (LogStderr, ServeMetricsURL).
+// finding the address a subprocess bound when it listened on port 0
+// (LogStderr, ServeMetricsURL), and a writer that goroutines or a process
+// and a test can share (LockedWriter).
 //
 // The rules these helpers serve keep the suite green on a busy machine:
 // read a counter before starting the goroutine that changes it; wait on
