@@ -129,9 +129,7 @@ func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, to
 	switch {
 	case m == MalformOversize:
 		b = append(b, `,"arguments":{"mcpchaos_padding":"`...)
-		for n := size - len(b); n > 0; n-- {
-			b = append(b, 'x')
-		}
+		b = appendPadding(b, size-len(b), len(args)+1024)
 		b = append(b, '"')
 		if len(args) > 2 {
 			b = append(b, ',')
@@ -148,6 +146,26 @@ func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, to
 		b, _ = c.appendMeta(b, o)
 	}
 	return append(b, `}}`...)
+}
+
+// appendPadding appends n bytes of 'x' (none when n <= 0), growing b once
+// with room for extra bytes after them, and fills it in doubling copies.
+// Appended a byte at a time, a 5 MiB body regrew a dozen times and touched
+// ~10 MiB of fresh memory: 50-150 ms per call, and seconds under the race
+// detector on a busy machine, all of it inside Start.
+func appendPadding(b []byte, n, extra int) []byte {
+	if n <= 0 {
+		return b
+	}
+	if cap(b)-len(b) < n+extra {
+		b = append(make([]byte, 0, len(b)+n+extra), b...)
+	}
+	pad := b[len(b) : len(b)+n]
+	pad[0] = 'x'
+	for filled := 1; filled < n; filled *= 2 {
+		copy(pad[filled:], pad[:filled])
+	}
+	return b[:len(b)+n]
 }
 
 // appendCancelled writes a notifications/cancelled for id.

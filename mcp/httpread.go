@@ -61,7 +61,7 @@ func (t *httpTransport) wait(call *Call) {
 	// Cancel and Abort take, so stopping a call that has already ended can
 	// never close (or set a deadline on) a connection another call now uses.
 	call.gateMu.Lock()
-	reuse := reusable && !resp.Close && !call.stopped()
+	reuse := reusable && !resp.Close && !conn.partial && !call.stopped()
 	if reuse {
 		call.conn = nil
 	}

@@ -48,6 +48,9 @@ type httpConn struct {
 	wbuf   []byte
 	jbuf   []byte
 	reused bool
+	// partial: the server answered before the request's body was all
+	// written, so the connection cannot carry another request.
+	partial bool
 }
 
 // countingReader counts the bytes read from a connection, so a stale
@@ -214,20 +217,29 @@ func (t *httpTransport) writeRequest(ctx context.Context, conn *httpConn, method
 	b = append(b, "Content-Length: "...)
 	b = strconv.AppendInt(b, int64(len(body)), 10)
 	b = append(b, "\r\n\r\n"...)
-	b = append(b, body...)
-	conn.wbuf = b
-	if cap(conn.wbuf) > 64<<10 {
-		conn.wbuf = nil // an oversize body: do not keep its buffer
+	large := len(body) > maxCopiedBody
+	if !large {
+		b = append(b, body...)
 	}
+	conn.wbuf = b
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(10 * time.Second)
 	}
 	_ = conn.nc.SetWriteDeadline(deadline)
-	_, err := conn.nc.Write(b)
+	var err error
+	if large {
+		err = conn.writeWatching(b, body)
+	} else {
+		_, err = conn.nc.Write(b)
+	}
 	_ = conn.nc.SetWriteDeadline(time.Time{})
 	return err
 }
+
+// maxCopiedBody is the largest body copied into a connection's write
+// buffer behind the headers; a larger one is written from where it is.
+const maxCopiedBody = 32 << 10
 
 func (t *httpTransport) start(ctx context.Context, call *Call) error {
 	conn, err := t.get(ctx)
