@@ -64,7 +64,22 @@ func (s *Server) mcpHandler() http.Handler {
 			}
 		})
 	}
-	return s.rateLimitHTTP(s.tagHTTP(h))
+	return refuseOversize(s.rateLimitHTTP(s.tagHTTP(h)))
+}
+
+// refuseOversize answers a POST whose Content-Length is over the SDK's body
+// limit with 413 before reading any of the body, as a careful server does:
+// the SDK alone reads up to its limit first, which under the race detector
+// on a busy machine took seconds per request.
+func refuseOversize(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.ContentLength > mcp.DefaultMaxRequestBodyBytes {
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mcp.DefaultMaxRequestBodyBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // isModern reports whether r declares protocol revision 2026-07-28 or later.
