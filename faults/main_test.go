@@ -133,6 +133,19 @@ func (o *outcome) okAfter(t time.Time) int {
 	return n
 }
 
+// okAnsweredAfter counts ok calls whose answer came after t: the server
+// still answered after a broken request reached it, however long the
+// broken request itself took to send on a busy machine.
+func (o *outcome) okAnsweredAfter(t time.Time) int {
+	n := 0
+	for _, r := range o.Recs {
+		if r.Outcome == results.OK && r.ResponseUs > 0 && at(r, r.ResponseUs).After(t) {
+			n++
+		}
+	}
+	return n
+}
+
 // firstFault returns when the first fault of kind acted (zero when none).
 func (o *outcome) firstFault(kind string) time.Time {
 	var first time.Time

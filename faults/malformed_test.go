@@ -83,8 +83,8 @@ orphans: {grace: 200ms}
 					t.Errorf("seq %d: a well-formed call ended %q (%s)", r.Seq, r.Outcome, r.Error)
 				}
 			}
-			if n := o.okAfter(o.firstFault("malformed")); n == 0 {
-				t.Errorf("no ok call after the first malformed request")
+			if n := o.okAnsweredAfter(o.firstFault("malformed")); n == 0 {
+				t.Errorf("no ok call answered after the first malformed request was sent")
 			}
 			if v := s.Protocol.Violations; v.Total != 0 {
 				t.Errorf("protocol.violations = %+v, want none", v)
