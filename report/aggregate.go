@@ -45,6 +45,12 @@ type Orphans struct {
 	QuietWindowMs float64
 	// ProbeErrors are probes that could not be read.
 	ProbeErrors []string
+	// Counting is how many count probes (metric, tool) were read at least
+	// once; CPU is set when a process probe measured.
+	Counting int
+	CPU      *ProcessCPU
+	// Windows are the quiet windows during the load (windows.go).
+	Windows Windows
 }
 
 // Aggregator accumulates records into the numbers of a Summary. It is not

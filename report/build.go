@@ -131,6 +131,13 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	if len(o.ProbeErrors) > 0 {
 		s.Cancellation.ProbeErrors = append([]string(nil), o.ProbeErrors...)
 	}
+	s.Cancellation.Counting = o.Counting
+	if o.CPU != nil {
+		c := *o.CPU
+		s.Cancellation.ProcessCPU = &c
+	}
+	s.Cancellation.Windows = o.Windows
+	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
 }
 
 func (a *Aggregator) buildThrottling(s *Summary) {

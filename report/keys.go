@@ -20,6 +20,7 @@ func templateSummary() *Summary {
 	s := &Summary{Faults: map[string]FaultStats{placeholderKind: {Server: map[string]int{placeholderName: 0}}}}
 	s.Throttling.ByKind = map[string]int{placeholderKind: 0}
 	s.Cancellation.ByProbe = map[string]float64{placeholderName: 0}
+	s.Cancellation.ProcessCPU = &ProcessCPU{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	return s
 }
@@ -39,7 +40,10 @@ func templateSummary() *Summary {
 //	protocol.violations.{total, server_request, not_jsonrpc, ..., duplicate_response}
 //	protocol.connection.{not_jsonrpc, oversize, unknown_responses, unknown_tokens, stale, server_requests, server_cancels}
 //	cancellation.{cancels, late_responses, late_progress, leftover_calls, orphaned, leftover_cpu_s,
-//	              drain_ms, leaked_call_seconds, quiet_window_ms}, cancellation.by_probe.<name>
+//	              drain_ms, leaked_call_seconds, quiet_window_ms, counting_probes}, cancellation.by_probe.<name>,
+//	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above,
+//	              orphaned_max, measured_ms},
+//	              cancellation.process_cpu.{pid, idle_rate, idle_noise, load_rate, threshold_s}
 //	throttling.{total, onset_rate, best_ok_rate, retries}, throttling.by_kind.<kind>,
 //	              throttling.retry_after_s.{p50, max}
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}

@@ -260,6 +260,7 @@ func (s *Summary) textCancellation(t *textOut) {
 	if len(c.ProbeErrors) > 0 {
 		t.line("", "probe errors: "+strings.Join(c.ProbeErrors, "; "))
 	}
+	textWindows(t, c)
 }
 
 func (s *Summary) textProtocol(t *textOut) {

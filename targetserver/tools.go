@@ -120,7 +120,7 @@ func (s *Server) stepTool(burn bool) mcp.ToolHandlerFor[stepArgs, any] {
 		if err := in.validate(s.cfg.Endless); err != nil {
 			return nil, nil, err // the SDK turns this into a tool error
 		}
-		res, err := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn).run()
+		res, err := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn || s.cfg.BurnCPU).run()
 		return res, nil, err
 	}
 }

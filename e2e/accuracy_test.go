@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// Verdict accuracy (docs/decisions.md, "Verdict accuracy"): the case of
+// issue 12 rebuilt. A stateless Streamable HTTP server on the official Go
+// SDK whose tool burns CPU and keeps running after its stream closes (the
+// SDK's default) gets mixed load with half the calls cancelled after
+// 200 ms–1 s and only a process probe; quiet windows measure the leftover
+// work during the load. The server counts its own leftover CPU as ground
+// truth. These runs measure CPU, so they do not run in parallel.
+
+const accuracyScenario = `
+name: accuracy
+seed: 12
+target:
+  http: {url: %q, pid: %d}
+load: {rate: 3/1s, duration: 4s}
+timeouts: {idle: 20s, max: 30s}
+calls:
+  - {tool: work, arguments: {seconds: 1.2, sleep: %t}, progress: false}
+faults:
+  - {kind: cancel, probability: 0.5, after: "uniform(200ms, 1s)"}
+orphans:
+  grace: 200ms
+  drain_max: 300ms
+  windows: {every: 1s, for: 800ms}
+  probes:
+    - {process: {pid: %d}}
+`
+
+// TestVerdictAccuracySDK: the SDK's default gives a violation with the
+// windows' leftover estimate within 30% of the server's own count; with
+// PropagateRequestCancellation, no violation; sleeping work under a
+// process probe, not observable.
+func TestVerdictAccuracySDK(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		propagate, sleep bool
+		want             string
+	}{
+		{"burn/runs-on", false, false, report.StatusViolation},
+		{"burn/propagated", true, false, report.StatusPass},
+		{"sleep/runs-on", false, true, report.StatusNotObservable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, pid, truth := workServer(t, tc.propagate)
+			sc := parse(t, fmt.Sprintf(accuracyScenario, url, pid, tc.sleep, pid))
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			c := o.sum.Cancellation
+			w := c.Windows
+			if w.Count < 2 || w.Cancelled == 0 {
+				t.Fatalf("windows: count %d, cancelled %d; want at least 2 windows that cancelled calls", w.Count, w.Cancelled)
+			}
+			if c.ProcessCPU == nil || c.ProcessCPU.PID != pid {
+				t.Errorf("process_cpu = %+v, want the helper's pid %d", c.ProcessCPU, pid)
+			}
+			want := 0.0
+			for _, win := range w.List {
+				want += truth(win.MeasuredFrom, win.MeasuredFrom.Add(time.Duration(win.MeasuredMs*float64(time.Millisecond))))
+			}
+			t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f, truth %.3f CPU-s in %d windows (%.0f ms measured)",
+				tc.name, w.LeftoverCPUS, w.NoiseCPUS, want, w.Count, w.MeasuredMs)
+			v := o.verdict(t, report.AreaCancellation)
+			if v.Status != tc.want {
+				t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, tc.want)
+			}
+			if tc.want != report.StatusViolation {
+				return
+			}
+			if want < 0.3 {
+				t.Fatalf("the server burnt only %.3f CPU-s of leftover work in the windows; the case needs more", want)
+			}
+			if math.Abs(w.LeftoverCPUS-want) > 0.3*want {
+				t.Errorf("windows.leftover_cpu_s = %.3f, the server's own count %.3f: more than 30%% apart", w.LeftoverCPUS, want)
+			}
+		})
+	}
+}
