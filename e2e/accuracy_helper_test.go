@@ -18,6 +18,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 // The accuracy helper: a stateless Streamable HTTP server on the official
@@ -185,4 +188,92 @@ func workServer(t *testing.T, propagate bool) (url string, pid int, truth func(f
 		return total.Seconds()
 	}
 	return url, cmd.Process.Pid, truth
+}
+
+// The built-in target as a black box: helperBuiltin serves it over HTTP in
+// a process of its own, with the knobs of knobsEnv ("name=value,..."), so
+// a scenario sees it only as an http target with a pid (no metrics probe,
+// no tool probe): the case of a server that exposes nothing.
+const (
+	helperBuiltin = "builtin-http"
+	knobsEnv      = "MCPCHAOS_E2E_KNOBS"
+)
+
+func serveBuiltin() int {
+	var cfg targetserver.Config
+	for kv := range strings.SplitSeq(os.Getenv(knobsEnv), ",") {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		k, found := knobs.Lookup(name)
+		if !found {
+			fmt.Fprintf(os.Stderr, "unknown knob %q\n", name)
+			return 2
+		}
+		if err := k.Set(&cfg, value); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
+	r, err := targetserver.StartHTTP(context.Background(), cfg, "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(r.URL)
+	if err := r.Wait(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// builtinServer starts the built-in target in its own process.
+func builtinServer(t *testing.T, knobList string) (url string, pid int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), helperEnv+"="+helperBuiltin, knobsEnv+"="+knobList)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(stdout).ReadString('\n')
+		line <- strings.TrimSpace(s)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case url = <-line:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the built-in target helper did not print its URL")
+	}
+	if !strings.HasPrefix(url, "http://") {
+		t.Fatalf("the built-in target helper printed %q, not a URL", url)
+	}
+	return url, cmd.Process.Pid
 }

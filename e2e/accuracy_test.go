@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -82,6 +83,63 @@ func TestVerdictAccuracySDK(t *testing.T) {
 			}
 			if math.Abs(w.LeftoverCPUS-want) > 0.3*want {
 				t.Errorf("windows.leftover_cpu_s = %.3f, the server's own count %.3f: more than 30%% apart", w.LeftoverCPUS, want)
+			}
+		})
+	}
+}
+
+const builtinAccuracyScenario = `
+name: accuracy-builtin
+seed: 12
+target:
+  http: {url: %q, pid: %d}
+load: {rate: 3/1s, duration: 4s}
+timeouts: {idle: 20s, max: 30s}
+calls:
+  - {tool: slow_task, arguments: {steps: 12, step_ms: 100}, progress: false}
+faults:
+  - {kind: cancel, probability: 0.5, after: "uniform(200ms, 1s)"}
+orphans:
+  grace: 200ms
+  drain_max: 300ms
+  windows: {every: 1s, for: 800ms}
+  probes:
+    - {process: {pid: %d}}
+`
+
+// TestVerdictAccuracyBuiltin: the same three cases with the built-in
+// target seen as a black box (its own process, only a process probe):
+// burn_cpu with propagate_cancel false (the SDK's default) is a violation,
+// burn_cpu alone passes, and sleeping steps are not observable. The
+// target does not count its CPU, so the estimate is checked against what
+// the windows could hold: at most the measured time on the machine's
+// cores, and more than its threshold.
+func TestVerdictAccuracyBuiltin(t *testing.T) {
+	for _, tc := range []struct {
+		name, knobs string
+		want        string
+	}{
+		{"burn/runs-on", "era=2026,burn_cpu=true,propagate_cancel=false", report.StatusViolation},
+		{"burn/propagated", "era=2026,burn_cpu=true", report.StatusPass},
+		{"sleep/runs-on", "era=2026,propagate_cancel=false", report.StatusNotObservable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, pid := builtinServer(t, tc.knobs)
+			sc := parse(t, fmt.Sprintf(builtinAccuracyScenario, url, pid, pid))
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			c := o.sum.Cancellation
+			w := c.Windows
+			t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f in %d windows (%.0f ms measured)", tc.name, w.LeftoverCPUS, w.NoiseCPUS, w.Count, w.MeasuredMs)
+			if w.Count < 2 || w.Cancelled == 0 {
+				t.Fatalf("windows: count %d, cancelled %d; want at least 2 windows that cancelled calls", w.Count, w.Cancelled)
+			}
+			if v := o.verdict(t, report.AreaCancellation); v.Status != tc.want {
+				t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, tc.want)
+			}
+			if tc.want == report.StatusViolation && w.LeftoverCPUS > float64(runtime.NumCPU())*w.MeasuredMs/1000 {
+				t.Errorf("windows.leftover_cpu_s = %.3f in %.0f ms on %d cores: more than the machine has", w.LeftoverCPUS, w.MeasuredMs, runtime.NumCPU())
 			}
 		})
 	}

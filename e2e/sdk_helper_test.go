@@ -44,6 +44,12 @@ func runHelper(mode string) int {
 		return serveSDKHTTP(os.Getenv(propagateEnv) == "1")
 	case helperSDKStdio:
 		return serveSDKStdio()
+	case helperBuiltin:
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			os.Exit(0)
+		}()
+		return serveBuiltin()
 	case helperSDKWork:
 		go func() {
 			_, _ = io.Copy(io.Discard, os.Stdin)
