@@ -88,8 +88,11 @@ func serveSDKWork(propagate bool) int {
 				if ctx.Err() != nil {
 					return nil, nil, fmt.Errorf("stopped: %w", ctx.Err())
 				}
-				if in.Sleep {
-					time.Sleep(20 * time.Millisecond)
+				if in.Sleep { // wait, using no CPU, until the end or a cancel
+					select {
+					case <-time.After(time.Until(end)):
+					case <-ctx.Done():
+					}
 					continue
 				}
 				before := threadCPU()

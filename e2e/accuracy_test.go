@@ -3,7 +3,9 @@ package e2e
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +71,7 @@ func TestVerdictAccuracySDK(t *testing.T) {
 			for _, win := range w.List {
 				want += truth(win.MeasuredFrom, win.MeasuredFrom.Add(time.Duration(win.MeasuredMs*float64(time.Millisecond))))
 			}
+			t.Logf("process_cpu %+v", c.ProcessCPU)
 			t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f, truth %.3f CPU-s in %d windows (%.0f ms measured)",
 				tc.name, w.LeftoverCPUS, w.NoiseCPUS, want, w.Count, w.MeasuredMs)
 			v := o.verdict(t, report.AreaCancellation)
@@ -78,10 +81,12 @@ func TestVerdictAccuracySDK(t *testing.T) {
 			if tc.want != report.StatusViolation {
 				return
 			}
-			if want < 0.3 {
-				t.Fatalf("the server burnt only %.3f CPU-s of leftover work in the windows; the case needs more", want)
+			if want < 0.1 {
+				t.Fatalf("the server burnt only %.3f CPU-s of leftover work in the windows (a starved machine?); the case needs more", want)
 			}
-			if math.Abs(w.LeftoverCPUS-want) > 0.3*want {
+			// 30%, plus one clock tick (10 ms) at each end of each
+			// measurement: /proc counts CPU in ticks.
+			if slack := 0.3*want + 0.02*float64(w.Count); math.Abs(w.LeftoverCPUS-want) > slack {
 				t.Errorf("windows.leftover_cpu_s = %.3f, the server's own count %.3f: more than 30%% apart", w.LeftoverCPUS, want)
 			}
 		})
@@ -131,6 +136,7 @@ func TestVerdictAccuracyBuiltin(t *testing.T) {
 			o := runPlan(t, sc, plan)
 			c := o.sum.Cancellation
 			w := c.Windows
+			t.Logf("process_cpu %+v", c.ProcessCPU)
 			t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f in %d windows (%.0f ms measured)", tc.name, w.LeftoverCPUS, w.NoiseCPUS, w.Count, w.MeasuredMs)
 			if w.Count < 2 || w.Cancelled == 0 {
 				t.Fatalf("windows: count %d, cancelled %d; want at least 2 windows that cancelled calls", w.Count, w.Cancelled)
@@ -142,5 +148,44 @@ func TestVerdictAccuracyBuiltin(t *testing.T) {
 				t.Errorf("windows.leftover_cpu_s = %.3f in %.0f ms on %d cores: more than the machine has", w.LeftoverCPUS, w.MeasuredMs, runtime.NumCPU())
 			}
 		})
+	}
+}
+
+// TestStaleAnswersAreEvidence: a stdio server on the Go SDK that ignores
+// every cancel and sends no progress answers each call in full 1.5 s after
+// our cancel, after the 1 s late window. Its sleeping work is invisible to
+// the process probe and no other probe watches, yet the late results are
+// evidence against their calls: a violation, not a pass (nor "cannot
+// tell").
+func TestStaleAnswersAreEvidence(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := parse(t, fmt.Sprintf(`
+name: stale-results
+seed: 9
+target:
+  stdio: {command: [%q], env: {%s: %s}}
+load: {rate: 4/1s, duration: 500ms}
+timeouts: {idle: 20s, max: 30s}
+calls:
+  - {tool: stubborn, arguments: {seconds: 1.5, step_ms: 100}, progress: false}
+faults:
+  - {kind: cancel, probability: 1, after: 100ms}
+# The answers come 1.4 s after each cancel: the grace and the 1 s quiet
+# window keep the run going until they are in.
+orphans: {grace: 1s, drain_max: 300ms}
+`, self, helperEnv, helperSDKStdio))
+	o := runPlan(t, sc, planOf(t, sc))
+	s := o.sum
+	if s.Calls.Cancelled != s.Calls.Total || s.Calls.Total < 2 {
+		t.Fatalf("calls.cancelled = %d of %d, want every call", s.Calls.Cancelled, s.Calls.Total)
+	}
+	if got := s.Protocol.Connection.StaleAnswers; got < 1 {
+		t.Errorf("protocol.connection.stale_answers = %d, want the late answers counted (stale %d)", got, s.Protocol.Connection.Stale)
+	}
+	if v := o.verdict(t, report.AreaCancellation); v.Status != report.StatusViolation || !strings.Contains(v.Evidence, "after the late window") {
+		t.Errorf("cancellation verdict = %q (%s), want a violation from the late results", v.Status, v.Evidence)
 	}
 }

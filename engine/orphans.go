@@ -443,8 +443,12 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 			cpu.PID = pids[0]
 			cpu.Command = command(pids[0])
 		}
-		if dt := loadEnd.Sub(pr.loadAt).Seconds(); loadErr == nil && dt > 0 && !pr.loadAt.IsZero() {
+		// The load's time, quiet windows not counted: nothing live ran then.
+		if dt := (loadEnd.Sub(pr.loadAt) - pr.r.win.pausedFor()).Seconds(); loadErr == nil && dt > 0 && !pr.loadAt.IsZero() {
 			cpu.LoadRate = max(probes.LeftoverCPU(pr.loadFrom, loadTo)/dt-pr.idleCPU, 0)
+			if live := pr.liveCallSeconds(); live > 0 {
+				cpu.PerCallS = cpu.LoadRate * dt / live
+			}
 		}
 		out.CPU = cpu
 	}
@@ -501,4 +505,20 @@ func readable(series []probes.Point) bool {
 		}
 	}
 	return false
+}
+
+// liveCallSeconds integrates the client's calls in flight over the
+// samples taken so far (step rule); a gap of more than a few sampling
+// periods is a quiet window (nothing live) and is left out.
+func (pr *probeRun) liveCallSeconds() float64 {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	gap := 5 * pr.r.plan.Orphans.SampleEvery
+	total := 0.0
+	for i := 1; i < len(pr.client); i++ {
+		if d := pr.client[i].T.Sub(pr.client[i-1].T); d <= gap {
+			total += pr.client[i-1].V * d.Seconds()
+		}
+	}
+	return total
 }

@@ -43,8 +43,9 @@ const (
 	// visibleCPURate is the least CPU per second above idle that the
 	// process must use during the load for a process probe to see the
 	// tools' work (also at least visibleNoiseK times its idle noise).
-	visibleCPURate = 0.05
+	visibleCPURate = 0.02
 	visibleNoiseK  = 3
+	visiblePerCall = 0.15 // CPU-s per live call-second
 	// remedy says what would make leftover work observable.
 	remedy = "a log probe (completion lines by request id), a metric or tool probe that counts running calls, " +
 		"or a process probe with orphans.windows on work that uses CPU"
@@ -69,12 +70,12 @@ func unobservable(c Cancellation) string {
 	if p == nil {
 		return "no probe watched the server (wire evidence only: a server that ignores a cancel without a word is not seen)"
 	}
-	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) {
+	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && p.PerCallS >= visiblePerCall {
 		return ""
 	}
-	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle, "+
-		"within its idle noise (±%s/s): the tools' work (sleeping or waiting) is not CPU it can see",
-		fmtNum(p.LoadRate), fmtNum(p.IdleNoise))
+	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle "+
+		"(idle noise ±%s/s), %s CPU-s per second of a live call: the tools' work (sleeping or waiting) is not CPU it can see",
+		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS))
 }
 
 // evidence is what the verdicts need beyond the Summary's own values.
@@ -114,7 +115,11 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	leaked := c.LeakedCallSeconds > allowance
 	cpuLimit := cpuThreshold(c)
 	w := c.Windows
-	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > cpuLimit || leaked || w.Above > 0
+	// An answer to a call we stopped, arriving after the late window, is
+	// evidence against that call however late it comes: the server was
+	// still working on it long after our cancel.
+	staleAnswers := s.Protocol.Connection.StaleAnswers
+	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > cpuLimit || leaked || w.Above > 0 || staleAnswers > 0
 	stopped := fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect"))
 	var facts []string
 	if c.Orphaned > 0 {
@@ -132,6 +137,10 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	}
 	if c.LeftoverCalls > 0 {
 		facts = append(facts, plural(c.LeftoverCalls, "call")+" seen working after their cancel")
+	}
+	if staleAnswers > 0 {
+		facts = append(facts, fmt.Sprintf("%s arrived after the late window for calls we had stopped: the server worked on them long after the cancel",
+			plural(int(staleAnswers), "answer")))
 	}
 	if c.LeftoverCPUS > cpuLimit {
 		f := "leftover CPU " + fmtMs(c.LeftoverCPUS*1000) + " after the load (threshold " + fmtMs(cpuLimit*1000) + ")"

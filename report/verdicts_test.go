@@ -67,19 +67,19 @@ func TestCancellationVerdict(t *testing.T) {
 			[]string{"2 cancels", "probe mcpchaos_target_inflight"}},
 		{"leftover CPU above the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.2}, StatusViolation,
 			[]string{"leftover CPU 200ms"}},
-		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01, CPU: &ProcessCPU{LoadRate: 1}}, StatusPass, nil},
+		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}}, StatusPass, nil},
 		{"leftover CPU within the measured noise", "2026-07-28", []*results.Record{cancel()},
-			Orphans{LeftoverCPUSeconds: 0.1, CPU: &ProcessCPU{LoadRate: 1, IdleNoise: 0.05, ThresholdS: 0.16}}, StatusPass, nil},
+			Orphans{LeftoverCPUSeconds: 0.1, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1, IdleNoise: 0.05, ThresholdS: 0.16}}, StatusPass, nil},
 		{"leftover CPU above the measured noise names the process", "2026-07-28", []*results.Record{cancel()},
-			Orphans{LeftoverCPUSeconds: 0.3, CPU: &ProcessCPU{PID: 42, Command: "srv", LoadRate: 1, IdleNoise: 0.05, ThresholdS: 0.16}},
+			Orphans{LeftoverCPUSeconds: 0.3, CPU: &ProcessCPU{PID: 42, Command: "srv", LoadRate: 1, PerCallS: 1, IdleNoise: 0.05, ThresholdS: 0.16}},
 			StatusViolation, []string{"leftover CPU 300ms", "pid 42, srv"}},
 		{"sleeping work under a process probe", "2026-07-28", []*results.Record{cancel()},
 			Orphans{CPU: &ProcessCPU{LoadRate: 0.01, IdleNoise: 0.01}}, StatusNotObservable, []string{"not CPU it can see", "log probe"}},
 		{"quiet windows saw leftover work", "2026-07-28", []*results.Record{cancel()},
-			Orphans{CPU: &ProcessCPU{LoadRate: 1}, Windows: Windows{Count: 3, Above: 2, LeftoverCPUS: 1.5, MeasuredMs: 2400}},
+			Orphans{CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}, Windows: Windows{Count: 3, Above: 2, LeftoverCPUS: 1.5, MeasuredMs: 2400}},
 			StatusViolation, []string{"2 of 3 quiet windows", "1.5s CPU"}},
 		{"quiet windows saw none", "2026-07-28", []*results.Record{cancel()},
-			Orphans{CPU: &ProcessCPU{LoadRate: 1}, Windows: Windows{Count: 3, LeftoverCPUS: 0.01, MeasuredMs: 2400}},
+			Orphans{CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}, Windows: Windows{Count: 3, LeftoverCPUS: 0.01, MeasuredMs: 2400}},
 			StatusPass, []string{"3 quiet windows"}},
 		{"cancels that stopped", "2026-07-28", []*results.Record{cancel(), disconnect()},
 			Orphans{ByProbe: map[string]float64{"inflight": 0}, Counting: 1}, StatusPass, []string{"1 cancel, 1 disconnect", "no work seen"}},
@@ -108,6 +108,29 @@ func TestCancellationVerdict(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStaleAnswersAreEvidence: a server that ignores every cancel and
+// sends no progress answers each stopped call in full after the late
+// window; the counting probe read 0 by then. Its stale results alone make
+// the verdict a violation.
+func TestStaleAnswersAreEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		stale int64
+		want  string
+	}{{0, StatusPass}, {3, StatusViolation}} {
+		a := NewAggregator(Rules{ProgressGrace: 100 * time.Millisecond})
+		a.Add(call(0, results.Cancelled, cancelAt(100), fault("cancel", 10)))
+		a.SetConnection(mcp.Stats{Stale: tc.stale, StaleAnswers: tc.stale})
+		a.SetOrphans(Orphans{Counting: 1, ByProbe: map[string]float64{"inflight": 0}})
+		v := verdictOf(t, a.Summary(testMeta("2026-07-28")), AreaCancellation)
+		if v.Status != tc.want {
+			t.Errorf("%d stale results: status = %q (%s), want %q", tc.stale, v.Status, v.Evidence, tc.want)
+		}
+		if tc.stale > 0 && !strings.Contains(v.Evidence, "3 answers arrived after the late window") {
+			t.Errorf("evidence %q does not name the stale results", v.Evidence)
+		}
 	}
 }
 

@@ -21,6 +21,10 @@ type ProcessCPU struct {
 	// above IdleRate: what live calls cost it. Near zero means the tools'
 	// work is not CPU the probe can see (sleeping or waiting work).
 	LoadRate float64 `json:"load_rate"`
+	// PerCallS is that CPU per second of a live call (the client's calls
+	// in flight, integrated over the load): what one running call costs
+	// the process. Below 0.15 the tools' work is not CPU the probe can see.
+	PerCallS float64 `json:"per_call_s"`
 	// ThresholdS is the leftover CPU the final quiet window had to exceed
 	// to count: max(an absolute floor, IdleNoise·k over the window, plus
 	// one clock tick).
