@@ -46,6 +46,18 @@ func runHelper(mode string) int {
 		return serveSDKHTTP(os.Getenv(propagateEnv) == "1")
 	case helperSDKStdio:
 		return serveSDKStdio()
+	case helperBuiltin:
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			os.Exit(0)
+		}()
+		return serveBuiltin()
+	case helperSDKWork:
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			os.Exit(0)
+		}()
+		return serveSDKWork(os.Getenv(propagateEnv) == "true")
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", mode)
 	return 2

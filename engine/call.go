@@ -126,6 +126,7 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 	cs.armTimeouts()
 	cs.armFaults()
 	cs.mu.Unlock()
+	cs.cancelIfPaused()
 	call.Wait()
 	cs.mu.Lock()
 	cs.stopTimers()

@@ -136,6 +136,7 @@ func (p *clientPool) stats() (mcp.Stats, [][]byte, int) {
 		sum.UnknownResponses += s.UnknownResponses
 		sum.UnknownTokens += s.UnknownTokens
 		sum.Stale += s.Stale
+		sum.StaleAnswers += s.StaleAnswers
 		sum.ServerRequests += s.ServerRequests
 		sum.ServerCancels += s.ServerCancels
 		if b := c.Stderr(); len(b) > 0 {

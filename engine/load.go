@@ -26,6 +26,10 @@ func (r *runner) newPacer() pacer {
 func (r *runner) openLoad(ctx context.Context) {
 	r.ticks = make(chan tick)
 	paced(ctx, r.pace, r.began, r.plan.Load.Total(), func(n uint64, at time.Duration) {
+		if r.win.paused.Load() {
+			r.win.skipped.Add(1) // a quiet window: not offered
+			return
+		}
 		r.dispatch(ctx, tick{seq: n, scheduled: r.began.Add(at)})
 	})
 	close(r.ticks)
@@ -67,6 +71,9 @@ func (r *runner) closedLoad(ctx context.Context) {
 		go func() {
 			defer r.workers.Done()
 			for ctx.Err() == nil && time.Now().Before(deadline) {
+				if !r.win.wait(ctx) {
+					return
+				}
 				r.scheduled.Add(1)
 				r.do(ctx, tick{seq: seq.Add(1) - 1, scheduled: time.Now()})
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
@@ -28,7 +29,13 @@ type Orphans struct {
 	// grace has passed; default 1 s.
 	QuietWindow time.Duration
 	Probes      []ProbeSpec
+	// Windows, if set, are quiet windows during the load (windows.go).
+	Windows *Windows
 }
+
+// Windows: every Every of load, the pacer pauses, every call in flight is
+// cancelled, and after Grace the probes measure for For.
+type Windows struct{ Every, For time.Duration }
 
 // ProbeSpec is one probe: exactly one of Metric, Process and Tool is set.
 type ProbeSpec struct {
@@ -65,7 +72,16 @@ type probeRun struct {
 	proc     *probes.Process
 	procName string // proc's name (Plan.procName)
 	baseline map[string]float64
-	idleCPU  float64 // process CPU per second before the load
+	idleCPU  float64 // process CPU per second before the load (mean)
+	// idleNoise is the standard deviation of the idle CPU rate over
+	// several short samples; procPIDs are the roots the process probe
+	// watches; loadFrom is its reading when the load began.
+	idleNoise float64
+	procPIDs  func() []int
+	loadFrom  probes.ProcessSample
+	loadAt    time.Time
+	paused    atomic.Bool // a quiet window is measuring: the sampler rests
+	windows   report.Windows
 
 	mu     sync.Mutex
 	series map[string][]probes.Point
@@ -140,11 +156,13 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 			wantProc = true
 			if s.Process.PID != 0 {
 				pid := s.Process.PID
-				pr.proc = probes.NewProcess(func() []int { return []int{pid} })
+				pr.procPIDs = func() []int { return []int{pid} }
+				pr.proc = probes.NewProcess(pr.procPIDs)
 			}
 		}
 	}
 	if wantProc && pr.proc == nil {
+		pr.procPIDs = r.clients.pids
 		pr.proc = probes.NewProcess(r.clients.pids)
 	}
 	return pr
@@ -152,6 +170,11 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 
 // sampleAll reads every probe once, in parallel, bounded by timeout.
 func (pr *probeRun) sampleAll(timeout time.Duration) (map[string]float64, probes.ProcessSample) {
+	return pr.sampleSome(timeout, true)
+}
+
+// sampleSome reads every count probe, and the process probe if withProc.
+func (pr *probeRun) sampleSome(timeout time.Duration, withProc bool) (map[string]float64, probes.ProcessSample) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	out := make(map[string]float64, len(pr.counts)+1)
@@ -173,7 +196,7 @@ func (pr *probeRun) sampleAll(timeout time.Duration) (map[string]float64, probes
 		})
 	}
 	var ps probes.ProcessSample
-	if pr.proc != nil {
+	if pr.proc != nil && withProc {
 		wg.Go(func() {
 			s, err := pr.proc.SampleTree(ctx)
 			mu.Lock()
@@ -204,22 +227,126 @@ func (pr *probeRun) noteError(msg string) {
 	}
 }
 
-// start takes the baselines (and the process tree's idle CPU rate) and
-// starts sampling every SampleEvery, writing each sample to the results.
+// Idle CPU: idleSamples readings idleSample apart before the load give
+// the process's idle CPU rate (their mean) and its noise (their standard
+// deviation).
+const (
+	idleSamples = 5
+	idleSample  = 120 * time.Millisecond
+)
+
+// start takes the baselines (and the process tree's idle CPU rate and its
+// noise) and starts sampling every SampleEvery, writing each sample to the
+// results.
 func (pr *probeRun) start() {
 	first, ps0 := pr.sampleAll(5 * time.Second)
-	t0 := time.Now()
 	if pr.proc != nil {
-		sleep(context.Background(), 300*time.Millisecond)
-		_, ps1 := pr.sampleAll(5 * time.Second)
-		if dt := time.Since(t0).Seconds(); dt > 0 {
-			pr.idleCPU = max(ps1.CPUSeconds-ps0.CPUSeconds, 0) / dt
+		t0 := time.Now()
+		var rates []float64
+		for range idleSamples {
+			sleep(context.Background(), idleSample)
+			ps1, err := pr.sampleProc(5 * time.Second)
+			now := time.Now()
+			if err == nil {
+				if dt := now.Sub(t0).Seconds(); dt > 0 {
+					rates = append(rates, max(ps1.CPUSeconds-ps0.CPUSeconds, 0)/dt)
+				}
+				ps0 = ps1
+			}
+			t0 = now
 		}
+		pr.idleCPU, pr.idleNoise = meanSD(rates)
+		pr.loadFrom, pr.loadAt = ps0, time.Now()
 	}
 	for name, v := range first {
 		pr.baseline[name] = v
 	}
 	pr.r.logs.start(pr.r.plan.Orphans.SampleEvery)
+}
+
+// meanSD returns the mean and the sample standard deviation of xs.
+func meanSD(xs []float64) (mean, sd float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(xs)-1))
+}
+
+// CPU thresholds: leftover CPU in a measurement of d counts only above
+// max(cpuFloor, noiseK·idleNoise·d + cpuTick). The noise of the idle rate
+// is measured over idleSample, shorter than a window, so for longer
+// windows the band is generous: averaging shrinks real noise.
+const (
+	cpuFloor = 0.05 // seconds
+	noiseK   = 3
+	cpuTick  = 0.01 // one clock tick (1/CLK_TCK, 100 Hz on Linux)
+)
+
+// cpuThreshold is the leftover CPU a measurement of d must exceed.
+func (pr *probeRun) cpuThreshold(d time.Duration) float64 {
+	return max(cpuFloor, noiseK*pr.idleNoise*d.Seconds()+cpuTick)
+}
+
+// sampleProc reads the process probe alone.
+func (pr *probeRun) sampleProc(timeout time.Duration) (probes.ProcessSample, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	ps, err := pr.proc.SampleTree(ctx)
+	if err != nil {
+		pr.noteError("process: " + err.Error())
+	}
+	return ps, err
+}
+
+// measureWindow reads the count probes once (above their baseline: calls
+// still running with nothing in flight), then the process's CPU over d
+// above its idle rate. The count probes are read before the CPU
+// measurement starts, since a tool probe costs the server CPU.
+func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration) report.Window {
+	var w report.Window
+	if len(pr.counts) > 0 {
+		vals, _ := pr.sampleCounts(5 * time.Second)
+		for _, p := range pr.counts {
+			if v := vals[p.Name()]; !math.IsNaN(v) {
+				w.Orphaned += probes.Above(v, pr.baseline[p.Name()])
+			}
+		}
+	}
+	if pr.proc == nil {
+		return w
+	}
+	ps0, err := pr.sampleProc(5 * time.Second)
+	t0 := time.Now()
+	if err != nil {
+		return w
+	}
+	sleep(ctx, d)
+	ps1, err := pr.sampleProc(5 * time.Second)
+	if err != nil {
+		return w
+	}
+	el := time.Since(t0)
+	w.MeasuredFrom = t0
+	w.MeasuredMs = float64(el) / float64(time.Millisecond)
+	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
+	w.ThresholdS = pr.cpuThreshold(el)
+	return w
+}
+
+// sampleCounts reads the count probes (not the process) once.
+func (pr *probeRun) sampleCounts(timeout time.Duration) (map[string]float64, error) {
+	vals, _ := pr.sampleSome(timeout, false)
+	return vals, nil
 }
 
 func (pr *probeRun) sampler() {
@@ -232,7 +359,9 @@ func (pr *probeRun) sampler() {
 		case <-pr.stop:
 			return
 		case <-t.C:
-			pr.record(every)
+			if !pr.paused.Load() {
+				pr.record(every)
+			}
 		}
 	}
 }
@@ -272,10 +401,19 @@ func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
 // measures the quiet window's CPU, and samples until the probes drain.
 func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	o := pr.r.plan.Orphans
+	pr.mu.Lock()
+	pr.windows.SkippedTicks = int(pr.r.win.skipped.Load())
+	pr.mu.Unlock()
 	if len(pr.counts) == 0 && pr.proc == nil && pr.r.logs == nil {
 		close(pr.stop)
 		<-pr.done
-		return report.Orphans{}
+		return report.Orphans{Windows: pr.windows}
+	}
+	var loadTo probes.ProcessSample
+	var loadErr error
+	loadEnd := time.Now()
+	if pr.proc != nil {
+		loadTo, loadErr = pr.sampleProc(5 * time.Second)
 	}
 	if wait := time.Until(pr.r.lastStop().Add(o.Grace)); wait > 0 {
 		sleep(ctx, wait)
@@ -306,6 +444,19 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		out.LeftoverCPUSeconds = max(used, 0)
 		out.QuietWindowMs = float64(window) / float64(time.Millisecond)
 		out.ByProbe[pr.procName] = float64(ps1.Children)
+		cpu := &report.ProcessCPU{Probe: pr.procName, IdleRate: pr.idleCPU, IdleNoise: pr.idleNoise, ThresholdS: pr.cpuThreshold(window)}
+		if pids := pr.procPIDs(); len(pids) > 0 {
+			cpu.PID = pids[0]
+			cpu.Command = command(pids[0])
+		}
+		// The load's time, quiet windows not counted: nothing live ran then.
+		if dt := (loadEnd.Sub(pr.loadAt) - pr.r.win.pausedFor()).Seconds(); loadErr == nil && dt > 0 && !pr.loadAt.IsZero() {
+			cpu.LoadRate = max(probes.LeftoverCPU(pr.loadFrom, loadTo)/dt-pr.idleCPU, 0)
+			if live := pr.liveCallSeconds(); live > 0 {
+				cpu.PerCallS = cpu.LoadRate * dt / live
+			}
+		}
+		out.CPU = cpu
 	}
 	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
 	pr.r.logs.finish(ctx, quietFrom.Add(o.DrainMax), &out)
@@ -320,6 +471,12 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		}
 	}
 	out.ProbeErrors = append([]string(nil), pr.errors...)
+	for _, p := range pr.counts {
+		if readable(pr.series[p.Name()]) || !math.IsNaN(vals[p.Name()]) {
+			out.Counting++
+		}
+	}
+	out.Windows = pr.windows
 	return out
 }
 
@@ -355,4 +512,20 @@ func readable(series []probes.Point) bool {
 		}
 	}
 	return false
+}
+
+// liveCallSeconds integrates the client's calls in flight over the
+// samples taken so far (step rule); a gap of more than a few sampling
+// periods is a quiet window (nothing live) and is left out.
+func (pr *probeRun) liveCallSeconds() float64 {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	gap := 5 * pr.r.plan.Orphans.SampleEvery
+	total := 0.0
+	for i := 1; i < len(pr.client); i++ {
+		if d := pr.client[i].T.Sub(pr.client[i-1].T); d <= gap {
+			total += pr.client[i-1].V * d.Seconds()
+		}
+	}
+	return total
 }

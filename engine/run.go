@@ -95,6 +95,7 @@ type runner struct {
 	typical  typicals
 	finished finished
 	stalls   stallLog
+	win      windowGate // the pause of a quiet window
 
 	scheduled, completed, dropped atomic.Int64
 	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut
@@ -159,13 +160,17 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	go r.collect(collected)
 	go pr.sampler()
 	stopBackground := r.background(ctx, info)
+	stopWindows := r.quietWindows(ctx, pr)
 	if plan.Load.Concurrency > 0 {
 		r.closedLoad(ctx)
 	} else {
 		r.openLoad(ctx)
 	}
+	stopWindows()
 	stopBackground()
-	info.Duration = time.Since(r.began)
+	// The time quiet windows paused the load is not load time: rates
+	// count only the time the load ran.
+	info.Duration = time.Since(r.began) - r.win.pausedFor()
 	info.Interrupted = ctx.Err() != nil
 	r.phase.Store(PhaseDrain)
 	r.drain(ctx)

@@ -58,6 +58,13 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 		return p, err
 	}
 	p.Orphans = Orphans{Grace: sc.Orphans.Grace.Std(), DrainMax: sc.Orphans.DrainMax.Std(), SampleEvery: sc.Orphans.SampleEvery.Std()}
+	if w := sc.Orphans.Windows; w != nil {
+		if total := p.Load.Total(); w.Every.Std() >= total {
+			return p, fmt.Errorf("%s:%d:%d: orphans.windows.every %s leaves no room for a quiet window in a load of %s",
+				sc.File, w.Pos.Line, w.Pos.Column, w.Every.Std(), total)
+		}
+		p.Orphans.Windows = &Windows{Every: w.Every.Std(), For: w.For.Std()}
+	}
 	for _, pb := range sc.Orphans.Probes {
 		switch {
 		case pb.Metric != nil:

@@ -120,6 +120,9 @@ func TestHostileStdio(t *testing.T) {
 		}},
 		{"stale", func(t *testing.T, c *Client, evs []Event) {
 			testutil.Eventually(t, "two stale messages", func() bool { return c.Stats().Stale == 2 })
+			if s := c.Stats(); s.StaleAnswers != 0 {
+				t.Errorf("Stats.StaleAnswers = %d, want 0: the call had its answer, nobody stopped it", s.StaleAnswers)
+			}
 			if r := ofKind(evs, EvResult); len(r) != 1 {
 				t.Errorf("results = %s", describe(r))
 			}

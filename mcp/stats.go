@@ -20,6 +20,11 @@ type Stats struct {
 	// Stale counts responses and progress for calls that ended longer ago
 	// than the late window.
 	Stale int64 `json:"stale"`
+	// StaleAnswers counts the stale responses (a result, or an error sent
+	// when the handler finally ended) to calls we stopped before their
+	// answer (stdio): the server was still working on them after the late
+	// window, long after our cancel.
+	StaleAnswers int64 `json:"stale_answers"`
 	// ServerRequests counts server-initiated requests (2026 forbids them).
 	ServerRequests int64 `json:"server_requests"`
 	// ServerCancels counts notifications/cancelled sent by the server.
@@ -29,6 +34,7 @@ type Stats struct {
 type connStats struct {
 	notJSONRPC, oversize, unknownResponses, unknownTokens atomic.Int64
 	stale, serverRequests, serverCancels                  atomic.Int64
+	staleAnswers                                          atomic.Int64
 }
 
 func (s *connStats) snapshot() Stats {
@@ -38,6 +44,7 @@ func (s *connStats) snapshot() Stats {
 		UnknownResponses: s.unknownResponses.Load(),
 		UnknownTokens:    s.unknownTokens.Load(),
 		Stale:            s.stale.Load(),
+		StaleAnswers:     s.staleAnswers.Load(),
 		ServerRequests:   s.serverRequests.Load(),
 		ServerCancels:    s.serverCancels.Load(),
 	}

@@ -31,6 +31,10 @@ type stdioTransport struct {
 
 	mu    sync.Mutex
 	calls map[int64]*Call
+	// unanswered holds the ids of calls forgotten without their final
+	// response (we stopped them): a full result for one of them later is
+	// work that ran on (Stats.StaleResults). At most maxUnanswered.
+	unanswered map[int64]struct{}
 	// unreadable holds, oldest first, calls sent as broken JSON: the server
 	// cannot read their id, so it answers with a null id, in order.
 	unreadable []*Call
@@ -225,9 +229,31 @@ func (t *stdioTransport) forget(id int64) {
 // answers and progress are still attributed to it.
 func (t *stdioTransport) linger(call *Call) {
 	time.AfterFunc(t.c.cfg.LateWindow, func() {
-		t.forget(call.id)
+		t.mu.Lock()
+		delete(t.calls, call.id)
+		if call.state.Load()&stFinal == 0 && len(t.unanswered) < maxUnanswered {
+			if t.unanswered == nil {
+				t.unanswered = make(map[int64]struct{})
+			}
+			t.unanswered[call.id] = struct{}{}
+		}
+		t.mu.Unlock()
 		call.end(time.Now(), nil)
 	})
+}
+
+// maxUnanswered bounds the ids of stopped calls remembered for
+// Stats.StaleResults.
+const maxUnanswered = 1 << 16
+
+// takeUnanswered reports whether id was a call forgotten without its
+// final response, and forgets that too: one stale result per call.
+func (t *stdioTransport) takeUnanswered(id int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.unanswered[id]
+	delete(t.unanswered, id)
+	return ok
 }
 
 func (t *stdioTransport) cancel(call *Call, reason string, _ bool) error {

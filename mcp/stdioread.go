@@ -62,6 +62,9 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 			}
 		case m.idIsNum && t.c.ids.issued(m.idNum):
 			t.c.stats.stale.Add(1)
+			if t.takeUnanswered(m.idNum) {
+				t.c.stats.staleAnswers.Add(1)
+			}
 		default:
 			t.c.stats.unknownResponses.Add(1)
 		}

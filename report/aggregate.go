@@ -53,6 +53,12 @@ type Orphans struct {
 	ProbeErrors []string
 	// Log is the log probe that found the most orphans, if there is one.
 	Log *LogOrphans
+	// Counting is how many count probes (metric, tool) were read at least
+	// once; CPU is set when a process probe measured.
+	Counting int
+	CPU      *ProcessCPU
+	// Windows are the quiet windows during the load (windows.go).
+	Windows Windows
 }
 
 // Aggregator accumulates records into the numbers of a Summary. It is not

@@ -138,6 +138,13 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		l.OrphanedIDs = append([]int64(nil), l.OrphanedIDs...)
 		s.Cancellation.Log = &l
 	}
+	s.Cancellation.Counting = o.Counting
+	if o.CPU != nil {
+		c := *o.CPU
+		s.Cancellation.ProcessCPU = &c
+	}
+	s.Cancellation.Windows = o.Windows
+	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
 }
 
 func (a *Aggregator) buildThrottling(s *Summary) {

@@ -25,6 +25,7 @@ func templateSummary() *Summary {
 	s.Throttling.ByKind = map[string]int{placeholderKind: 0}
 	s.Cancellation.ByProbe = map[string]float64{placeholderName: 0}
 	s.Cancellation.Log = &LogOrphans{}
+	s.Cancellation.ProcessCPU = &ProcessCPU{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
 	return s
@@ -45,10 +46,13 @@ func templateSummary() *Summary {
 //	progress.{notifications, calls, max_rate_hz, floods, stalls, incomplete, grace_ms, flood_hz, stall_ms}
 //	progress.violations.{total, non_monotonic, after_response, after_cancel, unknown_token, wrong_stream}
 //	protocol.violations.{total, server_request, not_jsonrpc, ..., duplicate_response}
-//	protocol.connection.{not_jsonrpc, oversize, unknown_responses, unknown_tokens, stale, server_requests, server_cancels}
+//	protocol.connection.{not_jsonrpc, oversize, unknown_responses, unknown_tokens, stale, stale_answers, server_requests, server_cancels}
 //	cancellation.{cancels, late_responses, late_progress, leftover_calls, orphaned, leftover_cpu_s,
-//	              drain_ms, leaked_call_seconds, quiet_window_ms}, cancellation.by_probe.<name>,
+//	              drain_ms, leaked_call_seconds, quiet_window_ms, counting_probes}, cancellation.by_probe.<name>,
 //	              cancellation.log.{lines, matched, orphaned, max_after_cancel_ms, unseen}
+//	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above,
+//	              orphaned_max, measured_ms},
+//	              cancellation.process_cpu.{pid, idle_rate, idle_noise, load_rate, per_call_s, threshold_s}
 //	throttling.{total, onset_rate, best_ok_rate, retries}, throttling.by_kind.<kind>,
 //	              throttling.retry_after_s.{p50, max}
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}

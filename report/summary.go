@@ -231,6 +231,10 @@ type Cancellation struct {
 	QuietWindowMs     float64            `json:"quiet_window_ms"`
 	ByProbe           map[string]float64 `json:"by_probe"`
 	ProbeErrors       []string           `json:"probe_errors,omitempty"`
+	// ProcessCPU, Windows, Counting, NotObservable: see windows.go.
+	ProcessCPU *ProcessCPU `json:"process_cpu,omitempty"`
+	Windows    Windows     `json:"windows"`
+	Counting   int         `json:"counting_probes"`
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.
 	Log *LogOrphans `json:"log,omitempty"`

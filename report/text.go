@@ -315,10 +315,6 @@ func (s *Summary) textFaults(t *textOut) {
 	}
 }
 
-// processChildren is the entry of Cancellation.ByProbe the process probe
-// fills: the target's child processes at the end of the quiet window.
-const processChildren = "process_children"
-
 // textCancellation prints the wire evidence, then each measurement only
 // when a probe that can measure it was read: orphaned, drain and leaked
 // work from counting probes (metric, tool), leftover CPU from the process
@@ -334,9 +330,18 @@ func (s *Summary) textCancellation(t *textOut) {
 	}
 	t.items("Cancellation", plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
 		count(c.LateProgress, "late progress", noteLateProgress), count(c.LeftoverCalls, "leftover calls", noteLeftoverCalls))
+	// The process probe's entry counts child processes, a log probe's
+	// orphans by id (both said on their own lines): the rest count calls.
+	var procProbe, logProbe string
+	if c.ProcessCPU != nil {
+		procProbe = c.ProcessCPU.Probe
+	}
+	if c.Log != nil {
+		logProbe = c.Log.Probe
+	}
 	var counted []string
 	for _, name := range sortedKeys(c.ByProbe) {
-		if name != processChildren {
+		if name != procProbe && name != logProbe {
 			counted = append(counted, name+" "+fmtNum(c.ByProbe[name]))
 		}
 	}
@@ -351,7 +356,7 @@ func (s *Summary) textCancellation(t *textOut) {
 	}
 	if c.QuietWindowMs > 0 {
 		cpu := "leftover CPU " + fmtMs(c.LeftoverCPUS*1000) + " in a " + fmtMs(c.QuietWindowMs) + " quiet window"
-		if n, ok := c.ByProbe[processChildren]; ok {
+		if n, ok := c.ByProbe[procProbe]; ok && procProbe != "" {
 			cpu += fmt.Sprintf(", child processes %s", fmtNum(n))
 		}
 		items = append(items, cpu)
@@ -363,6 +368,7 @@ func (s *Summary) textCancellation(t *textOut) {
 	if len(c.ProbeErrors) > 0 {
 		t.line("", "probe errors"+t.note(noteProbeErrors)+": "+strings.Join(c.ProbeErrors, "; "))
 	}
+	textWindows(t, c)
 }
 
 func (s *Summary) textProtocol(t *textOut) {

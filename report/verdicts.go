@@ -13,6 +13,10 @@ const (
 	StatusWarning      = "warning"
 	StatusViolation    = "violation"
 	StatusNotExercised = "not exercised"
+	// StatusNotObservable: calls were cancelled, but no probe could see
+	// the kind of work the tools do, so "no work seen" would prove
+	// nothing. It does not fail a run.
+	StatusNotObservable = "not_observable"
 	// StatusLegacy: work left running after a plain disconnect from a
 	// server of a 2025 era, where a disconnect is not a cancel.
 	StatusLegacy = "expected legacy behaviour"
@@ -37,7 +41,43 @@ const (
 	leftoverCPUSeconds = 0.05
 	// leakedNoise is the leaked call-seconds that sampling alone can show.
 	leakedNoise = 0.5
+	// visibleCPURate is the least CPU per second above idle that the
+	// process must use during the load for a process probe to see the
+	// tools' work (also at least visibleNoiseK times its idle noise).
+	visibleCPURate = 0.02
+	visibleNoiseK  = 3
+	visiblePerCall = 0.15 // CPU-s per live call-second
+	// remedy says what would make leftover work observable.
+	remedy = "a log probe (completion lines by request id), a metric or tool probe that counts running calls, " +
+		"or a process probe with orphans.windows on work that uses CPU"
 )
+
+// cpuThreshold is the leftover CPU the final quiet window had to exceed:
+// the process's measured noise band, or the fixed floor without one.
+func cpuThreshold(c Cancellation) float64 {
+	if c.ProcessCPU != nil && c.ProcessCPU.ThresholdS > 0 {
+		return c.ProcessCPU.ThresholdS
+	}
+	return leftoverCPUSeconds
+}
+
+// unobservable says why no probe of the run could see the tools' work, or
+// "" when one could.
+func unobservable(c Cancellation) string {
+	if c.Counting > 0 || (c.Log != nil && c.Log.Matched > 0) {
+		return "" // a count probe was read, or a log probe saw cancelled calls end
+	}
+	p := c.ProcessCPU
+	if p == nil {
+		return "no probe watched the server (wire evidence only: a server that ignores a cancel without a word is not seen)"
+	}
+	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && p.PerCallS >= visiblePerCall {
+		return ""
+	}
+	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle "+
+		"(idle noise ±%s/s), %s CPU-s per second of a live call: the tools' work (sleeping or waiting) is not CPU it can see",
+		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS))
+}
 
 // evidence is what the verdicts need beyond the Summary's own values.
 type evidence struct {
@@ -74,8 +114,14 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	// and sampling adds a little noise, so only more than that is leaked.
 	allowance := float64(c.Cancels+ev.disconnects)*s.Progress.GraceMs/1000 + leakedNoise
 	leaked := c.LeakedCallSeconds > allowance
+	cpuLimit := cpuThreshold(c)
 	logOrphans := c.Log != nil && c.Log.Orphaned > 0
-	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > leftoverCPUSeconds || leaked || logOrphans
+	w := c.Windows
+	// An answer to a call we stopped, arriving after the late window, is
+	// evidence against that call however late it comes: the server was
+	// still working on it long after our cancel.
+	staleAnswers := s.Protocol.Connection.StaleAnswers
+	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > cpuLimit || leaked || w.Above > 0 || staleAnswers > 0 || logOrphans
 	stopped := fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect"))
 	var facts []string
 	if c.Orphaned > 0 {
@@ -97,8 +143,24 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	if f := logFact(c.Log); f != "" {
 		facts = append(facts, f)
 	}
-	if c.LeftoverCPUS > leftoverCPUSeconds {
-		facts = append(facts, "leftover CPU "+fmtMs(c.LeftoverCPUS*1000))
+	if staleAnswers > 0 {
+		facts = append(facts, fmt.Sprintf("%s arrived after the late window for calls we had stopped: the server worked on them long after the cancel",
+			plural(int(staleAnswers), "answer")))
+	}
+	if c.LeftoverCPUS > cpuLimit {
+		f := "leftover CPU " + fmtMs(c.LeftoverCPUS*1000) + " after the load (threshold " + fmtMs(cpuLimit*1000) + ")"
+		if p := c.ProcessCPU; p != nil {
+			f += " " + processName(*p)
+		}
+		facts = append(facts, f)
+	}
+	if w.Above > 0 {
+		f := fmt.Sprintf("%d of %s showed leftover work after cancelling every call: %s CPU (±%s idle noise) in %s of measurement",
+			w.Above, plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), fmtMs(w.MeasuredMs))
+		if w.OrphanedMax > 0 {
+			f += fmt.Sprintf(", up to %s calls still running", fmtNum(w.OrphanedMax))
+		}
+		facts = append(facts, f)
 	}
 	if leaked {
 		facts = append(facts, fmt.Sprintf("%s call-seconds of server work nobody waited for (more than the %s a grace per cancel allows)",
@@ -120,11 +182,17 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	switch {
 	case !exercised && !leftover:
 		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"
+	case !leftover && unobservable(c) != "":
+		v.Status = StatusNotObservable
+		v.Evidence = stopped + "; cannot tell whether work went on after a cancel: " + unobservable(c) + "; to observe it, add " + remedy
+		if len(facts) > 0 {
+			v.Evidence += "; " + strings.Join(facts, "; ")
+		}
 	case !leftover:
 		v.Status = StatusPass
 		v.Evidence = stopped + "; no work seen after a cancel"
-		if len(c.ByProbe) == 0 && c.LeftoverCPUS == 0 {
-			v.Evidence += " (no orphan probe: wire evidence only)"
+		if w.Count > 0 {
+			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s)", plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000))
 		}
 		if len(facts) > 0 {
 			v.Evidence += "; " + strings.Join(facts, "; ")
@@ -177,6 +245,14 @@ func withoutLog(byProbe map[string]float64, l *LogOrphans) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// processName names the process a CPU reading measured.
+func processName(p ProcessCPU) string {
+	if p.Command != "" {
+		return fmt.Sprintf("(pid %d, %s)", p.PID, p.Command)
+	}
+	return fmt.Sprintf("(pid %d)", p.PID)
 }
 
 // probesAbove names the probes that read above their baseline.

@@ -67,18 +67,31 @@ func TestCancellationVerdict(t *testing.T) {
 			[]string{"2 cancels", "probe mcpchaos_target_inflight"}},
 		{"leftover CPU above the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.2}, StatusViolation,
 			[]string{"leftover CPU 200ms"}},
-		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01}, StatusPass, nil},
+		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}}, StatusPass, nil},
+		{"leftover CPU within the measured noise", "2026-07-28", []*results.Record{cancel()},
+			Orphans{LeftoverCPUSeconds: 0.1, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1, IdleNoise: 0.05, ThresholdS: 0.16}}, StatusPass, nil},
+		{"leftover CPU above the measured noise names the process", "2026-07-28", []*results.Record{cancel()},
+			Orphans{LeftoverCPUSeconds: 0.3, CPU: &ProcessCPU{PID: 42, Command: "srv", LoadRate: 1, PerCallS: 1, IdleNoise: 0.05, ThresholdS: 0.16}},
+			StatusViolation, []string{"leftover CPU 300ms", "pid 42, srv"}},
+		{"sleeping work under a process probe", "2026-07-28", []*results.Record{cancel()},
+			Orphans{CPU: &ProcessCPU{LoadRate: 0.01, IdleNoise: 0.01}}, StatusNotObservable, []string{"not CPU it can see", "log probe"}},
+		{"quiet windows saw leftover work", "2026-07-28", []*results.Record{cancel()},
+			Orphans{CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}, Windows: Windows{Count: 3, Above: 2, LeftoverCPUS: 1.5, MeasuredMs: 2400}},
+			StatusViolation, []string{"2 of 3 quiet windows", "1.5s CPU"}},
+		{"quiet windows saw none", "2026-07-28", []*results.Record{cancel()},
+			Orphans{CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}, Windows: Windows{Count: 3, LeftoverCPUS: 0.01, MeasuredMs: 2400}},
+			StatusPass, []string{"3 quiet windows"}},
 		{"cancels that stopped", "2026-07-28", []*results.Record{cancel(), disconnect()},
-			Orphans{ByProbe: map[string]float64{"inflight": 0}}, StatusPass, []string{"1 cancel, 1 disconnect", "no work seen"}},
-		{"no probe says so", "2026-07-28", []*results.Record{cancel()}, Orphans{}, StatusPass, []string{"wire evidence only"}},
+			Orphans{ByProbe: map[string]float64{"inflight": 0}, Counting: 1}, StatusPass, []string{"1 cancel, 1 disconnect", "no work seen"}},
+		{"no probe says so", "2026-07-28", []*results.Record{cancel()}, Orphans{}, StatusNotObservable, []string{"wire evidence only", "log probe"}},
 		{"late responses alone pass", "2026-07-28", []*results.Record{apply(cancel(), func(r *results.Record) { r.LateResponses = 3 })},
-			Orphans{}, StatusPass, []string{"3 late responses"}},
+			Orphans{Counting: 1}, StatusPass, []string{"3 late responses"}},
 		{"leaked work that ended before the probes looked", "2026-07-28", []*results.Record{cancel(), cancel()},
 			Orphans{LeakedCallSeconds: 25.5}, StatusViolation, []string{"25.5 call-seconds of server work nobody waited for"}},
 		{"leaked call-seconds within the grace", "2026-07-28", []*results.Record{cancel(), cancel()},
-			Orphans{LeakedCallSeconds: 0.3}, StatusPass, []string{"within the grace"}},
+			Orphans{LeakedCallSeconds: 0.3, Counting: 1}, StatusPass, []string{"within the grace"}},
 		{"nothing cancelled", "2026-07-28", []*results.Record{call(0, results.OK, resp(5))}, Orphans{}, StatusNotExercised, nil},
-		{"probe errors are shown", "2026-07-28", []*results.Record{cancel()}, Orphans{ProbeErrors: []string{"scrape: connection refused"}},
+		{"probe errors are shown", "2026-07-28", []*results.Record{cancel()}, Orphans{ProbeErrors: []string{"scrape: connection refused"}, Counting: 1},
 			StatusPass, []string{"probe errors: scrape: connection refused"}},
 	}
 	for _, tt := range tests {
@@ -95,6 +108,29 @@ func TestCancellationVerdict(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStaleAnswersAreEvidence: a server that ignores every cancel and
+// sends no progress answers each stopped call in full after the late
+// window; the counting probe read 0 by then. Its stale results alone make
+// the verdict a violation.
+func TestStaleAnswersAreEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		stale int64
+		want  string
+	}{{0, StatusPass}, {3, StatusViolation}} {
+		a := NewAggregator(Rules{ProgressGrace: 100 * time.Millisecond})
+		a.Add(call(0, results.Cancelled, cancelAt(100), fault("cancel", 10)))
+		a.SetConnection(mcp.Stats{Stale: tc.stale, StaleAnswers: tc.stale})
+		a.SetOrphans(Orphans{Counting: 1, ByProbe: map[string]float64{"inflight": 0}})
+		v := verdictOf(t, a.Summary(testMeta("2026-07-28")), AreaCancellation)
+		if v.Status != tc.want {
+			t.Errorf("%d stale results: status = %q (%s), want %q", tc.stale, v.Status, v.Evidence, tc.want)
+		}
+		if tc.stale > 0 && !strings.Contains(v.Evidence, "3 answers arrived after the late window") {
+			t.Errorf("evidence %q does not name the stale results", v.Evidence)
+		}
 	}
 }
 

@@ -67,6 +67,9 @@ const (
 	StopTimeoutCap   StopReason = "timeout_cap"
 	StopGracefulStop StopReason = "graceful_stop" // the load ended and the graceful stop ran out
 	StopInterrupted  StopReason = "interrupted"
+	// StopQuietWindow: a quiet window of orphans.windows cancelled the call
+	// (not a fault: the engine stops every call to measure leftover work).
+	StopQuietWindow StopReason = "quiet_window"
 )
 
 // FaultStop is the reason a fault of kind gives when it stops a call.

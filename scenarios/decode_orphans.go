@@ -7,7 +7,8 @@ import (
 )
 
 var (
-	orphanKeys     = []string{"grace", "drain_max", "sample_every", "probes"}
+	orphanKeys     = []string{"grace", "drain_max", "sample_every", "probes", "windows"}
+	windowKeys     = []string{"every", "for"}
 	probeKinds     = []string{"metric", "process", "tool", "log"}
 	metricKeys     = []string{"url", "name", "labels"}
 	toolProbeKeys  = []string{"name", "arguments", "pointer"}
@@ -23,6 +24,9 @@ func (d *decoder) orphans(o *object) Orphans {
 		SampleEvery: o.positive("sample_every", DefaultSampleEvery),
 	}
 	names := map[string]Pos{}
+	if o.present("windows") {
+		r.Windows = d.windows(o.sub("windows"), o.at("windows"))
+	}
 	for _, it := range o.items("probes") {
 		po := d.object(it.path, it.pos, it.raw)
 		if po.bad {
@@ -49,6 +53,14 @@ func (d *decoder) orphans(o *object) Orphans {
 		d.probeRefs = append(d.probeRefs, refOf(po))
 	}
 	return r
+}
+
+// windows decodes orphans.windows: {every: DURATION, for: DURATION}, both
+// required and positive.
+func (d *decoder) windows(o *object, pos Pos) *Windows {
+	o.known(windowKeys...)
+	o.require(windowKeys...)
+	return &Windows{Every: o.positive("every", 0), For: o.positive("for", 0), Pos: pos}
 }
 
 func (d *decoder) metricProbe(o *object) *MetricProbe {

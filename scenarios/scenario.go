@@ -173,6 +173,17 @@ type Orphans struct {
 	DrainMax    Duration // wait at most this long for probes to return to baseline; default 30s
 	SampleEvery Duration // probe sampling period during the run; default 100ms
 	Probes      []Probe
+	// Windows, if set, are quiet windows during the load (see
+	// docs/decisions.md): every Every of load the pacer pauses, every call
+	// in flight is cancelled, and after Grace the probes measure for For.
+	Windows *Windows
+}
+
+// Windows are the quiet windows of orphans.windows.
+type Windows struct {
+	Every Duration `json:"every"`
+	For   Duration `json:"for"`
+	Pos   Pos      `json:"-"`
 }
 
 // Probe is one way to see server-side work: exactly one of Metric,

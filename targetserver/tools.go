@@ -121,7 +121,7 @@ func (s *Server) stepTool(burn bool) mcp.ToolHandlerFor[stepArgs, any] {
 		if err := in.validate(s.cfg.Endless); err != nil {
 			return nil, nil, err // the SDK turns this into a tool error
 		}
-		res, err := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn).run()
+		res, err := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn || s.cfg.BurnCPU).run()
 		s.calls.ended(req, err == nil)
 		return res, nil, err
 	}

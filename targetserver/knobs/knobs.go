@@ -54,6 +54,7 @@ type Config struct {
 	RateLimitCode         int
 	ExitDelay             time.Duration
 	LogCalls              string
+	BurnCPU               bool
 }
 
 // Table is every knob, in the order of `mcpchaos serve --help` and of the
@@ -83,6 +84,8 @@ var Table = []Knob{
 		Doc: "throttle tools/call to at most N calls in any window of PERIOD (N/PERIOD, e.g. 100/1s): HTTP 429 with Retry-After, or a JSON-RPC error on stdio"},
 	{Name: "rate_limit_code", Field: "RateLimitCode", Kind: Int, Min: -1 << 31, Max: 1<<31 - 1, Arg: "CODE",
 		Doc: "JSON-RPC error code of a throttled call (0: -31429, outside every reserved range)"},
+	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
+		Doc: "step tools burn CPU for each step instead of sleeping (slow_task works like cpu_task), so a process probe sees their work"},
 	{Name: "exit_delay", Field: "ExitDelay", Kind: Duration, Max: 24 * 3600, Arg: "D",
 		Doc: "stdio: exit only this long after stdin closes"},
 	{Name: "log_calls", Field: "LogCalls", Kind: File, Arg: "FILE", Setting: true,

@@ -1,0 +1,282 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+)
+
+// The accuracy helper: a stateless Streamable HTTP server on the official
+// Go SDK with one tool, work, that burns CPU (or sleeps) for `seconds`.
+// It stops when its context is cancelled, which without
+// PropagateRequestCancellation (the SDK's default) never happens when the
+// client closes the stream: the work runs on. It counts its own leftover
+// work as ground truth: every slice of CPU a call burns after its HTTP
+// request is gone is written to the file named by truthEnv as
+// "UNIX_NANO CPU_NANOSECONDS" (the thread's own CPU time, read with
+// getrusage(RUSAGE_THREAD) on a locked OS thread).
+const (
+	helperSDKWork = "sdk-work"
+	truthEnv      = "MCPCHAOS_E2E_TRUTH"
+)
+
+type workArgs struct {
+	Seconds float64 `json:"seconds"`
+	Sleep   bool    `json:"sleep"`
+}
+
+type reqCtxKey struct{}
+
+// threadCPU returns the calling OS thread's CPU time.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func serveSDKWork(propagate bool) int {
+	truth, err := os.OpenFile(os.Getenv(truthEnv), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var mu sync.Mutex
+	note := func(cpu time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(truth, "%d %d\n", time.Now().UnixNano(), cpu.Nanoseconds())
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "e2e-sdk-work", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "work", Description: "burns CPU (or sleeps) for seconds, stopping when cancelled"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in workArgs) (*mcp.CallToolResult, any, error) {
+			gone := ctx.Done()
+			if rc, ok := ctx.Value(reqCtxKey{}).(context.Context); ok {
+				gone = rc.Done()
+			}
+			isGone := func() bool {
+				select {
+				case <-gone:
+					return true
+				default:
+					return false
+				}
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			end := time.Now().Add(time.Duration(in.Seconds * float64(time.Second)))
+			var x uint64
+			for time.Now().Before(end) {
+				if ctx.Err() != nil {
+					return nil, nil, fmt.Errorf("stopped: %w", ctx.Err())
+				}
+				if in.Sleep { // wait, using no CPU, until the end or a cancel
+					select {
+					case <-time.After(time.Until(end)):
+					case <-ctx.Done():
+					}
+					continue
+				}
+				before := threadCPU()
+				x += targetserver.Spin(2 * time.Millisecond)
+				if isGone() {
+					note(threadCPU() - before)
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("worked %v (%d)", in.Seconds, x&1)}}}, nil, nil
+		})
+	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: propagate})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), reqCtxKey{}, r.Context())))
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("http://%s/mcp\n", ln.Addr())
+	if err := http.Serve(ln, h); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// workServer starts the accuracy helper; truth reads its ground truth:
+// the leftover CPU-seconds it burnt between from and to.
+func workServer(t *testing.T, propagate bool) (url string, pid int, truth func(from, to time.Time) float64) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := t.TempDir() + "/truth"
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), helperEnv+"="+helperSDKWork, propagateEnv+"="+strconv.FormatBool(propagate), truthEnv+"="+file)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(stdout).ReadString('\n')
+		line <- strings.TrimSpace(s)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case url = <-line:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the SDK work helper did not print its URL")
+	}
+	truth = func(from, to time.Time) float64 {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("ground truth: %v", err)
+		}
+		total := time.Duration(0)
+		for l := range strings.Lines(string(b)) {
+			f := strings.Fields(l)
+			if len(f) != 2 {
+				continue
+			}
+			at, err1 := strconv.ParseInt(f[0], 10, 64)
+			cpu, err2 := strconv.ParseInt(f[1], 10, 64)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			// A slice of about 2 ms, noted at its end: count it by its middle.
+			mid := time.Unix(0, at).Add(-time.Duration(cpu) / 2)
+			if !mid.Before(from) && mid.Before(to) {
+				total += time.Duration(cpu)
+			}
+		}
+		return total.Seconds()
+	}
+	return url, cmd.Process.Pid, truth
+}
+
+// The built-in target as a black box: helperBuiltin serves it over HTTP in
+// a process of its own, with the knobs of knobsEnv ("name=value,..."), so
+// a scenario sees it only as an http target with a pid (no metrics probe,
+// no tool probe): the case of a server that exposes nothing.
+const (
+	helperBuiltin = "builtin-http"
+	knobsEnv      = "MCPCHAOS_E2E_KNOBS"
+)
+
+func serveBuiltin() int {
+	var cfg targetserver.Config
+	for kv := range strings.SplitSeq(os.Getenv(knobsEnv), ",") {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		k, found := knobs.Lookup(name)
+		if !found {
+			fmt.Fprintf(os.Stderr, "unknown knob %q\n", name)
+			return 2
+		}
+		if err := k.Set(&cfg, value); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
+	r, err := targetserver.StartHTTP(context.Background(), cfg, "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(r.URL)
+	if err := r.Wait(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// builtinServer starts the built-in target in its own process.
+func builtinServer(t *testing.T, knobList string) (url string, pid int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), helperEnv+"="+helperBuiltin, knobsEnv+"="+knobList)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(stdout).ReadString('\n')
+		line <- strings.TrimSpace(s)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case url = <-line:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the built-in target helper did not print its URL")
+	}
+	if !strings.HasPrefix(url, "http://") {
+		t.Fatalf("the built-in target helper printed %q, not a URL", url)
+	}
+	return url, cmd.Process.Pid
+}

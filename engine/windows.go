@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Quiet windows (orphans.windows): leftover work measured during the load.
+//
+// Every Every of load, the pacer pauses (ticks that fall due are not
+// offered: neither scheduled nor dropped, and the paused time is taken out
+// of the load's duration, so rates count only the time the load ran),
+// every call in flight is cancelled the era's way with the stop reason
+// quiet_window, and once the grace has passed since the last cancel the
+// probes measure for For. Nothing the client asked for is running then, so
+// whatever the server still does — CPU above its idle rate, a count probe
+// above its baseline — is leftover by construction. Waiting for live calls
+// to finish instead would hide the leftover of calls cut just before.
+
+// windowGate is the pause of the load during a quiet window.
+type windowGate struct {
+	paused  atomic.Bool
+	skipped atomic.Int64 // ticks due while paused
+	total   atomic.Int64 // nanoseconds paused, summed
+
+	mu     sync.Mutex
+	resume chan struct{} // closed when the pause ends; nil when running
+}
+
+func (g *windowGate) pause() {
+	g.mu.Lock()
+	g.resume = make(chan struct{})
+	g.mu.Unlock()
+	g.paused.Store(true)
+}
+
+func (g *windowGate) unpause(d time.Duration) {
+	g.total.Add(int64(d))
+	g.paused.Store(false)
+	g.mu.Lock()
+	if g.resume != nil {
+		close(g.resume)
+		g.resume = nil
+	}
+	g.mu.Unlock()
+}
+
+// wait blocks a closed-model worker while the load is paused; false when
+// ctx ended.
+func (g *windowGate) wait(ctx context.Context) bool {
+	g.mu.Lock()
+	ch := g.resume
+	g.mu.Unlock()
+	if ch == nil {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// pausedFor returns the time the load was paused.
+func (g *windowGate) pausedFor() time.Duration { return time.Duration(g.total.Load()) }
+
+// quietWindows takes a window after every Every of load until the load's
+// end, ctx's end or stop; it returns stop, which waits for a window in
+// progress to end.
+func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
+	w := r.plan.Orphans.Windows
+	if w == nil {
+		return func() {}
+	}
+	end := r.began.Add(r.plan.Load.Total())
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTimer(w.Every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if !time.Now().Before(end) {
+				return
+			}
+			r.window(ctx, pr, quit)
+			t.Reset(w.Every)
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// window pauses the load, cancels every call in flight, waits the grace
+// and has the probes measure.
+func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{}) {
+	w, o := r.plan.Orphans.Windows, r.plan.Orphans
+	from := time.Now()
+	r.win.pause()
+	pr.paused.Store(true)
+	defer func() {
+		pr.paused.Store(false)
+		r.win.unpause(time.Since(from))
+	}()
+	// Cancel what is in flight, again every 20 ms for calls that were
+	// being sent, until nothing is (bounded: 2 s).
+	cancelled := map[*callState]bool{}
+	for deadline := from.Add(2 * time.Second); time.Now().Before(deadline); {
+		all := r.inflight.all()
+		if len(all) == 0 {
+			break
+		}
+		for _, cs := range all {
+			if !cancelled[cs] {
+				cancelled[cs] = true
+				cs.stop(results.Cancelled, results.StopQuietWindow, time.Time{})
+			}
+		}
+		if !sleep(ctx, 20*time.Millisecond) {
+			return
+		}
+	}
+	if wait := time.Until(r.lastStop().Add(o.Grace)); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-quit:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+	res := pr.measureWindow(ctx, w.For)
+	res.StartMs = float64(from.Sub(r.began)) / float64(time.Millisecond)
+	res.Cancelled = len(cancelled)
+	pr.addWindow(res)
+}
+
+// cancelIfPaused cancels a call that started while the load was paused
+// (its tick was handed out just before the pause).
+func (cs *callState) cancelIfPaused() {
+	if cs.r.win.paused.Load() {
+		cs.stop(results.Cancelled, results.StopQuietWindow, time.Time{})
+	}
+}
+
+// addWindow adds one window's measurement to the run's sum.
+func (pr *probeRun) addWindow(w report.Window) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	s := &pr.windows
+	s.Count++
+	s.Cancelled += w.Cancelled
+	s.LeftoverCPUS += w.LeftoverCPUS
+	s.NoiseCPUS += pr.idleNoise * w.MeasuredMs / 1000
+	s.MeasuredMs += w.MeasuredMs
+	s.OrphanedMax = max(s.OrphanedMax, w.Orphaned)
+	if w.Orphaned > 0 || (w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS) {
+		s.Above++
+	}
+	if len(s.List) < 1000 {
+		s.List = append(s.List, w)
+	}
+}
+
+// command returns the first word of pid's command line, "" when unknown.
+func command(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(b), "\x00")
+	return first
+}

@@ -1,0 +1,83 @@
+package report
+
+import (
+	"fmt"
+	"time"
+)
+
+// ProcessCPU is how a process probe's CPU readings were judged: which
+// process it measured and how noisy that process was while idle.
+type ProcessCPU struct {
+	// Probe is the process probe's name: its entry of by_probe counts the
+	// child processes still alive after the quiet window.
+	Probe string `json:"probe"`
+	// PID and Command name the process (tree root) measured; Command is
+	// the first of its command line, "" when unreadable.
+	PID     int    `json:"pid"`
+	Command string `json:"command,omitempty"`
+	// IdleRate is the mean CPU-seconds per second of the idle process
+	// before the load, from several short samples; IdleNoise their
+	// standard deviation (the noise band of one reading per second).
+	IdleRate  float64 `json:"idle_rate"`
+	IdleNoise float64 `json:"idle_noise"`
+	// LoadRate is the process's CPU-seconds per second during the load,
+	// above IdleRate: what live calls cost it. Near zero means the tools'
+	// work is not CPU the probe can see (sleeping or waiting work).
+	LoadRate float64 `json:"load_rate"`
+	// PerCallS is that CPU per second of a live call (the client's calls
+	// in flight, integrated over the load): what one running call costs
+	// the process. Below 0.15 the tools' work is not CPU the probe can see.
+	PerCallS float64 `json:"per_call_s"`
+	// ThresholdS is the leftover CPU the final quiet window had to exceed
+	// to count: max(an absolute floor, IdleNoise·k over the window, plus
+	// one clock tick).
+	ThresholdS float64 `json:"threshold_s"`
+}
+
+// Windows sums the quiet windows of orphans.windows.
+type Windows struct {
+	// Count is the number of windows taken; Cancelled the calls they
+	// cancelled.
+	Count     int `json:"count"`
+	Cancelled int `json:"cancelled"`
+	// SkippedTicks were due while the pacer paused: not offered, so not
+	// counted as scheduled or dropped.
+	SkippedTicks int `json:"skipped_ticks"`
+	// LeftoverCPUS is the CPU, above the idle rate, the server used in the
+	// windows' measurements, summed; NoiseCPUS is the idle noise band of
+	// that sum (IdleNoise·measured seconds): the estimate is ± that.
+	LeftoverCPUS float64 `json:"leftover_cpu_s"`
+	NoiseCPUS    float64 `json:"noise_cpu_s"`
+	// Above is the number of windows whose leftover CPU exceeded their
+	// threshold, or whose count probes read above baseline.
+	Above int `json:"above"`
+	// OrphanedMax is the most calls a count probe saw above its baseline
+	// in any window.
+	OrphanedMax float64  `json:"orphaned_max"`
+	MeasuredMs  float64  `json:"measured_ms"` // the windows' measurements, summed
+	List        []Window `json:"list,omitempty"`
+}
+
+// Window is one quiet window.
+type Window struct {
+	// StartMs is when the pacer paused, after the load began.
+	StartMs   float64 `json:"start_ms"`
+	Cancelled int     `json:"cancelled"`
+	// MeasuredFrom is when the measurement began (after the grace);
+	// MeasuredMs how long it lasted.
+	MeasuredFrom time.Time `json:"measured_from"`
+	MeasuredMs   float64   `json:"measured_ms"`
+	LeftoverCPUS float64   `json:"leftover_cpu_s"`
+	ThresholdS   float64   `json:"threshold_s"`
+	Orphaned     float64   `json:"orphaned"`
+}
+
+// textWindows prints the quiet windows' sum, when there were any.
+func textWindows(t *textOut, c Cancellation) {
+	w := c.Windows
+	if w.Count == 0 {
+		return
+	}
+	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered)", w.Count, w.Cancelled, w.SkippedTicks),
+		"leftover CPU "+fmtMs(w.LeftoverCPUS*1000)+" ± "+fmtMs(w.NoiseCPUS*1000)+" in "+fmtMs(w.MeasuredMs))
+}
