@@ -83,8 +83,21 @@ orphans: {grace: 200ms}
 					t.Errorf("seq %d: a well-formed call ended %q (%s)", r.Seq, r.Outcome, r.Error)
 				}
 			}
-			if n := o.okAnsweredAfter(o.firstFault("malformed")); n == 0 {
+			// The server stays up: a well-formed call answered after the
+			// first broken request was on the wire. On a busy machine,
+			// building and sending a 5 MiB request under -race can take
+			// longer than the 1 s load, so the run may hold no later call:
+			// then there is nothing to judge (and every well-formed call
+			// was ok, above).
+			first := o.firstFault("malformed")
+			later := false
+			for _, r := range o.Recs {
+				later = later || (len(r.Faults) == 0 && r.Scheduled.After(first))
+			}
+			if n := o.okAnsweredAfter(first); n == 0 && later {
 				t.Errorf("no ok call answered after the first malformed request was sent")
+			} else if !later {
+				t.Logf("no well-formed call was scheduled after the first broken request was sent")
 			}
 			if v := s.Protocol.Violations; v.Total != 0 {
 				t.Errorf("protocol.violations = %+v, want none", v)
