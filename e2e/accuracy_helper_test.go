@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -125,47 +122,8 @@ func serveSDKWork(propagate bool) int {
 // the leftover CPU-seconds it burnt between from and to.
 func workServer(t *testing.T, propagate bool) (url string, pid int, truth func(from, to time.Time) float64) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	file := t.TempDir() + "/truth"
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), helperEnv+"="+helperSDKWork, propagateEnv+"="+strconv.FormatBool(propagate), truthEnv+"="+file)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- strings.TrimSpace(s)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case url = <-line:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the SDK work helper did not print its URL")
-	}
+	url, pid = startHelper(t, "SDK work helper", helperEnv+"="+helperSDKWork, propagateEnv+"="+strconv.FormatBool(propagate), truthEnv+"="+file)
 	truth = func(from, to time.Time) float64 {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -190,7 +148,7 @@ func workServer(t *testing.T, propagate bool) (url string, pid int, truth func(f
 		}
 		return total.Seconds()
 	}
-	return url, cmd.Process.Pid, truth
+	return url, pid, truth
 }
 
 // The built-in target as a black box: helperBuiltin serves it over HTTP in
@@ -235,48 +193,5 @@ func serveBuiltin() int {
 // builtinServer starts the built-in target in its own process.
 func builtinServer(t *testing.T, knobList string) (url string, pid int) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), helperEnv+"="+helperBuiltin, knobsEnv+"="+knobList)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- strings.TrimSpace(s)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case url = <-line:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the built-in target helper did not print its URL")
-	}
-	if !strings.HasPrefix(url, "http://") {
-		t.Fatalf("the built-in target helper printed %q, not a URL", url)
-	}
-	return url, cmd.Process.Pid
+	return startHelper(t, "built-in target helper", helperEnv+"="+helperBuiltin, knobsEnv+"="+knobList)
 }

@@ -149,16 +149,25 @@ func serveSDKStdio() int {
 // is stopped when the test ends.
 func sdkHTTPServer(t *testing.T, propagate bool) (url string, pid int) {
 	t.Helper()
+	p := "0"
+	if propagate {
+		p = "1"
+	}
+	return startHelper(t, "SDK HTTP helper", helperEnv+"="+helperSDKHTTP, propagateEnv+"="+p)
+}
+
+// startHelper runs this test binary as a helper server in its own
+// process, with env added to its environment, and returns the URL it
+// prints on its first line of stdout and its pid. Closing its stdin at the
+// end of the test stops it (killed after 5 s). what names it in errors.
+func startHelper(t *testing.T, what string, env ...string) (url string, pid int) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self)
-	p := "0"
-	if propagate {
-		p = "1"
-	}
-	cmd.Env = append(os.Environ(), helperEnv+"="+helperSDKHTTP, propagateEnv+"="+p)
+	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -191,10 +200,10 @@ func sdkHTTPServer(t *testing.T, propagate bool) (url string, pid int) {
 	select {
 	case url = <-line:
 	case <-time.After(30 * time.Second):
-		t.Fatal("the SDK HTTP helper did not print its URL")
+		t.Fatalf("the %s did not print its URL", what)
 	}
 	if !strings.HasPrefix(url, "http://") {
-		t.Fatalf("the SDK HTTP helper printed %q, not a URL", url)
+		t.Fatalf("the %s printed %q, not a URL", what, url)
 	}
 	return url, cmd.Process.Pid
 }

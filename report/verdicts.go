@@ -72,6 +72,13 @@ func unobservable(c Cancellation) string {
 		return "no probe watched the server (wire evidence only: a server that ignores a cancel without a word is not seen)"
 	}
 	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && p.PerCallS >= visiblePerCall {
+		if c.Windows.Count == 0 {
+			// The CPU is measured once, after the load: the leftover work
+			// of a call cut during the load has ended by then, hidden while
+			// it ran by the work of live calls.
+			return "the only probe is the process's CPU, measured after the load: leftover work of calls cut during the load " +
+				"ends before that and is hidden by live calls' work while it runs (quiet windows measure it during the load)"
+		}
 		return ""
 	}
 	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle "+

@@ -67,9 +67,14 @@ func TestCancellationVerdict(t *testing.T) {
 			[]string{"2 cancels", "probe mcpchaos_target_inflight"}},
 		{"leftover CPU above the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.2}, StatusViolation,
 			[]string{"leftover CPU 200ms"}},
-		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}}, StatusPass, nil},
+		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}, Windows: Windows{Count: 2}}, StatusPass, nil},
 		{"leftover CPU within the measured noise", "2026-07-28", []*results.Record{cancel()},
-			Orphans{LeftoverCPUSeconds: 0.1, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1, IdleNoise: 0.05, ThresholdS: 0.16}}, StatusPass, nil},
+			Orphans{LeftoverCPUSeconds: 0.1, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1, IdleNoise: 0.05, ThresholdS: 0.16}, Windows: Windows{Count: 2}}, StatusPass, nil},
+		// The false pass: CPU-bound work, a process probe alone,
+		// and nothing seen after the load, when the leftover of calls cut
+		// during the load had long ended.
+		{"process probe alone without quiet windows", "2026-07-28", []*results.Record{cancel()},
+			Orphans{LeftoverCPUSeconds: 0.01, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}}, StatusNotObservable, []string{"measured after the load", "windows"}},
 		{"leftover CPU above the measured noise names the process", "2026-07-28", []*results.Record{cancel()},
 			Orphans{LeftoverCPUSeconds: 0.3, CPU: &ProcessCPU{PID: 42, Command: "srv", LoadRate: 1, PerCallS: 1, IdleNoise: 0.05, ThresholdS: 0.16}},
 			StatusViolation, []string{"leftover CPU 300ms", "pid 42, srv"}},
