@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -105,17 +104,7 @@ func serveSDKWork(propagate bool) int {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), reqCtxKey{}, r.Context())))
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fmt.Printf("http://%s/mcp\n", ln.Addr())
-	if err := http.Serve(ln, h); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return serveHelper(h)
 }
 
 // workServer starts the accuracy helper; truth reads its ground truth:

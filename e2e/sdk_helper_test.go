@@ -100,17 +100,7 @@ func serveSDKHTTP(propagate bool) int {
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: propagate})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fmt.Printf("http://%s/mcp\n", ln.Addr())
-	if err := http.Serve(ln, h); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return serveHelper(h)
 }
 
 type stubbornArgs struct {
@@ -206,4 +196,21 @@ func startHelper(t *testing.T, what string, env ...string) (url string, pid int)
 		t.Fatalf("the %s printed %q, not a URL", what, url)
 	}
 	return url, cmd.Process.Pid
+}
+
+// serveHelper serves h on a loopback port of its own and prints the MCP
+// URL on stdout's first line, for startHelper; it returns the helper's
+// exit status.
+func serveHelper(h http.Handler) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("http://%s/mcp\n", ln.Addr())
+	if err := http.Serve(ln, h); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
