@@ -92,8 +92,10 @@ orphans:
 // TestSDKStdioIgnoresCancel runs against a stdio server written with the
 // official Go SDK whose tool ignores cancellation: after our
 // notifications/cancelled it keeps reporting progress (calls with a token)
-// and answers 900 ms later (calls without one). Both are wire evidence of
-// work after the cancel.
+// and answers 600 ms later (calls without one). Both are wire evidence of
+// work after the cancel. The answer comes after the 300 ms grace and well
+// inside the 1 s late window (it came 900 ms after the cancel, and on a
+// slow run past the window, where it counts for the run, not the call).
 func TestSDKStdioIgnoresCancel(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -107,8 +109,8 @@ target:
 load: {rate: 6/1s, duration: 1s}
 timeouts: {idle: 20s, max: 30s}
 calls:
-  - {tool: stubborn, arguments: {seconds: 1.2, step_ms: 100}, progress: true}
-  - {tool: stubborn, arguments: {seconds: 1.2, step_ms: 100}, progress: false}
+  - {tool: stubborn, arguments: {seconds: 0.9, step_ms: 100}, progress: true}
+  - {tool: stubborn, arguments: {seconds: 0.9, step_ms: 100}, progress: false}
 faults:
   - {kind: cancel, probability: 1, after: 300ms}
 orphans: {grace: 300ms, drain_max: 300ms}
