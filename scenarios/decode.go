@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+
 	"github.com/goccy/go-yaml/ast"
 )
 
@@ -69,7 +71,7 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 func (d *decoder) load(o *object) Workload {
 	l := Workload{MaxInFlight: DefaultMaxInFlight, GracefulStop: DefaultGracefulStop}
 	o.known(loadKeys...)
-	l.Rate, _ = parsed(o, "rate", ParseRate)
+	l.Rate, _ = parsed(o, "rate", knobs.ParseRate)
 	if o.has("stages") {
 		items := o.items("stages")
 		if len(items) == 0 && o.isSequence("stages") {
@@ -80,7 +82,7 @@ func (d *decoder) load(o *object) Workload {
 			so.known("to", "over")
 			so.require("to", "over")
 			st := Stage{Pos: it.pos}
-			st.To, _ = parsed(so, "to", ParseRate)
+			st.To, _ = parsed(so, "to", knobs.ParseRate)
 			st.Over = so.positive("over", 0)
 			l.Stages = append(l.Stages, st)
 		}

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+
 	"encoding/json"
 	"slices"
 )
@@ -102,7 +104,7 @@ func (r *Reader) IntAtLeast(key string, def, min int) int {
 func (r *Reader) Positive(key string, def Duration) Duration { return r.o.positive(key, def) }
 
 // Rate returns a rate.
-func (r *Reader) Rate(key string) (Rate, bool) { return parsed(r.o, key, ParseRate) }
+func (r *Reader) Rate(key string) (Rate, bool) { return parsed(r.o, key, knobs.ParseRate) }
 
 // ByteSize returns a size of at least one byte.
 func (r *Reader) ByteSize(key string, def ByteSize) ByteSize {

@@ -6,7 +6,3 @@ import "github.com/mcpchaos/mcpchaos/targetserver/knobs"
 // "50/s", "3000/1m". It is knobs.Rate, whose parser is the tree's one rate
 // parser (the built-in target's rate_limit knob is a rate too).
 type Rate = knobs.Rate
-
-// ParseRate is knobs.ParseRate, named here for the decoders of this
-// package and its users; it is not a second parser.
-var ParseRate = knobs.ParseRate

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -173,7 +175,7 @@ func TestParseByteSize(t *testing.T) {
 
 func TestWorkload(t *testing.T) {
 	s := func(to string, over float64) Stage {
-		r, _ := ParseRate(to)
+		r, _ := knobs.ParseRate(to)
 		return Stage{To: r, Over: sec(over)}
 	}
 	tests := []struct {
