@@ -91,6 +91,8 @@ type Aggregator struct {
 
 	errors errorSet
 	tools  map[string]*toolAgg
+
+	seconds seconds // the run second by second (seconds.go)
 }
 
 // progressAgg counts progress over calls.
@@ -192,22 +194,31 @@ func (a *Aggregator) Add(r *results.Record) {
 	}
 }
 
+// addLatencies records the call's latencies in the run's histograms and
+// in the second it ended.
 func (a *Aggregator) addLatencies(r *results.Record) {
+	vals := [numHists]int64{-1, -1, -1, -1, -1}
 	if r.ResponseUs > 0 {
-		a.lat[histCall].record(r.ResponseUs)
+		vals[histCall] = r.ResponseUs
 		if r.SentUs > 0 {
-			a.lat[histService].record(r.ResponseUs - r.SentUs)
+			vals[histService] = r.ResponseUs - r.SentUs
 		}
 	}
 	if r.FirstProgUs > 0 {
-		a.lat[histFirstProgress].record(r.FirstProgUs - r.SentUs)
+		vals[histFirstProgress] = r.FirstProgUs - r.SentUs
 	}
 	if r.Progress != nil && r.Progress.Count > 0 {
-		a.lat[histProgressGap].record(r.Progress.MaxGapUs)
+		vals[histProgressGap] = r.Progress.MaxGapUs
 	}
 	if r.DeadlineUs > 0 {
-		a.lat[histTimeoutError].record(r.TimeoutErrUs)
+		vals[histTimeoutError] = r.TimeoutErrUs
 	}
+	for i, v := range vals {
+		if v >= 0 {
+			a.lat[i].record(v)
+		}
+	}
+	a.seconds.add(r, &vals)
 }
 
 func (a *Aggregator) addProgress(r *results.Record) {
