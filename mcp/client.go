@@ -43,6 +43,8 @@ type HTTPConfig struct {
 	DialTimeout time.Duration
 	// MaxIdleConns bounds the keep-alive pool; default 10000.
 	MaxIdleConns int
+	// TLS configures https:// URLs; nil: system roots, the URL's host.
+	TLS *TLSOptions
 }
 
 // StdioConfig is a server started as a subprocess.

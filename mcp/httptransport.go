@@ -98,7 +98,9 @@ func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 		if port == "" {
 			port = "443"
 		}
-		t.tls = &tls.Config{ServerName: u.Hostname()}
+		if t.tls, err = tlsConfig(u.Hostname(), cfg.TLS); err != nil {
+			return nil, fmt.Errorf("mcp http: %s: %w", cfg.URL, err)
+		}
 	default:
 		return nil, fmt.Errorf("mcp http: url %q: scheme must be http or https", cfg.URL)
 	}
@@ -137,7 +139,7 @@ func (t *httpTransport) dial(ctx context.Context) (*httpConn, error) {
 		tc := tls.Client(nc, t.tls)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			nc.Close()
-			return nil, fmt.Errorf("tls handshake with %s: %w", t.display, err)
+			return nil, fmt.Errorf("tls handshake with %s: %w", t.display, explainTLS(err, t.tls.ServerName))
 		}
 		conn.nc = tc
 	}
