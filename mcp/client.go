@@ -33,6 +33,11 @@ type Config struct {
 	// IDs hands out request ids; share one across the clients of a run so
 	// ids and progress tokens are never reused. nil: the client's own.
 	IDs *IDSource
+	// ParamHeaders, when set, makes every tools/call on 2026 Streamable
+	// HTTP carry the Mcp-Param-* headers its tool's inputSchema asks for
+	// (x-mcp-header); the first such client to Dial fills it from
+	// tools/list. Share one across the clients of a run.
+	ParamHeaders *ParamHeaders
 }
 
 // HTTPConfig is a Streamable HTTP endpoint.
@@ -146,6 +151,11 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		}
 		return nil, err
 	}
+	if p := cfg.ParamHeaders; p != nil && c.era.Modern() && c.tr.name() == "http" {
+		lctx, cancel := context.WithTimeout(ctx, cfg.ProbeTimeout)
+		p.learn(lctx, c)
+		cancel()
+	}
 	return c, nil
 }
 
@@ -177,6 +187,9 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 		call.tok = call.id
 	}
 	call.body = c.appendCallBody(make([]byte, 0, 256+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Malform, req.MalformSize)
+	if p := c.cfg.ParamHeaders; p != nil && c.era.Modern() && req.Malform == MalformNone {
+		call.headers = p.appendHeaders(nil, req.Tool, req.Arguments)
+	}
 	if err := c.tr.start(ctx, call); err != nil {
 		return nil, err
 	}
