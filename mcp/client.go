@@ -50,7 +50,18 @@ type HTTPConfig struct {
 	MaxIdleConns int
 	// TLS configures https:// URLs; nil: system roots, the URL's host.
 	TLS *TLSOptions
+	// Transport is TransportAuto (""): Streamable HTTP, falling back to
+	// the 2024-11-05 HTTP+SSE transport when the URL answers that way;
+	// TransportStreamable; or TransportSSE.
+	Transport string
 }
+
+// The HTTP transports of HTTPConfig.Transport.
+const (
+	TransportAuto       = "auto"
+	TransportStreamable = "streamable"
+	TransportSSE        = "sse"
+)
 
 // StdioConfig is a server started as a subprocess.
 type StdioConfig struct {
@@ -89,6 +100,7 @@ type Client struct {
 	clientInfo []byte // encoded Implementation
 	server     Implementation
 	discover   *DiscoverResult
+	initStatus int // the HTTP status of the initialize answer
 	stats      connStats
 }
 
@@ -135,7 +147,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	c.clientInfo, _ = json.Marshal(cfg.ClientInfo)
 	var err error
 	if cfg.HTTP != nil {
-		c.tr, err = newHTTPTransport(c, cfg.HTTP)
+		c.tr, err = dialHTTP(ctx, c, cfg.HTTP)
 	} else {
 		c.tr, err = startStdio(ctx, c, cfg.Stdio)
 	}
