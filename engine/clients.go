@@ -35,7 +35,7 @@ func (r *runner) startTarget() (func(), error) {
 	t := r.plan.Target
 	cfg := mcp.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
 		ClientInfo: mcp.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
-		IDs: new(mcp.IDSource)}
+		IDs: new(mcp.IDSource), ParamHeaders: new(mcp.ParamHeaders)}
 	stop := func() {}
 	processes := 1
 	var desc string

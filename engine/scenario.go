@@ -117,7 +117,12 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 		return Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: t.Stdio.Command, Env: env, Dir: t.Stdio.Dir},
 			Processes: t.Stdio.Processes}}, nil
 	case t.HTTP != nil:
-		return Target{HTTP: &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers}, PID: t.HTTP.PID}, nil
+		hc := &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers, Transport: t.HTTP.Transport}
+		if o := t.HTTP.TLS; o != nil {
+			hc.TLS = &mcp.TLSOptions{CAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile,
+				ServerName: o.ServerName, InsecureSkipVerify: o.InsecureSkipVerify}
+		}
+		return Target{HTTP: hc, PID: t.HTTP.PID}, nil
 	}
 	return Target{}, fmt.Errorf("%s: no target", sc.File)
 }

@@ -24,7 +24,7 @@ const sendTimeout = 5 * time.Second
 // without the flood.
 type NotifyFlood struct{ background }
 
-var notifyFloodKind = kind{name: "notify_flood", keys: []string{"rate"},
+var notifyFloodKind = kind{name: "notify_flood", keys: rateKeys,
 	build: func(b builder) Fault { return &NotifyFlood{b.background()} }}
 
 func (f *NotifyFlood) Send(ctx context.Context, i uint64, n Notifier, _ IDs, _ *rand.Rand) error {
@@ -45,7 +45,7 @@ func (f *NotifyFlood) Send(ctx context.Context, i uint64, n Notifier, _ IDs, _ *
 // no error, no effect on other calls.
 type CancelUnknown struct{ background }
 
-var cancelUnknownKind = kind{name: "cancel_unknown", keys: []string{"rate"},
+var cancelUnknownKind = kind{name: "cancel_unknown", keys: rateKeys,
 	build: func(b builder) Fault { return &CancelUnknown{b.background()} }}
 
 func (f *CancelUnknown) Send(ctx context.Context, i uint64, n Notifier, ids IDs, rng *rand.Rand) error {

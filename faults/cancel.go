@@ -1,6 +1,10 @@
 package faults
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
 
 // Cancel cancels a call the era's way, at a time or after the N-th
 // progress notification: on 2026 HTTP by closing the call's stream (and,
@@ -18,7 +22,7 @@ type Cancel struct {
 	alsoNotify bool
 }
 
-var cancelKind = kind{name: "cancel", perCall: true, timed: true, keys: []string{"also_notify"},
+var cancelKind = kind{name: "cancel", perCall: true, timed: true, keys: []scenarios.Field{{Name: "also_notify", Type: scenarios.BoolType(), Doc: "on 2026 HTTP, POST notifications/cancelled too"}},
 	build: func(b builder) Fault { return &Cancel{b.perCall(), b.r.Bool("also_notify", false)} }}
 
 func (f *Cancel) Draw(rng *rand.Rand, info Info) (When, bool) { return f.draw(rng, info) }

@@ -3,6 +3,8 @@ package faults
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // CancelRace cancels a call around the moment it completes: at the instant
@@ -20,7 +22,9 @@ type CancelRace struct {
 	beforeEnd time.Duration // 0: at the response
 }
 
-var cancelRaceKind = kind{name: "cancel_race", perCall: true, keys: []string{"at", "before_end"},
+var cancelRaceKind = kind{name: "cancel_race", perCall: true, keys: []scenarios.Field{
+	{Name: "at", Type: scenarios.EnumType("response"), Doc: "cancel at the moment the response arrives"},
+	{Name: "before_end", Type: scenarios.DurationType(), Doc: "cancel this long before the call's typical end"}},
 	build: func(b builder) Fault {
 		f := &CancelRace{perCall: b.perCall()}
 		switch b.r.ExactlyOne("at", "before_end") {

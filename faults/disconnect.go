@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // Disconnect drops the transport under a call: on HTTP it closes the
@@ -33,13 +34,16 @@ var abortModes = map[string]struct {
 	"kill":  {mcp.AbortKill, "stdio"},
 }
 
-var disconnectKind = kind{name: "disconnect", perCall: true, timed: true, keys: []string{"mode"},
+// disconnectModes are the values of mode, in documentation order.
+var disconnectModes = []string{"fin", "rst", "close", "kill"}
+
+var disconnectKind = kind{name: "disconnect", perCall: true, timed: true, keys: []scenarios.Field{{Name: "mode", Type: scenarios.EnumType(disconnectModes...), Doc: "http: fin, rst; stdio: close, kill"}},
 	build: func(b builder) Fault {
 		def := "fin"
 		if b.transport == "stdio" {
 			def = "close"
 		}
-		mode := b.r.Enum("mode", def, "fin", "rst", "close", "kill")
+		mode := b.r.Enum("mode", def, disconnectModes...)
 		if m := abortModes[mode]; b.transport != "" && m.transport != b.transport {
 			b.r.Errorf("mode", "%s does not apply to %s targets (http: fin, rst; stdio: close, kill)", mode, b.transport)
 		}

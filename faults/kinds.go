@@ -29,7 +29,7 @@ type kind struct {
 	// perCall kinds take probability and tools; timed ones take exactly
 	// one of after and after_progress too.
 	perCall, timed bool
-	keys           []string // its own keys
+	keys           []scenarios.Field // its own keys, with their types
 	// build decodes the kind's own keys with b.r (which reports what is
 	// wrong) and returns the fault.
 	build func(b builder) Fault
@@ -59,6 +59,11 @@ func New(spec scenarios.Fault, transport string) (Fault, error) {
 	}
 	k := kinds[i]
 	k.checkKeys(r)
+	for _, f := range k.keys {
+		if f.Required {
+			r.Require(f.Name)
+		}
+	}
 	if k.timed {
 		r.ExactlyOne("after", "after_progress")
 	}
@@ -78,7 +83,20 @@ func (k kind) allowed() []string {
 	if k.timed {
 		keys = append(keys, "after", "after_progress")
 	}
-	return append(keys, k.keys...)
+	for _, f := range k.keys {
+		keys = append(keys, f.Name)
+	}
+	return keys
+}
+
+// Schemas describes every kind for the scenario schema (mcpchaos schema),
+// in documentation order.
+func Schemas() []scenarios.FaultKind {
+	out := make([]scenarios.FaultKind, len(kinds))
+	for i, k := range kinds {
+		out[i] = scenarios.FaultKind{Name: k.name, PerCall: k.perCall, Timed: k.timed, Fields: k.keys}
+	}
+	return out
 }
 
 // checkKeys reports every key of the entry that the kind does not take.
@@ -127,6 +145,9 @@ func didYouMean(name string) string {
 	return ""
 }
 
+// rateKeys are the keys of a background fault.
+var rateKeys = []scenarios.Field{{Name: "rate", Type: scenarios.RateType(), Required: true, Doc: "how often, N/PERIOD"}}
+
 // background holds what every background fault shares: its kind and its
 // rate. A background fault acts on no call.
 type background struct {
@@ -138,7 +159,6 @@ func (b background) Kind() string                     { return b.kind }
 func (b background) Rate() scenarios.Rate             { return b.rate }
 func (background) Draw(*rand.Rand, Info) (When, bool) { return When{}, false }
 func (b builder) background() background {
-	b.r.Require("rate")
 	rate, _ := b.r.Rate("rate")
 	return background{kind: b.kind, rate: rate}
 }

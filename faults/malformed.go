@@ -36,10 +36,14 @@ var malformModes = map[string]mcp.Malform{
 	"missing_meta": mcp.MalformMissingMeta,
 }
 
-var malformedKind = kind{name: "malformed", perCall: true, keys: []string{"mode", "size"},
+// malformedModes are the values of mode, in documentation order.
+var malformedModes = []string{"json", "params", "oversize", "missing_meta"}
+
+var malformedKind = kind{name: "malformed", perCall: true, keys: []scenarios.Field{
+	{Name: "mode", Type: scenarios.EnumType(malformedModes...), Required: true, Doc: "how the request is broken"},
+	{Name: "size", Type: scenarios.ByteSizeType(), Doc: "the body size of mode oversize; default 8MiB"}},
 	build: func(b builder) Fault {
-		b.r.Require("mode")
-		mode := b.r.Enum("mode", "", "json", "params", "oversize", "missing_meta")
+		mode := b.r.Enum("mode", "", malformedModes...)
 		f := &Malformed{perCall: b.perCall(), mode: malformModes[mode]}
 		switch {
 		case mode == "oversize":

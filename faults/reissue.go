@@ -1,6 +1,10 @@
 package faults
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
 
 // Reissue sends a call again, as a new request with a new id, after a
 // fault cancelled or disconnected it, up to `max` times (default 1).
@@ -17,7 +21,7 @@ type Reissue struct {
 	max int
 }
 
-var reissueKind = kind{name: "reissue", perCall: true, keys: []string{"max"},
+var reissueKind = kind{name: "reissue", perCall: true, keys: []scenarios.Field{{Name: "max", Type: scenarios.IntAtLeastType(1), Doc: "re-issues per call; default 1"}},
 	build: func(b builder) Fault { return &Reissue{b.perCall(), b.r.IntAtLeast("max", 1, 1)} }}
 
 func (f *Reissue) Draw(rng *rand.Rand, info Info) (When, bool) {

@@ -3,6 +3,8 @@ package faults
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // StallRead stops reading a call's stream for `for`, then resumes: on HTTP
@@ -22,9 +24,8 @@ type StallRead struct {
 	stall time.Duration
 }
 
-var stallReadKind = kind{name: "stall_read", perCall: true, timed: true, keys: []string{"for"},
+var stallReadKind = kind{name: "stall_read", perCall: true, timed: true, keys: []scenarios.Field{{Name: "for", Type: scenarios.DurationType(), Required: true, Doc: "how long to stop reading"}},
 	build: func(b builder) Fault {
-		b.r.Require("for")
 		return &StallRead{b.perCall(), b.r.Positive("for", 0).Std()}
 	}}
 

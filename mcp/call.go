@@ -87,6 +87,7 @@ type Call struct {
 	gateMu sync.Mutex
 
 	malform Malform // how the request was broken, if it was
+	headers []byte  // extra header lines (Mcp-Param-*), HTTP only
 
 	// transport-specific
 	conn *httpConn

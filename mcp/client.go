@@ -33,6 +33,11 @@ type Config struct {
 	// IDs hands out request ids; share one across the clients of a run so
 	// ids and progress tokens are never reused. nil: the client's own.
 	IDs *IDSource
+	// ParamHeaders, when set, makes every tools/call on 2026 Streamable
+	// HTTP carry the Mcp-Param-* headers its tool's inputSchema asks for
+	// (x-mcp-header); the first such client to Dial fills it from
+	// tools/list. Share one across the clients of a run.
+	ParamHeaders *ParamHeaders
 }
 
 // HTTPConfig is a Streamable HTTP endpoint.
@@ -43,7 +48,20 @@ type HTTPConfig struct {
 	DialTimeout time.Duration
 	// MaxIdleConns bounds the keep-alive pool; default 10000.
 	MaxIdleConns int
+	// TLS configures https:// URLs; nil: system roots, the URL's host.
+	TLS *TLSOptions
+	// Transport is TransportAuto (""): Streamable HTTP, falling back to
+	// the 2024-11-05 HTTP+SSE transport when the URL answers that way;
+	// TransportStreamable; or TransportSSE.
+	Transport string
 }
+
+// The HTTP transports of HTTPConfig.Transport.
+const (
+	TransportAuto       = "auto"
+	TransportStreamable = "streamable"
+	TransportSSE        = "sse"
+)
 
 // StdioConfig is a server started as a subprocess.
 type StdioConfig struct {
@@ -82,6 +100,7 @@ type Client struct {
 	clientInfo []byte // encoded Implementation
 	server     Implementation
 	discover   *DiscoverResult
+	initStatus int // the HTTP status of the initialize answer
 	stats      connStats
 }
 
@@ -128,7 +147,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	c.clientInfo, _ = json.Marshal(cfg.ClientInfo)
 	var err error
 	if cfg.HTTP != nil {
-		c.tr, err = newHTTPTransport(c, cfg.HTTP)
+		c.tr, err = dialHTTP(ctx, c, cfg.HTTP)
 	} else {
 		c.tr, err = startStdio(ctx, c, cfg.Stdio)
 	}
@@ -143,6 +162,11 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 			err = st.explain(err, alone)
 		}
 		return nil, err
+	}
+	if p := cfg.ParamHeaders; p != nil && c.era.Modern() && c.tr.name() == "http" {
+		lctx, cancel := context.WithTimeout(ctx, cfg.ProbeTimeout)
+		p.learn(lctx, c)
+		cancel()
 	}
 	return c, nil
 }
@@ -175,6 +199,9 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 		call.tok = call.id
 	}
 	call.body = c.appendCallBody(make([]byte, 0, 256+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Malform, req.MalformSize)
+	if p := c.cfg.ParamHeaders; p != nil && c.era.Modern() && req.Malform == MalformNone {
+		call.headers = p.appendHeaders(nil, req.Tool, req.Arguments)
+	}
 	if err := c.tr.start(ctx, call); err != nil {
 		return nil, err
 	}

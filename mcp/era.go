@@ -13,6 +13,8 @@ const (
 	Era20251125 Era = "2025-11-25"
 	Era20250618 Era = "2025-06-18"
 	Era20250326 Era = "2025-03-26"
+	// Era20241105 is the revision of the HTTP+SSE transport.
+	Era20241105 Era = "2024-11-05"
 )
 
 // Modern reports whether e is 2026-07-28 or later.
@@ -20,7 +22,7 @@ func (e Era) Modern() bool { return e >= Era20260728 }
 
 // legacyEras are the legacy revisions we accept from initialize, newest
 // first.
-var legacyEras = []Era{Era20251125, Era20250618, Era20250326}
+var legacyEras = []Era{Era20251125, Era20250618, Era20250326, Era20241105}
 
 // ParseProtocol parses a scenario's protocol setting: "auto" (or "") or one
 // revision.

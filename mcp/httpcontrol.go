@@ -37,7 +37,7 @@ func (t *httpTransport) exchange(ctx context.Context, method string, body []byte
 	for {
 		stale := false
 		var status int
-		if err = t.writeRequest(ctx, conn, method, "", body); err != nil {
+		if err = t.writeRequest(ctx, conn, method, "", nil, body); err != nil {
 			conn.nc.Close()
 			stale = conn.reused
 		} else if status, err = t.simpleResponse(ctx, conn); err != nil {

@@ -98,7 +98,9 @@ func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 		if port == "" {
 			port = "443"
 		}
-		t.tls = &tls.Config{ServerName: u.Hostname()}
+		if t.tls, err = tlsConfig(u.Hostname(), cfg.TLS); err != nil {
+			return nil, fmt.Errorf("mcp http: %s: %w", cfg.URL, err)
+		}
 	default:
 		return nil, fmt.Errorf("mcp http: url %q: scheme must be http or https", cfg.URL)
 	}
@@ -137,7 +139,7 @@ func (t *httpTransport) dial(ctx context.Context) (*httpConn, error) {
 		tc := tls.Client(nc, t.tls)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			nc.Close()
-			return nil, fmt.Errorf("tls handshake with %s: %w", t.display, err)
+			return nil, fmt.Errorf("tls handshake with %s: %w", t.display, explainTLS(err, t.tls.ServerName))
 		}
 		conn.nc = tc
 	}
@@ -183,7 +185,7 @@ func (t *httpTransport) sessionID() string {
 }
 
 // writeRequest writes one POST (or DELETE when body is nil) for method.
-func (t *httpTransport) writeRequest(ctx context.Context, conn *httpConn, method, name string, body []byte) error {
+func (t *httpTransport) writeRequest(ctx context.Context, conn *httpConn, method, name string, extra, body []byte) error {
 	b := conn.wbuf[:0]
 	if body == nil {
 		b = append(b, "DELETE "...)
@@ -208,6 +210,7 @@ func (t *httpTransport) writeRequest(ctx context.Context, conn *httpConn, method
 			b = append(b, headerValue(name)...)
 			b = append(b, "\r\n"...)
 		}
+		b = append(b, extra...)
 	}
 	if sid := t.sessionID(); sid != "" && !era.Modern() {
 		b = append(b, "Mcp-Session-Id: "...)
@@ -246,11 +249,11 @@ func (t *httpTransport) start(ctx context.Context, call *Call) error {
 	if err != nil {
 		return err
 	}
-	err = t.writeRequest(ctx, conn, call.method, call.name, call.body)
+	err = t.writeRequest(ctx, conn, call.method, call.name, call.headers, call.body)
 	if err != nil && conn.reused {
 		conn.nc.Close() // a stale keep-alive connection: try once on a new one
 		if conn, err = t.dial(ctx); err == nil {
-			err = t.writeRequest(ctx, conn, call.method, call.name, call.body)
+			err = t.writeRequest(ctx, conn, call.method, call.name, call.headers, call.body)
 		}
 	}
 	if err != nil {
@@ -277,7 +280,7 @@ func (t *httpTransport) retry(call *Call, old *httpConn) (*httpConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.writeRequest(ctx, conn, call.method, call.name, call.body); err != nil {
+	if err := t.writeRequest(ctx, conn, call.method, call.name, call.headers, call.body); err != nil {
 		conn.nc.Close()
 		return nil, err
 	}

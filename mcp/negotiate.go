@@ -13,8 +13,11 @@ import (
 func (c *Client) negotiate(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, c.cfg.ProbeTimeout)
 	defer cancel()
+	if _, sse := c.tr.(*sseTransport); sse {
+		return c.initializeSSE(pctx)
+	}
 	if c.cfg.Protocol != "" && !c.cfg.Protocol.Modern() {
-		return c.initialize(pctx, c.cfg.Protocol)
+		return c.orSSE(ctx, c.initialize(pctx, c.cfg.Protocol))
 	}
 	c.era = Era20260728
 	r := c.roundTrip(pctx, methodDiscover, "", nil, metaOptions{modern: true})
@@ -28,7 +31,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 	// A silent legacy server used up pctx: the handshake gets its own time.
 	ictx, icancel := context.WithTimeout(ctx, c.cfg.ProbeTimeout)
 	defer icancel()
-	err = c.initialize(ictx, legacy)
+	err = c.orSSE(ctx, c.initialize(ictx, legacy))
 	if err != nil && timedOut(r.err) {
 		return fmt.Errorf("%w (server/discover got no answer either)", err)
 	}
@@ -91,6 +94,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	members = append(members, `,"capabilities":{},"clientInfo":`...)
 	members = append(members, c.clientInfo...)
 	r := c.roundTrip(ctx, methodInitialize, "", members, metaOptions{})
+	c.initStatus = r.status
 	if err := r.failure(methodInitialize); err != nil {
 		return err
 	}
@@ -104,7 +108,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 		known = known || e == offered
 	}
 	if !known {
-		return fmt.Errorf("initialize: server offered protocol version %q, which mcpchaos does not speak (it speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)", res.ProtocolVersion)
+		return fmt.Errorf("initialize: server offered protocol version %q, which mcpchaos does not speak (it speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)", res.ProtocolVersion)
 	}
 	c.era = offered
 	c.server = res.ServerInfo

@@ -42,7 +42,7 @@ func TestOversizeBodyCost(t *testing.T) {
 	}()
 	conn := &httpConn{nc: client, br: bufio.NewReader(client)}
 	if n := allocated(func() {
-		if err := tr.writeRequest(context.Background(), conn, methodToolsCall, "echo", body); err != nil {
+		if err := tr.writeRequest(context.Background(), conn, methodToolsCall, "echo", nil, body); err != nil {
 			t.Fatalf("writeRequest: %v", err)
 		}
 	}); n > size/4 {

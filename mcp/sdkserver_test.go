@@ -123,6 +123,7 @@ type seenRequest struct {
 // reqLog is an http.Handler wrapper that records every request.
 type reqLog struct {
 	next http.Handler
+	url  string // where it is served, when the test needs it
 	mu   sync.Mutex
 	reqs []seenRequest
 }

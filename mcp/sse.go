@@ -22,6 +22,9 @@ type sseReader struct {
 	max     int // bound on one event's data
 	maxLine int // bound on a line without data
 	data    []byte
+	// event is the name of the event next returned ("" for the default,
+	// message), kept when its line fits in the read buffer.
+	event []byte
 }
 
 func newSSEReader(br *bufio.Reader, max int) *sseReader {
@@ -42,6 +45,7 @@ func (r *sseReader) next() ([]byte, error) {
 		r.data = nil // grown for one large event: do not keep it
 	}
 	r.data = r.data[:0]
+	r.event = r.event[:0]
 	has := false
 	for {
 		chunk, err := r.br.ReadSlice('\n')
@@ -60,12 +64,16 @@ func (r *sseReader) next() ([]byte, error) {
 			}
 			has = false
 			r.data = r.data[:0]
+			r.event = r.event[:0]
 			continue
 		}
 		// The field name is in the first chunk unless it is longer than the
 		// read buffer, and then it is not "data".
 		value, isData := dataValue(chunk, more)
 		if !isData {
+			if name, ok := eventName(chunk, more); ok {
+				r.event = append(r.event[:0], name...)
+			}
 			if err := r.skipLine(chunk, err); err != nil {
 				return nil, err
 			}
@@ -82,6 +90,20 @@ func (r *sseReader) next() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// eventName returns the value of an event field whose line is all of
+// chunk.
+func eventName(chunk []byte, more bool) ([]byte, bool) {
+	const name = "event:"
+	if more || len(chunk) < len(name) || string(chunk[:len(name)]) != name {
+		return nil, false
+	}
+	v := trimEOL(chunk[len(name):])
+	if len(v) > 0 && v[0] == ' ' {
+		v = v[1:]
+	}
+	return v, true
 }
 
 // dataValue returns the value of a data field whose line starts with

@@ -11,13 +11,14 @@ import (
 // stand) and fills in the defaults of absent keys.
 
 var (
-	topKeys      = []string{"name", "seed", "protocol", "target", "load", "timeouts", "calls", "faults", "orphans", "progress", "throttling", "checks", "fail_on_violation"}
+	// The key lists come from the field tables (fieldtables.go).
+	topKeys      = topFields(nil).names()
 	protocols    = []string{ProtocolAuto, Protocol20260728, Protocol20251125, Protocol20250618}
-	loadKeys     = []string{"rate", "stages", "concurrency", "duration", "max_in_flight", "graceful_stop"}
-	timeoutKeys  = []string{"idle", "max", "policies"}
-	policyKeys   = []string{"name", "timeout", "idle", "reset_on_progress", "max"}
-	callKeys     = []string{"tool", "weight", "arguments", "progress"}
-	progressKeys = []string{"grace", "flood_hz", "stall"}
+	loadKeys     = loadFields().names()
+	timeoutKeys  = timeoutFields().names()
+	policyKeys   = policyFields().names()
+	callKeys     = callFields().names()
+	progressKeys = progressFields().names()
 )
 
 func (d *decoder) scenario(root ast.Node) *Scenario {
@@ -27,7 +28,7 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 		return s
 	}
 	o.known(topKeys...)
-	o.require("target", "load", "calls")
+	o.require(topFields(nil).required()...)
 	s.Name = o.stringOr("name", defaultName(d.file))
 	s.Seed = DefaultSeed
 	if v, ok := o.integer("seed"); ok {
@@ -79,8 +80,8 @@ func (d *decoder) load(o *object) Workload {
 		}
 		for _, it := range items {
 			so := d.object(it.path, it.pos, it.raw)
-			so.known("to", "over")
-			so.require("to", "over")
+			so.known(stageFields().names()...)
+			so.require(stageFields().required()...)
 			st := Stage{Pos: it.pos}
 			st.To, _ = parsed(so, "to", knobs.ParseRate)
 			st.Over = so.positive("over", 0)

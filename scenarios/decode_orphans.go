@@ -7,13 +7,13 @@ import (
 )
 
 var (
-	orphanKeys     = []string{"grace", "drain_max", "sample_every", "probes", "windows"}
-	windowKeys     = []string{"every", "for"}
+	orphanKeys     = orphanFields().names()
+	windowKeys     = windowFields().names()
 	probeKinds     = []string{"metric", "process", "tool", "log"}
-	metricKeys     = []string{"url", "name", "labels"}
-	toolProbeKeys  = []string{"name", "arguments", "pointer"}
-	throttlingKeys = []string{"rpc_codes", "message", "tool_message", "retry"}
-	retryKeys      = []string{"honor_retry_after", "max"}
+	metricKeys     = metricFields().names()
+	toolProbeKeys  = toolProbeFields().names()
+	throttlingKeys = throttlingFields().names()
+	retryKeys      = retryFields().names()
 )
 
 func (d *decoder) orphans(o *object) Orphans {
@@ -32,14 +32,14 @@ func (d *decoder) orphans(o *object) Orphans {
 		if po.bad {
 			continue
 		}
-		po.known(append([]string{"name"}, probeKinds...)...)
+		po.known(probeFields().names()...)
 		p := Probe{Pos: it.pos}
 		switch po.exactlyOne(probeKinds...) {
 		case "metric":
 			p.Metric = d.metricProbe(po.sub("metric"))
 		case "process":
 			so := po.sub("process")
-			so.known("pid")
+			so.known(processFields().names()...)
 			p.Process = &ProcessProbe{PID: int(so.intAtLeast("pid", 0, 0))}
 		case "tool":
 			p.Tool = d.toolProbe(po.sub("tool"))
@@ -106,7 +106,7 @@ func (d *decoder) toolProbe(o *object) *ToolProbe {
 	return t
 }
 
-var logProbeKeys = []string{"file", "stderr", "done"}
+var logProbeKeys = logProbeFields().names()
 
 // doneGroups are the names of the groups that name the call in a log
 // probe's done regexp: the request id and the progress token (the names

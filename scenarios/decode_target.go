@@ -12,8 +12,8 @@ import (
 
 var (
 	targetKinds = []string{"builtin", "stdio", "http"}
-	stdioKeys   = []string{"command", "env", "dir", "processes"}
-	httpKeys    = []string{"url", "headers", "pid"}
+	stdioKeys   = stdioFields().names()
+	httpKeys    = httpFields().names()
 	transports  = []string{TransportHTTP, TransportStdio}
 )
 
@@ -41,13 +41,7 @@ func (d *decoder) target(o *object, at Pos) Target {
 // builtin decodes target.builtin: the transport, and one key per knob of
 // knobs.Table, each checked by the table at its own position.
 func (d *decoder) builtin(o *object) *BuiltinTarget {
-	keys := []string{"transport"}
-	for _, k := range knobs.Table {
-		if !k.NotInFile {
-			keys = append(keys, k.Name)
-		}
-	}
-	o.known(keys...)
+	o.known(builtinFields().names()...)
 	b := &BuiltinTarget{Transport: o.enum("transport", TransportHTTP, transports...)}
 	for _, k := range knobs.Table {
 		if k.NotInFile {
@@ -130,7 +124,10 @@ func (d *decoder) stdio(o *object) *StdioTarget {
 func (d *decoder) http(o *object) *HTTPTarget {
 	o.known(httpKeys...)
 	o.require("url")
-	h := &HTTPTarget{PID: int(o.intAtLeast("pid", 0, 0))}
+	h := &HTTPTarget{PID: int(o.intAtLeast("pid", 0, 0)), Transport: o.enum("transport", HTTPAuto, httpTransports...)}
+	if o.present("tls") {
+		h.TLS = d.tls(o.sub("tls"))
+	}
 	if u, ok := o.str("url"); ok {
 		v := positioned{s: u, pos: o.at("url"), path: join(o.path, "url")}
 		if d.expand(&v) {
@@ -139,6 +136,9 @@ func (d *decoder) http(o *object) *HTTPTarget {
 			}
 			h.URL = v.s
 		}
+	}
+	if h.TLS != nil && strings.HasPrefix(h.URL, "http://") {
+		d.errorf(o.keyAt("tls"), join(o.path, "tls"), "applies only to https:// URLs, and url is %q", h.URL)
 	}
 	if headers, ok := o.stringMap("headers"); ok || headers != nil {
 		h.Headers = make(map[string]string, len(headers))

@@ -22,7 +22,7 @@ type Fault struct {
 }
 
 // faultKeys are the keys decoded here; every other key is the kind's own.
-var faultKeys = []string{"kind", "probability", "tools", "after", "after_progress"}
+var faultKeys = append(append([]string{"kind"}, perCallFields.names()...), timedFields.names()...)
 
 // AppliesTo reports whether f may act on a call of tool: Tools is empty or
 // one of its patterns matches.

@@ -132,11 +132,32 @@ type StdioTarget struct {
 	Processes int               // how many processes to start; default 1
 }
 
-// HTTPTarget is a server reachable over Streamable HTTP.
+// HTTPTarget is a server reachable over Streamable HTTP (or the
+// deprecated 2024-11-05 HTTP+SSE transport).
 type HTTPTarget struct {
 	URL     string            // http or https; env references expanded
 	Headers map[string]string // sent with every request; env references expanded
 	PID     int               // optional: the server's pid, for process probes
+	// Transport is HTTPAuto (default: Streamable HTTP, or HTTP+SSE when
+	// the URL answers that way), HTTPStreamable or HTTPSSE.
+	Transport string
+	TLS       *TLS // nil: the defaults (system roots, the URL's host)
+}
+
+// The transports of an HTTP target.
+const (
+	HTTPAuto       = "auto"
+	HTTPStreamable = "streamable"
+	HTTPSSE        = "sse"
+)
+
+// TLS configures the connections to an https:// target. File names have
+// their environment references expanded.
+type TLS struct {
+	CAFile             string // PEM CA certificates trusted instead of the system roots
+	CertFile, KeyFile  string // a client certificate and its key (both or neither)
+	ServerName         string // the name the certificate must hold; "" = the URL's host
+	InsecureSkipVerify bool   // do not verify the server's certificate
 }
 
 // Call is one kind of tools/call the load picks from, by weight.
