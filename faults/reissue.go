@@ -17,8 +17,11 @@ type Reissue struct {
 	max int
 }
 
+// MaxReissues bounds a reissue fault's max.
+const MaxReissues = 100
+
 var reissueKind = kind{name: "reissue", perCall: true, keys: []string{"max"},
-	build: func(b builder) Fault { return &Reissue{b.perCall(), b.r.IntAtLeast("max", 1, 1)} }}
+	build: func(b builder) Fault { return &Reissue{b.perCall(), b.r.IntBetween("max", 1, 1, MaxReissues)} }}
 
 func (f *Reissue) Draw(rng *rand.Rand, info Info) (When, bool) {
 	_, ok := f.draw(rng, info)
