@@ -66,6 +66,7 @@ var Limits = []Limit{
 	{"concurrency", strconv.Itoa(MaxConcurrency)},
 	{"max_in_flight", strconv.Itoa(MaxInFlight)},
 	{"duration", Duration(MaxDuration).String()},
+	{"load length", Duration(MaxDuration).String()},
 	{"weight", strconv.Itoa(MaxWeight)},
 	{"processes", strconv.Itoa(maxProcesses)},
 	{"retries", strconv.Itoa(MaxRetries)},
