@@ -181,6 +181,10 @@ func TestNewErrors(t *testing.T) {
 		}},
 		{"http", "{kind: stall_read, after: 1s, for: 0s}", []string{`x.yaml:4:45: faults[0].for: must be positive, got "0s"`}},
 		{"http", "{kind: reissue, max: 0}", []string{`x.yaml:4:31: faults[0].max: must be at least 1, got 0`}},
+		{"http", "{kind: reissue, max: 101}", []string{`x.yaml:4:31: faults[0].max: must be at most 100, got 101`}},
+		{"http", "{kind: malformed, mode: oversize, size: 8GiB}", []string{`x.yaml:4:50: faults[0].size: size "8GiB" is larger than the most mcpchaos builds: 256MiB`}},
+		{"http", "{kind: notify_flood, rate: 1/1ns}", []string{`x.yaml:4:37: faults[0].rate: rate "1/1ns" is 1e+09/s, above the most mcpchaos can pace: 100000/1s`}},
+		{"http", "{kind: stall_read, after: 1s, for: 200h}", []string{`x.yaml:4:45: faults[0].for: duration 200h is longer than the most a scenario may ask for: 168h`}},
 		{"http", "{kind: notify_flood}", []string{`x.yaml:4:10: faults[0]: missing required key "rate"`}},
 		{"http", "{kind: notify_flood, rate: 1/s, probability: 0.5}", []string{
 			`x.yaml:4:42: faults[0]: key "probability" does not apply to kind notify_flood (allowed: kind, rate)`,

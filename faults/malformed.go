@@ -29,6 +29,10 @@ type Malformed struct {
 // defaultOversize is the size of an oversize request without size.
 const defaultOversize = scenarios.ByteSize(8 << 20)
 
+// MaxOversize bounds size: the request is built in memory, once per call
+// in flight.
+const MaxOversize = scenarios.ByteSize(256 << 20)
+
 var malformModes = map[string]mcp.Malform{
 	"json":         mcp.MalformJSON,
 	"params":       mcp.MalformParams,
@@ -47,7 +51,7 @@ var malformedKind = kind{name: "malformed", perCall: true, keys: []scenarios.Fie
 		f := &Malformed{perCall: b.perCall(), mode: malformModes[mode]}
 		switch {
 		case mode == "oversize":
-			f.size = int(b.r.ByteSize("size", defaultOversize))
+			f.size = int(b.r.ByteSize("size", defaultOversize, MaxOversize))
 		case b.r.Present("size") && mode != "":
 			b.r.KeyErrorf("size", "applies only to mode oversize")
 		}

@@ -21,8 +21,11 @@ type Reissue struct {
 	max int
 }
 
-var reissueKind = kind{name: "reissue", perCall: true, keys: []scenarios.Field{{Name: "max", Type: scenarios.IntAtLeastType(1), Doc: "re-issues per call; default 1"}},
-	build: func(b builder) Fault { return &Reissue{b.perCall(), b.r.IntAtLeast("max", 1, 1)} }}
+// MaxReissues bounds a reissue fault's max.
+const MaxReissues = 100
+
+var reissueKind = kind{name: "reissue", perCall: true, keys: []scenarios.Field{{Name: "max", Type: scenarios.IntBetweenType(1, MaxReissues), Doc: "re-issues per call; default 1"}},
+	build: func(b builder) Fault { return &Reissue{b.perCall(), b.r.IntBetween("max", 1, 1, MaxReissues)} }}
 
 func (f *Reissue) Draw(rng *rand.Rand, info Info) (When, bool) {
 	_, ok := f.draw(rng, info)

@@ -1,7 +1,7 @@
 package scenarios
 
 import (
-	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+	"math"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -72,7 +72,7 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 func (d *decoder) load(o *object) Workload {
 	l := Workload{MaxInFlight: DefaultMaxInFlight, GracefulStop: DefaultGracefulStop}
 	o.known(loadKeys...)
-	l.Rate, _ = parsed(o, "rate", knobs.ParseRate)
+	l.Rate, _ = o.rate("rate")
 	if o.has("stages") {
 		items := o.items("stages")
 		if len(items) == 0 && o.isSequence("stages") {
@@ -83,13 +83,13 @@ func (d *decoder) load(o *object) Workload {
 			so.known(stageFields().names()...)
 			so.require(stageFields().required()...)
 			st := Stage{Pos: it.pos}
-			st.To, _ = parsed(so, "to", knobs.ParseRate)
+			st.To, _ = so.rate("to")
 			st.Over = so.positive("over", 0)
 			l.Stages = append(l.Stages, st)
 		}
 	}
 	if o.has("concurrency") {
-		l.Concurrency = int(o.intAtLeast("concurrency", 0, 1))
+		l.Concurrency = int(o.intBetween("concurrency", 0, 1, MaxConcurrency))
 	}
 	switch {
 	case o.has("concurrency") && (o.has("rate") || o.has("stages")):
@@ -106,8 +106,15 @@ func (d *decoder) load(o *object) Workload {
 	} else if !o.bad {
 		d.errorf(o.pos, o.path, "missing required key %q (it may be left out only with stages)", "duration")
 	}
-	l.MaxInFlight = int(o.intAtLeast("max_in_flight", DefaultMaxInFlight, 1))
+	l.MaxInFlight = int(o.intBetween("max_in_flight", DefaultMaxInFlight, 1, MaxInFlight))
 	l.GracefulStop = o.duration("graceful_stop", DefaultGracefulStop)
+	if err := l.checkLength(); err != nil {
+		at := "duration"
+		if !o.has(at) {
+			at = "stages"
+		}
+		o.errf(at, "%v", err)
+	}
 	return l
 }
 
@@ -179,7 +186,7 @@ func (d *decoder) calls(top *object) []Call {
 		o.known(callKeys...)
 		c := Call{Pos: it.pos}
 		c.Tool, _ = o.name("tool")
-		c.Weight = o.numberAtLeast("weight", DefaultWeight, 0, true)
+		c.Weight = o.numberBetween("weight", DefaultWeight, 0, MaxWeight, true)
 		c.Arguments, _ = o.anyMap("arguments")
 		c.Progress = o.boolOr("progress", true)
 		calls = append(calls, c)
@@ -191,7 +198,7 @@ func (d *decoder) progress(o *object) Progress {
 	o.known(progressKeys...)
 	return Progress{
 		Grace:   o.duration("grace", DefaultProgressGrace),
-		FloodHz: o.numberAtLeast("flood_hz", DefaultFloodHz, 0, true),
+		FloodHz: o.numberBetween("flood_hz", DefaultFloodHz, 0, math.MaxFloat64, true),
 		Stall:   o.positive("stall", DefaultStall),
 	}
 }

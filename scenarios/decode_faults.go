@@ -30,11 +30,11 @@ func (d *decoder) fault(it item) (Fault, ref, bool) {
 			f.Tools = append(f.Tools, p.s)
 		}
 	}
-	if dist, ok := parsed(o, "after", ParseDist); ok {
+	if dist, ok := o.dist("after"); ok {
 		f.After = &dist
 	}
 	if o.has("after_progress") {
-		f.AfterProgress = int(o.intAtLeast("after_progress", 0, 1))
+		f.AfterProgress = int(o.intBetween("after_progress", 0, 1, MaxCount))
 	}
 	f.Params = Params{d: d, path: o.path, pos: o.pos, list: o.list}
 	return f, refOf(o, "tools", "after_progress"), true

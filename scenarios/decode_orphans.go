@@ -40,7 +40,7 @@ func (d *decoder) orphans(o *object) Orphans {
 		case "process":
 			so := po.sub("process")
 			so.known(processFields().names()...)
-			p.Process = &ProcessProbe{PID: int(so.intAtLeast("pid", 0, 0))}
+			p.Process = &ProcessProbe{PID: int(so.intBetween("pid", 0, 0, MaxCount))}
 		case "tool":
 			p.Tool = d.toolProbe(po.sub("tool"))
 		case "log":
@@ -187,7 +187,7 @@ func (d *decoder) throttling(o *object) Throttling {
 		ro.known(retryKeys...)
 		t.Retry = &Retry{
 			HonorRetryAfter: ro.boolOr("honor_retry_after", true),
-			Max:             int(ro.intAtLeast("max", DefaultRetryMax, 0)),
+			Max:             int(ro.intBetween("max", DefaultRetryMax, 0, MaxRetries)),
 		}
 	}
 	return t

@@ -87,11 +87,7 @@ func knobText(o *object, k knobs.Knob) (string, bool) {
 func (d *decoder) stdio(o *object) *StdioTarget {
 	o.known(stdioKeys...)
 	o.require("command")
-	s := &StdioTarget{Processes: int(o.intAtLeast("processes", DefaultProcesses, 1))}
-	if s.Processes > maxProcesses {
-		o.errf("processes", "at most %d processes, got %d", maxProcesses, s.Processes)
-		s.Processes = DefaultProcesses
-	}
+	s := &StdioTarget{Processes: int(o.intBetween("processes", DefaultProcesses, 1, maxProcesses))}
 	if cmd, ok := o.stringList("command"); ok {
 		if len(cmd) == 0 {
 			o.errf("command", "want at least the program to run")
@@ -124,7 +120,7 @@ func (d *decoder) stdio(o *object) *StdioTarget {
 func (d *decoder) http(o *object) *HTTPTarget {
 	o.known(httpKeys...)
 	o.require("url")
-	h := &HTTPTarget{PID: int(o.intAtLeast("pid", 0, 0)), Transport: o.enum("transport", HTTPAuto, httpTransports...)}
+	h := &HTTPTarget{PID: int(o.intBetween("pid", 0, 0, MaxCount)), Transport: o.enum("transport", HTTPAuto, httpTransports...)}
 	if o.present("tls") {
 		h.TLS = d.tls(o.sub("tls"))
 	}

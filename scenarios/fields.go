@@ -1,6 +1,11 @@
 package scenarios
 
-import "strings"
+import (
+	"strings"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+)
 
 // Getters with defaults and range checks, on top of object's typed
 // getters. Each returns def when the key is absent, null or invalid (an
@@ -20,8 +25,8 @@ func (o *object) boolOr(key string, def bool) bool {
 	return def
 }
 
-// intAtLeast returns an integer >= min.
-func (o *object) intAtLeast(key string, def, min int64) int64 {
+// intBetween returns an integer from min to max.
+func (o *object) intBetween(key string, def, min, max int64) int64 {
 	v, ok := o.integer(key)
 	if !ok {
 		return def
@@ -30,11 +35,15 @@ func (o *object) intAtLeast(key string, def, min int64) int64 {
 		o.errf(key, "must be at least %d, got %d", min, v)
 		return def
 	}
+	if v > max {
+		o.errf(key, "must be at most %d, got %d", max, v)
+		return def
+	}
 	return v
 }
 
-// numberAtLeast returns a number >= min (> min when strict).
-func (o *object) numberAtLeast(key string, def, min float64, strict bool) float64 {
+// numberBetween returns a number >= min (> min when strict) and <= max.
+func (o *object) numberBetween(key string, def, min, max float64, strict bool) float64 {
 	v, ok := o.number(key)
 	if !ok {
 		return def
@@ -45,6 +54,10 @@ func (o *object) numberAtLeast(key string, def, min float64, strict bool) float6
 			word = "greater than"
 		}
 		o.errf(key, "must be %s %g, got %g", word, min, v)
+		return def
+	}
+	if v > max {
+		o.errf(key, "must be at most %g, got %g", max, v)
 		return def
 	}
 	return v
@@ -63,25 +76,60 @@ func (o *object) prob(key string, def float64) float64 {
 	return v
 }
 
-// duration returns a non-negative duration.
+// duration returns a duration from 0 to MaxDuration.
 func (o *object) duration(key string, def Duration) Duration {
 	if v, ok := parsed(o, key, ParseDuration); ok {
+		if err := CheckDuration(v.Std()); err != nil {
+			o.errf(key, "%v", err)
+			return def
+		}
 		return v
 	}
 	return def
 }
 
-// positive returns a duration > 0.
+// positive returns a duration above 0 and at most MaxDuration.
 func (o *object) positive(key string, def Duration) Duration {
-	v, ok := parsed(o, key, ParseDuration)
-	if !ok {
+	if !o.has(key) {
 		return def
 	}
-	if v == 0 {
+	v := o.duration(key, -1)
+	switch {
+	case v < 0:
+		return def
+	case v == 0:
 		o.errf(key, "must be positive, got %q", o.raw(key))
 		return def
 	}
 	return v
+}
+
+// rate returns a rate of at most MaxRate.
+func (o *object) rate(key string) (Rate, bool) {
+	r, ok := parsed(o, key, knobs.ParseRate)
+	if !ok {
+		return Rate{}, false
+	}
+	if err := CheckRate(r); err != nil {
+		o.errf(key, "%v", err)
+		return Rate{}, false
+	}
+	return r, true
+}
+
+// dist returns a distribution of durations of at most MaxDuration.
+func (o *object) dist(key string) (Dist, bool) {
+	v, ok := parsed(o, key, ParseDist)
+	if !ok {
+		return Dist{}, false
+	}
+	for _, d := range []time.Duration{v.Value, v.Low, v.High, v.Mean} {
+		if err := CheckDuration(d); err != nil {
+			o.errf(key, "%v", err)
+			return Dist{}, false
+		}
+	}
+	return v, true
 }
 
 // enum returns one of allowed.

@@ -46,7 +46,7 @@ func httpFields() fields {
 	return fields{
 		{Name: "url", Type: StringType(), Required: true, Doc: "the MCP endpoint, http:// or https://"},
 		{Name: "headers", Type: StringMapType(), Doc: "sent with every request"},
-		{Name: "pid", Type: IntAtLeastType(0), Doc: "the server's pid, for process probes"},
+		{Name: "pid", Type: IntBetweenType(0, MaxCount), Doc: "the server's pid, for process probes"},
 		{Name: "transport", Type: EnumType(httpTransports...), Doc: "auto (default): Streamable HTTP, or the 2024-11-05 HTTP+SSE transport when the URL answers that way"},
 		{Name: "tls", Type: objectOf(tlsFields()), Doc: "TLS settings for https:// URLs"},
 	}
@@ -66,9 +66,9 @@ func loadFields() fields {
 	return fields{
 		{Name: "rate", Type: RateType(), Doc: "a constant open-model rate, N/PERIOD"},
 		{Name: "stages", Type: ListOf(objectOf(stageFields())).nonEmpty(), Doc: "open-model ramps, one after the other"},
-		{Name: "concurrency", Type: IntAtLeastType(1), Doc: "the closed model: this many calls always in flight"},
+		{Name: "concurrency", Type: IntBetweenType(1, MaxConcurrency), Doc: "the closed model: this many calls always in flight"},
 		{Name: "duration", Type: DurationType(), Doc: "how long the load lasts"},
-		{Name: "max_in_flight", Type: IntAtLeastType(1), Doc: "calls that could not start are dropped"},
+		{Name: "max_in_flight", Type: IntBetweenType(1, MaxInFlight), Doc: "calls that could not start are dropped"},
 		{Name: "graceful_stop", Type: DurationType(), Doc: "how long calls in flight may finish after the load"},
 	}
 }
@@ -98,7 +98,7 @@ var (
 	}
 	timedFields = fields{
 		{Name: "after", Type: DistType(), Doc: "when, from the send: a duration, uniform(LOW, HIGH) or exp(MEAN)"},
-		{Name: "after_progress", Type: IntAtLeastType(1), Doc: "or right after this many progress notifications"},
+		{Name: "after_progress", Type: IntBetweenType(1, MaxCount), Doc: "or right after this many progress notifications"},
 	}
 )
 
@@ -172,7 +172,7 @@ func metricFields() fields {
 }
 
 func processFields() fields {
-	return fields{{Name: "pid", Type: IntAtLeastType(0), Doc: "0: the stdio target's own processes"}}
+	return fields{{Name: "pid", Type: IntBetweenType(0, MaxCount), Doc: "0: the stdio target's own processes"}}
 }
 
 func toolProbeFields() fields {
@@ -194,6 +194,6 @@ func logProbeFields() fields {
 func retryFields() fields {
 	return fields{
 		{Name: "honor_retry_after", Type: BoolType()},
-		{Name: "max", Type: IntAtLeastType(0), Doc: "retries per call"},
+		{Name: "max", Type: IntBetweenType(0, MaxRetries), Doc: "retries per call"},
 	}
 }

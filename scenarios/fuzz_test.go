@@ -6,8 +6,12 @@ import (
 	"testing"
 )
 
-// FuzzParse feeds arbitrary bytes to the decoder: it must never panic, and
-// it must return either a scenario or an error, never both or neither.
+// FuzzParse feeds arbitrary bytes to the decoder and its validation (parse
+// runs both): it must never panic, it must return either a scenario or an
+// error, never both or neither, and a scenario it accepts stays within
+// limits.go. The seed corpus in testdata/fuzz/FuzzParse holds one file per
+// family of hostile input (deep nesting, byte order marks, huge numbers,
+// aliases, long keys, overflowing durations).
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.yaml")
 	for _, name := range files {
@@ -28,7 +32,42 @@ func FuzzParse(f *testing.F) {
 		if err != nil && err.Error() == "" {
 			t.Fatal("empty error message")
 		}
+		if s != nil {
+			checkWithinLimits(t, s)
+		}
 	})
+}
+
+// checkWithinLimits fails t when an accepted scenario asks for more than
+// limits.go allows.
+func checkWithinLimits(t *testing.T, s *Scenario) {
+	t.Helper()
+	l := s.Load
+	if total := l.TotalDuration(); total < 0 || total > MaxDuration {
+		t.Errorf("accepted a load of %s", total)
+	}
+	rates := []Rate{l.Rate}
+	for _, st := range l.Stages {
+		rates = append(rates, st.To)
+	}
+	for _, r := range rates {
+		if err := CheckRate(r); err != nil {
+			t.Errorf("accepted %v", err)
+		}
+	}
+	if l.Concurrency > MaxConcurrency || l.MaxInFlight > MaxInFlight || l.MaxInFlight < 1 {
+		t.Errorf("accepted concurrency %d, max_in_flight %d", l.Concurrency, l.MaxInFlight)
+	}
+	for _, d := range []Duration{l.GracefulStop, s.Timeouts.Idle, s.Timeouts.Max, s.Progress.Grace, s.Progress.Stall, s.Orphans.Grace, s.Orphans.DrainMax} {
+		if d < 0 || d.Std() > MaxDuration {
+			t.Errorf("accepted a duration of %s", d)
+		}
+	}
+	for _, c := range s.Calls {
+		if !(c.Weight > 0 && c.Weight <= MaxWeight) {
+			t.Errorf("accepted weight %g", c.Weight)
+		}
+	}
 }
 
 // fuzzSeeds are small documents that reach the odd corners of the decoder:

@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
-
 	"encoding/json"
 	"slices"
 )
@@ -95,25 +93,29 @@ func (r *Reader) Enum(key, def string, allowed ...string) string {
 	return r.o.enum(key, def, allowed...)
 }
 
-// IntAtLeast returns an integer >= min.
-func (r *Reader) IntAtLeast(key string, def, min int) int {
-	return int(r.o.intAtLeast(key, int64(def), int64(min)))
+// IntBetween returns an integer from min to max.
+func (r *Reader) IntBetween(key string, def, min, max int) int {
+	return int(r.o.intBetween(key, int64(def), int64(min), int64(max)))
 }
 
 // Positive returns a duration > 0.
 func (r *Reader) Positive(key string, def Duration) Duration { return r.o.positive(key, def) }
 
 // Rate returns a rate.
-func (r *Reader) Rate(key string) (Rate, bool) { return parsed(r.o, key, knobs.ParseRate) }
+func (r *Reader) Rate(key string) (Rate, bool) { return r.o.rate(key) }
 
-// ByteSize returns a size of at least one byte.
-func (r *Reader) ByteSize(key string, def ByteSize) ByteSize {
+// ByteSize returns a size from one byte to max.
+func (r *Reader) ByteSize(key string, def, max ByteSize) ByteSize {
 	v, ok := parsed(r.o, key, ParseByteSize)
 	if !ok {
 		return def
 	}
 	if v < 1 {
 		r.o.errf(key, "must be at least 1 byte")
+		return def
+	}
+	if v > max {
+		r.o.errf(key, "size %q is larger than the most mcpchaos builds: %s", r.o.raw(key), max)
 		return def
 	}
 	return v

@@ -1,29 +1,56 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 )
-
-// maxFileSize bounds a scenario file; real ones are a few kilobytes.
-const maxFileSize = 1 << 20
 
 // Load reads the scenario file at path, expands environment references,
 // decodes it strictly, fills in defaults and validates it. A problem in
 // the file is reported as Errors naming path:line:column.
+//
+// At most MaxFileSize+1 bytes are read, whatever path is: a file larger
+// than MaxFileSize, /dev/zero or a FIFO fed without end fail after that
+// many bytes.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path)
 	if err != nil {
-		return nil, fmt.Errorf("read scenario: %w", err)
+		return nil, err
 	}
 	return Parse(path, data)
 }
+
+// readLimited reads the file at path, at most MaxFileSize+1 bytes of it;
+// parse reports a file that holds more.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= MaxFileSize {
+		buf.Grow(int(st.Size()) + 1)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
+		return nil, fmt.Errorf("read scenario: %w", &os.PathError{Op: "read", Path: path, Err: err})
+	}
+	return buf.Bytes(), nil
+}
+
+// utf8BOM is the byte order mark some editors write at the start of a
+// UTF-8 file; it is dropped. (UTF-16 files are refused by name: their
+// marks are the first two bytes.)
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // Parse is Load for a file already in memory; filename is used in error
 // messages and for the default name.
@@ -33,11 +60,24 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 
 func parse(filename string, data []byte, lookup func(string) (string, bool)) (*Scenario, error) {
 	d := newDecoder(filename, lookup)
-	if len(data) > maxFileSize {
-		d.errorf(Pos{}, "", "file is larger than %d bytes", maxFileSize)
+	if len(data) > MaxFileSize {
+		d.errorf(Pos{}, "", "file is larger than %d bytes (%s), the most a scenario may hold", MaxFileSize, ByteSize(MaxFileSize))
 		return nil, d.errs
 	}
-	file, err := parseYAML(data)
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		d.errorf(Pos{}, "", "file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8")
+		return nil, d.errs
+	}
+	if p := countTokens(data); p.IsValid() {
+		d.errorf(p, "", "more than %d YAML tokens (keys, values and punctuation), the most a scenario may hold", MaxTokens)
+		return nil, d.errs
+	}
+	file, bound, err := parseYAML(data)
+	if bound != nil {
+		d.errorf(bound.pos, "", "%s", bound.msg)
+		return nil, d.errs
+	}
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
@@ -75,15 +115,21 @@ func parse(filename string, data []byte, lookup func(string) (string, bool)) (*S
 	return s, nil
 }
 
-// parseYAML runs the YAML parser, turning a panic inside it into an
-// error: no input may crash the caller.
-func parseYAML(data []byte) (f *ast.File, err error) {
+// parseYAML runs the YAML lexer and parser, with checkTokens between
+// them, turning a panic inside them into an error: no input may crash the
+// caller.
+func parseYAML(data []byte) (f *ast.File, bound *tokenBoundError, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("parser failure: %v", r)
+			f, bound, err = nil, nil, fmt.Errorf("parser failure: %v", r)
 		}
 	}()
-	return parser.ParseBytes(data, 0)
+	tokens := lexer.Tokenize(string(data))
+	if bound := checkTokens(tokens); bound != nil {
+		return nil, bound, nil
+	}
+	f, err = parser.Parse(tokens, 0)
+	return f, nil, err
 }
 
 func tokenPos(e yaml.Error) Pos {
@@ -104,11 +150,17 @@ func (s *Scenario) Override(rate *Rate, duration *time.Duration, seed *int64) er
 		if rate.Freq <= 0 || rate.Per <= 0 {
 			return fmt.Errorf("rate override %q: count and period must be positive", rate.String())
 		}
+		if err := CheckRate(*rate); err != nil {
+			return fmt.Errorf("rate override: %w", err)
+		}
 		l.Rate, l.Stages, l.Concurrency = *rate, nil, 0
 	}
 	if duration != nil {
 		if *duration < 0 {
 			return fmt.Errorf("duration override %s: must not be negative", *duration)
+		}
+		if err := CheckDuration(*duration); err != nil {
+			return fmt.Errorf("duration override: %w", err)
 		}
 		l.Duration = Duration(*duration)
 	}
@@ -117,6 +169,9 @@ func (s *Scenario) Override(rate *Rate, duration *time.Duration, seed *int64) er
 			return fmt.Errorf("duration override %s: must be positive without stages", *duration)
 		}
 		return errors.New("rate override: the scenario's load has stages and no duration, so a constant rate has none; give a duration too")
+	}
+	if err := l.checkLength(); err != nil {
+		return fmt.Errorf("duration override %s: %w", l.Duration, err)
 	}
 	s.Load = l
 	if seed != nil {

@@ -74,6 +74,11 @@ func IntAtLeastType(min int64) Type {
 	return Type{map[string]any{"type": "integer", "minimum": min}}
 }
 
+// IntBetweenType is an integer from min to max.
+func IntBetweenType(min, max int64) Type {
+	return Type{map[string]any{"type": "integer", "minimum": min, "maximum": max}}
+}
+
 // NumberType is a number > min (strict) or >= min.
 func NumberType(min float64, strict bool) Type {
 	key := "minimum"
