@@ -17,9 +17,17 @@ func TestScanStreams(t *testing.T) {
 		var order []string
 		got := &File{}
 		torn, err := ScanFile(path, Handler{
-			Header:  func(h *Header) error { order = append(order, "header"); got.Header = *h; return nil },
-			Record:  func(r *Record) error { order = append(order, "call"); got.Records = append(got.Records, *r); return nil },
-			Sample:  func(s *Sample) error { order = append(order, "sample"); got.Samples = append(got.Samples, *s); return nil },
+			Header: func(h *Header) error { order = append(order, "header"); got.Header = *h; return nil },
+			Record: func(r *Record) error {
+				order = append(order, "call")
+				got.Records = append(got.Records, *r)
+				return nil
+			},
+			Sample: func(s *Sample) error {
+				order = append(order, "sample")
+				got.Samples = append(got.Samples, *s)
+				return nil
+			},
 			Trailer: func(tr *Trailer) error { order = append(order, "trailer"); c := *tr; got.Trailer = &c; return nil },
 		})
 		if err != nil || torn {
