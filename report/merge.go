@@ -45,6 +45,9 @@ type MergeOptions struct {
 	// OnRecord, if set, sees every record after the Aggregator did (the
 	// record is reused afterwards: copy what must outlive the call).
 	OnRecord func(*results.Record) error
+	// OnHeader, if set, sees each file's header (i counts files from 0)
+	// before its records.
+	OnHeader func(i int, h *results.Header) error
 	// OnSample, if set, sees every probe sample.
 	OnSample func(*results.Sample) error
 	// SameScenario makes files of different scenarios (name, seed or
@@ -70,7 +73,13 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		var trailer *results.Trailer
 		n := 0
 		torn, err := results.ScanFile(path, results.Handler{
-			Header: func(h *results.Header) error { f.Header = *h; return nil },
+			Header: func(h *results.Header) error {
+				f.Header = *h
+				if o.OnHeader != nil {
+					return o.OnHeader(i, h)
+				}
+				return nil
+			},
 			Record: func(r *results.Record) error {
 				if n++; n%ctxEvery == 0 && ctx.Err() != nil {
 					return ctx.Err()

@@ -55,6 +55,9 @@ func NewVegetaWriter(w io.Writer, format, attack string) (*VegetaWriter, error) 
 	return v, nil
 }
 
+// SetAttack sets the attack name of the results that follow.
+func (v *VegetaWriter) SetAttack(name string) { v.attack = name }
+
 // Add encodes one call.
 func (v *VegetaWriter) Add(r *results.Record) error {
 	v.res = VegetaResult(r, v.attack)
