@@ -24,6 +24,9 @@ type Options struct {
 	Tick func(Live)
 	// Version is the tool version for the results header.
 	Version string
+	// Evaluation, recorded in the results header, is what the run is
+	// judged by (so `mcpchaos report` can judge it again).
+	Evaluation *results.Evaluation
 }
 
 // Live are figures for a status line.
@@ -225,7 +228,8 @@ func (r *runner) header(started time.Time) results.Header {
 	c := r.clients.first()
 	h := results.Header{Type: results.TypeHeader, Tool: "mcpchaos", Version: r.opts.Version,
 		Scenario: r.plan.Name, File: r.plan.File, Seed: r.plan.Seed, Era: string(c.Era()),
-		Transport: c.Transport(), Target: r.clients.describe(), Started: started, Config: r.plan.Config}
+		Transport: c.Transport(), Target: r.clients.describe(), Started: started, Config: r.plan.Config,
+		SchemaVersion: results.SchemaVersion, Evaluation: r.opts.Evaluation}
 	if s := c.Server(); s.Name != "" {
 		h.Server = s.Name + " " + s.Version
 	}

@@ -33,32 +33,32 @@ func ScenarioRules(sc *scenarios.Scenario) Rules {
 type Orphans struct {
 	// Orphaned is the number of calls still running on the server, summed
 	// over the probes that count calls.
-	Orphaned float64
+	Orphaned float64 `json:"orphaned"`
 	// ByProbe is each probe's reading above its baseline, by probe name.
-	ByProbe map[string]float64
+	ByProbe map[string]float64 `json:"by_probe,omitempty"`
 	// LeftoverCPUSeconds is CPU the target's process tree used after quiet.
-	LeftoverCPUSeconds float64
+	LeftoverCPUSeconds float64 `json:"leftover_cpu_s"`
 	// DrainMs is the time from the end of the load until the probes
 	// returned to their baseline (or until the engine gave up waiting).
-	DrainMs float64
+	DrainMs float64 `json:"drain_ms"`
 	// Drained says the probes did return to their baseline.
-	Drained bool
+	Drained bool `json:"drained"`
 	// LeakedCallSeconds is the server's in-flight work above the client's
 	// own in-flight calls, integrated over the run.
-	LeakedCallSeconds float64
+	LeakedCallSeconds float64 `json:"leaked_call_seconds"`
 	// QuietWindowMs is how long after the load the final probe reading
 	// was taken.
-	QuietWindowMs float64
+	QuietWindowMs float64 `json:"quiet_window_ms"`
 	// ProbeErrors are probes that could not be read.
-	ProbeErrors []string
+	ProbeErrors []string `json:"probe_errors,omitempty"`
 	// Log is the log probe that found the most orphans, if there is one.
-	Log *LogOrphans
+	Log *LogOrphans `json:"log,omitempty"`
 	// Counting is how many count probes (metric, tool) were read at least
 	// once; CPU is set when a process probe measured.
-	Counting int
-	CPU      *ProcessCPU
+	Counting int         `json:"counting_probes"`
+	CPU      *ProcessCPU `json:"process_cpu,omitempty"`
 	// Windows are the quiet windows during the load (windows.go).
-	Windows Windows
+	Windows Windows `json:"windows"`
 }
 
 // Aggregator accumulates records into the numbers of a Summary. It is not

@@ -24,6 +24,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 		Pass:        true,
 		hists:       a.cloneHists(),
 	}
+	s.SchemaVersion = results.SchemaVersion
 	d := m.Duration
 	if d <= 0 && !a.timeline.first.IsZero() {
 		d = a.lastEnd.Sub(a.timeline.first)

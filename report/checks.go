@@ -88,8 +88,7 @@ func ScenarioChecks(sc *scenarios.Scenario, names Names) ([]Check, []error) {
 	known, doms := KnownKeys(), domains(sc, names)
 	var errs []error
 	for _, c := range sc.Checks {
-		rc := Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
-			Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
+		rc := fromScenario(c)
 		if _, err := resolveCheck(rc, known, doms); err != nil {
 			// The position goes in front, as FILE:LINE:COLUMN, once.
 			var ce *CheckError

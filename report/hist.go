@@ -78,7 +78,22 @@ func (h *hist) quantile(p float64) int64 {
 	if h.count() == 0 {
 		return 0
 	}
-	return min(h.h.ValueAtPercentile(p), h.max)
+	return min(valueAtPercentile(h.h, p), h.max)
+}
+
+// valueAtPercentile is HdrHistogram's getValueAtPercentile (Java and the
+// JavaScript port): the value of the ⌈p% of the count⌉-th value. The Go
+// port rounds that rank to the nearest instead, which gives another value
+// for small counts (p90 of 28 values: the 25th, not the 26th); asking it
+// for the percentile whose rounded rank is the ceiling gives HdrHistogram's.
+func valueAtPercentile(h *hdrhistogram.Histogram, p float64) int64 {
+	n := h.TotalCount()
+	if n == 0 {
+		return 0
+	}
+	p = min(max(math.Nextafter(p, math.Inf(-1)), 0), 100)
+	rank := max(int64(math.Ceil(p/100*float64(n))), 1)
+	return h.ValueAtPercentile(100 * float64(rank) / float64(n))
 }
 
 // mean returns the exact arithmetic mean; 0 when empty.

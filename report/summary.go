@@ -25,6 +25,9 @@ type Meta struct {
 // Summary is a run's result: plain values, ready for JSON. Its JSON keys
 // are the dotted keys checks use; docs/summary.md documents every one.
 type Summary struct {
+	// SchemaVersion is results.SchemaVersion: the layout of this JSON.
+	SchemaVersion int `json:"schema_version"`
+
 	Scenario     string                `json:"scenario"`
 	Seed         int64                 `json:"seed"`
 	Era          string                `json:"era"`

@@ -35,6 +35,11 @@ type Header struct {
 	Started   time.Time `json:"started"`
 	// Config is the scenario as the run used it (after overrides).
 	Config json.RawMessage `json:"config,omitempty"`
+	// SchemaVersion is SchemaVersion when the file was written; 0 (absent)
+	// is a file of version 1.
+	SchemaVersion int `json:"schema_version,omitempty"`
+	// Evaluation is what the run was judged by; nil in a version 1 file.
+	Evaluation *Evaluation `json:"evaluation,omitempty"`
 }
 
 // Outcomes: exactly one per call.
@@ -192,6 +197,9 @@ type Trailer struct {
 	Ended       time.Time       `json:"ended"`
 	Interrupted bool            `json:"interrupted,omitempty"`
 	Summary     json.RawMessage `json:"summary,omitempty"`
+	// Run is what only the run as a whole knew (report.RunInputs as JSON);
+	// absent in a version 1 file.
+	Run RunInputs `json:"run,omitempty"`
 }
 
 // Us converts a duration to whole microseconds, at least 1 so a real

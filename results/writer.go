@@ -16,7 +16,7 @@ import (
 // a mutex only guards against the periodic flush.
 type Writer struct {
 	mu    sync.Mutex
-	f     *os.File
+	f     io.WriteCloser
 	gz    *gzip.Writer
 	bw    *bufio.Writer
 	enc   *json.Encoder
@@ -33,9 +33,15 @@ func Create(path string, flushEvery time.Duration) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create results file: %w", err)
 	}
+	return NewWriter(f, strings.HasSuffix(path, ".gz"), flushEvery), nil
+}
+
+// NewWriter writes a results file to f (compressed with gzip when
+// compress), flushing at least every flushEvery; Close closes f.
+func NewWriter(f io.WriteCloser, compress bool, flushEvery time.Duration) *Writer {
 	w := &Writer{f: f, stop: make(chan struct{}), done: make(chan struct{})}
 	var out io.Writer = f
-	if strings.HasSuffix(path, ".gz") {
+	if compress {
 		w.gz = gzip.NewWriter(f)
 		out = w.gz
 	}
@@ -45,7 +51,7 @@ func Create(path string, flushEvery time.Duration) (*Writer, error) {
 		flushEvery = 200 * time.Millisecond
 	}
 	go w.flusher(flushEvery)
-	return w, nil
+	return w
 }
 
 func (w *Writer) flusher(every time.Duration) {

@@ -31,6 +31,7 @@ func commands() []command {
 	return []command{
 		{"run", "drive load and faults at an MCP server and print the summary", runCmd},
 		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd},
+		{"report", "merge results files and render text, json, hgrm, hlog, vegeta or junit", reportCmd},
 		{"validate", "check scenario files; errors name file:line:column", validateCmd},
 		{"schema", "print the JSON Schema of scenario files, for editors", schemaCmd},
 		{"version", "print the version", versionCmd},

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -18,12 +20,12 @@ import (
 
 // runFlags are the command line of `mcpchaos run`.
 type runFlags struct {
-	output      string
-	summaryJSON string
-	rate        scenarios.Rate
-	duration    scenarios.Duration
-	seed        int64
-	quiet       bool
+	output   string
+	exports  exportFlags
+	rate     scenarios.Rate
+	duration scenarios.Duration
+	seed     int64
+	quiet    bool
 	// noFailOnViolation: a violation verdict does not fail the run.
 	noFailOnViolation bool
 }
@@ -37,8 +39,8 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 		"Exit status: 0 pass; 1 a check failed or a verdict is a violation; 2 bad input or the",
 		"run could not start; 130 interrupted (after draining and writing every output).",
 		"")
-	fs.StringVarP(&f.output, "output", "o", "", "write one JSON line per call to `FILE` (.gz compresses)")
-	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the JSON summary to `FILE`")
+	fs.StringVarP(&f.output, "output", "o", "", "write one JSON line per call to `FILE` (.gz compresses; - for standard output)")
+	f.exports.defineRunFlags(fs)
 	fs.Var(&f.rate, "rate", "override the load with a constant `RATE` (N/duration, e.g. 200/1s)")
 	fs.Var(&f.duration, "duration", "override the load's `DURATION`")
 	fs.Int64Var(&f.seed, "seed", 0, "override the scenario's `SEED`")
@@ -63,27 +65,39 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	sc, checks, plan := prep.Scenario, prep.Checks, prep.Plan
-	var w *results.Writer
-	if f.output != "" {
-		if w, err = results.Create(f.output, 0); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-			return 2
-		}
+	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
+	// Every output is opened before the load: a path that cannot be
+	// created fails here, before any call.
+	outs := &outputs{stdout: stdout}
+	w, exp, err := openRunOutputs(outs, f, sc.Name)
+	if err != nil {
+		outs.abort()
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		return 2
 	}
 	agg := report.NewAggregator(report.ScenarioRules(sc))
+	var exportErr error
+	sink := func(r *results.Record) {
+		agg.Add(r)
+		if err := exp.record(r); err != nil && exportErr == nil {
+			exportErr = err
+		}
+	}
 	status := newStatusLine(stderr, f.quiet, agg)
 	shortSlices()
-	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version})
+	info, err := engine.Run(ctx, plan, engine.Options{Sink: sink, Writer: w, Tick: status.tick, Version: version,
+		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation)})
 	if err != nil {
 		status.clear()
 		if w != nil {
 			_ = w.Close()
 		}
+		outs.abort()
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 		return 2
 	}
 	status.writing()
-	summary := info.Summary(agg, checks, sc.FailOnViolation && !f.noFailOnViolation)
+	summary := info.Summary(agg, checks, failOnViolation)
 	code := 0
 	switch {
 	case info.Interrupted:
@@ -93,14 +107,22 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if w != nil {
 		raw, _ := json.Marshal(summary)
-		_ = w.Write(&results.Trailer{Type: results.TypeTrailer, Ended: time.Now(), Interrupted: info.Interrupted, Summary: raw})
+		inputs, err := report.EncodeInputs(info.Inputs())
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		}
+		_ = w.Write(&results.Trailer{Type: results.TypeTrailer, Ended: time.Now(), Interrupted: info.Interrupted, Summary: raw, Run: inputs})
 		if err := w.Close(); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 			code = 2
 		}
 	}
 	status.clear()
-	if err := summary.Text(stdout); err != nil {
+	text := stdout
+	if outs.toStdout != "" {
+		text = stderr // standard output carries another output
+	}
+	if err := summary.Text(text); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 	}
 	for i, tail := range info.Stderr {
@@ -108,13 +130,32 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "--- server %d stderr (last %d bytes) ---\n%s\n", i+1, len(tail), tail)
 		}
 	}
-	if f.summaryJSON != "" {
-		if err := writeSummaryJSON(f.summaryJSON, summary); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-			return 2
-		}
+	if err := errors.Join(exportErr, exp.write(summary, agg), outs.closeAll()); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		return 2
 	}
 	return code
+}
+
+// openRunOutputs opens the results file (nil without --output) and every
+// rendering run writes.
+func openRunOutputs(outs *outputs, f *runFlags, name string) (*results.Writer, *exports, error) {
+	var w *results.Writer
+	if f.output != "" {
+		out, err := outs.open("--output", f.output)
+		if err != nil {
+			return nil, nil, err
+		}
+		w = results.NewWriter(out, strings.HasSuffix(f.output, ".gz"), 0)
+	}
+	exp, err := openExports(outs, &f.exports, name)
+	if err != nil {
+		if w != nil {
+			_ = w.Close()
+		}
+		return nil, nil, err
+	}
+	return w, exp, nil
 }
 
 // prepareRun applies the flags and runs engine.Prepare, the static checks
@@ -136,16 +177,4 @@ func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*engine.Prepared, 
 		return nil, fmt.Errorf("find the mcpchaos executable: %w", err)
 	}
 	return engine.Prepare(path, o, []string{self})
-}
-
-func writeSummaryJSON(path string, s *report.Summary) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write summary: %w", err)
-	}
-	if err := s.JSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write summary %s: %w", path, err)
-	}
-	return f.Close()
 }

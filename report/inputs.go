@@ -1,0 +1,211 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
+
+// RunInputs is what a Summary needs besides the records: what only the run
+// as a whole knew. A results file's trailer keeps it (results.Trailer.Run),
+// so `mcpchaos report` rebuilds the very summary `run` printed.
+type RunInputs struct {
+	// Duration is the length of the load (Meta.Duration), exact.
+	Duration time.Duration `json:"duration_ns"`
+	// Connection counts messages that belonged to no live call.
+	Connection mcp.Stats `json:"connection"`
+	// Orphans is what the orphan probes found.
+	Orphans Orphans `json:"orphans"`
+	// Background is what each background fault sent.
+	Background []Background `json:"background,omitempty"`
+}
+
+// Background is what one background fault did over the run.
+type Background struct {
+	Kind    string `json:"kind"`
+	Sent    int    `json:"sent"`
+	Refused int    `json:"refused"`
+}
+
+// SetInputs sets the run-level inputs (connection counts, orphans,
+// background faults) of the summary.
+func (a *Aggregator) SetInputs(in RunInputs) {
+	a.SetConnection(in.Connection)
+	a.SetOrphans(in.Orphans)
+	for _, b := range in.Background {
+		a.AddBackground(b.Kind, b.Sent, b.Refused)
+	}
+}
+
+// SetRules sets the progress thresholds the summary echoes (a merge learns
+// them from the first file's header, after the Aggregator was made).
+func (a *Aggregator) SetRules(r Rules) { a.rules = r }
+
+// Evaluation returns the rules, checks and fail_on_violation of a run in
+// the form a results header records them.
+func Evaluation(rules Rules, checks []Check, failOnViolation bool) *results.Evaluation {
+	e := &results.Evaluation{Checks: []results.CheckSpec{}, FailOnViolation: failOnViolation,
+		Progress: results.ProgressRules{GraceMs: durMs(rules.ProgressGrace), StallMs: durMs(rules.Stall), FloodHz: rules.FloodHz}}
+	for _, c := range checks {
+		e.Checks = append(e.Checks, results.CheckSpec{Check: c.String(), Line: c.Line, Column: c.Column})
+	}
+	return e
+}
+
+// rulesOf returns the rules a results header recorded.
+func rulesOf(p results.ProgressRules) Rules {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	return Rules{ProgressGrace: ms(p.GraceMs), Stall: ms(p.StallMs), FloodHz: p.FloodHz}
+}
+
+// ParseChecks parses checks recorded in a results header (see Evaluation).
+// A check that does not parse or names nothing the summary has is an error
+// naming it (the file was damaged or written by another version).
+func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
+	out := make([]Check, 0, len(specs))
+	for _, s := range specs {
+		c, err := parseCheck(s.Check)
+		if err != nil {
+			return nil, err
+		}
+		c.Line, c.Column = s.Line, s.Column
+		if err := ValidateCheck(c); err != nil {
+			return nil, fmt.Errorf("recorded check: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// MergeInputs combines the run-level inputs of several runs (see
+// docs/reports.md#merging): counts add (connection counts, orphans, CPU,
+// leaked call-seconds, background faults by kind, each probe's reading);
+// the drain and the quiet window take the longest, drained holds when every
+// run drained, the process probe's calibration and the log probe are the
+// first run's (the log probe's counts add); Duration is set by the caller
+// (the span of the runs on the wall clock).
+func MergeInputs(list []RunInputs) RunInputs {
+	var out RunInputs
+	if len(list) == 0 {
+		return out
+	}
+	out.Orphans.Drained = true
+	bg := map[string]*Background{}
+	for _, in := range list {
+		c := &out.Connection
+		c.NotJSONRPC += in.Connection.NotJSONRPC
+		c.Oversize += in.Connection.Oversize
+		c.UnknownResponses += in.Connection.UnknownResponses
+		c.UnknownTokens += in.Connection.UnknownTokens
+		c.Stale += in.Connection.Stale
+		c.StaleAnswers += in.Connection.StaleAnswers
+		c.ServerRequests += in.Connection.ServerRequests
+		c.ServerCancels += in.Connection.ServerCancels
+		mergeOrphans(&out.Orphans, in.Orphans)
+		for _, b := range in.Background {
+			sum := bg[b.Kind]
+			if sum == nil {
+				sum = &Background{Kind: b.Kind}
+				bg[b.Kind] = sum
+			}
+			sum.Sent += b.Sent
+			sum.Refused += b.Refused
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(bg)) {
+		out.Background = append(out.Background, *bg[k])
+	}
+	return out
+}
+
+func mergeOrphans(o *Orphans, in Orphans) {
+	o.Orphaned += in.Orphaned
+	for k, v := range in.ByProbe {
+		if o.ByProbe == nil {
+			o.ByProbe = map[string]float64{}
+		}
+		o.ByProbe[k] += v
+	}
+	o.LeftoverCPUSeconds += in.LeftoverCPUSeconds
+	o.DrainMs = max(o.DrainMs, in.DrainMs)
+	o.Drained = o.Drained && in.Drained
+	o.LeakedCallSeconds += in.LeakedCallSeconds
+	o.QuietWindowMs = max(o.QuietWindowMs, in.QuietWindowMs)
+	for _, e := range in.ProbeErrors {
+		if !slices.Contains(o.ProbeErrors, e) {
+			o.ProbeErrors = append(o.ProbeErrors, e)
+		}
+	}
+	if in.Log != nil {
+		if o.Log == nil {
+			l := *in.Log
+			l.OrphanedIDs = slices.Clone(l.OrphanedIDs)
+			o.Log = &l
+		} else {
+			l := o.Log
+			l.Lines += in.Log.Lines
+			l.Matched += in.Log.Matched
+			l.Orphaned += in.Log.Orphaned
+			l.Unseen += in.Log.Unseen
+			l.MaxAfterCancelMs = max(l.MaxAfterCancelMs, in.Log.MaxAfterCancelMs)
+			l.OrphanedIDs = append(l.OrphanedIDs, in.Log.OrphanedIDs...)
+			slices.Sort(l.OrphanedIDs)
+			l.OrphanedIDs = l.OrphanedIDs[:min(len(l.OrphanedIDs), 100)]
+		}
+	}
+	o.Counting = max(o.Counting, in.Counting)
+	if o.CPU == nil && in.CPU != nil {
+		c := *in.CPU
+		o.CPU = &c
+	}
+	w := &o.Windows
+	w.Count += in.Windows.Count
+	w.Cancelled += in.Windows.Cancelled
+	w.SkippedTicks += in.Windows.SkippedTicks
+	w.LeftoverCPUS += in.Windows.LeftoverCPUS
+	w.NoiseCPUS += in.Windows.NoiseCPUS
+	w.Above += in.Windows.Above
+	w.OrphanedMax = max(w.OrphanedMax, in.Windows.OrphanedMax)
+	w.MeasuredMs += in.Windows.MeasuredMs
+	w.List = append(w.List, in.Windows.List...)
+	slices.SortStableFunc(w.List, func(a, b Window) int { return a.MeasuredFrom.Compare(b.MeasuredFrom) })
+}
+
+// decodeInputs reads a trailer's run inputs.
+func decodeInputs(raw json.RawMessage) (RunInputs, error) {
+	var in RunInputs
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, fmt.Errorf("decode the trailer's run inputs: %w", err)
+	}
+	return in, nil
+}
+
+// EncodeInputs returns the run inputs as a trailer keeps them.
+func EncodeInputs(in RunInputs) (json.RawMessage, error) {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode run inputs: %w", err)
+	}
+	return b, nil
+}
+
+// parseCheck parses one check as written.
+func parseCheck(raw string) (Check, error) {
+	c, err := scenarios.ParseCheck(raw)
+	if err != nil {
+		return Check{}, fmt.Errorf("recorded check: %w", err)
+	}
+	return fromScenario(c), nil
+}
+
+// fromScenario converts a check parsed by package scenarios.
+func fromScenario(c scenarios.Check) Check {
+	return Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
+		Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
+}

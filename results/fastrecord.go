@@ -1,0 +1,203 @@
+package results
+
+// fastRecord decodes a call line into r (zero on entry) the way
+// encoding/json would, or reports ok false (r is then garbage) when the
+// line has anything the lexer does not handle; see fastdecode.go.
+func fastRecord(b []byte, r *Record) (ok bool) {
+	l := &lexer{b: b, ok: true}
+	l.members(func(key []byte) uint64 { return l.recordMember(string(key), r) })
+	l.end()
+	return l.ok
+}
+
+// recordMember decodes the value of one member of a Record and returns
+// its bit (0 for an unknown key).
+func (l *lexer) recordMember(key string, r *Record) uint64 {
+	switch key {
+	case "type":
+		r.Type = l.str()
+		return 1 << 0
+	case "id":
+		r.ID = l.int64()
+		return 1 << 1
+	case "seq":
+		r.Seq = l.uint64()
+		return 1 << 2
+	case "tool":
+		r.Tool = l.str()
+		return 1 << 3
+	case "of":
+		r.Of = l.uint64()
+		return 1 << 4
+	case "attempt":
+		r.Attempt = l.int()
+		return 1 << 5
+	case "retry":
+		r.Retry = l.str()
+		return 1 << 6
+	case "process":
+		r.Process = l.int()
+		return 1 << 7
+	case "t":
+		l.ws()
+		start := l.i
+		l.raw()
+		if l.ok && r.Scheduled.UnmarshalJSON(l.b[start:l.i]) != nil {
+			l.ok = false
+		}
+		return 1 << 8
+	case "sent_us":
+		r.SentUs = l.int64()
+		return 1 << 9
+	case "headers_us":
+		r.HeadersUs = l.int64()
+		return 1 << 10
+	case "first_progress_us":
+		r.FirstProgUs = l.int64()
+		return 1 << 11
+	case "response_us":
+		r.ResponseUs = l.int64()
+		return 1 << 12
+	case "cancel_us":
+		r.CancelUs = l.int64()
+		return 1 << 13
+	case "end_us":
+		r.EndUs = l.int64()
+		return 1 << 14
+	case "deadline_us":
+		r.DeadlineUs = l.int64()
+		return 1 << 15
+	case "timeout_error_us":
+		r.TimeoutErrUs = l.int64()
+		return 1 << 16
+	case "cancel_reason":
+		r.CancelReason = StopReason(l.str())
+		return 1 << 17
+	case "outcome":
+		r.Outcome = l.str()
+		return 1 << 18
+	case "status":
+		r.Status = l.int()
+		return 1 << 19
+	case "code":
+		v := l.int64()
+		r.Code = &v
+		return 1 << 20
+	case "message":
+		r.Message = l.str()
+		return 1 << 21
+	case "throttle_kind":
+		r.ThrottleKind = l.str()
+		return 1 << 22
+	case "retry_after_ms":
+		v := l.int64()
+		r.RetryAfterMs = &v
+		return 1 << 23
+	case "result_type":
+		r.ResultType = l.str()
+		return 1 << 24
+	case "error":
+		r.Error = l.str()
+		return 1 << 25
+	case "progress":
+		r.Progress = &Progress{}
+		l.members(func(key []byte) uint64 { return l.progressMember(string(key), r.Progress) })
+		return 1 << 26
+	case "violations":
+		r.Violations = Counts{}
+		l.members(func(key []byte) uint64 {
+			r.Violations[string(key)] = l.int()
+			return anyKey
+		})
+		return 1 << 27
+	case "late_responses":
+		r.LateResponses = l.int()
+		return 1 << 28
+	case "late_progress":
+		r.LateProgress = l.int()
+		return 1 << 29
+	case "leftover_us":
+		r.LeftoverUs = l.int64()
+		return 1 << 30
+	case "faults":
+		r.Faults = []Fault{}
+		l.elements(func() {
+			var f Fault
+			l.members(func(key []byte) uint64 { return l.faultMember(string(key), &f) })
+			r.Faults = append(r.Faults, f)
+		})
+		return 1 << 31
+	case "cap_with_progress":
+		r.CapWithProgress = l.bool()
+		return 1 << 32
+	case "policies":
+		r.Policies = map[string]string{}
+		l.members(func(key []byte) uint64 {
+			r.Policies[string(key)] = l.str()
+			return anyKey
+		})
+		return 1 << 33
+	}
+	return 0
+}
+
+func (l *lexer) progressMember(key string, p *Progress) uint64 {
+	switch key {
+	case "count":
+		p.Count = l.int()
+		return 1 << 0
+	case "values":
+		p.Values = []float64{}
+		l.elements(func() { p.Values = append(p.Values, l.float()) })
+		return 1 << 1
+	case "last":
+		p.Last = l.float()
+		return 1 << 2
+	case "total":
+		p.Total = l.float()
+		return 1 << 3
+	case "max_gap_us":
+		p.MaxGapUs = l.int64()
+		return 1 << 4
+	case "max_rate_hz":
+		p.MaxRateHz = l.int()
+		return 1 << 5
+	case "stalled":
+		p.Stalled = l.bool()
+		return 1 << 6
+	case "flood":
+		p.Flood = l.bool()
+		return 1 << 7
+	case "incomplete":
+		p.Incomplete = l.bool()
+		return 1 << 8
+	}
+	return 0
+}
+
+func (l *lexer) faultMember(key string, f *Fault) uint64 {
+	switch key {
+	case "kind":
+		f.Kind = l.str()
+		return 1 << 0
+	case "mode":
+		f.Mode = l.str()
+		return 1 << 1
+	case "scheduled_us":
+		f.ScheduledUs = l.int64()
+		return 1 << 2
+	case "actual_us":
+		f.ActualUs = l.int64()
+		return 1 << 3
+	case "error_us":
+		f.ErrorUs = l.int64()
+		return 1 << 4
+	case "detail":
+		f.Detail = l.str()
+		return 1 << 5
+	case "skipped":
+		f.Skipped = l.bool()
+		return 1 << 6
+	}
+	return 0
+}
