@@ -42,11 +42,13 @@ func spectrumPoints(h *hdrhistogram.Histogram, maxMs float64) plotter.XYs {
 	if n == 0 {
 		return nil
 	}
-	var ps []float64
-	for p := 0.0; 100/(100-p) < n; {
-		ps = append(ps, p)
+	ps := []float64{0}
+	for p := 0.0; ; {
 		half := math.Trunc(math.Pow(2, math.Trunc(math.Log2(100/(100-p)))+1))
-		p += 100 / (ticksPerHalfDistance * half)
+		if p += 100 / (ticksPerHalfDistance * half); 100/(100-p) >= n {
+			break
+		}
+		ps = append(ps, p)
 	}
 	ps = append(ps, 100)
 	vals := h.ValueAtPercentilesSlice(ps)
