@@ -26,12 +26,10 @@ func renderPage(t *testing.T, in Input) parsedPage {
 	if err := Write(&b, in); err != nil {
 		t.Fatalf("Write: %v", err)
 	}
-	root, err := xhtml.Parse(bytes.NewReader(b.Bytes()))
-	if err != nil {
-		t.Fatalf("the page does not parse as HTML: %v", err)
-	}
-	return parsedPage{raw: b.String(), root: root}
+	return renderPageFrom(t, b.Bytes())
 }
+
+func parseHTML(page []byte) (*xhtml.Node, error) { return xhtml.Parse(bytes.NewReader(page)) }
 
 // all returns the elements for which match is true, in document order.
 func (p parsedPage) all(match func(n *xhtml.Node) bool) []*xhtml.Node {

@@ -6,6 +6,7 @@ import (
 	stdhtml "html"
 	"html/template"
 	"image/color"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -58,8 +59,23 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 		ax.Tick.Label.Font = font.From(plotFont, 10)
 	}
 	p.Legend.TextStyle.Font = font.From(plotFont, 10)
+	p.Y.Tick.Marker = plainTicks{}
 	p.Legend.Top = true
 	return p
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros:
+// 250, not 250.00.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
 }
 
 // legendRoom raises the top of p's y axis above the data's largest value
