@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
@@ -125,6 +127,12 @@ type loaded struct {
 	Plots     []plotSize
 	// Screenshot is a PNG of the top of the page.
 	Screenshot []byte
+	// PrintPlots are the plots' sizes with the print style applied, and
+	// PrintNav the navigation's display there (the print style hides it);
+	// PDF is the page printed.
+	PrintPlots []plotSize
+	PrintNav   string
+	PDF        []byte
 }
 
 type plotSize struct {
@@ -183,9 +191,25 @@ func (b browser) load(t *testing.T, file string) loaded {
 	if err != nil {
 		t.Fatalf("take a screenshot: %v", err)
 	}
+	if _, err := chromedp.Call(bctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+		t.Fatalf("emulate print: %v", err)
+	}
+	printPlots, err := chromedp.Run(bctx, chromedp.Evaluate[[]plotSize](measurePlots))
+	if err != nil {
+		t.Fatalf("measure the plots for print: %v", err)
+	}
+	nav, err := chromedp.Run(bctx, chromedp.Evaluate[string](`(function () { var n = document.querySelector("nav"); return n ? getComputedStyle(n).display : ""; })()`))
+	if err != nil {
+		t.Fatalf("read the navigation's style for print: %v", err)
+	}
+	pdf, err := chromedp.Call(bctx, cdppage.PrintToPDF, cdppage.PrintToPDFParams{})
+	if err != nil {
+		t.Fatalf("print to PDF: %v", err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	out.Plots, out.Resources, out.Screenshot = plots, resources, shot
+	out.PrintPlots, out.PrintNav, out.PDF = printPlots, nav, pdf.Data
 	return out
 }
 
@@ -307,6 +331,17 @@ func TestBrowser(t *testing.T) {
 		if p.Width < 100 || p.Height < 50 {
 			t.Errorf("plot %q is rendered %.0f×%.0f px", p.Label, p.Width, p.Height)
 		}
+	}
+	if len(got.PrintPlots) != len(got.Plots) || got.PrintNav != "none" {
+		t.Errorf("with the print style: %d plots (on screen %d), navigation display %q (want none)", len(got.PrintPlots), len(got.Plots), got.PrintNav)
+	}
+	for _, p := range got.PrintPlots {
+		if p.Width < 100 || p.Height < 50 {
+			t.Errorf("plot %q is printed %.0f×%.0f px", p.Label, p.Width, p.Height)
+		}
+	}
+	if !bytes.HasPrefix(got.PDF, []byte("%PDF")) {
+		t.Errorf("printing the report gave %d bytes that are not a PDF", len(got.PDF))
 	}
 	shot := filepath.Join(screenshotDir(t), "report.png")
 	if err := os.WriteFile(shot, got.Screenshot, 0o644); err != nil {
