@@ -1,5 +1,11 @@
 package report
 
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
 // Formatting for renderers outside this package (the HTML report), so a
 // value reads the same in every format as in the text summary.
 
@@ -16,3 +22,15 @@ func (s *Summary) Result() string { return s.resultLine() }
 
 // FormatRate formats calls per second as the text summary does: "40.0/s".
 func FormatRate(x float64) string { return fmtRate(x) }
+
+// OtherOutcomes lists a tool's outcomes other than ok that occurred, in
+// report order: ["throttled 3", "cancelled 1"].
+func (t ToolStats) OtherOutcomes() []string {
+	var other []string
+	for _, o := range results.Outcomes {
+		if c := t.ByOutcome[o]; c > 0 && o != results.OK {
+			other = append(other, fmt.Sprintf("%s %d", o, c))
+		}
+	}
+	return other
+}

@@ -116,14 +116,8 @@ func tools(s *report.Summary) []toolRow {
 	rows := make([]toolRow, 0, len(names))
 	for _, n := range names {
 		ts := s.Tools[n]
-		var other []string
-		for _, o := range results.Outcomes {
-			if c := ts.ByOutcome[o]; c > 0 && o != results.OK {
-				other = append(other, fmt.Sprintf("%s %d", o, c))
-			}
-		}
 		row := toolRow{Tool: n, Calls: ts.Calls, OK: ts.ByOutcome[results.OK], P50: "-", P99: "-",
-			Other: strings.Join(other, ", ")}
+			Other: strings.Join(ts.OtherOutcomes(), ", ")}
 		if ts.LatencyMs != (report.ToolLatency{}) { // as the text summary: zero means no answer
 			row.P50, row.P99 = report.FormatMs(ts.LatencyMs.P50), report.FormatMs(ts.LatencyMs.P99)
 		}
