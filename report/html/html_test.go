@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
@@ -187,4 +188,58 @@ func TestGoldenPage(t *testing.T) {
 	}
 	got := svgBody.ReplaceAllString(b.String(), "${1}…</svg>")
 	testutil.Golden(t, filepath.Join("testdata", "busy.html.golden"), []byte(got), *update)
+}
+
+// TestWriteDegenerate: data at the edges — every value zero, one call, a
+// long sparse run, samples without probe values — draws or explains
+// itself, never fails or panics.
+func TestWriteDegenerate(t *testing.T) {
+	rec := func(at time.Duration, mod func(r *results.Record)) *results.Record {
+		r := &results.Record{Type: results.TypeCall, Tool: "echo", Scheduled: fixtureStart.Add(at), SentUs: 5,
+			ResponseUs: 5, EndUs: 5, Outcome: results.OK}
+		if mod != nil {
+			mod(r)
+		}
+		return r
+	}
+	tests := []struct {
+		name      string
+		recs      []*results.Record
+		samples   []results.Sample
+		wantPlots int
+		wantNote  string
+	}{
+		{"every value zero", []*results.Record{rec(0, func(r *results.Record) {
+			r.FirstProgUs, r.Progress = 5, &results.Progress{Count: 1, Last: 1}
+		}), rec(0, func(r *results.Record) {
+			r.Outcome, r.ResponseUs, r.DeadlineUs, r.TimeoutErrUs, r.CancelUs = results.TimeoutCap, 0, 100, 0, 100
+		})}, nil, len(spectra) + 3, "no probe samples"},
+		{"one call", []*results.Record{rec(0, nil)}, nil, 2 + 3, "no progress notification arrived"},
+		{"a long sparse run", func() []*results.Record {
+			var rs []*results.Record
+			for i := range 600 {
+				rs = append(rs, rec(time.Duration(i)*time.Minute, nil))
+			}
+			return rs
+		}(), nil, 2 + 3, "no timeout fired"},
+		{"samples without probe values", []*results.Record{rec(0, nil)},
+			[]results.Sample{{Type: results.TypeSample, T: fixtureStart, ClientInFlight: 3}}, 2 + 3, "no probe values in the samples"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			agg := report.NewAggregator(report.Rules{})
+			for _, r := range tt.recs {
+				agg.Add(r)
+			}
+			sum := agg.Summary(report.Meta{Scenario: tt.name, Era: "2026-07-28"})
+			p := renderPage(t, Input{Runs: []Run{{Name: "x.jsonl", Summary: sum, Agg: agg, Samples: tt.samples}}})
+			checkSelfContained(t, p)
+			if got := len(checkPlots(t, p)); got != tt.wantPlots {
+				t.Errorf("%d plots, want %d", got, tt.wantPlots)
+			}
+			if !strings.Contains(p.raw, tt.wantNote) {
+				t.Errorf("no note %q", tt.wantNote)
+			}
+		})
+	}
 }

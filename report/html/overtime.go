@@ -62,13 +62,9 @@ func newTimeline(secs []report.Second) timeline {
 			for o, n := range s.Outcomes {
 				b.outcomes[o] += n
 			}
-			if h := s.Histogram("call"); h.TotalCount() > 0 {
-				if b.call == nil {
-					b.call = h
-				} else {
-					b.call.Merge(h)
-				}
-			}
+		}
+		if h := report.MergeSeconds(group, "call"); h.TotalCount() > 0 {
+			b.call = h
 		}
 		tl.buckets = append(tl.buckets, b)
 	}
