@@ -175,12 +175,7 @@ func (s *Summary) textTools(t *textOut) {
 	fmt.Fprintf(&t.b, row, width, "Tools", "calls", "ok", "p50", "p99", "other outcomes")
 	for i, n := range names {
 		ts := s.Tools[n]
-		var other []string
-		for _, o := range results.Outcomes {
-			if c := ts.ByOutcome[o]; c > 0 && o != results.OK {
-				other = append(other, fmt.Sprintf("%s %d", o, c))
-			}
-		}
+		other := ts.OtherOutcomes()
 		if ts.LatencyMs == (ToolLatency{}) {
 			p50s[i], p99s[i] = "-", "-"
 		}

@@ -57,6 +57,7 @@ var layers = map[string]int{
 	"probes":       layerParts,
 	"targetserver": layerParts,
 	"report":       layerParts,
+	"report/html":  layerParts,
 
 	"engine": layerRun,
 	"proxy":  layerRun,
@@ -109,11 +110,48 @@ func TestImportsGoDownward(t *testing.T) {
 				t.Errorf("%s: %s imports %s, which has no layer", imp.pos, dir, rel)
 				continue
 			}
-			if to < layer || (to == layer && layer == layerTests) {
+			if mayImport(dir, layer, rel, to) {
 				continue
 			}
 			t.Errorf("%s: %s (layer %s) imports %s (layer %s): imports go downward only", imp.pos, dir, layerNames[layer], rel, layerNames[to])
 		}
+	}
+}
+
+// mayImport reports whether package dir (in layer) may import package rel
+// (in layer to): a lower layer; within layerTests, any; and a sub-package
+// may import the package it extends, its parent directory (report/html
+// renders report's Summary), never the other way round.
+func mayImport(dir string, layer int, rel string, to int) bool {
+	return to < layer || (to == layer && layer == layerTests) ||
+		(to == layer && strings.HasPrefix(dir, rel+"/"))
+}
+
+// TestMayImport pins the import rules.
+func TestMayImport(t *testing.T) {
+	tests := []struct {
+		name, dir, rel string
+		want           bool
+	}{
+		{"downward", "report", "results", true},
+		{"upward", "results", "report", false},
+		{"sideways", "report", "probes", false},
+		{"sub-package on its parent", "report/html", "report", true},
+		{"parent on its sub-package", "report", "report/html", false},
+		{"a name that only starts alike", "reporting", "report", false},
+		{"tests on tests", "internal/runtest", "internal/testutil", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			layer, _ := layerOf(tt.dir)
+			to, _ := layerOf(tt.rel)
+			if tt.dir == "reporting" {
+				layer = layerParts // not a package of the module
+			}
+			if got := mayImport(tt.dir, layer, tt.rel, to); got != tt.want {
+				t.Errorf("mayImport(%q, %q) = %v, want %v", tt.dir, tt.rel, got, tt.want)
+			}
+		})
 	}
 }
 

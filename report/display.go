@@ -1,0 +1,36 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Formatting for renderers outside this package (the HTML report), so a
+// value reads the same in every format as in the text summary.
+
+// FormatMs formats a duration given in milliseconds as the text summary
+// does: 850µs, 1.23ms, 45.6ms, 2.5s, 1m30s.
+func FormatMs(ms float64) string { return fmtMs(ms) }
+
+// FormatCheckValue formats a check's value in its key's unit, as the text
+// summary's Checks block prints it: "620ms", "0", "1.52".
+func FormatCheckValue(c CheckResult) string { return formatValue(c.Value, checkUnit(c.Check)) }
+
+// Result is the text summary's Result line: PASS or FAIL, and why.
+func (s *Summary) Result() string { return s.resultLine() }
+
+// FormatRate formats calls per second as the text summary does: "40.0/s".
+func FormatRate(x float64) string { return fmtRate(x) }
+
+// OtherOutcomes lists a tool's outcomes other than ok that occurred, in
+// report order: ["throttled 3", "cancelled 1"].
+func (t ToolStats) OtherOutcomes() []string {
+	var other []string
+	for _, o := range results.Outcomes {
+		if c := t.ByOutcome[o]; c > 0 && o != results.OK {
+			other = append(other, fmt.Sprintf("%s %d", o, c))
+		}
+	}
+	return other
+}
