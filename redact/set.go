@@ -4,7 +4,8 @@
 // package scenarios collects them while decoding); String, Bytes and JSON
 // replace every occurrence of a value with Mask, and a Writer does it to a
 // stream, one line at a time. URL masks the credentials of a URL by
-// position (key redaction), whatever their length.
+// position (key redaction), whatever their length, and AddURL makes a set
+// replace a known URL by its masked form wherever it appears whole.
 //
 // A value is matched in the forms an output may hold it in: as is,
 // JSON-escaped (with and without HTML escaping), Go-quoted (%q), URL-escaped
@@ -44,13 +45,14 @@ const MinDigits = 8
 type Set struct {
 	mu     sync.RWMutex
 	values map[string]bool
-	forms  []string // every form of every value, longest first
+	urls   map[string]bool
+	forms  []string // every form of every value and URL, longest first
 	r      *strings.Replacer
 }
 
 // New returns a set holding values (see Add).
 func New(values ...string) *Set {
-	s := &Set{values: map[string]bool{}}
+	s := &Set{values: map[string]bool{}, urls: map[string]bool{}}
 	s.Add(values...)
 	return s
 }
@@ -78,23 +80,64 @@ func (s *Set) Add(values ...string) {
 	defer s.mu.Unlock()
 	changed := false
 	for _, v := range values {
-		if !Redactable(v) || s.values[v] {
-			continue
+		if Redactable(v) && !s.values[v] {
+			s.values[v] = true
+			changed = true
 		}
-		s.values[v] = true
-		changed = true
 	}
-	if !changed {
+	if changed {
+		s.rebuild()
+	}
+}
+
+// AddURL adds the secrets of each string that holds a URL (URLSecrets),
+// and the URL itself: wherever it appears whole, it is replaced by URL(raw),
+// so its credentials are masked whatever their length. A string without
+// URL secrets adds nothing.
+func (s *Set) AddURL(raws ...string) {
+	if s == nil {
 		return
 	}
-	seen := map[string]bool{}
-	s.forms = s.forms[:0]
+	var values []string
+	s.mu.Lock()
+	changed := false
+	for _, raw := range raws {
+		if URL(raw) == raw {
+			continue
+		}
+		values = append(values, URLSecrets(raw)...)
+		if !s.urls[raw] {
+			s.urls[raw] = true
+			changed = true
+		}
+	}
+	if changed {
+		s.rebuild()
+	}
+	s.mu.Unlock()
+	s.Add(values...)
+}
+
+// rebuild makes the replacer from the values and URLs; s.mu is held.
+func (s *Set) rebuild() {
+	pairs := map[string]string{}
 	for v := range s.values {
-		for _, f := range forms(v) {
-			if !seen[f] && f != "" {
-				seen[f] = true
-				s.forms = append(s.forms, f)
+		for _, f := range formsOf(v) {
+			pairs[f] = Mask
+		}
+	}
+	for raw := range s.urls {
+		masked := URL(raw)
+		for _, enc := range encodings {
+			if _, taken := pairs[enc(raw)]; !taken {
+				pairs[enc(raw)] = enc(masked)
 			}
+		}
+	}
+	s.forms = s.forms[:0]
+	for f := range pairs {
+		if f != "" {
+			s.forms = append(s.forms, f)
 		}
 	}
 	// Longest first: strings.Replacer tries its pairs in argument order,
@@ -106,15 +149,27 @@ func (s *Set) Add(values ...string) {
 		}
 		return strings.Compare(a, b)
 	})
-	pairs := make([]string, 0, 2*len(s.forms))
+	args := make([]string, 0, 2*len(s.forms))
 	for _, f := range s.forms {
-		pairs = append(pairs, f, Mask)
+		args = append(args, f, pairs[f])
 	}
-	s.r = strings.NewReplacer(pairs...)
+	s.r = strings.NewReplacer(args...)
 }
 
-// Merge adds the values of o to s.
-func (s *Set) Merge(o *Set) { s.Add(o.Values()...) }
+// Merge adds the values and URLs of o to s.
+func (s *Set) Merge(o *Set) {
+	if o == nil || o == s {
+		return
+	}
+	o.mu.RLock()
+	urls := make([]string, 0, len(o.urls))
+	for u := range o.urls {
+		urls = append(urls, u)
+	}
+	o.mu.RUnlock()
+	s.Add(o.Values()...)
+	s.AddURL(urls...)
+}
 
 // Values returns the values of the set, sorted.
 func (s *Set) Values() []string {
@@ -173,13 +228,28 @@ func (s *Set) Bytes(b []byte) []byte {
 	return b
 }
 
-// forms returns the forms in which v may appear in an output.
-func forms(v string) []string {
-	base := []string{v, jsonEscape(v, true), jsonEscape(v, false), goQuote(v),
-		url.QueryEscape(v), url.PathEscape(v), html.EscapeString(v)}
+// encodings are the ways an output may write a value: as is, JSON-escaped
+// (with and without HTML escaping), Go-quoted, URL-escaped, HTML-escaped,
+// and the JSON escapes and Go quoting of each of those.
+var encodings = func() []func(string) string {
+	jsonHTML := func(v string) string { return jsonEscape(v, true) }
+	jsonPlain := func(v string) string { return jsonEscape(v, false) }
+	base := []func(string) string{func(v string) string { return v }, jsonHTML, jsonPlain, goQuote,
+		url.QueryEscape, url.PathEscape, html.EscapeString}
 	out := slices.Clone(base)
 	for _, b := range base {
-		out = append(out, jsonEscape(b, true), jsonEscape(b, false), goQuote(b))
+		for _, outer := range []func(string) string{jsonHTML, jsonPlain, goQuote} {
+			out = append(out, func(v string) string { return outer(b(v)) })
+		}
+	}
+	return out
+}()
+
+// formsOf returns the forms in which v may appear in an output.
+func formsOf(v string) []string {
+	out := make([]string, len(encodings))
+	for i, enc := range encodings {
+		out[i] = enc(v)
 	}
 	return out
 }

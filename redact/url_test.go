@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -43,5 +44,34 @@ func TestSecretName(t *testing.T) {
 		if got := SecretName(tt.name); got != tt.want {
 			t.Errorf("SecretName(%q) = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A known URL is masked whole, even when its password is too short to be
+// value-redacted.
+func TestAddURL(t *testing.T) {
+	const raw = "http://me:pw@127.0.0.1:9/mcp?token=abcdef&page=2"
+	s := New()
+	s.AddURL(raw, "http://127.0.0.1/plain")
+	tests := []struct{ name, in, want string }{
+		{"whole", "connect to " + raw + ": refused", "connect to http://me:[redacted]@127.0.0.1:9/mcp?token=[redacted]&page=2: refused"},
+		{"quoted", fmt.Sprintf("url %q", raw), `url "http://me:[redacted]@127.0.0.1:9/mcp?token=[redacted]&page=2"`},
+		{"token alone", "token abcdef", "token [redacted]"},
+		{"plain URL untouched", "http://127.0.0.1/plain", "http://127.0.0.1/plain"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := s.String(tt.in); got != tt.want {
+				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	if got := string(s.JSON([]byte(`{"t":"` + raw + `"}`))); got != `{"t":"http://me:[redacted]@127.0.0.1:9/mcp?token=[redacted]\u0026page=2"}` {
+		t.Errorf("JSON: %s", got)
+	}
+	o := New()
+	o.Merge(s)
+	if got := o.String(raw); got != URL(raw) {
+		t.Errorf("after Merge: %q", got)
 	}
 }
