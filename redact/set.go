@@ -196,6 +196,16 @@ func (s *Set) Len() int {
 	return len(s.values)
 }
 
+// Empty reports whether the set holds no value and no URL.
+func (s *Set) Empty() bool {
+	if s == nil {
+		return true
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.values) == 0 && len(s.urls) == 0
+}
+
 // snapshot returns the replacer and the forms (nil when the set is empty).
 func (s *Set) snapshot() (*strings.Replacer, []string) {
 	if s == nil {

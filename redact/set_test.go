@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,4 +124,23 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 	<-done
+}
+
+func TestHeaderSecrets(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"bearer", "Bearer abc.def", []string{"Bearer abc.def", "abc.def"}},
+		{"plain", "tok-123", []string{"tok-123"}},
+		{"list", "application/json, text/plain", []string{"application/json, text/plain"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := HeaderSecrets(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("HeaderSecrets(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
 }
