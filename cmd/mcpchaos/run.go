@@ -63,9 +63,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	sc, checks, plan := prep.Scenario, prep.Checks, prep.Plan
+	addSecrets(ctx, sc) // before anything about the scenario is written
 	var w *results.Writer
 	if f.output != "" {
-		if w, err = results.Create(f.output, 0); err != nil {
+		if w, err = createResults(ctx, f.output); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 			return 2
 		}
@@ -109,7 +110,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if f.summaryJSON != "" {
-		if err := writeSummaryJSON(f.summaryJSON, summary); err != nil {
+		if err := writeSummaryJSON(ctx, f.summaryJSON, summary); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 			return 2
 		}
@@ -138,8 +139,8 @@ func prepareRun(fs *pflag.FlagSet, f *runFlags, path string) (*engine.Prepared, 
 	return engine.Prepare(path, o, []string{self})
 }
 
-func writeSummaryJSON(path string, s *report.Summary) error {
-	f, err := os.Create(path)
+func writeSummaryJSON(ctx context.Context, path string, s *report.Summary) error {
+	f, err := createOutput(ctx, path, jsonOutput)
 	if err != nil {
 		return fmt.Errorf("write summary: %w", err)
 	}
