@@ -151,7 +151,7 @@ func (d *decoder) http(o *object) *HTTPTarget {
 			if d.expand(&v) {
 				d.secrets.Add(redact.HeaderSecrets(v.s)...)
 				if strings.ContainsAny(v.s, "\r\n\x00") {
-					d.errorf(v.pos, v.path, "header %q: the value contains a line break or NUL (not shown: header values are secret)", k)
+					d.errorf(v.pos, v.path, "the value contains a line break or NUL (not shown: header values are secret)")
 					continue
 				}
 				h.Headers[k] = v.s

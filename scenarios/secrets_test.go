@@ -97,9 +97,9 @@ func TestSecretsNotInErrors(t *testing.T) {
 		name, target, want, secret string
 	}{
 		{"header with a line break", `http: {url: "http://127.0.0.1:9/mcp", headers: {Authorization: "Bearer ${TOKEN}"}}`,
-			`header "Authorization": the value contains a line break or NUL`, "env-token-1111"},
+			`headers.Authorization: the value contains a line break or NUL`, "env-token-1111"},
 		{"literal header with a line break", `http: {url: "http://127.0.0.1:9/mcp", headers: {X-K: "lit-secret-1234\r\n"}}`,
-			`header "X-K"`, "lit-secret-1234"},
+			`headers.X-K: the value`, "lit-secret-1234"},
 		{"bad URL from env", `http: {url: "${URL}"}`, "port 99999", "env-pass-9999"},
 		{"bad literal URL with a short password", `http: {url: "http://me:pw@127.0.0.1:99999/mcp"}`, "me:[redacted]@", "me:pw@"},
 	}
