@@ -21,8 +21,9 @@ import (
 //     JSON) or createResults, which redact with the same set.
 //
 // A new output (a report format, a flag that writes a file) needs nothing
-// more than to be written to the stdout it was given, or to a file opened
-// here. Nothing else may write to os.Stdout, os.Stderr or a file.
+// more than to be written to the stdout or stderr it was given, or to a
+// file opened here; never to os.Stdout, os.Stderr or a file of its own
+// (main's interrupt messages, fixed text, are the one exception).
 
 // rawStdout names the commands whose stdout is passed on untouched: serve
 // --stdio speaks MCP on it (the bytes of the protocol, partial lines
