@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
@@ -86,12 +86,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	}
 	mcpURL := withCreds(target.URL, "me", urlPass, urlQuery)
 	metricsURL := strings.Replace(withCreds(target.MetricsURL, "probe", probePass, probeQuery), "access_token", "token", 1)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := ln.Addr().String() // closed at once: nothing listens there
-	ln.Close()
+	refused := testutil.ClosedAddr(t)
 
 	load := "load: {rate: 10/1s, duration: 1s}\ncalls: [{tool: echo, arguments: {text: hi}}]\n"
 	// A failing check makes run print the stdio servers' stderr tails.

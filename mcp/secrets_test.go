@@ -2,21 +2,16 @@ package mcp
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // Errors about the target's URL mask its credentials (the password, query
 // parameters with secret names), whether or not the URL parses.
 func TestDialErrorsHideURLCredentials(t *testing.T) {
-	// A port nothing listens on: listen, take the address, close.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testutil.ClosedAddr(t)
 	tests := []struct {
 		name string
 		url  string

@@ -2,19 +2,15 @@ package probes
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // A scrape error names the URL with its credentials masked.
 func TestMetricErrorHidesURLCredentials(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testutil.ClosedAddr(t)
 	for _, u := range []string{
 		"http://me:pw-secret@" + closed + "/metrics?token=tok-secret",
 		"http://me:pw-secret@127.0.0.1:bad/metrics?token=tok-secret",
