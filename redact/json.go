@@ -17,6 +17,10 @@ func (s *Set) JSON(b []byte) []byte {
 	if r == nil {
 		return b
 	}
+	// Most lines hold no secret: one pass over the whole says so.
+	if whole := string(b); r.Replace(whole) == whole {
+		return b
+	}
 	var out []byte
 	last := 0
 	for i := 0; i < len(b); i++ {

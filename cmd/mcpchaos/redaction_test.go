@@ -55,3 +55,13 @@ func TestCreateOutputJSON(t *testing.T) {
 		t.Errorf("wrote %s (%v)", b, err)
 	}
 }
+
+// The status line sees the terminal behind a redacting writer.
+func TestIsTerminalUnwraps(t *testing.T) {
+	if isTerminal(redact.New().Writer(&bytes.Buffer{})) {
+		t.Error("a buffer behind a redacting writer is a terminal")
+	}
+	if got, want := isTerminal(redact.New().Writer(os.Stderr)), isTerminal(os.Stderr); got != want {
+		t.Errorf("isTerminal(wrapped stderr) = %v, stderr itself %v", got, want)
+	}
+}
