@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/redact"
 )
 
 // clientPool holds the run's clients: one for HTTP (it keeps its own
@@ -63,7 +64,7 @@ func (r *runner) startTarget() (func(), error) {
 	case t.HTTP != nil:
 		hc := *t.HTTP
 		cfg.HTTP = &hc
-		desc = hc.URL
+		desc = redact.URL(hc.URL)
 	default:
 		return nil, errors.New("run: the plan names no target")
 	}

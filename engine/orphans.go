@@ -382,7 +382,7 @@ func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
 	}
 	pr.client = append(pr.client, probes.Point{T: now, V: float64(inflight)})
 	pr.mu.Unlock()
-	if w := pr.r.opts.Writer; w != nil {
+	if w, on := pr.r.opts.Writer, pr.r.opts.OnSample; w != nil || on != nil {
 		s := &results.Sample{Type: results.TypeSample, T: now, ClientInFlight: inflight, Probes: map[string]float64{}}
 		if pr.r.pace != nil {
 			s.OfferedRate = pr.r.pace.Rate(now.Sub(pr.r.began))
@@ -392,7 +392,12 @@ func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
 				s.Probes[name] = v
 			}
 		}
-		_ = w.Write(s)
+		if w != nil {
+			_ = w.Write(s)
+		}
+		if on != nil {
+			on(s)
+		}
 	}
 	return vals
 }

@@ -20,6 +20,9 @@ type Options struct {
 	Sink func(*results.Record)
 	// Writer, if set, receives the header and every record as it ends.
 	Writer *results.Writer
+	// OnSample, if set, receives every probe sample (from the probes'
+	// goroutine; the sample is the caller's to keep).
+	OnSample func(*results.Sample)
 	// Tick is called about once a second with live figures.
 	Tick func(Live)
 	// Version is the tool version for the results header.

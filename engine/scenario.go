@@ -81,7 +81,7 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 			p.Orphans.Probes = append(p.Orphans.Probes, ProbeSpec{Name: pb.Name, Log: &LogProbe{File: pb.Log.File, Stderr: pb.Log.Stderr, Done: pb.Log.Done}})
 		}
 	}
-	p.Config, _ = json.Marshal(sc)
+	p.Config = sc.Echo() // header and env values masked: see docs/secrets.md
 	return p, nil
 }
 

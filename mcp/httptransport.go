@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/redact"
 )
 
 // httpTransport is Streamable HTTP over our own HTTP/1.1 connections, so a
@@ -82,7 +84,11 @@ func (r *countingReader) Read(p []byte) (int, error) {
 func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("mcp http: parse url %q: %w", cfg.URL, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // it repeats the URL, credentials and all
+		}
+		return nil, fmt.Errorf("mcp http: parse url %q: %w", redact.URL(cfg.URL), err)
 	}
 	t := &httpTransport{c: c, path: u.RequestURI(), maxIdle: cfg.MaxIdleConns}
 	if t.maxIdle <= 0 {
@@ -102,10 +108,10 @@ func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 			return nil, fmt.Errorf("mcp http: %s: %w", cfg.URL, err)
 		}
 	default:
-		return nil, fmt.Errorf("mcp http: url %q: scheme must be http or https", cfg.URL)
+		return nil, fmt.Errorf("mcp http: url %q: scheme must be http or https", redact.URL(cfg.URL))
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("mcp http: url %q has no host", cfg.URL)
+		return nil, fmt.Errorf("mcp http: url %q has no host", redact.URL(cfg.URL))
 	}
 	t.addr = net.JoinHostPort(u.Hostname(), port)
 	t.display = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()

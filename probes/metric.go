@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/redact"
 )
 
 // DefaultScrapeTimeout bounds one scrape of a metric probe made by
@@ -30,6 +32,7 @@ type Metric struct {
 	Limits Limits
 
 	url    string
+	shown  string // url for messages, credentials masked
 	metric string
 	labels []labelPair // sorted by name
 }
@@ -40,7 +43,7 @@ type Metric struct {
 // does not export, or no series with those labels, is an error wrapping
 // ErrAbsent.
 func NewMetric(url, name string, labels map[string]string) *Metric {
-	m := &Metric{url: url, metric: name}
+	m := &Metric{url: url, shown: redact.URL(url), metric: name}
 	for k, v := range labels {
 		m.labels = append(m.labels, labelPair{k, v})
 	}
@@ -63,7 +66,11 @@ func (m *Metric) Name() string {
 func (m *Metric) Sample(ctx context.Context) (float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.url, nil)
 	if err != nil {
-		return 0, fmt.Errorf("scrape %q: %w", m.url, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // it repeats the URL
+		}
+		return 0, fmt.Errorf("scrape %q: %w", m.shown, err)
 	}
 	req.Header.Set("Accept", acceptHeader)
 	client := m.Client
@@ -76,19 +83,19 @@ func (m *Metric) Sample(ctx context.Context) (float64, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // it repeats the URL
 		}
-		return 0, fmt.Errorf("scrape %q: %w", m.url, err)
+		return 0, fmt.Errorf("scrape %q: %w", m.shown, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10) // lets a short error body free the connection
-		return 0, fmt.Errorf("scrape %q: HTTP status %d", m.url, resp.StatusCode)
+		return 0, fmt.Errorf("scrape %q: HTTP status %d", m.shown, resp.StatusCode)
 	}
 	exp, err := readExposition(ctx, resp.Body, resp.Header.Get("Content-Type"), m.metric, m.labels, m.Limits)
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (%w)", err, ctx.Err())
 		}
-		return 0, fmt.Errorf("scrape %q: %w", m.url, err)
+		return 0, fmt.Errorf("scrape %q: %w", m.shown, err)
 	}
 	return exp.value, nil
 }

@@ -36,6 +36,9 @@ type VegetaWriter struct {
 	enc    vegeta.Encoder
 	attack string
 	res    vegeta.Result
+	// Redact, when set, masks secrets in each result's strings (error and
+	// attack name) before it is encoded.
+	Redact func(string) string
 }
 
 // NewVegetaWriter encodes results in format (one of VegetaFormats) to w;
@@ -61,6 +64,9 @@ func (v *VegetaWriter) SetAttack(name string) { v.attack = name }
 // Add encodes one call.
 func (v *VegetaWriter) Add(r *results.Record) error {
 	v.res = VegetaResult(r, v.attack)
+	if v.Redact != nil {
+		v.res.Error, v.res.Attack = v.Redact(v.res.Error), v.Redact(v.res.Attack)
+	}
 	if err := v.enc.Encode(&v.res); err != nil {
 		return fmt.Errorf("encode vegeta result of call %d: %w", r.Seq, err)
 	}

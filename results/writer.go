@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,9 @@ type Writer struct {
 	done  chan struct{}
 	err   error
 	lines int
+	// redact, when set, filters every line before it is written.
+	redact func(line []byte) []byte
+	line   bytes.Buffer
 }
 
 // Create opens path for writing (".gz" compresses) and flushes what was
@@ -80,6 +84,17 @@ func (w *Writer) flushLocked() error {
 	return nil
 }
 
+// Redact makes every line pass through f (one encoded JSON line, with its
+// newline) before it is written: mcpchaos run gives its secrets'
+// redact.Set.JSON, so no secret reaches the file. Call it before the first
+// Write.
+func (w *Writer) Redact(f func(line []byte) []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.redact = f
+	w.enc = json.NewEncoder(&w.line)
+}
+
 // Write appends one line (a Header, Record, Sample or Trailer).
 func (w *Writer) Write(v any) error {
 	w.mu.Lock()
@@ -87,7 +102,14 @@ func (w *Writer) Write(v any) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.enc.Encode(v); err != nil {
+	err := w.enc.Encode(v)
+	if w.redact != nil {
+		if err == nil {
+			_, err = w.bw.Write(w.redact(w.line.Bytes()))
+		}
+		w.line.Reset()
+	}
+	if err != nil {
 		w.err = fmt.Errorf("write results line %d: %w", w.lines+1, err)
 		return w.err
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
@@ -144,8 +145,9 @@ func (d *decoder) http(o *object) *HTTPTarget {
 				continue
 			}
 			if d.expand(&v) {
+				d.secrets.Add(redact.HeaderSecrets(v.s)...)
 				if strings.ContainsAny(v.s, "\r\n\x00") {
-					d.errorf(v.pos, v.path, "header value %q contains a line break or NUL", clip(v.s))
+					d.errorf(v.pos, v.path, "the value contains a line break or NUL (not shown: header values are secret)")
 					continue
 				}
 				h.Headers[k] = v.s

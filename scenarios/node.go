@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/mcpchaos/mcpchaos/redact"
 )
 
 // This file holds the generic half of the decoder: following anchors,
@@ -27,6 +29,7 @@ type decoder struct {
 	aliases map[*ast.AliasNode]ast.Node // each alias → the value of its anchor
 	budget  int                         // nodes free-form values may still visit
 	lookup  func(string) (string, bool) // environment, for ${VAR}
+	secrets *redact.Set                 // values outputs must not show (secrets.go)
 	bounded bool                        // the budget ran out; reported once
 
 	faultRefs []ref // one per decoded fault, for validate
@@ -35,12 +38,14 @@ type decoder struct {
 }
 
 func newDecoder(file string, lookup func(string) (string, bool)) *decoder {
+	secrets := redact.New()
 	return &decoder{
 		file:    file,
 		anchors: map[string]ast.Node{},
 		aliases: map[*ast.AliasNode]ast.Node{},
 		budget:  maxNodes,
-		lookup:  lookup,
+		lookup:  newSecretLookup(secrets, lookup),
+		secrets: secrets,
 	}
 }
 

@@ -103,6 +103,9 @@ func parse(filename string, data []byte, lookup func(string) (string, bool)) (*S
 	}
 	d.link(docs[0], 0)
 	s := d.scenario(docs[0].Body)
+	if d.collectSecrets(s); !d.secrets.Empty() {
+		s.Secrets = d.secrets // nil, an empty set, when there is none
+	}
 	if b := s.Target.Builtin; b != nil {
 		b.Seed = s.Seed // the built-in target draws from the scenario's seed
 	}
@@ -110,7 +113,7 @@ func parse(filename string, data []byte, lookup func(string) (string, bool)) (*S
 		d.validate(s)
 	}
 	if len(d.errs) > 0 {
-		return nil, d.errs.sorted()
+		return nil, d.errs.sorted().redacted(d.secrets)
 	}
 	return s, nil
 }

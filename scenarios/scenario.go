@@ -20,6 +20,7 @@ package scenarios
 import (
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
@@ -42,6 +43,10 @@ type Scenario struct {
 	// check (exit status 1); default true. mcpchaos run
 	// --no-fail-on-violation turns it off; a warning never fails.
 	FailOnViolation bool
+	// Secrets are the values no output may show: header and stdio env
+	// values, values from ${VAR}, URL credentials (see secrets.go); nil
+	// (an empty set) when there is none.
+	Secrets *redact.Set `json:"-"`
 }
 
 // Protocol revisions a scenario may pin.
@@ -96,7 +101,7 @@ func (t Target) String() string {
 	case t.Stdio != nil:
 		return "stdio (" + strings.Join(t.Stdio.Command, " ") + ")"
 	case t.HTTP != nil:
-		return "http (" + t.HTTP.URL + ")"
+		return "http (" + redact.URL(t.HTTP.URL) + ")"
 	}
 	return "none"
 }

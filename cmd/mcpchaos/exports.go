@@ -20,8 +20,8 @@ type exportFlags struct {
 	text, summaryJSON, junit, hgrm, hlog, vegeta string
 	// vegetaFormat is gob, json or csv; "" infers it from the vegeta path.
 	vegetaFormat string
-	// html: the lead wires report/html (issue #13) here: a path, opened in
-	// openExports and written in write like the others.
+	// html is the self-contained HTML report (htmlexport.go).
+	html string
 }
 
 // defineRunFlags adds run's output flags.
@@ -31,6 +31,7 @@ func (e *exportFlags) defineRunFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&e.hgrm, "hgrm", "", "write each latency histogram's percentile distribution (ms) to `FILE` with .NAME.hgrm for .hgrm (out.hgrm: out.call.hgrm, ...)")
 	fs.StringVar(&e.hlog, "hlog", "", "write an HdrHistogram interval log (one interval per second per histogram) to `FILE`")
 	fs.StringVar(&e.vegeta, "vegeta", "", "write one vegeta result per call to `FILE` (vegeta report / vegeta plot read it)")
+	fs.StringVar(&e.html, "html", "", "write the HTML report (plots, verdicts, checks; one self-contained file) to `FILE`")
 	fs.StringVar(&e.vegetaFormat, "vegeta-format", "", "vegeta encoding: gob, json or csv (default: from the --vegeta extension, .json/.csv, else gob)")
 }
 
@@ -39,6 +40,7 @@ type exports struct {
 	text, summaryJSON, junit, hlog io.WriteCloser
 	hgrm                           *hgrmOutput
 	vegeta                         *report.VegetaWriter
+	html                           *htmlExport
 }
 
 // openExports opens every rendering f asks for (see outputs.open).
@@ -46,15 +48,19 @@ type exports struct {
 func openExports(o *outputs, f *exportFlags, attack string) (*exports, error) {
 	e := &exports{}
 	var err error
-	open := func(dst *io.WriteCloser, flag, path string) {
+	open := func(dst *io.WriteCloser, flag, path string, kind outputKind) {
 		if err == nil && path != "" {
-			*dst, err = o.open(flag, path)
+			*dst, err = o.open(flag, path, kind)
 		}
 	}
-	open(&e.text, "--format text", f.text)
-	open(&e.summaryJSON, "--summary-json", f.summaryJSON)
-	open(&e.junit, "--junit", f.junit)
-	open(&e.hlog, "--hlog", f.hlog)
+	open(&e.text, "--format text", f.text, textOutput)
+	open(&e.summaryJSON, "--summary-json", f.summaryJSON, jsonOutput)
+	open(&e.junit, "--junit", f.junit, textOutput)
+	open(&e.hlog, "--hlog", f.hlog, textOutput)
+	if err == nil && f.html != "" {
+		e.html = &htmlExport{name: attack}
+		open(&e.html.w, "--html", f.html, textOutput)
+	}
 	if err == nil && f.hgrm != "" {
 		e.hgrm, err = o.openHgrm("--hgrm", f.hgrm)
 	}
@@ -66,16 +72,28 @@ func openExports(o *outputs, f *exportFlags, attack string) (*exports, error) {
 		if !slices.Contains(report.VegetaFormats, format) {
 			return nil, fmt.Errorf("--vegeta-format %q: want one of %s", format, strings.Join(report.VegetaFormats, ", "))
 		}
+		// gob is binary: its strings are redacted before encoding instead.
+		kind := map[string]outputKind{"gob": rawOutput, "json": jsonOutput, "csv": textOutput}[format]
 		var w io.WriteCloser
-		open(&w, "--vegeta", f.vegeta)
+		open(&w, "--vegeta", f.vegeta, kind)
 		if err == nil {
 			e.vegeta, err = report.NewVegetaWriter(w, format, attack)
+		}
+		if err == nil {
+			e.vegeta.Redact = o.secrets.String
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// sample passes a probe sample to the renderings that plot them (html).
+func (e *exports) sample(s *results.Sample) {
+	if e.html != nil {
+		e.html.sample(s)
+	}
 }
 
 // record passes a call to the renderings that take every call (vegeta).
@@ -107,6 +125,9 @@ func (e *exports) write(s *report.Summary, agg *report.Aggregator) error {
 	}
 	if e.vegeta != nil {
 		errs = append(errs, e.vegeta.Close())
+	}
+	if e.html != nil {
+		errs = append(errs, e.html.write(s, agg))
 	}
 	return errors.Join(errs...)
 }

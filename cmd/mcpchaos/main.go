@@ -68,6 +68,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			// Every output goes through the secrets (redaction.go).
+			ctx, stdout, stderr, flush := redactOutputs(ctx, c.name, stdout, stderr)
+			defer flush()
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}

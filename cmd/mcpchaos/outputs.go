@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -17,16 +19,26 @@ import (
 // exit status 2 before a call is sent.
 type outputs struct {
 	stdout io.Writer
+	// secrets redact every file opened (redaction.go); stdout is the
+	// command's, already redacted.
+	secrets *redact.Set
 	// toStdout names the flag that writes to standard output, if one does.
 	toStdout string
 	created  []string
 	files    []*output
 }
 
+// newOutputs returns the outputs of a command whose (redacted) standard
+// output is stdout; files are redacted with the secrets ctx carries.
+func newOutputs(ctx context.Context, stdout io.Writer) *outputs {
+	return &outputs{stdout: stdout, secrets: redact.FromContext(ctx)}
+}
+
 // output is one opened output; Close is idempotent.
 type output struct {
 	io.Writer
-	f      *os.File // nil for standard output
+	rw     *redact.Writer // what Writer holds back until Close; nil if raw
+	f      *os.File       // nil for standard output
 	closed bool
 }
 
@@ -36,14 +48,23 @@ func (o *output) Close() error {
 		return nil
 	}
 	o.closed = true
-	if err := o.f.Close(); err != nil {
+	var err error
+	if o.rw != nil {
+		err = o.rw.Flush()
+	}
+	if cerr := o.f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("close %s: %w", o.f.Name(), err)
 	}
 	return nil
 }
 
 // open opens path for flag (named in errors): "-" is standard output.
-func (o *outputs) open(flag, path string) (io.WriteCloser, error) {
+// What is written to a file is redacted as kind says (textOutput,
+// jsonOutput; rawOutput for bytes the caller redacts itself).
+func (o *outputs) open(flag, path string, kind outputKind) (io.WriteCloser, error) {
 	if path == "-" {
 		if o.toStdout != "" {
 			return nil, fmt.Errorf("%s and %s both write to standard output (-)", o.toStdout, flag)
@@ -59,6 +80,18 @@ func (o *outputs) open(flag, path string) (io.WriteCloser, error) {
 	}
 	o.created = append(o.created, path)
 	out := &output{Writer: f, f: f}
+	if o.secrets == nil {
+		o.secrets = redact.New()
+	}
+	switch kind {
+	case textOutput:
+		out.rw = o.secrets.Writer(f)
+	case jsonOutput:
+		out.rw = o.secrets.JSONWriter(f)
+	}
+	if out.rw != nil {
+		out.Writer = out.rw
+	}
 	o.files = append(o.files, out)
 	return out, nil
 }
@@ -93,7 +126,7 @@ type hgrmOutput struct {
 // openHgrm opens the .hgrm outputs of path.
 func (o *outputs) openHgrm(flag, path string) (*hgrmOutput, error) {
 	if path == "-" {
-		w, err := o.open(flag, path)
+		w, err := o.open(flag, path, textOutput)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +134,7 @@ func (o *outputs) openHgrm(flag, path string) (*hgrmOutput, error) {
 	}
 	h := &hgrmOutput{files: map[string]io.WriteCloser{}}
 	for _, name := range report.HistogramNames() {
-		w, err := o.open(flag, hgrmPath(path, name))
+		w, err := o.open(flag, hgrmPath(path, name), textOutput)
 		if err != nil {
 			return nil, err
 		}

@@ -12,9 +12,8 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// reportFormats are report's --format values. The lead wires "html"
-// (report/html, issue #13) into this list and into exportFlags.
-var reportFormats = []string{"text", "json", "hgrm", "hlog", "vegeta", "junit"}
+// reportFormats are report's --format values.
+var reportFormats = []string{"text", "json", "html", "hgrm", "hlog", "vegeta", "junit"}
 
 func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var format, output string
@@ -47,7 +46,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		output = "-"
 	}
 	*ex.field(format) = output
-	outs := &outputs{stdout: stdout}
+	outs := newOutputs(ctx, stdout)
 	// The attack name of vegeta results is the first file's scenario, known
 	// only once read: outputs are still opened before any file is read.
 	exp, err := openExports(outs, &ex, "")
@@ -57,12 +56,20 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	m, err := report.Merge(ctx, fs.Args(), report.MergeOptions{OnRecord: exp.record, SameScenario: same,
+		OnSample: func(s *results.Sample) error { exp.sample(s); return nil },
 		OnHeader: func(i int, h *results.Header) error {
 			if i == 0 && exp.vegeta != nil {
 				exp.vegeta.SetAttack(h.Scenario)
 			}
+			if i == 0 && exp.html != nil {
+				exp.html.name, exp.html.scenario = h.Scenario, h.Config
+			}
 			return nil
 		}})
+	if err == nil && exp.html != nil && fs.NArg() > 1 {
+		exp.html.name = fmt.Sprintf("merged (%d files)", fs.NArg())
+		err = exp.html.addFileRuns(ctx, fs.Args())
+	}
 	if err != nil {
 		outs.abort()
 		fmt.Fprintf(stderr, "mcpchaos report: %v\n", err)
@@ -95,6 +102,8 @@ func (e *exportFlags) field(format string) *string {
 		return &e.hlog
 	case "vegeta":
 		return &e.vegeta
+	case "html":
+		return &e.html
 	}
 	return &e.text
 }

@@ -65,10 +65,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	sc, checks, plan := prep.Scenario, prep.Checks, prep.Plan
+	addSecrets(ctx, sc) // before anything about the scenario is written
 	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
 	// Every output is opened before the load: a path that cannot be
 	// created fails here, before any call.
-	outs := &outputs{stdout: stdout}
+	outs := newOutputs(ctx, stdout)
 	w, exp, err := openRunOutputs(outs, f, sc.Name)
 	if err != nil {
 		outs.abort()
@@ -85,7 +86,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	status := newStatusLine(stderr, f.quiet, agg)
 	shortSlices()
-	info, err := engine.Run(ctx, plan, engine.Options{Sink: sink, Writer: w, Tick: status.tick, Version: version,
+	if exp.html != nil {
+		exp.html.scenario = plan.Config
+	}
+	info, err := engine.Run(ctx, plan, engine.Options{Sink: sink, Writer: w, Tick: status.tick, Version: version, OnSample: exp.sample,
 		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation)})
 	if err != nil {
 		status.clear()
@@ -142,11 +146,13 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func openRunOutputs(outs *outputs, f *runFlags, name string) (*results.Writer, *exports, error) {
 	var w *results.Writer
 	if f.output != "" {
-		out, err := outs.open("--output", f.output)
+		// Raw: the writer redacts each line itself, before compressing.
+		out, err := outs.open("--output", f.output, rawOutput)
 		if err != nil {
 			return nil, nil, err
 		}
 		w = results.NewWriter(out, strings.HasSuffix(f.output, ".gz"), 0)
+		w.Redact(outs.secrets.JSON)
 	}
 	exp, err := openExports(outs, &f.exports, name)
 	if err != nil {

@@ -28,8 +28,12 @@ func newStatusLine(w io.Writer, quiet bool, agg *report.Aggregator) *statusLine 
 	return &statusLine{w: w, on: !quiet && isTerminal(w), agg: agg}
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w, or the writer it wraps (a redact.Writer),
+// is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -44,6 +48,7 @@ func (s *statusLine) tick(l engine.Live) {
 		return
 	}
 	fmt.Fprintf(s.w, "\r\033[K%s", statusText(l, s.agg.Snapshot()))
+	flushOutput(s.w) // no line end: a redacting writer would hold it
 	s.drawn = true
 }
 
@@ -64,6 +69,7 @@ func (s *statusLine) writing() {
 		return
 	}
 	fmt.Fprintf(s.w, "\r\033[K%s", phaseText[phaseWriting])
+	flushOutput(s.w)
 	s.drawn = true
 }
 
@@ -92,6 +98,7 @@ func statusText(l engine.Live, snap report.Live) string {
 func (s *statusLine) clear() {
 	if s.drawn {
 		fmt.Fprint(s.w, "\r\033[K")
+		flushOutput(s.w)
 	}
 }
 

@@ -37,7 +37,7 @@ flags:
 `
 
 // validateCmd implements "mcpchaos validate FILE...".
-func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
+func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := pflag.NewFlagSet("validate", pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	fl.Usage = func() {} // pflag itself handles -h and --help with ErrHelp
@@ -70,6 +70,7 @@ func validateCmd(_ context.Context, args []string, stdout, stderr io.Writer) int
 			printProblems(stderr, "", file, err)
 			continue
 		}
+		addSecrets(ctx, prep.Scenario)
 		s := prep.Scenario
 		fmt.Fprintf(stdout, "ok  %s (name: %s, target: %s, %s, %s, %s)\n", file, s.Name, s.Target,
 			count(len(s.Calls), "call"), count(len(s.Faults), "fault"), count(len(s.Checks), "check"))

@@ -48,6 +48,7 @@ var layerNames = [...]string{"tables", "base", "parts", "run", "cmd", "tests"}
 // with no layer fails the test: add it here.
 var layers = map[string]int{
 	"targetserver/knobs": layerTables,
+	"redact":             layerTables,
 
 	"mcp":       layerBase,
 	"scenarios": layerBase,
@@ -166,6 +167,7 @@ func TestLayerOf(t *testing.T) {
 		{"report", layerParts, true},
 		{"internal/testutil", layerTests, true},
 		{"targetserver/knobs", layerTables, true},
+		{"redact", layerTables, true},
 		{"targetserver/other", layerParts, true},
 		{"cmd/other", 0, false},
 		{"newpkg", 0, false},

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,4 +40,18 @@ func ServeMetricsURL(stderr string) string {
 		return ""
 	}
 	return all[len(all)-1][1]
+}
+
+// ClosedAddr returns a loopback address nothing listens on (a port bound
+// and released at once), for tests of a connection that is refused. Only
+// for that: a server must be given its listener, never a port found so.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
