@@ -211,3 +211,63 @@ orphans: {grace: 1s, drain_max: 300ms}
 		t.Errorf("cancellation verdict = %q (%s), want a violation from the late results", v.Status, v.Evidence)
 	}
 }
+
+// TestStaleAnswersAreEvidenceHTTP: the same on a 2025 HTTP session, with
+// the built-in target in its own process and no probe at all. A cancel
+// there leaves the call's stream open; a target that ignores every cancel
+// (leak_on_cancel 1) answers on it 4.4 s after the cancel, past the late
+// window, and that answer is a violation. The same target honouring its
+// cancels answers at once (a late error, within the window): nothing can
+// be seen, so not observable. The late window is 3 s here, not 1 s: on a
+// machine loaded past its cores the target's prompt answer to a cancel
+// was once seen to take over 1 s.
+func TestStaleAnswersAreEvidenceHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		name, knobs string
+		want        string
+	}{
+		{"ignores the cancel", "era=2025,leak_on_cancel=1", report.StatusViolation},
+		{"honours the cancel", "era=2025", report.StatusNotObservable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, _, _ := builtinServer(t, tc.knobs)
+			sc := runtest.Parse(t, fmt.Sprintf(`
+name: stale-results-http
+seed: 9
+target:
+  http: {url: %q}
+load: {rate: 4/1s, duration: 500ms}
+timeouts: {idle: 20s, max: 30s}
+calls:
+  - {tool: slow_task, arguments: {steps: 45, step_ms: 100}, progress: false}
+faults:
+  - {kind: cancel, probability: 1, after: 100ms}
+# The answers come 4.4 s after each cancel: the grace keeps the run going
+# until they are in.
+orphans: {grace: 5s, drain_max: 300ms}
+`, url))
+			plan := planOf(t, sc)
+			plan.LateWindow = 3 * time.Second
+			o := runPlan(t, sc, plan)
+			s := o.Sum
+			if s.Era == "" || !strings.HasPrefix(s.Era, "2025") {
+				t.Fatalf("era %q, want a 2025 session", s.Era)
+			}
+			if s.Calls.Cancelled != s.Calls.Total || s.Calls.Total < 2 {
+				t.Fatalf("calls.cancelled = %d of %d, want every call", s.Calls.Cancelled, s.Calls.Total)
+			}
+			stale := s.Protocol.Connection.StaleAnswers
+			v := o.verdict(t, report.AreaCancellation)
+			t.Logf("stale answers %d, late responses %d; verdict %s: %s", stale, s.Cancellation.LateResponses, v.Status, v.Evidence)
+			if v.Status != tc.want {
+				t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, tc.want)
+			}
+			switch {
+			case tc.want == report.StatusViolation && (stale != int64(s.Calls.Total) || !strings.Contains(v.Evidence, "after the late window")):
+				t.Errorf("protocol.connection.stale_answers = %d of %d calls; want every late answer counted and named in the verdict", stale, s.Calls.Total)
+			case tc.want != report.StatusViolation && stale != 0:
+				t.Errorf("protocol.connection.stale_answers = %d from a target that stops at its cancel", stale)
+			}
+		})
+	}
+}
