@@ -74,6 +74,12 @@ func TestVerdictAccuracySDK(t *testing.T) {
 	}
 }
 
+// starvedPerCall is the CPU per live call-second below which the report
+// takes a tool's work for invisible to a process probe (report's
+// visiblePerCall); a tool that burns a whole CPU gets less only on a
+// machine loaded far past its cores.
+const starvedPerCall = 0.15
+
 // checkEstimate logs the quiet windows' leftover estimate beside the
 // server's own count of leftover CPU in the same measurements (truth) and,
 // for a violation, requires them within 30% of each other.
@@ -87,7 +93,16 @@ func checkEstimate(t *testing.T, name string, o outcome, truth func(from, to tim
 	t.Logf("process_cpu %+v", o.Sum.Cancellation.ProcessCPU)
 	t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f, truth %.3f CPU-s in %d windows (%.0f ms measured)",
 		name, w.LeftoverCPUS, w.NoiseCPUS, want, w.Count, w.MeasuredMs)
-	if v := o.verdict(t, report.AreaCancellation); v.Status != status {
+	v := o.verdict(t, report.AreaCancellation)
+	switch p := o.Sum.Cancellation.ProcessCPU; {
+	case v.Status == status:
+	case status == report.StatusPass && v.Status == report.StatusNotObservable && p != nil && p.PerCallS < starvedPerCall:
+		// A machine loaded far past its cores (other test processes) gave
+		// the burning tool too little CPU per call for the process probe
+		// to tell it from sleeping work: "cannot tell" is the honest
+		// answer then, never a false violation or a false pass.
+		t.Logf("machine saturated: %.3f CPU-s per live call-second; the verdict is %q (%s)", p.PerCallS, v.Status, v.Evidence)
+	default:
 		t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, status)
 	}
 	if status != report.StatusViolation {
