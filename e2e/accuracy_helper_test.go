@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,25 +115,11 @@ func workServer(t *testing.T, propagate bool) (url string, pid int, truth func(f
 	file := t.TempDir() + "/truth"
 	url, pid = startHelper(t, "SDK work helper", helperEnv+"="+helperSDKWork, propagateEnv+"="+strconv.FormatBool(propagate), truthEnv+"="+file)
 	truth = func(from, to time.Time) float64 {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("ground truth: %v", err)
-		}
 		total := time.Duration(0)
-		for l := range strings.Lines(string(b)) {
-			f := strings.Fields(l)
-			if len(f) != 2 {
-				continue
-			}
-			at, err1 := strconv.ParseInt(f[0], 10, 64)
-			cpu, err2 := strconv.ParseInt(f[1], 10, 64)
-			if err1 != nil || err2 != nil {
-				continue
-			}
+		for _, p := range readPairs(t, file) {
 			// A slice of about 2 ms, noted at its end: count it by its middle.
-			mid := time.Unix(0, at).Add(-time.Duration(cpu) / 2)
-			if !mid.Before(from) && mid.Before(to) {
-				total += time.Duration(cpu)
+			if mid := p.at.Add(-p.d / 2); !mid.Before(from) && mid.Before(to) {
+				total += p.d
 			}
 		}
 		return total.Seconds()
@@ -171,6 +158,12 @@ func serveBuiltin() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if file := os.Getenv(truthEnv); file != "" {
+		if err := sampleLeftover(r.Server, file); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	fmt.Println(r.URL)
 	if err := r.Wait(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -179,8 +172,88 @@ func serveBuiltin() int {
 	return 0
 }
 
-// builtinServer starts the built-in target in its own process.
-func builtinServer(t *testing.T, knobList string) (url string, pid int) {
+// sampleLeftover writes the target's own leftover CPU counter (the one
+// /metrics exports as mcpchaos_target_leftover_cpu_seconds_total) to file
+// every leftoverSample, as "UNIX_NANO CPU_NANOSECONDS" lines, so a test can
+// tell how much of it fell inside each quiet window. Reading the counter
+// in-process costs the server next to nothing; scraping /metrics that
+// often would add CPU of its own to what the windows measure.
+func sampleLeftover(s *targetserver.Server, file string) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	go func() {
+		t := time.NewTicker(leftoverSample)
+		defer t.Stop()
+		for now := range t.C {
+			fmt.Fprintf(f, "%d %d\n", now.UnixNano(), s.Stats().LeftoverCPU.Nanoseconds())
+		}
+	}()
+	return nil
+}
+
+const leftoverSample = 10 * time.Millisecond
+
+// builtinServer starts the built-in target in its own process; file is
+// where it samples its leftover CPU counter (see counterTruth).
+func builtinServer(t *testing.T, knobList string) (url string, pid int, file string) {
 	t.Helper()
-	return startHelper(t, "built-in target helper", helperEnv+"="+helperBuiltin, knobsEnv+"="+knobList)
+	file = t.TempDir() + "/truth"
+	url, pid = startHelper(t, "built-in target helper", helperEnv+"="+helperBuiltin, knobsEnv+"="+knobList, truthEnv+"="+file)
+	return url, pid, file
+}
+
+// counterTruth reads the ground truth sampled to file: the leftover
+// CPU-seconds the counter gained between from and to (interpolated
+// between the samples around each end).
+func counterTruth(t *testing.T, file string) func(from, to time.Time) float64 {
+	return func(from, to time.Time) float64 {
+		series := readPairs(t, file)
+		return (counterAt(series, to) - counterAt(series, from)).Seconds()
+	}
+}
+
+// pair is one line of a ground-truth file: a time and a duration.
+type pair struct {
+	at time.Time
+	d  time.Duration
+}
+
+// readPairs reads the "UNIX_NANO NANOSECONDS" lines of a ground-truth
+// file, skipping a line torn by a write in progress.
+func readPairs(t *testing.T, file string) []pair {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("ground truth: %v", err)
+	}
+	var out []pair
+	for l := range strings.Lines(string(b)) {
+		f := strings.Fields(l)
+		if len(f) != 2 || !strings.HasSuffix(l, "\n") {
+			continue
+		}
+		at, err1 := strconv.ParseInt(f[0], 10, 64)
+		d, err2 := strconv.ParseInt(f[1], 10, 64)
+		if err1 == nil && err2 == nil {
+			out = append(out, pair{time.Unix(0, at), time.Duration(d)})
+		}
+	}
+	return out
+}
+
+// counterAt is a sampled counter's value at t, interpolated linearly
+// between the samples around it.
+func counterAt(series []pair, t time.Time) time.Duration {
+	i := sort.Search(len(series), func(i int) bool { return series[i].at.After(t) })
+	switch {
+	case i == 0:
+		return 0
+	case i == len(series):
+		return series[i-1].d
+	}
+	a, b := series[i-1], series[i]
+	frac := float64(t.Sub(a.at)) / float64(b.at.Sub(a.at))
+	return a.d + time.Duration(frac*float64(b.d-a.d))
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -69,29 +69,52 @@ func TestVerdictAccuracySDK(t *testing.T) {
 			if c.ProcessCPU == nil || c.ProcessCPU.PID != pid {
 				t.Errorf("process_cpu = %+v, want the helper's pid %d", c.ProcessCPU, pid)
 			}
-			want := 0.0
-			for _, win := range w.List {
-				want += truth(win.MeasuredFrom, win.MeasuredFrom.Add(time.Duration(win.MeasuredMs*float64(time.Millisecond))))
-			}
-			t.Logf("process_cpu %+v", c.ProcessCPU)
-			t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f, truth %.3f CPU-s in %d windows (%.0f ms measured)",
-				tc.name, w.LeftoverCPUS, w.NoiseCPUS, want, w.Count, w.MeasuredMs)
-			v := o.verdict(t, report.AreaCancellation)
-			if v.Status != tc.want {
-				t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, tc.want)
-			}
-			if tc.want != report.StatusViolation {
-				return
-			}
-			if want < 0.1 {
-				t.Fatalf("the server burnt only %.3f CPU-s of leftover work in the windows (a starved machine?); the case needs more", want)
-			}
-			// 30%, plus one clock tick (10 ms) at each end of each
-			// measurement: /proc counts CPU in ticks.
-			if slack := 0.3*want + 0.02*float64(w.Count); math.Abs(w.LeftoverCPUS-want) > slack {
-				t.Errorf("windows.leftover_cpu_s = %.3f, the server's own count %.3f: more than 30%% apart", w.LeftoverCPUS, want)
-			}
+			checkEstimate(t, tc.name, o, truth, tc.want)
 		})
+	}
+}
+
+// starvedPerCall is the CPU per live call-second below which the report
+// takes a tool's work for invisible to a process probe (report's
+// visiblePerCall); a tool that burns a whole CPU gets less only on a
+// machine loaded far past its cores.
+const starvedPerCall = 0.15
+
+// checkEstimate logs the quiet windows' leftover estimate beside the
+// server's own count of leftover CPU in the same measurements (truth) and,
+// for a violation, requires them within 30% of each other.
+func checkEstimate(t *testing.T, name string, o outcome, truth func(from, to time.Time) float64, status string) {
+	t.Helper()
+	w := o.Sum.Cancellation.Windows
+	want := 0.0
+	for _, win := range w.List {
+		want += truth(win.MeasuredFrom, win.MeasuredFrom.Add(time.Duration(win.MeasuredMs*float64(time.Millisecond))))
+	}
+	t.Logf("process_cpu %+v", o.Sum.Cancellation.ProcessCPU)
+	t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f, truth %.3f CPU-s in %d windows (%.0f ms measured)",
+		name, w.LeftoverCPUS, w.NoiseCPUS, want, w.Count, w.MeasuredMs)
+	v := o.verdict(t, report.AreaCancellation)
+	switch p := o.Sum.Cancellation.ProcessCPU; {
+	case v.Status == status:
+	case status == report.StatusPass && v.Status == report.StatusNotObservable && p != nil && p.PerCallS < starvedPerCall:
+		// A machine loaded far past its cores (other test processes) gave
+		// the burning tool too little CPU per call for the process probe
+		// to tell it from sleeping work: "cannot tell" is the honest
+		// answer then, never a false violation or a false pass.
+		t.Logf("machine saturated: %.3f CPU-s per live call-second; the verdict is %q (%s)", p.PerCallS, v.Status, v.Evidence)
+	default:
+		t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, status)
+	}
+	if status != report.StatusViolation {
+		return
+	}
+	if want < 0.1 {
+		t.Fatalf("the server burnt only %.3f CPU-s of leftover work in the windows (a starved machine?); the case needs more", want)
+	}
+	// 30%, plus one clock tick (10 ms) at each end of each measurement:
+	// /proc counts CPU in ticks.
+	if slack := 0.3*want + 0.02*float64(w.Count); math.Abs(w.LeftoverCPUS-want) > slack {
+		t.Errorf("windows.leftover_cpu_s = %.3f, the server's own count %.3f: more than 30%% apart", w.LeftoverCPUS, want)
 	}
 }
 
@@ -116,11 +139,10 @@ orphans:
 
 // TestVerdictAccuracyBuiltin: the same three cases with the built-in
 // target seen as a black box (its own process, only a process probe):
-// burn_cpu with propagate_cancel false (the SDK's default) is a violation,
-// burn_cpu alone passes, and sleeping steps are not observable. The
-// target does not count its CPU, so the estimate is checked against what
-// the windows could hold: at most the measured time on the machine's
-// cores, and more than its threshold.
+// burn_cpu with propagate_cancel false (the SDK's default) is a violation
+// whose estimate is within 30% of the target's own leftover CPU counter
+// (mcpchaos_target_leftover_cpu_seconds_total), burn_cpu alone passes
+// with the counter at zero, and sleeping steps are not observable.
 func TestVerdictAccuracyBuiltin(t *testing.T) {
 	for _, tc := range []struct {
 		name, knobs string
@@ -131,23 +153,36 @@ func TestVerdictAccuracyBuiltin(t *testing.T) {
 		{"sleep/runs-on", "era=2026,propagate_cancel=false", report.StatusNotObservable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url, pid := builtinServer(t, tc.knobs)
+			url, pid, file := builtinServer(t, tc.knobs)
+			truth := counterTruth(t, file)
 			sc := runtest.Parse(t, fmt.Sprintf(builtinAccuracyScenario, url, pid, pid))
 			plan := planOf(t, sc)
 			quick(&plan)
 			o := runPlan(t, sc, plan)
-			c := o.Sum.Cancellation
-			w := c.Windows
-			t.Logf("process_cpu %+v", c.ProcessCPU)
-			t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f in %d windows (%.0f ms measured)", tc.name, w.LeftoverCPUS, w.NoiseCPUS, w.Count, w.MeasuredMs)
+			w := o.Sum.Cancellation.Windows
 			if w.Count < 2 || w.Cancelled == 0 {
 				t.Fatalf("windows: count %d, cancelled %d; want at least 2 windows that cancelled calls", w.Count, w.Cancelled)
 			}
-			if v := o.verdict(t, report.AreaCancellation); v.Status != tc.want {
-				t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, tc.want)
+			checkEstimate(t, tc.name, o, truth, tc.want)
+			// The counter the truth was sampled from is the one /metrics
+			// exports: the page lies between the samples around it.
+			before := time.Now()
+			total := testutil.MustScrape(t, strings.TrimSuffix(url, "/mcp")+"/metrics")["mcpchaos_target_leftover_cpu_seconds_total"]
+			after := before.Add(time.Hour)
+			testutil.Eventually(t, "a ground-truth sample after the scrape", func() bool {
+				s := readPairs(t, file)
+				if len(s) > 0 && s[len(s)-1].at.After(before) {
+					after = s[len(s)-1].at
+					return true
+				}
+				return false
+			})
+			lo, hi := truth(time.Time{}, before), truth(time.Time{}, after)
+			if total < lo-1e-9 || total > hi+1e-9 {
+				t.Errorf("/metrics leftover_cpu_seconds_total = %.3f, not between the samples around the scrape (%.3f, %.3f)", total, lo, hi)
 			}
-			if tc.want == report.StatusViolation && w.LeftoverCPUS > float64(runtime.NumCPU())*w.MeasuredMs/1000 {
-				t.Errorf("windows.leftover_cpu_s = %.3f in %.0f ms on %d cores: more than the machine has", w.LeftoverCPUS, w.MeasuredMs, runtime.NumCPU())
+			if tc.want == report.StatusPass && hi != 0 {
+				t.Errorf("leftover CPU %.3f s with every cancel honoured, want 0", hi)
 			}
 		})
 	}
@@ -189,5 +224,65 @@ orphans: {grace: 1s, drain_max: 300ms}
 	}
 	if v := o.verdict(t, report.AreaCancellation); v.Status != report.StatusViolation || !strings.Contains(v.Evidence, "after the late window") {
 		t.Errorf("cancellation verdict = %q (%s), want a violation from the late results", v.Status, v.Evidence)
+	}
+}
+
+// TestStaleAnswersAreEvidenceHTTP: the same on a 2025 HTTP session, with
+// the built-in target in its own process and no probe at all. A cancel
+// there leaves the call's stream open; a target that ignores every cancel
+// (leak_on_cancel 1) answers on it 4.4 s after the cancel, past the late
+// window, and that answer is a violation. The same target honouring its
+// cancels answers at once (a late error, within the window): nothing can
+// be seen, so not observable. The late window is 3 s here, not 1 s: on a
+// machine loaded past its cores the target's prompt answer to a cancel
+// was once seen to take over 1 s.
+func TestStaleAnswersAreEvidenceHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		name, knobs string
+		want        string
+	}{
+		{"ignores the cancel", "era=2025,leak_on_cancel=1", report.StatusViolation},
+		{"honours the cancel", "era=2025", report.StatusNotObservable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, _, _ := builtinServer(t, tc.knobs)
+			sc := runtest.Parse(t, fmt.Sprintf(`
+name: stale-results-http
+seed: 9
+target:
+  http: {url: %q}
+load: {rate: 4/1s, duration: 500ms}
+timeouts: {idle: 20s, max: 30s}
+calls:
+  - {tool: slow_task, arguments: {steps: 45, step_ms: 100}, progress: false}
+faults:
+  - {kind: cancel, probability: 1, after: 100ms}
+# The answers come 4.4 s after each cancel: the grace keeps the run going
+# until they are in.
+orphans: {grace: 5s, drain_max: 300ms}
+`, url))
+			plan := planOf(t, sc)
+			plan.LateWindow = 3 * time.Second
+			o := runPlan(t, sc, plan)
+			s := o.Sum
+			if s.Era == "" || !strings.HasPrefix(s.Era, "2025") {
+				t.Fatalf("era %q, want a 2025 session", s.Era)
+			}
+			if s.Calls.Cancelled != s.Calls.Total || s.Calls.Total < 2 {
+				t.Fatalf("calls.cancelled = %d of %d, want every call", s.Calls.Cancelled, s.Calls.Total)
+			}
+			stale := s.Protocol.Connection.StaleAnswers
+			v := o.verdict(t, report.AreaCancellation)
+			t.Logf("stale answers %d, late responses %d; verdict %s: %s", stale, s.Cancellation.LateResponses, v.Status, v.Evidence)
+			if v.Status != tc.want {
+				t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, tc.want)
+			}
+			switch {
+			case tc.want == report.StatusViolation && (stale != int64(s.Calls.Total) || !strings.Contains(v.Evidence, "after the late window")):
+				t.Errorf("protocol.connection.stale_answers = %d of %d calls; want every late answer counted and named in the verdict", stale, s.Calls.Total)
+			case tc.want != report.StatusViolation && stale != 0:
+				t.Errorf("protocol.connection.stale_answers = %d from a target that stops at its cancel", stale)
+			}
+		})
 	}
 }

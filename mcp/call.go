@@ -58,6 +58,7 @@ const (
 	stCancelled                    // we cancelled
 	stAborted                      // we dropped the transport
 	stEnded                        // EvEnd was delivered
+	stReleased                     // over for us, its stream still read (httpstale.go)
 )
 
 // Call is one request in flight: a handle to watch it and act on it.
@@ -90,8 +91,9 @@ type Call struct {
 	headers []byte  // extra header lines (Mcp-Param-*), HTTP only
 
 	// transport-specific
-	conn *httpConn
-	raw  bool // control request: deliver raw result bytes
+	conn    *httpConn
+	raw     bool          // control request: deliver raw result bytes
+	release chan struct{} // 2025 HTTP: closed when released (httpstale.go)
 }
 
 // ID returns the call's JSON-RPC request id.
@@ -218,6 +220,9 @@ func (call *Call) emit(ev Event) {
 // emitAs delivers an event whose AfterFinal the caller knows: the final
 // response itself is not after the final response.
 func (call *Call) emitAs(ev Event, afterFinal bool) {
+	if call.state.Load()&stReleased != 0 {
+		return // over for the client: what still arrives is stale, counted in Stats
+	}
 	ev.Late = call.state.Load()&(stCancelled|stAborted) != 0
 	ev.AfterFinal = afterFinal
 	if call.obs != nil {
@@ -252,6 +257,9 @@ func (call *Call) answers(m *inMsg) bool {
 // message was the call's final response; broken, that this response is
 // unusable, a protocol error that ends the call.
 func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) (final bool, broken error) {
+	if call.state.Load()&stReleased != 0 {
+		return call.stale(m), nil
+	}
 	switch m.kind {
 	case kindResult, kindError:
 		if !call.answers(m) {

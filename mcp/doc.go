@@ -41,7 +41,9 @@
 //	after the final response or a cancel, the stream (HTTP) or the id
 //	(stdio) is watched for Config.LateWindow more: whatever still arrives
 //	is delivered marked AfterFinal or Late, so late responses and late
-//	progress are counted, never matched to another call.
+//	progress are counted, never matched to another call. Past the window
+//	a stopped call's stdio id, or its still open 2025 HTTP stream (see
+//	httpstale.go), is remembered: an answer then is Stats.StaleAnswers.
 //
 // # Bounds
 //

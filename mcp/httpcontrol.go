@@ -87,12 +87,9 @@ func (t *httpTransport) cancel(call *Call, reason string, notify bool) error {
 		return nil
 	}
 	err := t.postCancel(call.id, reason)
-	// Keep reading the stream for late messages, but not for ever.
-	call.gateMu.Lock()
-	if call.conn != nil {
-		_ = call.conn.nc.SetReadDeadline(time.Now().Add(t.c.cfg.LateWindow))
-	}
-	call.gateMu.Unlock()
+	// Keep reading the stream for late messages, and past the late
+	// window for stale ones, but not for ever.
+	t.armRelease(call)
 	return err
 }
 
@@ -145,6 +142,7 @@ func (t *httpTransport) close(ctx context.Context) error {
 	for _, conn := range idle {
 		conn.nc.Close()
 	}
+	t.closeWatched()
 	return err
 }
 

@@ -16,9 +16,19 @@ import (
 // maxHeaderBytes bounds a response's status line and headers.
 const maxHeaderBytes = 1 << 20
 
-// wait reads a call's response on the calling goroutine: headers, then a
-// JSON body or an SSE stream, delivering events as they arrive.
+// wait reads a call's response: on 2026 HTTP on the calling goroutine,
+// on a 2025 session on one of its own (see waitLegacy).
 func (t *httpTransport) wait(call *Call) {
+	if t.c.era.Modern() {
+		t.read(call)
+		return
+	}
+	t.waitLegacy(call)
+}
+
+// read reads a call's response: headers, then a JSON body or an SSE
+// stream, delivering events as they arrive.
+func (t *httpTransport) read(call *Call) {
 	call.gateMu.Lock()
 	conn := call.conn
 	call.gateMu.Unlock()
@@ -71,6 +81,7 @@ func (t *httpTransport) wait(call *Call) {
 		return
 	}
 	conn.nc.Close()
+	t.unwatch(conn)
 }
 
 // readHeaders reads the status line and headers, re-sending once on a

@@ -34,6 +34,7 @@ type httpTransport struct {
 	idle    []*httpConn
 	session string // legacy Mcp-Session-Id
 	closed  bool
+	watched map[*httpConn]struct{} // streams read past their call's end (httpstale.go)
 }
 
 // httpConn is one keep-alive connection and the buffers its responses are

@@ -154,7 +154,7 @@ func TestInteropDialListCall(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		if want := []string{"echo", "hang", "slow"}; !slices.Equal(names, want) {
+		if want := []string{"echo", "hang", "slow", "stubborn"}; !slices.Equal(names, want) {
 			t.Errorf("tools = %v, want %v", names, want)
 		}
 		res, err := l.c.CallTool(ctxT(t), "echo", json.RawMessage(`{"text":"héllo \"world\""}`))

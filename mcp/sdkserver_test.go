@@ -66,9 +66,11 @@ func tokenOf(req *sdk.CallToolRequest) string {
 	return "-"
 }
 
-// newSDKServer builds a server with three tools: echo; slow (steps ×
+// newSDKServer builds a server with four tools: echo; slow (steps ×
 // step_ms, one progress notification per step); hang (waits for its
-// context to end or for the test to release it).
+// context to end or for the test to release it); stubborn (ignores its
+// context: waits for the test to release it, then sends one progress
+// notification and answers).
 func newSDKServer(log *handlerLog, opts *sdk.ServerOptions) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "sdk-test-server", Version: "1.2.3"}, opts)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "echoes text"},
@@ -107,6 +109,17 @@ func newSDKServer(log *handlerLog, opts *sdk.ServerOptions) *sdk.Server {
 			case <-time.After(time.Minute):
 				return textResult("gave up"), nil, nil
 			}
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "stubborn", Description: "ignores cancellation: answers when the test releases it"},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ hangArgs) (*sdk.CallToolResult, any, error) {
+			log.started <- "stubborn " + tokenOf(req)
+			<-log.release
+			bg := context.WithoutCancel(ctx)
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				_ = req.Session.NotifyProgress(bg, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: 1})
+			}
+			log.finished <- "stubborn " + tokenOf(req)
+			return textResult("done anyway"), nil, nil
 		})
 	return s
 }

@@ -51,7 +51,7 @@ func TestSSETransportSDK(t *testing.T) {
 			}
 
 			tools, err := c.ListTools(ctxT(t))
-			if err != nil || len(tools) != 3 {
+			if err != nil || len(tools) != 4 {
 				t.Fatalf("tools/list: %d tools, %v", len(tools), err)
 			}
 

@@ -22,8 +22,9 @@ type Stats struct {
 	Stale int64 `json:"stale"`
 	// StaleAnswers counts the stale responses (a result, or an error sent
 	// when the handler finally ended) to calls we stopped before their
-	// answer (stdio): the server was still working on them after the late
-	// window, long after our cancel.
+	// answer: the server was still working on them after the late window,
+	// long after our cancel. Seen on stdio and on the stream of a 2025 HTTP
+	// call (a 2026 cancel closes the stream: nothing can arrive).
 	StaleAnswers int64 `json:"stale_answers"`
 	// ServerRequests counts server-initiated requests (2026 forbids them).
 	ServerRequests int64 `json:"server_requests"`

@@ -145,6 +145,7 @@ func TestPlaceholderKeys(t *testing.T) {
 		{"throttling.by_kind.http_503", 0},
 		{"cancellation.by_probe.mcp_inflight_calls", 0},
 		{"timeouts.policies.reset_only.waited_forever", 0},
+		{"timeouts.policies.fixed-60s.killed", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {

@@ -150,3 +150,36 @@ func TestVerdictsFailTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultPolicyChecks: every default timeout policy can be named in a
+// check as it is written (fixed-60s), and its name with _ for - is an
+// error that suggests it.
+func TestDefaultPolicyChecks(t *testing.T) {
+	policies := scenarios.DefaultPolicies()
+	for _, p := range policies {
+		t.Run(p.Name, func(t *testing.T) {
+			if !scenarios.ValidKeySegment(p.Name) {
+				t.Fatalf("default policy name %q is not a valid key segment", p.Name)
+			}
+			for _, tc := range []struct{ check, want string }{
+				{"timeouts.policies." + p.Name + ".killed == 0", ""},
+				{"timeouts.policies." + strings.ReplaceAll(p.Name, "-", "_") + ".waited_forever == 0",
+					`unknown timeout policy "` + strings.ReplaceAll(p.Name, "-", "_") + `" (did you mean "` + p.Name + `"?`},
+			} {
+				c, err := scenarios.ParseCheck(tc.check)
+				if err != nil {
+					t.Fatalf("ParseCheck(%q): %v", tc.check, err)
+				}
+				c.Pos = scenarios.Pos{Line: 9, Column: 5}
+				sc := &scenarios.Scenario{File: "x.yaml", Checks: []scenarios.Check{c}, Timeouts: scenarios.Timeouts{Policies: policies}}
+				checks, errs := ScenarioChecks(sc, testNames)
+				switch {
+				case tc.want == "" && (len(errs) > 0 || len(checks) != 1):
+					t.Errorf("%s: errors %v, want the check accepted", tc.check, errs)
+				case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want)):
+					t.Errorf("%s: errors %v, want one containing %s", tc.check, errs, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -123,7 +123,7 @@ func parsePercentile(name string) (float64, error) {
 	return p, nil
 }
 
-// validKey reports whether key matches [a-z0-9_]+(\.[a-z0-9_]+)*.
+// validKey reports whether key matches [a-z0-9_-]+(\.[a-z0-9_-]+)*.
 func validKey(key string) bool {
 	for _, part := range strings.Split(key, ".") {
 		if !ValidKeySegment(part) {

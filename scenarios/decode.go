@@ -145,7 +145,11 @@ func (d *decoder) timeouts(o *object) Timeouts {
 		po.known(policyKeys...)
 		p := Policy{Pos: it.pos}
 		var empty bool
-		if p.Name, empty = po.name("name"); !empty && names[p.Name] {
+		switch p.Name, empty = po.name("name"); {
+		case empty || !po.has("name"):
+		case !ValidKeySegment(p.Name):
+			po.errf("name", "%s", segmentError("policy", p.Name, "timeouts.policies.NAME"))
+		case names[p.Name]:
 			po.errf("name", "duplicate policy name %q", p.Name)
 		}
 		names[p.Name] = true

@@ -211,7 +211,10 @@ func TestParseErrors(t *testing.T) {
 			`x.yaml:6:27: orphans.probes[0]: want exactly one of metric, process, tool or log, got both process and tool`,
 		}},
 		{"probe name not a key segment", withHead("orphans:", "  probes:", "    - {name: My-Probe, process: {}}"), []string{
-			`x.yaml:6:14: orphans.probes[0].name: invalid probe name "My-Probe": checks address it as cancellation.by_probe.NAME, so only lower-case letters, digits and _`,
+			`x.yaml:6:14: orphans.probes[0].name: invalid probe name "My-Probe": checks address it as cancellation.by_probe.NAME, so only lower-case letters, digits, _ and - (did you mean "my-probe"?)`,
+		}},
+		{"policy name not a key segment", withHead("timeouts:", "  policies:", "    - {name: Fixed 60s, timeout: 1s}"), []string{
+			`x.yaml:6:14: timeouts.policies[0].name: invalid policy name "Fixed 60s": checks address it as timeouts.policies.NAME, so only lower-case letters, digits, _ and - (did you mean "fixed_60s"?)`,
 		}},
 		{"probe name not a string", withHead("orphans:", "  probes:", "    - {name: [a], process: {}}"), []string{
 			`x.yaml:6:14: orphans.probes[0].name: want a string, got a sequence`,

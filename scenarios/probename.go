@@ -1,27 +1,36 @@
 package scenarios
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // ValidKeySegment reports whether s can be one segment of a check's
-// dotted key: lower-case letters, digits and _, at least one.
+// dotted key: lower-case letters, digits, _ and -, at least one. The -
+// lets names such as the default timeout policy fixed-60s, or a tool
+// named get-weather, be written in a check as they are.
 func ValidKeySegment(s string) bool {
 	if s == "" {
 		return false
 	}
 	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+		if !segmentRune(r) {
 			return false
 		}
 	}
 	return true
 }
 
+func segmentRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
 // KeySegment turns s into a valid key segment: lower case, with every
-// character other than a letter, a digit or _ replaced by _.
+// character other than a letter, a digit, _ or - replaced by _.
 func KeySegment(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
-		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
+		if !segmentRune(r) {
 			r = '_'
 		}
 		b.WriteRune(r)
@@ -30,6 +39,14 @@ func KeySegment(s string) string {
 		return "_"
 	}
 	return b.String()
+}
+
+// segmentError describes a name that is not a valid key segment: what it
+// names, the key that addresses it (key, with NAME for the name), and
+// the nearest valid name.
+func segmentError(what, name, key string) string {
+	return fmt.Sprintf("invalid %s name %q: checks address it as %s, so only lower-case letters, digits, _ and - (did you mean %q?)",
+		what, name, key, KeySegment(name))
 }
 
 // DefaultProbeName is a probe's name when its entry has no name key:
@@ -57,7 +74,7 @@ func (d *decoder) probeName(o *object, p Probe, seen map[string]Pos) string {
 	at := p.Pos
 	if s, ok := o.str("name"); ok {
 		if !ValidKeySegment(s) {
-			o.errf("name", "invalid probe name %q: checks address it as cancellation.by_probe.NAME, so only lower-case letters, digits and _", s)
+			o.errf("name", "%s", segmentError("probe", s, "cancellation.by_probe.NAME"))
 			return s
 		}
 		name, at = s, o.at("name")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,6 +54,11 @@ type call struct {
 	now      chan time.Time  // closed: makes wait return at once after pending events
 
 	orphaned bool
+	// cutAt is when the call first went on past a cancel or a closed
+	// stream (leaked, waiting out stop_delay, or not told of the
+	// disconnect); zero while it has not. What it does from then on is
+	// leftover work, counted in the leftover metrics.
+	cutAt time.Time
 }
 
 // newCall prepares a step tool call. token is the request's progress token
@@ -90,6 +96,7 @@ func (c *call) run() (*mcp.CallToolResult, error) {
 	m.started.Add(1)
 	m.inflight.Add(1)
 	defer m.inflight.Add(-1)
+	defer c.endLeftover()
 
 	if c.token != nil && c.cfg.ProgressFloodHz > 0 {
 		t := time.NewTicker(time.Duration(float64(time.Second) / c.cfg.ProgressFloodHz))
@@ -151,6 +158,7 @@ func (c *call) wait(until <-chan time.Time) error {
 			// The client closed the request's stream and the SDK does not
 			// pass that on: the call keeps running for nobody.
 			c.httpDone = nil
+			c.markCut()
 			c.orphan()
 		case <-c.stopAt:
 			return fmt.Errorf("noticed the cancel %s late: %w", c.cfg.StopDelay, context.Cause(c.ctx))
@@ -174,7 +182,7 @@ func (c *call) burnFor(d time.Duration) error {
 		if left <= 0 {
 			return nil
 		}
-		c.sink += Spin(min(left, burnSlice))
+		c.sink += c.spin(min(left, burnSlice))
 		if err := c.wait(c.now); err != nil {
 			return err
 		}
@@ -186,10 +194,12 @@ func (c *call) onCancel() error {
 	switch {
 	case c.leak:
 		c.ctxDone = nil
+		c.markCut()
 		c.orphan()
 		return nil
 	case c.cfg.StopDelay > 0:
 		c.ctxDone = nil
+		c.markCut()
 		c.stopAt = time.After(c.cfg.StopDelay)
 		return nil
 	default:
@@ -202,6 +212,44 @@ func (c *call) orphan() {
 	if !c.orphaned {
 		c.orphaned = true
 		c.s.metrics.orphaned.Add(1)
+	}
+}
+
+// markCut notes the moment the call first went on past a cancel or a
+// closed stream.
+func (c *call) markCut() {
+	if c.cutAt.IsZero() {
+		c.cutAt = time.Now()
+	}
+}
+
+// spin burns CPU for d. Once the call is cut, the CPU the slice used is
+// leftover work: it is read from the OS thread's own CPU clock (wall time
+// where there is none), so time the thread spent preempted on a busy
+// machine is not counted. Slices start only between checks for a cancel,
+// so a call that stops at its cancel adds nothing.
+func (c *call) spin(d time.Duration) uint64 {
+	if c.cutAt.IsZero() {
+		return Spin(d)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := time.Now()
+	cpu0, ok0 := threadCPU()
+	x := Spin(d)
+	cpu1, ok1 := threadCPU()
+	used := time.Since(start)
+	if ok0 && ok1 {
+		used = cpu1 - cpu0
+	}
+	c.s.metrics.leftoverCPU.Add(int64(used))
+	return x
+}
+
+// endLeftover adds, when the call ends, the time it ran after it was cut.
+func (c *call) endLeftover() {
+	if !c.cutAt.IsZero() {
+		c.s.metrics.leftoverBusy.Add(int64(time.Since(c.cutAt)))
 	}
 }
 

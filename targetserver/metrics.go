@@ -3,6 +3,7 @@ package targetserver
 import (
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,6 +22,14 @@ type Stats struct {
 	Throttled    int64 // tools/call refused by the rate limit
 	ProgressSent int64 // progress notifications delivered to the transport
 	NonMonotonic int64 // of those, how many repeated or lowered the previous value
+	// LeftoverCPU is the CPU that step tools burnt after they went on past
+	// a cancel or a closed stream (leaked, waiting out stop_delay, or not
+	// told of a disconnect): the ground truth of leftover work. It grows
+	// while such a call runs.
+	LeftoverCPU time.Duration
+	// LeftoverBusy is the time such calls ran after the cancel, sleeping
+	// or burning, added when each call ends.
+	LeftoverBusy time.Duration
 }
 
 // metrics holds the counters behind Stats and the Prometheus registry that
@@ -28,6 +37,7 @@ type Stats struct {
 type metrics struct {
 	inflight, started, completed, cancelled, orphaned,
 	throttled, progressSent, nonMonotonic atomic.Int64
+	leftoverCPU, leftoverBusy atomic.Int64 // nanoseconds
 
 	registry *prometheus.Registry
 }
@@ -41,6 +51,10 @@ func newMetrics() *metrics {
 	counter := func(name, help string, v *atomic.Int64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 			func() float64 { return float64(v.Load()) })
+	}
+	seconds := func(name, help string, ns *atomic.Int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return time.Duration(ns.Load()).Seconds() })
 	}
 	m.registry.MustRegister(
 		gauge("mcpchaos_target_inflight",
@@ -59,6 +73,10 @@ func newMetrics() *metrics {
 			"Progress notifications sent.", &m.progressSent),
 		counter("mcpchaos_target_non_monotonic_total",
 			"Progress notifications that repeated or lowered the previous value.", &m.nonMonotonic),
+		seconds("mcpchaos_target_leftover_cpu_seconds_total",
+			"CPU seconds tool calls burnt after they went on past a cancel or a closed stream: leftover work.", &m.leftoverCPU),
+		seconds("mcpchaos_target_leftover_seconds_total",
+			"Seconds tool calls ran after they went on past a cancel or a closed stream, sleeping or burning; added when each call ends.", &m.leftoverBusy),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
@@ -74,6 +92,8 @@ func (m *metrics) snapshot() Stats {
 		Throttled:    m.throttled.Load(),
 		ProgressSent: m.progressSent.Load(),
 		NonMonotonic: m.nonMonotonic.Load(),
+		LeftoverCPU:  time.Duration(m.leftoverCPU.Load()),
+		LeftoverBusy: time.Duration(m.leftoverBusy.Load()),
 	}
 }
 
