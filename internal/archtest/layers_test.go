@@ -57,6 +57,7 @@ var layers = map[string]int{
 	"probes":       layerParts,
 	"targetserver": layerParts,
 	"report":       layerParts,
+	"toolschema":   layerParts,
 
 	"engine": layerRun,
 	"proxy":  layerRun,
