@@ -106,13 +106,21 @@ func alwaysMalformed(sc *scenarios.Scenario, tool string) bool {
 	return false
 }
 
-// SaysProgress reports whether a tool says it sends progress: its
-// description mentions progress, or its annotations or _meta have a key
-// naming progress whose value is true. MCP has no field for it, so this
-// is only what the tool's author wrote.
+// SaysProgress reports whether a tool says it sends progress: its title,
+// its description or a parameter's description mentions progress, or its
+// annotations or _meta have a key naming progress whose value is true.
+// MCP has no field for it, so this is only what the tool's author wrote.
 func SaysProgress(t mcp.Tool) bool {
-	if strings.Contains(strings.ToLower(t.Description), "progress") {
-		return true
+	texts := []string{t.Title, t.Description}
+	if s, err := Compile(t.Name, t.InputSchema); err == nil {
+		for _, p := range s.Params() {
+			texts = append(texts, p.Description)
+		}
+	}
+	for _, text := range texts {
+		if strings.Contains(strings.ToLower(text), "progress") {
+			return true
+		}
 	}
 	for _, raw := range []json.RawMessage{t.Annotations, t.Meta} {
 		var m map[string]any

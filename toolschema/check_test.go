@@ -84,6 +84,7 @@ func TestSaysProgress(t *testing.T) {
 		want bool
 	}{
 		{name: "description", tool: mcp.Tool{Description: "Sends Progress notifications"}, want: true},
+		{name: "a parameter's description", tool: mcp.Tool{InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","description":"one progress notification per step"}}}`)}, want: true},
 		{name: "meta key", tool: mcp.Tool{Meta: json.RawMessage(`{"example.com/sendsProgress":true}`)}, want: true},
 		{name: "annotation false", tool: mcp.Tool{Annotations: json.RawMessage(`{"progress":false}`)}},
 		{name: "silent", tool: mcp.Tool{Description: "echoes text"}},

@@ -31,6 +31,8 @@ func commands() []command {
 	return []command{
 		{"run", "drive load and faults at an MCP server and print the summary", runCmd},
 		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd},
+		{"tools", "list a server's tools and their parameters", toolsCmd},
+		{"init", "write a starter scenario for a server, from its tools", initCmd},
 		{"validate", "check scenario files; errors name file:line:column", validateCmd},
 		{"version", "print the version", versionCmd},
 	}
