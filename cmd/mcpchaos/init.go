@@ -7,11 +7,18 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/spf13/pflag"
 )
 
-// initCmd implements "mcpchaos init TARGET [-o FILE]": a starter scenario
-// made from what the server lists.
-func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// initFlags are the command line of `mcpchaos init`.
+type initFlags struct {
+	target *targetFlags
+	output string
+	force  bool
+}
+
+func newInitFlags(stdout io.Writer) (*pflag.FlagSet, *initFlags) {
 	fs := newFlagSet("init", stdout,
 		"usage: mcpchaos init [flags] TARGET",
 		"",
@@ -24,20 +31,27 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"Exit status: 0 written; 2 bad input, the server could not be reached or listed, or FILE",
 		"exists (without --force).",
 		"")
-	tf := addTargetFlags(fs)
-	out := fs.StringP("output", "o", "mcpchaos.yaml", "write the scenario to `FILE` (- for stdout)")
-	force := fs.Bool("force", false, "overwrite FILE if it exists")
+	f := &initFlags{target: addTargetFlags(fs)}
+	fs.StringVarP(&f.output, "output", "o", "mcpchaos.yaml", "write the scenario to `FILE` (- for stdout)")
+	fs.BoolVar(&f.force, "force", false, "overwrite FILE if it exists")
+	return fs, f
+}
+
+// initCmd implements "mcpchaos init TARGET [-o FILE]": a starter scenario
+// made from what the server lists.
+func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, f := newInitFlags(stdout)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	t, err := parseTarget(fs, tf)
+	t, err := parseTarget(fs, f.target)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos init: %v (see mcpchaos init --help)\n", err)
 		return 2
 	}
-	if *out != "-" && !*force {
-		if _, err := os.Lstat(*out); err == nil {
-			fmt.Fprintf(stderr, "mcpchaos init: %s exists; choose another file with -o, or overwrite it with --force\n", *out)
+	if f.output != "-" && !f.force {
+		if _, err := os.Lstat(f.output); err == nil {
+			fmt.Fprintf(stderr, "mcpchaos init: %s exists; choose another file with -o, or overwrite it with --force\n", f.output)
 			return 2
 		}
 	}
@@ -50,27 +64,27 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos init: %s lists no tools: there is nothing to call\n", t.what())
 		return 2
 	}
-	s := starter{target: t, tools: list.Tools, protocol: tf.protocol,
+	s := starter{target: t, tools: list.Tools, protocol: f.target.protocol,
 		server: serverInfo{Implementation: c.Server(), Era: c.Era(), Transport: c.Transport(), Target: t.String()}}
 	res, err := s.render()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
 		return 2
 	}
-	if err := writeNew(*out, res.yaml, *force, stdout); err != nil {
+	if err := writeNew(f.output, res.yaml, f.force, stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
 		return 2
 	}
 	for _, n := range res.notes {
 		fmt.Fprintf(stderr, "mcpchaos init: note: %s\n", n)
 	}
-	if *out != "-" {
+	if f.output != "-" {
 		fault := "a cancel fault on every tool"
 		if res.slowest != "" {
 			fault = "a cancel fault on " + res.slowest
 		}
-		fmt.Fprintf(stdout, "wrote %s: %s, %s\n", *out, count(res.calls, "call"), fault)
-		fmt.Fprintf(stdout, "next: mcpchaos validate %s && mcpchaos run %s\n", *out, *out)
+		fmt.Fprintf(stdout, "wrote %s: %s, %s\n", f.output, count(res.calls, "call"), fault)
+		fmt.Fprintf(stdout, "next: mcpchaos validate %s && mcpchaos run %s\n", f.output, f.output)
 	}
 	return 0
 }

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 
-// toolsCmd implements "mcpchaos tools TARGET": what a server offers.
-func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("tools", stdout,
+// newToolsFlags is the command line of `mcpchaos tools`.
+func newToolsFlags(stdout io.Writer) (fs *pflag.FlagSet, tf *targetFlags, asJSON *bool) {
+	fs = newFlagSet("tools", stdout,
 		"usage: mcpchaos tools [flags] TARGET",
 		"",
 		"Connects to an MCP server as run does (the era detected, or --protocol) and prints its",
@@ -24,8 +26,14 @@ func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		targetUsage,
 		"Exit status: 0 listed; 2 bad input, or the server could not be reached or listed.",
 		"")
-	tf := addTargetFlags(fs)
-	asJSON := fs.Bool("json", false, "print the raw tools/list result as JSON (several pages: {\"tools\": [every page's tools]})")
+	tf = addTargetFlags(fs)
+	asJSON = fs.Bool("json", false, "print the raw tools/list result as JSON (several pages: {\"tools\": [every page's tools]})")
+	return fs, tf, asJSON
+}
+
+// toolsCmd implements "mcpchaos tools TARGET": what a server offers.
+func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, tf, asJSON := newToolsFlags(stdout)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
