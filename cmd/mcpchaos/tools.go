@@ -150,8 +150,8 @@ func writeTool(b *strings.Builder, t mcp.Tool) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, dash(p.Type), req, dash(clipCell(p.Default, 40)), dash(clipCell(p.Enum, 40)), clipCell(oneLineText(p.Description), 60))
 	}
 	_ = tw.Flush()
-	for _, line := range strings.SplitAfter(table.String(), "\n") {
-		b.WriteString(strings.TrimRight(line, " "))
+	for _, line := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 }
 
