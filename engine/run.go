@@ -30,6 +30,10 @@ type Options struct {
 	// Evaluation, recorded in the results header, is what the run is
 	// judged by (so `mcpchaos report` can judge it again).
 	Evaluation *results.Evaluation
+	// BeforeLoad, if set, runs once the target is connected and before
+	// anything else is sent (mcpchaos run checks the scenario's tools
+	// against tools/list there); an error stops the run before any load.
+	BeforeLoad func(ctx context.Context, c *mcp.Client) error
 }
 
 // Live are figures for a status line.
@@ -144,6 +148,12 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if err := r.clients.dialAll(ctx); err != nil {
 		r.clients.closeAll()
 		return nil, err
+	}
+	if opts.BeforeLoad != nil {
+		if err := opts.BeforeLoad(ctx, r.clients.first()); err != nil {
+			r.clients.closeAll()
+			return nil, err
+		}
 	}
 	info := &Info{Started: time.Now()}
 	info.Header = r.header(info.Started)

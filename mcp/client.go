@@ -224,32 +224,6 @@ func (c *Client) Notify(ctx context.Context, method string, params []byte) error
 	return c.tr.notify(ctx, method, body)
 }
 
-// ListTools returns the server's tools (all pages).
-func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
-	var all []Tool
-	cursor := ""
-	for page := 0; page < 1000; page++ {
-		var members []byte
-		if cursor != "" {
-			members = appendJSONString([]byte(`"cursor":`), cursor)
-		}
-		r := c.roundTrip(ctx, methodToolsList, "", members, metaOptions{modern: c.era.Modern()})
-		if err := r.failure(methodToolsList); err != nil {
-			return nil, err
-		}
-		var res listToolsResult
-		if err := json.Unmarshal(r.result, &res); err != nil {
-			return nil, fmt.Errorf("tools/list: decode result: %w", err)
-		}
-		all = append(all, res.Tools...)
-		if res.NextCursor == "" {
-			return all, nil
-		}
-		cursor = res.NextCursor
-	}
-	return nil, errors.New("tools/list: more than 1000 pages")
-}
-
 // ToolResult is the outcome of CallTool.
 type ToolResult struct {
 	Result Result

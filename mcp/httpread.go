@@ -65,7 +65,7 @@ func (t *httpTransport) read(call *Call) {
 		reusable = t.readJSON(call, conn, resp, false)
 	default:
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolContentType, Detail: "answer has Content-Type " + strconv.Quote(resp.Header.Get("Content-Type"))})
-		call.end(at, &protocolError{msg: "unexpected Content-Type " + strconv.Quote(ct)})
+		call.end(at, &protocolError{msg: "unexpected Content-Type " + strconv.Quote(ct) + bodyStart(resp)})
 	}
 	// Detach the connection from the call before pooling it, under the lock
 	// Cancel and Abort take, so stopping a call that has already ended can
@@ -279,4 +279,18 @@ func retryAfter(v string, now time.Time) time.Duration {
 		return max(t.Sub(now), 0)
 	}
 	return -1
+}
+
+// bodyStartBytes is how much of an unexpected answer an error shows.
+const bodyStartBytes = 120
+
+// bodyStart says what an answer that is not MCP holds: its status and its
+// first bytes (an HTML page from a proxy, say), read within a bound.
+func bodyStart(resp *http.Response) string {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, bodyStartBytes+1))
+	s := " (HTTP status " + strconv.Itoa(resp.StatusCode)
+	if len(b) > 0 {
+		s += "; the body begins " + quoteFew(b, bodyStartBytes)
+	}
+	return s + ")"
 }

@@ -31,10 +31,14 @@ func commands() []command {
 	return []command{
 		{"run", "drive load and faults at an MCP server and print the summary", runCmd},
 		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd},
-		{"report", "merge results files and render text, json, hgrm, hlog, vegeta or junit", reportCmd},
+		{"tools", "list a server's tools and their parameters", toolsCmd},
+		{"init", "write a starter scenario for a server, from its tools", initCmd},
+		{"report", "merge results files and render text, json, html, hgrm, hlog, vegeta or junit", reportCmd},
 		{"validate", "check scenario files; errors name file:line:column", validateCmd},
 		{"schema", "print the JSON Schema of scenario files, for editors", schemaCmd},
-		{"version", "print the version", versionCmd},
+		{"version", "print the version, module version and VCS revision", versionCmd},
+		{"help", "print a command's usage: mcpchaos help COMMAND", helpCmd},
+		{"completion", "print a shell completion script: mcpchaos completion bash|zsh|fish", completionCmd},
 	}
 }
 
@@ -59,7 +63,7 @@ func main() {
 // or a verdict is a violation, 2 bad input or the run could not start, 130
 // interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
 			return 2
@@ -74,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "mcpchaos: unknown command %q (run \"mcpchaos help\" for the list)\n", args[0])
+	fmt.Fprintf(stderr, "mcpchaos: unknown command %q%s (run \"mcpchaos help\" for the list)\n", args[0], didYouMean(args[0]))
 	return 2
 }
 
@@ -84,13 +88,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: mcpchaos COMMAND [flags] [args]")
 	fmt.Fprintln(w)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run \"mcpchaos COMMAND --help\" for a command's flags.")
-}
-
-func versionCmd(_ context.Context, _ []string, stdout, _ io.Writer) int {
-	fmt.Fprintf(stdout, "mcpchaos %s\n", version)
-	return 0
+	fmt.Fprintln(w, "Run \"mcpchaos help COMMAND\" (or \"mcpchaos COMMAND --help\") for a command's flags.")
 }

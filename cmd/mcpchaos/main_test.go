@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	// `mcpchaos run` starts a builtin stdio target as its own executable
 	// with "serve --stdio": in these tests that executable is the test
 	// binary, which must then be mcpchaos.
+	if os.Getenv(sdkStdioEnv) == "1" {
+		os.Exit(serveSDKStdio()) // an SDK server over stdio (sdkserver_test.go)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -28,6 +28,9 @@ type runFlags struct {
 	quiet    bool
 	// noFailOnViolation: a violation verdict does not fail the run.
 	noFailOnViolation bool
+	// noSchemaCheck: the calls are sent without checking them against
+	// the server's tools/list first.
+	noSchemaCheck bool
 }
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
@@ -46,6 +49,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.Int64Var(&f.seed, "seed", 0, "override the scenario's `SEED`")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line")
 	fs.BoolVar(&f.noFailOnViolation, "no-fail-on-violation", false, "a violation verdict does not fail the run (the scenario's fail_on_violation: false)")
+	fs.BoolVar(&f.noSchemaCheck, "no-schema-check", false, "do not check the scenario's tools and arguments against the server's tools/list before the load")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -89,14 +93,23 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if exp.html != nil {
 		exp.html.scenario = plan.Config
 	}
-	info, err := engine.Run(ctx, plan, engine.Options{Sink: sink, Writer: w, Tick: status.tick, Version: version, OnSample: exp.sample,
-		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation)})
+	opts := engine.Options{Sink: sink, Writer: w, Tick: status.tick, Version: version, OnSample: exp.sample,
+		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation)}
+	if !f.noSchemaCheck {
+		opts.BeforeLoad = checkTools(sc, stderr)
+	}
+	info, err := engine.Run(ctx, plan, opts)
 	if err != nil {
 		status.clear()
 		if w != nil {
 			_ = w.Close()
 		}
 		outs.abort()
+		if list := (scenarios.Errors{}); errors.As(err, &list) {
+			printProblems(stderr, "mcpchaos run: ", fs.Arg(0), list) // the tools check
+			fmt.Fprintf(stderr, "mcpchaos run: %s\n", noSchemaCheckHint)
+			return 2
+		}
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 		return 2
 	}

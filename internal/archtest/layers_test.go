@@ -59,6 +59,7 @@ var layers = map[string]int{
 	"targetserver": layerParts,
 	"report":       layerParts,
 	"report/html":  layerParts,
+	"toolschema":   layerParts,
 
 	"engine": layerRun,
 	"proxy":  layerRun,

@@ -4,7 +4,7 @@
 // (Binary, Main, Build), reading a Prometheus text page (Scrape, Watch),
 // finding the address a subprocess bound when it listened on port 0
 // (LogStderr, ServeMetricsURL), and a writer that goroutines or a process
-// and a test can share (LockedWriter).
+// and a test can share (LockedWriter), and golden files (Golden).
 //
 // The rules these helpers serve keep the suite green on a busy machine:
 // read a counter before starting the goroutine that changes it; wait on

@@ -3,17 +3,20 @@ package testutil
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
 // Golden compares got with the golden file at path, or rewrites the file
-// when update is set (a test package's -update flag). A difference fails
-// the test and shows both.
+// when update is set (each package's tests own their -update flag).
 func Golden(t testing.TB, path string, got []byte, update bool) {
 	t.Helper()
 	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatalf("write golden file: %v", err)
+			t.Fatal(err)
 		}
 		return
 	}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/toolschema"
+)
+
+// toolsCheckTimeout bounds the tools/list walk before a run.
+const toolsCheckTimeout = 30 * time.Second
+
+// noSchemaCheckHint ends the messages of a failed check.
+const noSchemaCheckHint = "nothing was sent to the server's tools; --no-schema-check sends the calls anyway"
+
+// checkTools is what run does once connected and before any load (see
+// engine.Options.BeforeLoad): every tool the scenario names is looked up
+// in tools/list, and every call's arguments are validated against the
+// tool's inputSchema (toolschema.Check). Tools whose schema cannot be
+// read are warned about on stderr.
+func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, *mcp.Client) error {
+	return func(ctx context.Context, c *mcp.Client) error {
+		ctx, cancel := context.WithTimeout(ctx, toolsCheckTimeout)
+		defer cancel()
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			return fmt.Errorf("check the scenario's tools before the load: %w (%s)", err, noSchemaCheckHint)
+		}
+		warnings, err := toolschema.Check(sc, tools)
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "mcpchaos run: warning: %s\n", w)
+		}
+		return err
+	}
+}

@@ -1,0 +1,91 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Bounds of a tools/list walk: a server that pages for ever, repeats a
+// cursor or lists absurdly many tools ends the walk with an error that
+// says which bound it hit, never an endless loop or an unbounded memory.
+const (
+	// MaxToolPages is the most tools/list pages followed.
+	MaxToolPages = 1000
+	// MaxTools is the most tools kept over every page.
+	MaxTools = 10000
+	// MaxToolListBytes is the most result bytes kept over every page (each
+	// page is also bounded by Config.MaxMessageBytes).
+	MaxToolListBytes = 64 << 20
+)
+
+// ToolList is the server's whole tool list.
+type ToolList struct {
+	Tools []Tool
+	// Pages holds each page's result object as the server sent it.
+	Pages []json.RawMessage
+}
+
+// ListTools returns the server's tools, every page.
+func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
+	l, err := c.ListToolPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.Tools, nil
+}
+
+// ListToolPages follows tools/list from the first page to the last, within
+// MaxToolPages, MaxTools and MaxToolListBytes.
+func (c *Client) ListToolPages(ctx context.Context) (*ToolList, error) {
+	out := &ToolList{}
+	seen := map[string]bool{}
+	cursor, size := "", 0
+	for page := 1; ; page++ {
+		var members []byte
+		if cursor != "" {
+			members = appendJSONString([]byte(`"cursor":`), cursor)
+		}
+		r := c.roundTrip(ctx, methodToolsList, "", members, metaOptions{modern: c.era.Modern()})
+		if err := r.failure(methodToolsList); err != nil {
+			if page > 1 {
+				return nil, fmt.Errorf("page %d: %w", page, err)
+			}
+			return nil, err
+		}
+		var res struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor *string           `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(r.result, &res); err != nil {
+			return nil, fmt.Errorf("tools/list: page %d: decode result: %w", page, err)
+		}
+		size += len(r.result)
+		if size > MaxToolListBytes {
+			return nil, fmt.Errorf("tools/list: the list is over %d MiB after %d pages; mcpchaos stops there", MaxToolListBytes>>20, page)
+		}
+		out.Pages = append(out.Pages, r.result)
+		for i, raw := range res.Tools {
+			var t Tool
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return nil, fmt.Errorf("tools/list: page %d: tool %d: %w", page, i, err)
+			}
+			t.Raw = raw
+			out.Tools = append(out.Tools, t)
+		}
+		if len(out.Tools) > MaxTools {
+			return nil, fmt.Errorf("tools/list: the server listed more than %d tools (%d pages); mcpchaos stops there", MaxTools, page)
+		}
+		if res.NextCursor == nil || *res.NextCursor == "" {
+			return out, nil
+		}
+		cursor = *res.NextCursor
+		if seen[cursor] {
+			return nil, fmt.Errorf("tools/list: page %d repeats the cursor %s of an earlier page: the list would never end", page, quoteFew([]byte(cursor), 64))
+		}
+		seen[cursor] = true
+		if page >= MaxToolPages {
+			return nil, fmt.Errorf("tools/list: the list has more than %d pages (%d tools so far); mcpchaos stops there", MaxToolPages, len(out.Tools))
+		}
+	}
+}
