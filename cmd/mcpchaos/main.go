@@ -25,14 +25,19 @@ type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	// stopping is what the first interrupt prints: what the command does
+	// before it exits.
+	stopping string
 }
 
 func commands() []command {
 	return []command{
-		{"run", "drive load and faults at an MCP server and print the summary", runCmd},
-		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd},
-		{"validate", "check scenario files; errors name file:line:column", validateCmd},
-		{"version", "print the version", versionCmd},
+		{"run", "drive load and faults at an MCP server and print the summary", runCmd,
+			"mcpchaos: interrupted: stopping load, draining, writing outputs (interrupt again to exit at once)"},
+		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd,
+			"mcpchaos serve: interrupted: stopping the server (interrupt again to exit at once)"},
+		{"validate", "check scenario files; errors name file:line:column", validateCmd, ""},
+		{"version", "print the version", versionCmd, ""},
 	}
 }
 
@@ -44,13 +49,24 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
-		fmt.Fprintln(os.Stderr, "mcpchaos: interrupted: stopping load, draining, writing outputs (interrupt again to exit at once)")
+		fmt.Fprintln(os.Stderr, stoppingMessage(os.Args[1:]))
 		cancel()
 		<-sigs
 		fmt.Fprintln(os.Stderr, "mcpchaos: interrupted twice: exiting now")
 		os.Exit(exitInterrupted)
 	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stoppingMessage is what the first interrupt prints for the command that
+// args name.
+func stoppingMessage(args []string) string {
+	for _, c := range commands() {
+		if len(args) > 0 && c.name == args[0] && c.stopping != "" {
+			return c.stopping
+		}
+	}
+	return "mcpchaos: interrupted: stopping (interrupt again to exit at once)"
 }
 
 // run dispatches to a subcommand. Exit codes: 0 success, 1 a check failed

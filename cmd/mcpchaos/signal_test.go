@@ -222,3 +222,44 @@ func TestCtrlCTwice(t *testing.T) {
 		t.Errorf("results file: header %q, trailer %+v; want the header and no trailer", f.Header.Scenario, f.Trailer)
 	}
 }
+
+// TestServeSignal: `mcpchaos serve` stopped by SIGTERM or SIGINT says it
+// stops the server (not run's "stopping load, draining, writing outputs")
+// and exits 0.
+func TestServeSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			exe := bin.Need(t)
+			p := &proc{cmd: exec.Command(exe, "serve", "--listen", "127.0.0.1:0"),
+				stdout: &testutil.LockedWriter{W: new(bytes.Buffer)}, stderr: &testutil.LockedWriter{W: new(bytes.Buffer)}, done: make(chan struct{})}
+			p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+			if err := p.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				p.err = p.cmd.Wait()
+				close(p.done)
+			}()
+			t.Cleanup(func() {
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			})
+			testutil.Eventually(t, "serve to print where it listens", func() bool {
+				p.exitedEarly(t)
+				return strings.Contains(p.stderr.String(), "MCP on http://")
+			})
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(t, 15*time.Second); code != 0 {
+				t.Errorf("exit %d after %v, want 0\nstderr: %s", code, sig, p.stderr)
+			}
+			stderr := p.stderr.String()
+			if !strings.Contains(stderr, "mcpchaos serve: interrupted: stopping the server") || strings.Contains(stderr, "stopping load") {
+				t.Errorf("stderr after %v does not say the server stops:\n%s", sig, stderr)
+			}
+		})
+	}
+}
