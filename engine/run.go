@@ -58,6 +58,10 @@ type Info struct {
 	Stderr [][]byte
 	// Restarts counts stdio servers started again after they died.
 	Restarts int
+	// RetriesNotMade counts throttled calls not retried because the load
+	// ended first: the wait would have ended after it, or it ended during
+	// the wait.
+	RetriesNotMade int
 	// Background reports each background fault.
 	Background []BackgroundResult
 	// Orphans is what the probes saw after the load.
@@ -98,10 +102,12 @@ type runner struct {
 	win      windowGate // the pause of a quiet window
 
 	scheduled, completed, dropped atomic.Int64
-	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut
-	phase                         atomic.Value // string: Live.Phase
-	metricsURL                    string       // the builtin target's /metrics
-	logs                          *logProbes   // nil without a log probe
+	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
+	loadOver                      chan struct{} // closed when the load ends
+	lastStopNs                    atomic.Int64  // when a call was last cancelled or cut
+	phase                         atomic.Value  // string: Live.Phase
+	metricsURL                    string        // the builtin target's /metrics
+	logs                          *logProbes    // nil without a log probe
 }
 
 // lastStop returns when a call was last cancelled or cut (the start of the
@@ -122,7 +128,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if len(plan.Calls) == 0 {
 		return nil, errors.New("run: no calls configured")
 	}
-	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096)}
+	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{})}
 	for _, c := range plan.Calls {
 		r.total += c.Weight
 		r.weights = append(r.weights, r.total)
@@ -166,6 +172,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	} else {
 		r.openLoad(ctx)
 	}
+	close(r.loadOver)
 	stopWindows()
 	stopBackground()
 	// The time quiet windows paused the load is not load time: rates
@@ -183,6 +190,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	close(r.records)
 	<-collected
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
+	info.RetriesNotMade = int(r.retriesNotMade.Load())
 	r.clients.closeAll()
 	return info, nil
 }

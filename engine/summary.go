@@ -17,6 +17,7 @@ func (info *Info) Summary(agg *report.Aggregator, checks []report.Check, failOnV
 	h := info.Header
 	s := agg.Summary(report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
 		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted})
+	s.Throttling.RetriesNotMade = info.RetriesNotMade
 	s.Evaluate(checks, failOnViolation)
 	return s
 }

@@ -269,6 +269,9 @@ type Throttling struct {
 	OnsetRate   float64        `json:"onset_rate"`
 	BestOKRate  float64        `json:"best_ok_rate"`
 	Retries     int            `json:"retries"`
+	// RetriesNotMade counts throttled calls whose retry was not made
+	// because the load ended first (set by the engine).
+	RetriesNotMade int `json:"retries_not_made"`
 }
 
 // RetryAfter summarises the Retry-After values, in seconds.
