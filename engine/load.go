@@ -66,7 +66,7 @@ func (r *runner) worker(ctx context.Context, first tick) {
 func (r *runner) closedLoad(ctx context.Context) {
 	var seq atomic.Uint64
 	deadline := r.began.Add(r.plan.Load.Total())
-	for i := 0; i < r.plan.Load.Concurrency; i++ {
+	for i := 0; i < r.plan.Load.Concurrency && ctx.Err() == nil && time.Now().Before(deadline); i++ {
 		r.workers.Add(1)
 		go func() {
 			defer r.workers.Done()

@@ -178,13 +178,18 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	// The time quiet windows paused the load is not load time: rates
 	// count only the time the load ran.
 	info.Duration = time.Since(r.began) - r.win.pausedFor()
-	info.Interrupted = ctx.Err() != nil
+	// An interrupt during the load stops it, and the orphans are still
+	// measured in full: the second interrupt is the way out. An interrupt
+	// after the load ends the drain and the probes at once: the calls in
+	// flight are cancelled and the probes get one short final read.
+	probeCtx := ctx
+	if ctx.Err() != nil {
+		probeCtx = context.Background()
+	}
 	r.phase.Store(PhaseDrain)
 	r.drain(ctx)
-	// Orphans are measured even after an interrupt: the second interrupt
-	// is the way out.
 	r.phase.Store(PhaseProbes)
-	info.Orphans = pr.finish(context.Background())
+	info.Orphans = pr.finish(probeCtx)
 	r.phase.Store(PhaseLate)
 	r.pending.Wait()
 	close(r.records)
@@ -192,6 +197,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
 	r.clients.closeAll()
+	info.Interrupted = ctx.Err() != nil // at any time before the outputs
 	return info, nil
 }
 
@@ -274,15 +280,36 @@ func (r *runner) drain(ctx context.Context) {
 	every := time.NewTicker(100 * time.Millisecond)
 	defer every.Stop()
 	for {
-		for _, cs := range r.inflight.all() {
-			cs.stop(results.Cancelled, reason, time.Time{})
-		}
+		r.stopAll(reason)
 		select {
 		case <-done:
 			return
 		case <-every.C:
 		}
 	}
+}
+
+// stopParallel is how many calls stopAll cancels at a time.
+const stopParallel = 32
+
+// stopAll cancels every call in flight that is not stopped yet, several at
+// a time, skipping those whose lock is busy (the next sweep takes them): on
+// a busy machine with thousands of calls, one call whose goroutine holds
+// its lock must not hold up the others.
+func (r *runner) stopAll(reason results.StopReason) {
+	sem := make(chan struct{}, stopParallel)
+	var wg sync.WaitGroup
+	for _, cs := range r.inflight.all() {
+		if cs.stopped.Load() {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			cs.tryStop(results.Cancelled, reason)
+		})
+	}
+	wg.Wait()
 }
 
 // collect owns the records: it writes them and hands them to the sink.
