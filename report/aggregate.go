@@ -59,6 +59,9 @@ type Orphans struct {
 	CPU      *ProcessCPU
 	// Windows are the quiet windows during the load (windows.go).
 	Windows Windows
+	// Processes is what became of the stdio servers and the processes
+	// they started (processes.go); nil for HTTP targets.
+	Processes *ServerProcesses
 }
 
 // Aggregator accumulates records into the numbers of a Summary. It is not
@@ -149,6 +152,7 @@ func (a *Aggregator) SetConnection(s mcp.Stats) { a.conn = s }
 func (a *Aggregator) SetOrphans(o Orphans) {
 	o.ByProbe = maps.Clone(o.ByProbe)
 	o.ProbeErrors = append([]string(nil), o.ProbeErrors...)
+	o.Processes = o.Processes.clone()
 	a.orphans = o
 }
 

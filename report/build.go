@@ -145,6 +145,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
+	s.Cancellation.ServerProcesses = o.Processes.clone()
 }
 
 func (a *Aggregator) buildThrottling(s *Summary) {

@@ -238,6 +238,9 @@ type Cancellation struct {
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.
 	Log *LogOrphans `json:"log,omitempty"`
+	// ServerProcesses: stdio servers that had to be signalled, and
+	// processes they left running (processes.go).
+	ServerProcesses *ServerProcesses `json:"server_processes,omitempty"`
 }
 
 // LogOrphans is what a log probe found: cancelled calls matched, by

@@ -372,6 +372,7 @@ func (s *Summary) textCancellation(t *textOut) {
 	if len(c.ProbeErrors) > 0 {
 		t.line("", "probe errors"+t.note(noteProbeErrors)+": "+strings.Join(c.ProbeErrors, "; "))
 	}
+	textServerProcesses(t, c.ServerProcesses)
 	textWindows(t, c)
 }
 
