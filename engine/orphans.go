@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,10 @@ type Orphans struct {
 	Probes      []ProbeSpec
 	// Windows, if set, are quiet windows during the load (windows.go).
 	Windows *Windows
+	// LeaveChildren leaves running the processes the stdio servers
+	// started and left behind; by default the run kills them at its end
+	// (leftover.go).
+	LeaveChildren bool
 }
 
 // Windows: every Every of load, the pacer pauses, every call in flight is
@@ -78,10 +83,16 @@ type probeRun struct {
 	// watches; loadFrom is its reading when the load began.
 	idleNoise float64
 	procPIDs  func() []int
-	loadFrom  probes.ProcessSample
-	loadAt    time.Time
-	paused    atomic.Bool // a quiet window is measuring: the sampler rests
-	windows   report.Windows
+	// pid is the process the scenario named for the process probe (0:
+	// the servers the run started); servers watches the stdio servers the
+	// run started, for the processes they leave running (leftover.go):
+	// proc itself unless the probe watches pid.
+	pid      int
+	servers  *probes.Process
+	loadFrom probes.ProcessSample
+	loadAt   time.Time
+	paused   atomic.Bool // a quiet window is measuring: the sampler rests
+	windows  report.Windows
 
 	mu     sync.Mutex
 	series map[string][]probes.Point
@@ -156,6 +167,7 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 			wantProc = true
 			if s.Process.PID != 0 {
 				pid := s.Process.PID
+				pr.pid = pid
 				pr.procPIDs = func() []int { return []int{pid} }
 				pr.proc = probes.NewProcess(pr.procPIDs)
 			}
@@ -165,7 +177,24 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 		pr.procPIDs = r.clients.pids
 		pr.proc = probes.NewProcess(r.clients.pids)
 	}
+	if stdio {
+		pr.servers = pr.proc
+		if pr.pid != 0 {
+			pr.servers = probes.NewProcess(r.clients.pids)
+		}
+		if r.opts.Subreaper {
+			pr.servers.Adopt(os.Getpid(), r.clients.serverPIDs)
+		}
+	}
 	return pr
+}
+
+// noteGone notes a process probe's reading that did not find the process
+// the scenario named (the stdio servers come and go: not an error).
+func (pr *probeRun) noteGone(s probes.ProcessSample) {
+	if pr.pid != 0 && s.Gone > 0 {
+		pr.noteError(fmt.Sprintf("%s: process %d is not running", pr.procName, pr.pid))
+	}
 }
 
 // sampleAll reads every probe once, in parallel, bounded by timeout and
@@ -214,6 +243,7 @@ func (pr *probeRun) sampleSome(ctx context.Context, timeout time.Duration, withP
 	if pr.proc != nil && withProc {
 		wg.Go(func() {
 			s, err := pr.proc.SampleTree(ctx)
+			pr.noteGone(s)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -317,6 +347,7 @@ func (pr *probeRun) sampleProc(ctx context.Context, timeout time.Duration) (prob
 	ctx, cancel := readContext(ctx, timeout)
 	defer cancel()
 	ps, err := pr.proc.SampleTree(ctx)
+	pr.noteGone(ps)
 	if err != nil {
 		pr.noteError("process: " + err.Error())
 	}
@@ -389,6 +420,9 @@ func (pr *probeRun) sampler() {
 func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[string]float64 {
 	pr.r.inflight.markPeak()
 	vals, _ := pr.sampleAll(ctx, max(timeout, time.Second))
+	if pr.servers != nil && pr.servers != pr.proc {
+		pr.sampleServers(ctx)
+	}
 	now := time.Now()
 	inflight := pr.r.inflight.peakSince()
 	pr.mu.Lock()

@@ -24,6 +24,11 @@ type Options struct {
 	Tick func(Live)
 	// Version is the tool version for the results header.
 	Version string
+	// Subreaper says this process is a child subreaper (prctl
+	// PR_SET_CHILD_SUBREAPER on Linux) that starts no children but the
+	// run's stdio servers: any other child of it is an orphan a server
+	// left behind, watched and cleaned up with the servers (leftover.go).
+	Subreaper bool
 }
 
 // Live are figures for a status line.
@@ -197,6 +202,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
 	r.clients.closeAll()
+	info.Orphans.Processes = r.endServers(pr)
 	info.Interrupted = ctx.Err() != nil // at any time before the outputs
 	return info, nil
 }
