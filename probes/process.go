@@ -128,7 +128,7 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 		} else {
 			out.Processes++
 			out.Threads += st.threads
-			if i >= len(roots) {
+			if i >= len(live) { // adopted orphans are the servers' descendants too
 				out.Children++
 			}
 		}

@@ -41,7 +41,15 @@ func commands() []command {
 	}
 }
 
+// subreaper is set by main when `mcpchaos run` became a child subreaper:
+// then every child of the process but the stdio servers is an orphan one
+// of them left (never in tests, which start processes of their own).
+var subreaper bool
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		subreaper = becomeSubreaper()
+	}
 	// The first interrupt cancels ctx: commands drain and still write their
 	// outputs. The second exits at once.
 	ctx, cancel := context.WithCancel(context.Background())

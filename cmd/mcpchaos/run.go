@@ -26,6 +26,9 @@ type runFlags struct {
 	quiet       bool
 	// noFailOnViolation: a violation verdict does not fail the run.
 	noFailOnViolation bool
+	// leaveChildren: processes the stdio servers left running are not
+	// killed at the end.
+	leaveChildren bool
 }
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
@@ -44,6 +47,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.Int64Var(&f.seed, "seed", 0, "override the scenario's `SEED`")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line")
 	fs.BoolVar(&f.noFailOnViolation, "no-fail-on-violation", false, "a violation verdict does not fail the run (the scenario's fail_on_violation: false)")
+	fs.BoolVar(&f.leaveChildren, "leave-children", false, "leave running the processes stdio servers left behind (default: kill them at the end)")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -73,7 +77,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	agg := report.NewAggregator(report.ScenarioRules(sc))
 	status := newStatusLine(stderr, f.quiet, agg)
 	shortSlices()
-	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version})
+	plan.Orphans.LeaveChildren = f.leaveChildren
+	info, err := engine.Run(ctx, plan, engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version, Subreaper: subreaper})
 	if err != nil {
 		status.clear()
 		if w != nil {
