@@ -94,7 +94,8 @@ func TestLeftoverChildren(t *testing.T) {
 			if m[2] != want {
 				t.Errorf("the note says %q, want %q", m[2], want)
 			}
-			if running := func() bool { return procRunning(pid) }; leave {
+			running := func() bool { return testutil.ProcessRunning(pid) }
+			if leave {
 				if !running() {
 					t.Error("the child left running is not running")
 				}
@@ -103,17 +104,6 @@ func TestLeftoverChildren(t *testing.T) {
 			}
 		})
 	}
-}
-
-// procRunning reports whether pid is a process that is not a zombie.
-func procRunning(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
 // TestProcessProbeFollowsRestarts: after every call's server is replaced

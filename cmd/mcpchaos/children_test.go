@@ -84,24 +84,13 @@ orphans: {grace: 100ms}
 			}
 			for _, pid := range pids {
 				if leave {
-					if !running(pid) {
+					if !testutil.ProcessRunning(pid) {
 						t.Errorf("process %d was left running but is gone", pid)
 					}
 					continue
 				}
-				testutil.Eventually(t, fmt.Sprintf("leftover process %d to be gone", pid), func() bool { return !running(pid) })
+				testutil.Eventually(t, fmt.Sprintf("leftover process %d to be gone", pid), func() bool { return !testutil.ProcessRunning(pid) })
 			}
 		})
 	}
-}
-
-// running reports whether pid is a live process (not a zombie).
-func running(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }
