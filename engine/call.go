@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
@@ -51,8 +52,10 @@ type callState struct {
 	message    string
 	endErr     error
 	prog       progressTracker
-	// stopOutcome is the outcome of whoever stopped the call first.
+	// stopOutcome is the outcome of whoever stopped the call first;
+	// stopped is set with it, for sweeps that must not wait for mu.
 	stopOutcome string
+	stopped     atomic.Bool
 	idle, cap   *time.Timer
 
 	armed     []*armed
@@ -95,10 +98,11 @@ func (cs *callState) us(t time.Time) int64 {
 // waits for the server.
 func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, withFaults bool) {
 	req := mcp.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress, Observer: cs}
+	typical := cs.r.typical.get(cs.spec.Tool) // not under cs.mu: a lock every call takes
 	cs.mu.Lock()
 	cs.client = client
 	cs.rec.Process = process
-	cs.info = faults.Info{Tool: cs.spec.Tool, Era: client.Era(), Transport: client.Transport(), Typical: cs.r.typical.get(cs.spec.Tool)}
+	cs.info = faults.Info{Tool: cs.spec.Tool, Era: client.Era(), Transport: client.Transport(), Typical: typical}
 	if withFaults {
 		cs.drawFaults(&req)
 	}

@@ -181,21 +181,68 @@ func (p *clientPool) closeAll() {
 	wg.Wait()
 }
 
-// pids returns the process ids of the stdio servers (and the HTTP
-// target's, when the plan names it), for the process probe.
+// pids returns the process ids of the stdio servers still running — the
+// current ones, and the replaced ones while they live on (after a
+// disconnect, until they exit) — and the HTTP target's, when the plan
+// names it, for the process probe. A server that exited and was not
+// replaced yet (the next call starts a new one) is not listed: nothing of
+// it runs.
 func (p *clientPool) pids() []int {
 	var out []int
 	if p.pid != 0 {
 		out = append(out, p.pid)
 	}
+	add := func(c *mcp.Client) {
+		if c == nil {
+			return
+		}
+		select {
+		case <-c.Exited():
+			return
+		default:
+		}
+		if pid := c.PID(); pid != 0 {
+			out = append(out, pid)
+		}
+	}
+	for _, s := range p.slots {
+		s.mu.Lock()
+		add(s.c)
+		s.mu.Unlock()
+	}
+	p.mu.Lock()
+	for _, c := range p.dead {
+		add(c)
+	}
+	p.mu.Unlock()
+	return out
+}
+
+// serverPIDs returns the process id of every stdio server the run
+// started, running or not: the children of this process that are not
+// orphans it adopted.
+func (p *clientPool) serverPIDs() []int {
+	var out []int
+	for _, c := range p.all() {
+		if pid := c.PID(); pid != 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// all returns every client: the current ones and the replaced ones.
+func (p *clientPool) all() []*mcp.Client {
+	var out []*mcp.Client
 	for _, s := range p.slots {
 		s.mu.Lock()
 		if s.c != nil {
-			if pid := s.c.PID(); pid != 0 {
-				out = append(out, pid)
-			}
+			out = append(out, s.c)
 		}
 		s.mu.Unlock()
 	}
+	p.mu.Lock()
+	out = append(out, p.dead...)
+	p.mu.Unlock()
 	return out
 }

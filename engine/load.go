@@ -66,7 +66,7 @@ func (r *runner) worker(ctx context.Context, first tick) {
 func (r *runner) closedLoad(ctx context.Context) {
 	var seq atomic.Uint64
 	deadline := r.began.Add(r.plan.Load.Total())
-	for i := 0; i < r.plan.Load.Concurrency; i++ {
+	for i := 0; i < r.plan.Load.Concurrency && ctx.Err() == nil && time.Now().Before(deadline); i++ {
 		r.workers.Add(1)
 		go func() {
 			defer r.workers.Done()
@@ -111,15 +111,23 @@ func (r *runner) do(ctx context.Context, t tick) {
 			reissued++
 			kind, wait = "reissue", 0
 		case v.outcome == results.Throttled && retried < r.plan.Throttle.Retries:
-			retried++
-			kind = "throttled"
 			if !r.plan.Throttle.HonorRetryAfter {
 				wait = 0
 			}
+			wait = min(wait, maxRetryWait)
+			if !time.Now().Add(wait).Before(r.loadEnd()) {
+				r.retriesNotMade.Add(1) // it would start after the load's end
+				return
+			}
+			retried++
+			kind = "throttled"
 		default:
 			return
 		}
-		if !sleep(ctx, min(wait, time.Minute)) {
+		if !r.sleepInLoad(ctx, wait) {
+			if kind == "throttled" {
+				r.retriesNotMade.Add(1) // the load ended (or was interrupted) during its wait
+			}
 			return
 		}
 		next := r.newCall(tick{seq: t.seq, scheduled: time.Now()})
@@ -145,6 +153,30 @@ func (cs *callState) retryHint() (results.StopReason, time.Duration) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	return cs.rec.CancelReason, max(cs.retryAfter, 0)
+}
+
+// maxRetryWait bounds the wait before a retry, whatever Retry-After says.
+const maxRetryWait = time.Minute
+
+// loadEnd is when the load ends: no call is retried past it.
+func (r *runner) loadEnd() time.Time { return r.began.Add(r.plan.Load.Total()) }
+
+// sleepInLoad waits d unless ctx or the load ends first; false when either
+// ended.
+func (r *runner) sleepInLoad(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-r.loadOver:
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // sleep waits d unless ctx ends first.

@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +31,10 @@ type Orphans struct {
 	Probes      []ProbeSpec
 	// Windows, if set, are quiet windows during the load (windows.go).
 	Windows *Windows
+	// LeaveChildren leaves running the processes the stdio servers
+	// started and left behind; by default the run kills them at its end
+	// (leftover.go).
+	LeaveChildren bool
 }
 
 // Windows: every Every of load, the pacer pauses, every call in flight is
@@ -78,10 +82,16 @@ type probeRun struct {
 	// watches; loadFrom is its reading when the load began.
 	idleNoise float64
 	procPIDs  func() []int
-	loadFrom  probes.ProcessSample
-	loadAt    time.Time
-	paused    atomic.Bool // a quiet window is measuring: the sampler rests
-	windows   report.Windows
+	// pid is the process the scenario named for the process probe (0:
+	// the servers the run started); servers watches the stdio servers the
+	// run started, for the processes they leave running (leftover.go):
+	// proc itself unless the probe watches pid.
+	pid      int
+	servers  *probes.Process
+	loadFrom probes.ProcessSample
+	loadAt   time.Time
+	paused   atomic.Bool // a quiet window is measuring: the sampler rests
+	windows  report.Windows
 
 	mu     sync.Mutex
 	series map[string][]probes.Point
@@ -156,6 +166,7 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 			wantProc = true
 			if s.Process.PID != 0 {
 				pid := s.Process.PID
+				pr.pid = pid
 				pr.procPIDs = func() []int { return []int{pid} }
 				pr.proc = probes.NewProcess(pr.procPIDs)
 			}
@@ -165,66 +176,16 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 		pr.procPIDs = r.clients.pids
 		pr.proc = probes.NewProcess(r.clients.pids)
 	}
-	return pr
-}
-
-// sampleAll reads every probe once, in parallel, bounded by timeout.
-func (pr *probeRun) sampleAll(timeout time.Duration) (map[string]float64, probes.ProcessSample) {
-	return pr.sampleSome(timeout, true)
-}
-
-// sampleSome reads every count probe, and the process probe if withProc.
-func (pr *probeRun) sampleSome(timeout time.Duration, withProc bool) (map[string]float64, probes.ProcessSample) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	out := make(map[string]float64, len(pr.counts)+1)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, p := range pr.counts {
-		wg.Go(func() {
-			v, err := p.Sample(ctx)
-			mu.Lock()
-			defer mu.Unlock()
-			if errors.Is(err, probes.ErrAbsent) {
-				v, err = 0, nil // a series exported only once used
-			}
-			if err != nil {
-				pr.noteError(p.Name() + ": " + err.Error())
-				v = math.NaN()
-			}
-			out[p.Name()] = v
-		})
-	}
-	var ps probes.ProcessSample
-	if pr.proc != nil && withProc {
-		wg.Go(func() {
-			s, err := pr.proc.SampleTree(ctx)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				pr.noteError(pr.procName + ": " + err.Error())
-				out[pr.procName] = math.NaN()
-				return
-			}
-			ps = s
-			out[pr.procName] = s.CPUSeconds
-		})
-	}
-	wg.Wait()
-	return out, ps
-}
-
-func (pr *probeRun) noteError(msg string) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	if len(pr.errors) < 20 {
-		for _, e := range pr.errors {
-			if e == msg {
-				return
-			}
+	if stdio {
+		pr.servers = pr.proc
+		if pr.pid != 0 {
+			pr.servers = probes.NewProcess(r.clients.pids)
 		}
-		pr.errors = append(pr.errors, msg)
+		if r.opts.Subreaper {
+			pr.servers.Adopt(os.Getpid(), r.clients.serverPIDs)
+		}
 	}
+	return pr
 }
 
 // Idle CPU: idleSamples readings idleSample apart before the load give
@@ -239,13 +200,13 @@ const (
 // noise) and starts sampling every SampleEvery, writing each sample to the
 // results.
 func (pr *probeRun) start() {
-	first, ps0 := pr.sampleAll(5 * time.Second)
+	first, ps0 := pr.sampleAll(context.Background(), 5*time.Second)
 	if pr.proc != nil {
 		t0 := time.Now()
 		var rates []float64
 		for range idleSamples {
 			sleep(context.Background(), idleSample)
-			ps1, err := pr.sampleProc(5 * time.Second)
+			ps1, err := pr.sampleProc(context.Background(), 5*time.Second)
 			now := time.Now()
 			if err == nil {
 				if dt := now.Sub(t0).Seconds(); dt > 0 {
@@ -297,17 +258,6 @@ func (pr *probeRun) cpuThreshold(d time.Duration) float64 {
 	return max(cpuFloor, noiseK*pr.idleNoise*d.Seconds()+cpuTick)
 }
 
-// sampleProc reads the process probe alone.
-func (pr *probeRun) sampleProc(timeout time.Duration) (probes.ProcessSample, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	ps, err := pr.proc.SampleTree(ctx)
-	if err != nil {
-		pr.noteError("process: " + err.Error())
-	}
-	return ps, err
-}
-
 // measureWindow reads the count probes once (above their baseline: calls
 // still running with nothing in flight), then the process's CPU over d
 // above its idle rate. The count probes are read before the CPU
@@ -315,7 +265,7 @@ func (pr *probeRun) sampleProc(timeout time.Duration) (probes.ProcessSample, err
 func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration) report.Window {
 	var w report.Window
 	if len(pr.counts) > 0 {
-		vals, _ := pr.sampleCounts(5 * time.Second)
+		vals, _ := pr.sampleCounts(ctx, 5*time.Second)
 		for _, p := range pr.counts {
 			if v := vals[p.Name()]; !math.IsNaN(v) {
 				w.Orphaned += probes.Above(v, pr.baseline[p.Name()])
@@ -325,13 +275,13 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration) report.W
 	if pr.proc == nil {
 		return w
 	}
-	ps0, err := pr.sampleProc(5 * time.Second)
+	ps0, err := pr.sampleProc(ctx, 5*time.Second)
 	t0 := time.Now()
 	if err != nil {
 		return w
 	}
 	sleep(ctx, d)
-	ps1, err := pr.sampleProc(5 * time.Second)
+	ps1, err := pr.sampleProc(ctx, 5*time.Second)
 	if err != nil {
 		return w
 	}
@@ -341,12 +291,6 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration) report.W
 	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
 	w.ThresholdS = pr.cpuThreshold(el)
 	return w
-}
-
-// sampleCounts reads the count probes (not the process) once.
-func (pr *probeRun) sampleCounts(timeout time.Duration) (map[string]float64, error) {
-	vals, _ := pr.sampleSome(timeout, false)
-	return vals, nil
 }
 
 func (pr *probeRun) sampler() {
@@ -360,7 +304,7 @@ func (pr *probeRun) sampler() {
 			return
 		case <-t.C:
 			if !pr.paused.Load() {
-				pr.record(every)
+				pr.record(context.Background(), every)
 			}
 		}
 	}
@@ -371,9 +315,12 @@ func (pr *probeRun) sampler() {
 // the client's value is the most calls it had in flight during the read:
 // a call that ended while a probe was being read is not taken for the
 // server's leftover work.
-func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
+func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[string]float64 {
 	pr.r.inflight.markPeak()
-	vals, _ := pr.sampleAll(max(timeout, time.Second))
+	vals, _ := pr.sampleAll(ctx, max(timeout, time.Second))
+	if pr.servers != nil && pr.servers != pr.proc {
+		pr.sampleServers(ctx)
+	}
 	now := time.Now()
 	inflight := pr.r.inflight.peakSince()
 	pr.mu.Lock()
@@ -400,137 +347,4 @@ func (pr *probeRun) record(timeout time.Duration) map[string]float64 {
 		}
 	}
 	return vals
-}
-
-// finish waits for the grace after the last cancel, reads the probes,
-// measures the quiet window's CPU, and samples until the probes drain.
-func (pr *probeRun) finish(ctx context.Context) report.Orphans {
-	o := pr.r.plan.Orphans
-	pr.mu.Lock()
-	pr.windows.SkippedTicks = int(pr.r.win.skipped.Load())
-	pr.mu.Unlock()
-	if len(pr.counts) == 0 && pr.proc == nil && pr.r.logs == nil {
-		close(pr.stop)
-		<-pr.done
-		return report.Orphans{Windows: pr.windows}
-	}
-	var loadTo probes.ProcessSample
-	var loadErr error
-	loadEnd := time.Now()
-	if pr.proc != nil {
-		loadTo, loadErr = pr.sampleProc(5 * time.Second)
-	}
-	if wait := time.Until(pr.r.lastStop().Add(o.Grace)); wait > 0 {
-		sleep(ctx, wait)
-	}
-	// Periodic sampling ends here: its tool calls would cost the server
-	// CPU in the quiet window that the idle rate, measured before the
-	// sampler started, does not include. drain records its own samples.
-	close(pr.stop)
-	<-pr.done
-	quietFrom := time.Now()
-	vals, ps0 := pr.sampleAll(5 * time.Second)
-	var out report.Orphans
-	out.ByProbe = map[string]float64{}
-	for _, p := range pr.counts {
-		v := vals[p.Name()]
-		if math.IsNaN(v) {
-			continue
-		}
-		above := probes.Above(v, pr.baseline[p.Name()])
-		out.ByProbe[p.Name()] = above
-		out.Orphaned = max(out.Orphaned, above)
-	}
-	if pr.proc != nil {
-		window := o.QuietWindow
-		sleep(ctx, window)
-		_, ps1 := pr.sampleAll(5 * time.Second)
-		used := probes.LeftoverCPU(ps0, ps1) - pr.idleCPU*window.Seconds()
-		out.LeftoverCPUSeconds = max(used, 0)
-		out.QuietWindowMs = float64(window) / float64(time.Millisecond)
-		out.ByProbe[pr.procName] = float64(ps1.Children)
-		cpu := &report.ProcessCPU{Probe: pr.procName, IdleRate: pr.idleCPU, IdleNoise: pr.idleNoise, ThresholdS: pr.cpuThreshold(window)}
-		if pids := pr.procPIDs(); len(pids) > 0 {
-			cpu.PID = pids[0]
-			cpu.Command = command(pids[0])
-		}
-		// The load's time, quiet windows not counted: nothing live ran then.
-		if dt := (loadEnd.Sub(pr.loadAt) - pr.r.win.pausedFor()).Seconds(); loadErr == nil && dt > 0 && !pr.loadAt.IsZero() {
-			cpu.LoadRate = max(probes.LeftoverCPU(pr.loadFrom, loadTo)/dt-pr.idleCPU, 0)
-			if live := pr.liveCallSeconds(); live > 0 {
-				cpu.PerCallS = cpu.LoadRate * dt / live
-			}
-		}
-		out.CPU = cpu
-	}
-	out.DrainMs, out.Drained = pr.drain(ctx, quietFrom)
-	pr.r.logs.finish(ctx, quietFrom.Add(o.DrainMax), &out)
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	// Leaked work is read from the first counting probe that could be read.
-	for _, p := range pr.counts {
-		name := p.Name()
-		if readable(pr.series[name]) && !math.IsNaN(pr.baseline[name]) {
-			out.LeakedCallSeconds = probes.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
-			break
-		}
-	}
-	out.ProbeErrors = append([]string(nil), pr.errors...)
-	for _, p := range pr.counts {
-		if readable(pr.series[p.Name()]) || !math.IsNaN(vals[p.Name()]) {
-			out.Counting++
-		}
-	}
-	out.Windows = pr.windows
-	return out
-}
-
-// drain samples until every count probe is back at its baseline, or
-// DrainMax passed; it returns the time that took, in milliseconds, and
-// whether they did drain.
-func (pr *probeRun) drain(ctx context.Context, from time.Time) (float64, bool) {
-	if len(pr.counts) == 0 {
-		return 0, true
-	}
-	deadline := from.Add(pr.r.plan.Orphans.DrainMax)
-	for {
-		vals := pr.record(pr.r.plan.Orphans.SampleEvery)
-		drained := true
-		for _, p := range pr.counts {
-			if v := vals[p.Name()]; !math.IsNaN(v) && v > pr.baseline[p.Name()] {
-				drained = false
-			}
-		}
-		now := time.Now()
-		if drained || now.After(deadline) || ctx.Err() != nil {
-			return float64(now.Sub(from)) / float64(time.Millisecond), drained
-		}
-		sleep(ctx, pr.r.plan.Orphans.SampleEvery)
-	}
-}
-
-// readable reports whether a series has a value that is not a failed read.
-func readable(series []probes.Point) bool {
-	for _, p := range series {
-		if !math.IsNaN(p.V) {
-			return true
-		}
-	}
-	return false
-}
-
-// liveCallSeconds integrates the client's calls in flight over the
-// samples taken so far (step rule); a gap of more than a few sampling
-// periods is a quiet window (nothing live) and is left out.
-func (pr *probeRun) liveCallSeconds() float64 {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	gap := 5 * pr.r.plan.Orphans.SampleEvery
-	total := 0.0
-	for i := 1; i < len(pr.client); i++ {
-		if d := pr.client[i].T.Sub(pr.client[i-1].T); d <= gap {
-			total += pr.client[i-1].V * d.Seconds()
-		}
-	}
-	return total
 }

@@ -34,6 +34,11 @@ type Options struct {
 	// anything else is sent (mcpchaos run checks the scenario's tools
 	// against tools/list there); an error stops the run before any load.
 	BeforeLoad func(ctx context.Context, c *mcp.Client) error
+	// Subreaper says this process is a child subreaper (prctl
+	// PR_SET_CHILD_SUBREAPER on Linux) that starts no children but the
+	// run's stdio servers: any other child of it is an orphan a server
+	// left behind, watched and cleaned up with the servers (leftover.go).
+	Subreaper bool
 }
 
 // Live are figures for a status line.
@@ -68,6 +73,10 @@ type Info struct {
 	Stderr [][]byte
 	// Restarts counts stdio servers started again after they died.
 	Restarts int
+	// RetriesNotMade counts throttled calls not retried because the load
+	// ended first: the wait would have ended after it, or it ended during
+	// the wait.
+	RetriesNotMade int
 	// Background reports each background fault.
 	Background []BackgroundResult
 	// Orphans is what the probes saw after the load.
@@ -108,10 +117,12 @@ type runner struct {
 	win      windowGate // the pause of a quiet window
 
 	scheduled, completed, dropped atomic.Int64
-	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut
-	phase                         atomic.Value // string: Live.Phase
-	metricsURL                    string       // the builtin target's /metrics
-	logs                          *logProbes   // nil without a log probe
+	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
+	loadOver                      chan struct{} // closed when the load ends
+	lastStopNs                    atomic.Int64  // when a call was last cancelled or cut
+	phase                         atomic.Value  // string: Live.Phase
+	metricsURL                    string        // the builtin target's /metrics
+	logs                          *logProbes    // nil without a log probe
 }
 
 // lastStop returns when a call was last cancelled or cut (the start of the
@@ -132,7 +143,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if len(plan.Calls) == 0 {
 		return nil, errors.New("run: no calls configured")
 	}
-	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096)}
+	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{})}
 	for _, c := range plan.Calls {
 		r.total += c.Weight
 		r.weights = append(r.weights, r.total)
@@ -182,24 +193,33 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	} else {
 		r.openLoad(ctx)
 	}
+	close(r.loadOver)
 	stopWindows()
 	stopBackground()
 	// The time quiet windows paused the load is not load time: rates
 	// count only the time the load ran.
 	info.Duration = time.Since(r.began) - r.win.pausedFor()
-	info.Interrupted = ctx.Err() != nil
+	// An interrupt during the load stops it, and the orphans are still
+	// measured in full: the second interrupt is the way out. An interrupt
+	// after the load ends the drain and the probes at once: the calls in
+	// flight are cancelled and the probes get one short final read.
+	probeCtx := ctx
+	if ctx.Err() != nil {
+		probeCtx = context.Background()
+	}
 	r.phase.Store(PhaseDrain)
 	r.drain(ctx)
-	// Orphans are measured even after an interrupt: the second interrupt
-	// is the way out.
 	r.phase.Store(PhaseProbes)
-	info.Orphans = pr.finish(context.Background())
+	info.Orphans = pr.finish(probeCtx)
 	r.phase.Store(PhaseLate)
 	r.pending.Wait()
 	close(r.records)
 	<-collected
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
+	info.RetriesNotMade = int(r.retriesNotMade.Load())
 	r.clients.closeAll()
+	info.Orphans.Processes = r.endServers(pr)
+	info.Interrupted = ctx.Err() != nil // at any time before the outputs
 	return info, nil
 }
 
@@ -283,15 +303,36 @@ func (r *runner) drain(ctx context.Context) {
 	every := time.NewTicker(100 * time.Millisecond)
 	defer every.Stop()
 	for {
-		for _, cs := range r.inflight.all() {
-			cs.stop(results.Cancelled, reason, time.Time{})
-		}
+		r.stopAll(reason)
 		select {
 		case <-done:
 			return
 		case <-every.C:
 		}
 	}
+}
+
+// stopParallel is how many calls stopAll cancels at a time.
+const stopParallel = 32
+
+// stopAll cancels every call in flight that is not stopped yet, several at
+// a time, skipping those whose lock is busy (the next sweep takes them): on
+// a busy machine with thousands of calls, one call whose goroutine holds
+// its lock must not hold up the others.
+func (r *runner) stopAll(reason results.StopReason) {
+	sem := make(chan struct{}, stopParallel)
+	var wg sync.WaitGroup
+	for _, cs := range r.inflight.all() {
+		if cs.stopped.Load() {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			cs.tryStop(results.Cancelled, reason)
+		})
+	}
+	wg.Wait()
 }
 
 // collect owns the records: it writes them and hands them to the sink.

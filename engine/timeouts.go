@@ -61,6 +61,23 @@ func (cs *callState) stop(outcome string, reason results.StopReason, deadline ti
 // acts (cancel or abort) — unless the call already ended or was stopped.
 func (cs *callState) stopWith(outcome string, reason results.StopReason, deadline time.Time, act func(*mcp.Call) error) error {
 	cs.mu.Lock()
+	return cs.stopHeld(outcome, reason, deadline, act)
+}
+
+// tryStop is stop for a sweep over many calls: it does not wait for the
+// call's lock, and reports false when it was busy (try again later).
+func (cs *callState) tryStop(outcome string, reason results.StopReason) bool {
+	if !cs.mu.TryLock() {
+		return false
+	}
+	_ = cs.stopHeld(outcome, reason, time.Time{}, func(call *mcp.Call) error {
+		return call.Cancel("mcpchaos: "+string(reason), false)
+	})
+	return true
+}
+
+// stopHeld is stopWith with cs.mu held; it releases it.
+func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadline time.Time, act func(*mcp.Call) error) error {
 	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil || !cs.endAt.IsZero() || cs.recorded {
 		cs.mu.Unlock()
 		return nil
@@ -69,6 +86,7 @@ func (cs *callState) stopWith(outcome string, reason results.StopReason, deadlin
 	cs.r.lastStopNs.Store(now.UnixNano())
 	cs.r.noteCancel(cs.call, now)
 	cs.stopOutcome, cs.cancelAt = outcome, now
+	cs.stopped.Store(true)
 	cs.rec.CancelReason = reason
 	if !deadline.IsZero() {
 		cs.rec.DeadlineUs = cs.us(deadline)

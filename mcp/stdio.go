@@ -50,6 +50,9 @@ type stdioTransport struct {
 	exitErr error
 	eofAt   time.Time // when stdin was closed, for the exit latency
 	exitAt  time.Time
+	// stopSignal is the signal close needed to end the server ("" when it
+	// exited on stdin EOF); guarded by wmu.
+	stopSignal string
 }
 
 func startStdio(ctx context.Context, c *Client, cfg *StdioConfig) (*stdioTransport, error) {
@@ -331,15 +334,17 @@ func (t *stdioTransport) notify(ctx context.Context, _ string, body []byte) erro
 	return t.write(ctx, body)
 }
 
-// close closes stdin, waits for the exit, then sends SIGTERM and SIGKILL.
+// close closes stdin, waits for the exit, then sends SIGTERM and SIGKILL
+// (see Stopped).
 func (t *stdioTransport) close(ctx context.Context) error {
 	t.closeStdin()
 	timeout := t.cfg.ExitTimeout
 	if timeout <= 0 {
-		timeout = 2 * time.Second
+		timeout = DefaultExitTimeout
 	}
 	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
 		if sig != 0 {
+			t.noteSignal(sig)
 			_ = t.kill(sig)
 		}
 		timer := time.NewTimer(timeout)
@@ -357,6 +362,7 @@ func (t *stdioTransport) close(ctx context.Context) error {
 			return nil
 		case <-ctx.Done():
 			timer.Stop()
+			t.noteSignal(syscall.SIGKILL)
 			_ = t.kill(syscall.SIGKILL)
 			<-t.exited
 			return ctx.Err()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // ProcessSample is what a process probe saw of the watched trees at one
@@ -26,12 +27,26 @@ type ProcessSample struct {
 	// they do no work and are not counted in Threads, Children or
 	// Processes.
 	Zombies int
+	// Gone counts the roots that were not running: they ended between the
+	// listing of the roots and the reading of /proc, or were never there.
+	Gone int
 }
 
 // Process is a probe that watches process trees through /proc.
 type Process struct {
 	pids func() []int
 	proc string // the proc file system; tests point it elsewhere
+
+	mu sync.Mutex
+	// seen holds every descendant of a root (roots not included) the
+	// probe has seen, by pid, with its start time: a process that is still
+	// running after the roots ended is leftover work (Leftover).
+	seen map[int]uint64
+	// adopter, when not 0, is this process as a child subreaper: its
+	// children other than skip() are orphans of the watched trees (see
+	// Adopt).
+	adopter int
+	skip    func() []int
 }
 
 // NewProcess returns a probe for the process trees rooted at pids (the
@@ -43,7 +58,9 @@ type Process struct {
 // /proc/PID/task/TID/children lists are cheaper but documented as
 // unreliable while the processes run, and missing where
 // CONFIG_PROC_CHILDREN is off.) A process that detached itself
-// (double fork, reparented to init or a subreaper) is not seen.
+// (double fork, reparented to init or a subreaper) is not seen, unless
+// this process is that subreaper (Adopt). Every descendant seen is
+// remembered, for Leftover.
 func NewProcess(pids func() []int) *Process {
 	return &Process{pids: pids, proc: "/proc"}
 }
@@ -61,13 +78,12 @@ func (p *Process) Sample(ctx context.Context) (float64, error) {
 	return s.CPUSeconds, nil
 }
 
-// SampleTree reads the trees once. A root that does not exist is an
-// error; a root listed twice, or inside another root's tree, counts once.
+// SampleTree reads the trees once. A root that is not running is left
+// out and listed in Gone (no root at all is an empty sample); a root
+// listed twice, or inside another root's tree, counts once.
 func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
+	var out ProcessSample
 	roots := p.pids()
-	if len(roots) == 0 {
-		return ProcessSample{}, errors.New("read process tree: no pids to watch")
-	}
 	for _, pid := range roots {
 		if pid <= 0 {
 			return ProcessSample{}, fmt.Errorf("read process tree: invalid pid %d", pid)
@@ -77,27 +93,26 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 	if err != nil {
 		return ProcessSample{}, fmt.Errorf("read process tree: %w", err)
 	}
+	live := roots[:0:0]
 	for _, pid := range roots {
-		if _, ok := all[pid]; ok {
-			continue
+		if _, ok := all[pid]; !ok {
+			// Not listed: maybe started after the listing; ask once more.
+			st, err := readStat(p.proc, pid)
+			if errors.Is(err, errNoProcess) {
+				out.Gone++
+				continue
+			}
+			if err != nil {
+				return ProcessSample{}, fmt.Errorf("read process tree: %w", err)
+			}
+			all[pid] = st
 		}
-		// Not listed: maybe started after the listing; ask once more.
-		st, err := readStat(p.proc, pid)
-		if errors.Is(err, errNoProcess) {
-			return ProcessSample{}, fmt.Errorf("read process tree: process %d not found in %s", pid, p.proc)
-		}
-		if err != nil {
-			return ProcessSample{}, fmt.Errorf("read process tree: %w", err)
-		}
-		all[pid] = st
+		live = append(live, pid)
 	}
-	children := make(map[int][]int, len(all))
-	for pid, st := range all {
-		children[st.ppid] = append(children[st.ppid], pid)
-	}
+	children := childrenOf(all)
+	roots = append(live, p.adopted(children)...)
 
 	var ticks int64
-	var out ProcessSample
 	seen := make(map[int]bool, len(roots))
 	queue := slices.Clone(roots)
 	for i := 0; i < len(queue); i++ { // bounded: each pid is queued once
@@ -113,9 +128,12 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 		} else {
 			out.Processes++
 			out.Threads += st.threads
-			if i >= len(roots) {
+			if i >= len(live) { // adopted orphans are the servers' descendants too
 				out.Children++
 			}
+		}
+		if i >= len(live) {
+			p.remember(st) // a descendant, or an orphan adopted by us
 		}
 		queue = append(queue, children[pid]...)
 	}

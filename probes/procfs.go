@@ -22,6 +22,8 @@ type procStat struct {
 	state   byte  // R, S, D, Z, X, ...
 	ticks   int64 // utime + stime + cutime + cstime
 	threads int
+	start   uint64 // starttime: with pid, names a process across pid reuse
+	comm    string
 }
 
 // errNoProcess is returned by readStat for a process that does not exist
@@ -46,7 +48,7 @@ func readStat(proc string, pid int) (procStat, error) {
 
 // parseStat parses one /proc/PID/stat line (proc(5)):
 //
-//	pid (comm) state ppid ... utime(14) stime(15) cutime(16) cstime(17) ... num_threads(20) ...
+//	pid (comm) state ppid ... utime(14) stime(15) cutime(16) cstime(17) ... num_threads(20) itrealvalue(21) starttime(22) ...
 //
 // comm may hold spaces and parentheses, so the fields after it are found
 // from the last ')'.
@@ -62,10 +64,11 @@ func parseStat(b []byte) (procStat, error) {
 		return procStat{}, fmt.Errorf("pid in %q: %w", clip(b), err)
 	}
 	st.pid = pid
+	st.comm = string(b[open+1 : end])
 	// fields[0] is field 3 (state), so field n is fields[n-3].
 	fields := bytes.Fields(b[end+1:])
-	if len(fields) < 18 {
-		return procStat{}, fmt.Errorf("%d fields after (comm) in %q, want at least 18", len(fields), clip(b))
+	if len(fields) < 20 {
+		return procStat{}, fmt.Errorf("%d fields after (comm) in %q, want at least 20", len(fields), clip(b))
 	}
 	if len(fields[0]) != 1 {
 		return procStat{}, fmt.Errorf("state %q", fields[0])
@@ -95,6 +98,11 @@ func parseStat(b []byte) (procStat, error) {
 		return procStat{}, err
 	}
 	st.threads = int(threads)
+	start, err := num(22)
+	if err != nil {
+		return procStat{}, err
+	}
+	st.start = uint64(start)
 	return st, nil
 }
 

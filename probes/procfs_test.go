@@ -32,12 +32,12 @@ func TestParseStat(t *testing.T) {
 		want    procStat
 		wantErr string
 	}{
-		{name: "plain", line: statLine(42, "node", 'S', 1, 10, 5, 3, 2, 7), want: procStat{pid: 42, ppid: 1, state: 'S', ticks: 20, threads: 7}},
-		{name: "comm with spaces and parentheses", line: statLine(43, "a) (b ) R 9", 'R', 42, 1, 1, 0, 0, 1), want: procStat{pid: 43, ppid: 42, state: 'R', ticks: 2, threads: 1}},
+		{name: "plain", line: statLine(42, "node", 'S', 1, 10, 5, 3, 2, 7), want: procStat{pid: 42, ppid: 1, state: 'S', ticks: 20, threads: 7, comm: "node"}},
+		{name: "comm with spaces and parentheses", line: statLine(43, "a) (b ) R 9", 'R', 42, 1, 1, 0, 0, 1), want: procStat{pid: 43, ppid: 42, state: 'R', ticks: 2, threads: 1, comm: "a) (b ) R 9"}},
 		{name: "the real thing", line: "3740 (cat) R 3725 3725 30240 0 -1 4194304 100 0 0 0 4 1 0 0 20 0 1 0 193388 3133440 393 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
-			want: procStat{pid: 3740, ppid: 3725, state: 'R', ticks: 5, threads: 1}},
+			want: procStat{pid: 3740, ppid: 3725, state: 'R', ticks: 5, threads: 1, start: 193388, comm: "cat"}},
 		{name: "no comm", line: "42 node S 1", wantErr: "no (comm)"},
-		{name: "too short", line: "42 (node) S 1 2 3\n", wantErr: "want at least 18"},
+		{name: "too short", line: "42 (node) S 1 2 3\n", wantErr: "want at least 20"},
 		{name: "bad number", line: strings.Replace(statLine(42, "x", 'S', 1, 0, 0, 0, 0, 1), " S 1 ", " S one ", 1), wantErr: "field 4"},
 		{name: "bad pid", line: "x (node) S 1", wantErr: "pid in"},
 	}
@@ -101,8 +101,9 @@ func TestProcessTreeFake(t *testing.T) {
 		{name: "a root twice", roots: []int{103, 103}, want: ProcessSample{CPUSeconds: 3 * tick, Threads: 2, Processes: 1}},
 		{name: "two trees", roots: []int{103, 200}, want: ProcessSample{CPUSeconds: 503 * tick, Threads: 11, Processes: 2}},
 		{name: "a zombie root", roots: []int{102}, want: ProcessSample{CPUSeconds: 7 * tick, Zombies: 1}},
-		{name: "missing root", roots: []int{100, 999}, wantErr: "read process tree: process 999 not found in " + proc},
-		{name: "no roots", roots: nil, wantErr: "no pids to watch"},
+		// A root that ended is left out, and counted as gone.
+		{name: "missing root", roots: []int{100, 999}, want: ProcessSample{CPUSeconds: 130 * tick, Threads: 7, Children: 2, Processes: 3, Zombies: 1, Gone: 1}},
+		{name: "no roots", roots: nil, want: ProcessSample{}},
 		{name: "invalid root", roots: []int{0}, wantErr: "invalid pid 0"},
 	}
 	for _, tt := range tests {

@@ -59,6 +59,9 @@ type Orphans struct {
 	CPU      *ProcessCPU `json:"process_cpu,omitempty"`
 	// Windows are the quiet windows during the load (windows.go).
 	Windows Windows `json:"windows"`
+	// Processes is what became of the stdio servers and the processes
+	// they started (processes.go); nil for HTTP targets.
+	Processes *ServerProcesses `json:"processes,omitempty"`
 }
 
 // Aggregator accumulates records into the numbers of a Summary. It is not
@@ -72,8 +75,10 @@ type Aggregator struct {
 	outcomes map[string]int
 	reissued int
 	retried  int
-	lat      [numHists]*hist // microseconds
-	lastEnd  time.Time       // the latest end of a call seen
+	// retriesNotMade: retries the load's end cut off (a run input).
+	retriesNotMade int
+	lat            [numHists]*hist // microseconds
+	lastEnd        time.Time       // the latest end of a call seen
 
 	progress   progressAgg
 	violations results.Counts // every per-call violation, summed
@@ -151,6 +156,7 @@ func (a *Aggregator) SetConnection(s mcp.Stats) { a.conn = s }
 func (a *Aggregator) SetOrphans(o Orphans) {
 	o.ByProbe = maps.Clone(o.ByProbe)
 	o.ProbeErrors = append([]string(nil), o.ProbeErrors...)
+	o.Processes = o.Processes.clone()
 	a.orphans = o
 }
 

@@ -146,6 +146,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
+	s.Cancellation.ServerProcesses = o.Processes.clone()
 }
 
 func (a *Aggregator) buildThrottling(s *Summary) {
@@ -163,6 +164,7 @@ func (a *Aggregator) buildThrottling(s *Summary) {
 	}
 	t.OnsetRate, t.BestOKRate = a.timeline.onset()
 	t.Retries = a.retried
+	t.RetriesNotMade = a.retriesNotMade
 }
 
 func (a *Aggregator) buildTimeouts(s *Summary) {

@@ -24,6 +24,9 @@ type RunInputs struct {
 	Orphans Orphans `json:"orphans"`
 	// Background is what each background fault sent.
 	Background []Background `json:"background,omitempty"`
+	// RetriesNotMade counts throttled calls whose retry the load's end (or
+	// an interrupt) cut off.
+	RetriesNotMade int `json:"retries_not_made,omitempty"`
 }
 
 // Background is what one background fault did over the run.
@@ -41,6 +44,7 @@ func (a *Aggregator) SetInputs(in RunInputs) {
 	for _, b := range in.Background {
 		a.AddBackground(b.Kind, b.Sent, b.Refused)
 	}
+	a.retriesNotMade = in.RetriesNotMade
 }
 
 // SetRules sets the progress thresholds the summary echoes (a merge learns
@@ -108,6 +112,7 @@ func MergeInputs(list []RunInputs) RunInputs {
 		c.ServerRequests += in.Connection.ServerRequests
 		c.ServerCancels += in.Connection.ServerCancels
 		mergeOrphans(&out.Orphans, in.Orphans)
+		out.RetriesNotMade += in.RetriesNotMade
 		for _, b := range in.Background {
 			sum := bg[b.Kind]
 			if sum == nil {
@@ -175,6 +180,19 @@ func mergeOrphans(o *Orphans, in Orphans) {
 	w.MeasuredMs += in.Windows.MeasuredMs
 	w.List = append(w.List, in.Windows.List...)
 	slices.SortStableFunc(w.List, func(a, b Window) int { return a.MeasuredFrom.Compare(b.MeasuredFrom) })
+	if p := in.Processes; p != nil {
+		if o.Processes == nil {
+			o.Processes = &ServerProcesses{}
+		}
+		q := o.Processes
+		q.Signalled += p.Signalled
+		q.Killed += p.Killed
+		q.Leftover += p.Leftover
+		q.LeftRunning = q.LeftRunning || p.LeftRunning
+		for _, n := range p.Notes {
+			q.Note("%s", n)
+		}
+	}
 }
 
 // decodeInputs reads a trailer's run inputs.

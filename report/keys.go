@@ -26,6 +26,7 @@ func templateSummary() *Summary {
 	s.Cancellation.ByProbe = map[string]float64{placeholderName: 0}
 	s.Cancellation.Log = &LogOrphans{}
 	s.Cancellation.ProcessCPU = &ProcessCPU{}
+	s.Cancellation.ServerProcesses = &ServerProcesses{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
 	return s
@@ -52,8 +53,9 @@ func templateSummary() *Summary {
 //	              cancellation.log.{lines, matched, orphaned, max_after_cancel_ms, unseen}
 //	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above,
 //	              orphaned_max, measured_ms},
-//	              cancellation.process_cpu.{pid, idle_rate, idle_noise, load_rate, per_call_s, threshold_s}
-//	throttling.{total, onset_rate, best_ok_rate, retries}, throttling.by_kind.<kind>,
+//	              cancellation.process_cpu.{pid, idle_rate, idle_noise, load_rate, per_call_s, threshold_s},
+//	              cancellation.server_processes.{signalled, killed, leftover}
+//	throttling.{total, onset_rate, best_ok_rate, retries, retries_not_made}, throttling.by_kind.<kind>,
 //	              throttling.retry_after_s.{p50, max}
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}
 //	faults.<kind>.{injected, skipped, unexpected, refused}, faults.<kind>.timing_error_ms.{p50, p99, max},

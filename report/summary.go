@@ -241,6 +241,9 @@ type Cancellation struct {
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.
 	Log *LogOrphans `json:"log,omitempty"`
+	// ServerProcesses: stdio servers that had to be signalled, and
+	// processes they left running (processes.go).
+	ServerProcesses *ServerProcesses `json:"server_processes,omitempty"`
 }
 
 // LogOrphans is what a log probe found: cancelled calls matched, by
@@ -272,6 +275,9 @@ type Throttling struct {
 	OnsetRate   float64        `json:"onset_rate"`
 	BestOKRate  float64        `json:"best_ok_rate"`
 	Retries     int            `json:"retries"`
+	// RetriesNotMade counts throttled calls whose retry was not made
+	// because the load ended first (set by the engine).
+	RetriesNotMade int `json:"retries_not_made"`
 }
 
 // RetryAfter summarises the Retry-After values, in seconds.

@@ -224,7 +224,11 @@ func (s *Summary) textThrottling(t *textOut) {
 	if th.OnsetRate > 0 {
 		onset = "onset at " + fmtRate(th.OnsetRate) + " offered"
 	}
-	t.items("", onset, fmt.Sprintf("best %s ok/s", fmtNum(th.BestOKRate)), fmt.Sprintf("retries %d", th.Retries))
+	retries := fmt.Sprintf("retries %d", th.Retries)
+	if th.RetriesNotMade > 0 {
+		retries += fmt.Sprintf(" (%d not made: the load ended first)", th.RetriesNotMade)
+	}
+	t.items("", onset, fmt.Sprintf("best %s ok/s", fmtNum(th.BestOKRate)), retries)
 	if th.RetryAfterS.Max > 0 {
 		t.items("", "Retry-After p50 "+fmtMs(th.RetryAfterS.P50*1000), "max "+fmtMs(th.RetryAfterS.Max*1000))
 	}
@@ -363,6 +367,7 @@ func (s *Summary) textCancellation(t *textOut) {
 	if len(c.ProbeErrors) > 0 {
 		t.line("", "probe errors"+t.note(noteProbeErrors)+": "+strings.Join(c.ProbeErrors, "; "))
 	}
+	textServerProcesses(t, c.ServerProcesses)
 	textWindows(t, c)
 }
 

@@ -128,9 +128,14 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	// evidence against that call however late it comes: the server was
 	// still working on it long after our cancel.
 	staleAnswers := s.Protocol.Connection.StaleAnswers
-	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > cpuLimit || leaked || w.Above > 0 || staleAnswers > 0 || logOrphans
+	procFact := c.ServerProcesses.leftoverFact() // processes left running after the server exited
+	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > cpuLimit || leaked || w.Above > 0 || staleAnswers > 0 || logOrphans ||
+		procFact != ""
 	stopped := fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect"))
 	var facts []string
+	if procFact != "" {
+		facts = append(facts, procFact)
+	}
 	if c.Orphaned > 0 {
 		f := fmtNum(c.Orphaned) + " calls still running"
 		if c.Orphaned == 1 {

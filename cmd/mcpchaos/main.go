@@ -25,24 +25,37 @@ type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	// stopping is what the first interrupt prints: what the command does
+	// before it exits.
+	stopping string
 }
 
 func commands() []command {
 	return []command{
-		{"run", "drive load and faults at an MCP server and print the summary", runCmd},
-		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd},
-		{"tools", "list a server's tools and their parameters", toolsCmd},
-		{"init", "write a starter scenario for a server, from its tools", initCmd},
-		{"report", "merge results files and render text, json, html, hgrm, hlog, vegeta or junit", reportCmd},
-		{"validate", "check scenario files; errors name file:line:column", validateCmd},
-		{"schema", "print the JSON Schema of scenario files, for editors", schemaCmd},
-		{"version", "print the version, module version and VCS revision", versionCmd},
-		{"help", "print a command's usage: mcpchaos help COMMAND", helpCmd},
-		{"completion", "print a shell completion script: mcpchaos completion bash|zsh|fish", completionCmd},
+		{"run", "drive load and faults at an MCP server and print the summary", runCmd,
+			"mcpchaos: interrupted: stopping load, draining, writing outputs (interrupt again to exit at once)"},
+		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd,
+			"mcpchaos serve: interrupted: stopping the server (interrupt again to exit at once)"},
+		{"tools", "list a server's tools and their parameters", toolsCmd, ""},
+		{"init", "write a starter scenario for a server, from its tools", initCmd, ""},
+		{"report", "merge results files and render text, json, html, hgrm, hlog, vegeta or junit", reportCmd, ""},
+		{"validate", "check scenario files; errors name file:line:column", validateCmd, ""},
+		{"schema", "print the JSON Schema of scenario files, for editors", schemaCmd, ""},
+		{"version", "print the version, module version and VCS revision", versionCmd, ""},
+		{"help", "print a command's usage: mcpchaos help COMMAND", helpCmd, ""},
+		{"completion", "print a shell completion script: mcpchaos completion bash|zsh|fish", completionCmd, ""},
 	}
 }
 
+// subreaper is set by main when `mcpchaos run` became a child subreaper:
+// then every child of the process but the stdio servers is an orphan one
+// of them left (never in tests, which start processes of their own).
+var subreaper bool
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		subreaper = becomeSubreaper()
+	}
 	// The first interrupt cancels ctx: commands drain and still write their
 	// outputs. The second exits at once.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,13 +63,24 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
-		fmt.Fprintln(os.Stderr, "mcpchaos: interrupted: stopping load, draining, writing outputs (interrupt again to exit at once)")
+		fmt.Fprintln(os.Stderr, stoppingMessage(os.Args[1:]))
 		cancel()
 		<-sigs
 		fmt.Fprintln(os.Stderr, "mcpchaos: interrupted twice: exiting now")
 		os.Exit(exitInterrupted)
 	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stoppingMessage is what the first interrupt prints for the command that
+// args name.
+func stoppingMessage(args []string) string {
+	for _, c := range commands() {
+		if len(args) > 0 && c.name == args[0] && c.stopping != "" {
+			return c.stopping
+		}
+	}
+	return "mcpchaos: interrupted: stopping (interrupt again to exit at once)"
 }
 
 // run dispatches to a subcommand. Exit codes: 0 success, 1 a check failed

@@ -84,3 +84,25 @@ func num(t *testing.T, m map[string]any, key string) float64 {
 	}
 	return f
 }
+
+// TestStoppingMessage: the first interrupt's message names what the
+// command does.
+func TestStoppingMessage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "run", args: []string{"run", "x.yaml"}, want: "stopping load, draining, writing outputs"},
+		{name: "serve", args: []string{"serve", "--stdio"}, want: "mcpchaos serve: interrupted: stopping the server"},
+		{name: "validate", args: []string{"validate", "x.yaml"}, want: "mcpchaos: interrupted: stopping"},
+		{name: "no command", args: nil, want: "mcpchaos: interrupted: stopping"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := stoppingMessage(tt.args); !strings.Contains(got, tt.want) {
+				t.Errorf("stoppingMessage(%q) = %q, want it to contain %q", tt.args, got, tt.want)
+			}
+		})
+	}
+}

@@ -31,6 +31,9 @@ type runFlags struct {
 	// noSchemaCheck: the calls are sent without checking them against
 	// the server's tools/list first.
 	noSchemaCheck bool
+	// leaveChildren: processes the stdio servers left running are not
+	// killed at the end.
+	leaveChildren bool
 }
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
@@ -50,6 +53,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live status line")
 	fs.BoolVar(&f.noFailOnViolation, "no-fail-on-violation", false, "a violation verdict does not fail the run (the scenario's fail_on_violation: false)")
 	fs.BoolVar(&f.noSchemaCheck, "no-schema-check", false, "do not check the scenario's tools and arguments against the server's tools/list before the load")
+	fs.BoolVar(&f.leaveChildren, "leave-children", false, "leave running the processes stdio servers left behind (default: kill them at the end)")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -93,8 +97,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if exp.html != nil {
 		exp.html.scenario = plan.Config
 	}
+	plan.Orphans.LeaveChildren = f.leaveChildren
 	opts := engine.Options{Sink: sink, Writer: w, Tick: status.tick, Version: version, OnSample: exp.sample,
-		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation)}
+		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation), Subreaper: subreaper}
 	if !f.noSchemaCheck {
 		opts.BeforeLoad = checkTools(sc, stderr)
 	}

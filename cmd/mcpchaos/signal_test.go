@@ -222,3 +222,120 @@ func TestCtrlCTwice(t *testing.T) {
 		t.Errorf("results file: header %q, trailer %+v; want the header and no trailer", f.Header.Scenario, f.Trailer)
 	}
 }
+
+// TestServeSignal: `mcpchaos serve` stopped by SIGTERM or SIGINT says it
+// stops the server (not run's "stopping load, draining, writing outputs")
+// and exits 0.
+func TestServeSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			exe := bin.Need(t)
+			p := &proc{cmd: exec.Command(exe, "serve", "--listen", "127.0.0.1:0"),
+				stdout: &testutil.LockedWriter{W: new(bytes.Buffer)}, stderr: &testutil.LockedWriter{W: new(bytes.Buffer)}, done: make(chan struct{})}
+			p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+			if err := p.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				p.err = p.cmd.Wait()
+				close(p.done)
+			}()
+			t.Cleanup(func() {
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			})
+			testutil.Eventually(t, "serve to print where it listens", func() bool {
+				p.exitedEarly(t)
+				return strings.Contains(p.stderr.String(), "MCP on http://")
+			})
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(t, 15*time.Second); code != 0 {
+				t.Errorf("exit %d after %v, want 0\nstderr: %s", code, sig, p.stderr)
+			}
+			stderr := p.stderr.String()
+			if !strings.Contains(stderr, "mcpchaos serve: interrupted: stopping the server") || strings.Contains(stderr, "stopping load") {
+				t.Errorf("stderr after %v does not say the server stops:\n%s", sig, stderr)
+			}
+		})
+	}
+}
+
+// drainScenario is a 1 s load of 60 s calls with a 60 s graceful stop: the
+// run spends a minute in the drain unless interrupted.
+const drainScenario = `name: ctrl-c
+seed: 11
+target:
+  http: {url: %q}
+load: {rate: 4/1s, duration: 1s, graceful_stop: 60s}
+timeouts: {idle: 100s, max: 100s}
+calls:
+  - {tool: slow_task, arguments: {steps: 600, step_ms: 100}, progress: true}
+orphans:
+  grace: 300ms
+  drain_max: 60s
+  probes:
+    - metric: {url: %q, name: mcpchaos_target_inflight}
+`
+
+// TestCtrlCDuringDrain: an interrupt after the load, while the graceful
+// stop waits for the calls in flight, ends the drain at once (the calls
+// are cancelled as interrupted), the probes get a short final read, and
+// the run exits 130 with a summary and a results trailer that say
+// interrupted.
+func TestCtrlCDuringDrain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tg, err := targetserver.StartHTTP(context.Background(), targetserver.Config{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.Close() })
+	p := startRun(t, fmt.Sprintf(drainScenario, tg.URL, tg.MetricsURL), dir)
+	out := filepath.Join(dir, "r.jsonl")
+	// The drain has begun when a probe sample is dated well after the
+	// load's 1 s.
+	testutil.Eventually(t, "a probe sample taken after the load", func() bool {
+		p.exitedEarly(t)
+		f, err := results.Open(out)
+		if err != nil || len(f.Samples) == 0 {
+			return false
+		}
+		return f.Samples[len(f.Samples)-1].T.Sub(f.Header.Started) > 1500*time.Millisecond
+	})
+	if n := tg.Server.Stats().Started; n < 1 {
+		t.Fatalf("the target started %d calls: nothing in flight to drain", n)
+	}
+	sent := time.Now()
+	p.signal(t)
+	code := p.wait(t, 20*time.Second)
+	t.Logf("exited %s after the interrupt with %d", time.Since(sent).Round(time.Millisecond), code)
+	if code != 130 {
+		t.Fatalf("exit code %d, want 130\nstdout: %s\nstderr: %s", code, p.stdout, p.stderr)
+	}
+	if !strings.Contains(p.stdout.String(), "INTERRUPTED") {
+		t.Errorf("the summary does not say INTERRUPTED:\n%s", p.stdout)
+	}
+	s := readJSON(t, filepath.Join(dir, "s.json"))
+	if s["interrupted"] != true {
+		t.Errorf("JSON summary: interrupted %v, want true", s["interrupted"])
+	}
+	f, err := results.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Trailer == nil || !f.Trailer.Interrupted {
+		t.Fatalf("results trailer %+v, want one that says interrupted", f.Trailer)
+	}
+	if len(f.Records) == 0 {
+		t.Fatal("no records")
+	}
+	for _, r := range f.Records {
+		if r.Outcome != results.Cancelled || r.CancelReason != "interrupted" {
+			t.Errorf("seq %d: outcome %q, reason %q; want cancelled, interrupted", r.Seq, r.Outcome, r.CancelReason)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// stdioPlan is a short load of echo calls on one stdio server started by
+// command.
+func stdioPlan(command []string, exitTimeout time.Duration) Plan {
+	return Plan{Name: "servers", Seed: 1, LateWindow: 150 * time.Millisecond,
+		Target: Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: command, ExitTimeout: exitTimeout}}},
+		Load:   Load{Rate: perSec(10), Duration: 300 * time.Millisecond}, Calls: []CallSpec{echoCall},
+		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
+}
+
+// TestServerIgnoresEOFAndSIGTERM: a stdio server that neither exits when
+// its stdin closes nor on SIGTERM is killed after the kill grace, and the
+// run says so: signalled 1, killed 1, and the sentence naming its pid.
+func TestServerIgnoresEOFAndSIGTERM(t *testing.T) {
+	t.Parallel()
+	exe := bin.Need(t)
+	// The shell is the server process: it serves, and once serve has
+	// exited on EOF it goes on, deaf to SIGTERM.
+	script := fmt.Sprintf(`trap '' TERM; %q serve --stdio; while :; do sleep 1; done`, exe)
+	o := runLoad(t, context.Background(), stdioPlan([]string{"sh", "-c", script}, 300*time.Millisecond))
+	sp := o.info.Orphans.Processes
+	if sp == nil {
+		t.Fatal("no report of the server processes")
+	}
+	if sp.Signalled != 1 || sp.Killed != 1 {
+		t.Errorf("signalled %d, killed %d; want 1 and 1", sp.Signalled, sp.Killed)
+	}
+	said := strings.Join(sp.Notes, "\n")
+	if !regexp.MustCompile(`server process \d+ ignored EOF and SIGTERM; killed after `).MatchString(said) {
+		t.Errorf("notes %q do not say the server was killed", said)
+	}
+}
+
+// TestServerExitsOnEOF: a server that exits when its stdin closes is not
+// signalled, and leaves nothing running.
+func TestServerExitsOnEOF(t *testing.T) {
+	t.Parallel()
+	exe := bin.Need(t)
+	o := runLoad(t, context.Background(), stdioPlan([]string{exe, "serve", "--stdio"}, 0))
+	if sp := o.info.Orphans.Processes; sp == nil || sp.Signalled != 0 || sp.Killed != 0 || sp.Leftover != 0 || len(sp.Notes) != 0 {
+		t.Errorf("server processes %+v; want nothing signalled or left over", sp)
+	}
+}
+
+// TestLeftoverChildren: a server that starts a child in a session of its
+// own (which the kill of the server's process group does not reach)
+// leaves it running after it exits: the run counts it as leftover work,
+// names it, and kills it — or leaves it running with LeaveChildren.
+func TestLeftoverChildren(t *testing.T) {
+	t.Parallel()
+	for _, leave := range []bool{false, true} {
+		t.Run(fmt.Sprintf("leave %v", leave), func(t *testing.T) {
+			t.Parallel()
+			exe := bin.Need(t)
+			script := fmt.Sprintf(`setsid sleep 3141 </dev/null >/dev/null 2>&1 & exec %q serve --stdio`, exe)
+			plan := stdioPlan([]string{"sh", "-c", script}, 0)
+			plan.Orphans.LeaveChildren = leave
+			o := runLoad(t, context.Background(), plan)
+			sp := o.info.Orphans.Processes
+			if sp == nil {
+				t.Fatal("no report of the server processes")
+			}
+			said := strings.Join(sp.Notes, "\n")
+			m := regexp.MustCompile(`process (\d+) \(sleep\), started by a server, still running after the servers exited; (\w+)`).FindStringSubmatch(said)
+			if m == nil {
+				t.Fatalf("leftover %d, notes %q; want the sleep named", sp.Leftover, said)
+			}
+			pid, _ := strconv.Atoi(m[1])
+			if leave {
+				t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			}
+			if sp.Leftover != 1 || sp.LeftRunning != leave {
+				t.Errorf("leftover %d, left running %v; want 1, %v", sp.Leftover, sp.LeftRunning, leave)
+			}
+			want := map[bool]string{false: "killed", true: "left"}[leave]
+			if m[2] != want {
+				t.Errorf("the note says %q, want %q", m[2], want)
+			}
+			running := func() bool { return testutil.ProcessRunning(pid) }
+			if leave {
+				if !running() {
+					t.Error("the child left running is not running")
+				}
+			} else {
+				testutil.Eventually(t, "the leftover child to be gone", func() bool { return !running() })
+			}
+		})
+	}
+}
+
+// TestProcessProbeFollowsRestarts: after every call's server is replaced
+// (a disconnect that closes its stdin), the process probe watches the
+// servers that run — never reporting a process that is gone — and still
+// measures the CPU of the quiet window.
+func TestProcessProbeFollowsRestarts(t *testing.T) {
+	t.Parallel()
+	exe := bin.Need(t)
+	path := filepath.Join(t.TempDir(), "restarts.yaml")
+	yaml := fmt.Sprintf(`name: restarts
+target:
+  stdio: {command: [%q, serve, --stdio]}
+load: {rate: 5/1s, duration: 1s}
+calls:
+  - {tool: slow_task, arguments: {steps: 20, step_ms: 50}}
+faults:
+  - {kind: disconnect, probability: 1, after: 100ms, mode: close}
+orphans: {grace: 100ms}
+`, exe)
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prep, err := Prepare(path, Overrides{}, []string{exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := runLoad(t, context.Background(), prep.Plan)
+	disconnected := 0
+	for _, r := range o.recs {
+		if r.Outcome == results.Disconnected {
+			disconnected++
+		}
+	}
+	if disconnected < 3 || o.info.Restarts < 2 {
+		t.Fatalf("%d disconnected calls, %d restarts; want the servers replaced", disconnected, o.info.Restarts)
+	}
+	for _, e := range o.info.Orphans.ProbeErrors {
+		if strings.Contains(e, "not found") || strings.Contains(e, "process") {
+			t.Errorf("probe error: %s", e)
+		}
+	}
+	if o.info.Orphans.CPU == nil || o.info.Orphans.QuietWindowMs == 0 {
+		t.Errorf("the process probe did not measure the quiet window: cpu %+v, quiet window %v ms", o.info.Orphans.CPU, o.info.Orphans.QuietWindowMs)
+	}
+}
