@@ -64,6 +64,9 @@ func (s *Server) mcpHandler() http.Handler {
 			}
 		})
 	}
+	if s.cfg.XAccelBuffering {
+		h = accelBuffering(h)
+	}
 	return refuseOversize(s.rateLimitHTTP(s.tagHTTP(h)))
 }
 

@@ -55,6 +55,7 @@ type Config struct {
 	ExitDelay             time.Duration
 	LogCalls              string
 	BurnCPU               bool
+	XAccelBuffering       bool
 }
 
 // Table is every knob, in the order of `mcpchaos serve --help` and of the
@@ -86,6 +87,8 @@ var Table = []Knob{
 		Doc: "JSON-RPC error code of a throttled call (0: -31429, outside every reserved range)"},
 	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
 		Doc: "step tools burn CPU for each step instead of sleeping (slow_task works like cpu_task), so a process probe sees their work"},
+	{Name: "x_accel_buffering", Field: "XAccelBuffering", Kind: Bool,
+		Doc: "send `X-Accel-Buffering: no` on every SSE response, so nginx passes each event on at once (off: as most SDK servers, whose events nginx then holds back)"},
 	{Name: "exit_delay", Field: "ExitDelay", Kind: Duration, Max: 24 * 3600, Arg: "D",
 		Doc: "stdio: exit only this long after stdin closes"},
 	{Name: "log_calls", Field: "LogCalls", Kind: File, Arg: "FILE", Setting: true,
