@@ -140,6 +140,8 @@ func (p *clientPool) stats() (mcp.Stats, [][]byte, int) {
 		sum.StaleAnswers += s.StaleAnswers
 		sum.ServerRequests += s.ServerRequests
 		sum.ServerCancels += s.ServerCancels
+		sum.OtherStream += s.OtherStream
+		sum.GetStreams += s.GetStreams
 		if b := c.Stderr(); len(b) > 0 {
 			stderr = append(stderr, b)
 		}

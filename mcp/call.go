@@ -340,6 +340,12 @@ func (call *Call) notification(sc *scanner, m *inMsg, at time.Time) {
 		switch {
 		case ours && id == call.tok && call.tok != 0:
 			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal})
+		case ours && call.creditElsewhere(id, &p, at):
+			// Another call's progress on this stream, credited to it; a
+			// violation of the stream's scope in 2026 (see otherstream.go).
+			if call.c.era.Modern() {
+				call.emit(Event{Kind: EvViolation, At: at, Violation: ViolWrongStream, Detail: "progress for another request's token"})
+			}
 		case ours && call.c.ids.issued(id):
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolWrongStream, Detail: "progress for another request's token"})
 		default:

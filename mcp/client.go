@@ -50,6 +50,9 @@ type HTTPConfig struct {
 	MaxIdleConns int
 	// TLS configures https:// URLs; nil: system roots, the URL's host.
 	TLS *TLSOptions
+	// NoGetStream keeps a 2025 session from opening the standalone GET
+	// stream (httpget.go), which it opens by default.
+	NoGetStream bool
 	// Transport is TransportAuto (""): Streamable HTTP, falling back to
 	// the 2024-11-05 HTTP+SSE transport when the URL answers that way;
 	// TransportStreamable; or TransportSSE.
@@ -162,6 +165,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 			err = st.explain(err, alone)
 		}
 		return nil, err
+	}
+	if h, ok := c.tr.(*httpTransport); ok && !c.era.Modern() && !cfg.HTTP.NoGetStream {
+		h.startListening() // a 2025 session's standalone GET stream (httpget.go)
 	}
 	if p := cfg.ParamHeaders; p != nil && c.era.Modern() && c.tr.name() == "http" {
 		lctx, cancel := context.WithTimeout(ctx, cfg.ProbeTimeout)

@@ -53,7 +53,9 @@ const (
 	// ViolUnknownToken: progress for a token this client never sent.
 	ViolUnknownToken Violation = iota + 1
 	// ViolWrongStream: progress for another call's token on this call's
-	// stream (HTTP), or for a call that did not ask for progress.
+	// stream (HTTP): on 2026 HTTP always (each stream is scoped to its
+	// request), on a 2025 session only when no call in flight has that
+	// token (else it is credited to its call: Event.OtherStream).
 	ViolWrongStream
 	// ViolServerRequest: a server-initiated JSON-RPC request (method and id).
 	ViolServerRequest
@@ -161,6 +163,11 @@ type Event struct {
 	Progress float64
 	Total    float64
 	HasTotal bool
+	// OtherStream: the notification came on another stream of the
+	// session than the call's own (another call's POST stream, or a 2025
+	// session's standalone GET stream) and was credited to the call by its
+	// token (see Stats.OtherStream).
+	OtherStream bool
 
 	// EvResult
 	Result Result
@@ -187,7 +194,8 @@ type Event struct {
 // stdio it must not block: the reader is shared by every call of the
 // process. On HTTP each call's stream has a reader of its own, so OnEvent
 // may act on the call itself (cancel, abort, pause) before the next message
-// is read.
+// is read; progress credited from another stream of the session
+// (Event.OtherStream) is delivered by that stream's reader.
 type Observer interface {
 	OnEvent(ev Event)
 }

@@ -130,6 +130,7 @@ func (t *httpTransport) closeCallConn(call *Call, mode AbortMode) {
 }
 
 func (t *httpTransport) close(ctx context.Context) error {
+	t.stopListening(ctx)
 	var err error
 	if sid := t.sessionID(); sid != "" && !t.c.era.Modern() {
 		err = t.deleteSession(ctx)

@@ -29,6 +29,7 @@ func (t *httpTransport) wait(call *Call) {
 // read reads a call's response: headers, then a JSON body or an SSE
 // stream, delivering events as they arrive.
 func (t *httpTransport) read(call *Call) {
+	defer t.untrack(call)
 	call.gateMu.Lock()
 	conn := call.conn
 	call.gateMu.Unlock()

@@ -35,6 +35,8 @@ type httpTransport struct {
 	session string // legacy Mcp-Session-Id
 	closed  bool
 	watched map[*httpConn]struct{} // streams read past their call's end (httpstale.go)
+	byTok   map[int64]*Call        // calls whose stream is read, by progress token (otherstream.go)
+	listen  *listener              // a 2025 session's standalone GET stream (httpget.go)
 }
 
 // httpConn is one keep-alive connection and the buffers its responses are
@@ -256,6 +258,7 @@ func (t *httpTransport) start(ctx context.Context, call *Call) error {
 	if err != nil {
 		return err
 	}
+	t.track(call) // before the request: its progress may come on another stream at once
 	err = t.writeRequest(ctx, conn, call.method, call.name, call.headers, call.body)
 	if err != nil && conn.reused {
 		conn.nc.Close() // a stale keep-alive connection: try once on a new one
@@ -264,6 +267,7 @@ func (t *httpTransport) start(ctx context.Context, call *Call) error {
 		}
 	}
 	if err != nil {
+		t.forgetToken(call)
 		if conn != nil {
 			conn.nc.Close()
 		}

@@ -191,18 +191,11 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 // answer answers a server request: ping with its empty result, anything
 // else with method-not-found, POSTed off the reader goroutine.
 func (t *sseTransport) answer(m *inMsg) {
-	id := string(m.idRaw)
-	if m.idIsStr {
-		id = `"` + id + `"` // idRaw is the string's JSON body, escapes and all
-	}
-	msg := `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"mcpchaos answers no server requests"}}`
-	if m.methodIs(methodPing) {
-		msg = `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
-	}
+	msg := serverRequestAnswer(m)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, _ = t.h.exchange(ctx, "", []byte(msg))
+		_, _ = t.h.exchange(ctx, "", msg)
 	}()
 }
 

@@ -30,12 +30,20 @@ type Stats struct {
 	ServerRequests int64 `json:"server_requests"`
 	// ServerCancels counts notifications/cancelled sent by the server.
 	ServerCancels int64 `json:"server_cancels"`
+	// OtherStream counts progress notifications credited to their call by
+	// token though they came on another stream of the session (HTTP:
+	// another call's POST stream, or the standalone GET stream); see
+	// otherstream.go.
+	OtherStream int64 `json:"other_stream"`
+	// GetStreams counts the standalone GET streams a 2025 HTTP session
+	// opened (reopenings included); 0 when the server offers none (405).
+	GetStreams int64 `json:"get_streams"`
 }
 
 type connStats struct {
 	notJSONRPC, oversize, unknownResponses, unknownTokens atomic.Int64
 	stale, serverRequests, serverCancels                  atomic.Int64
-	staleAnswers                                          atomic.Int64
+	staleAnswers, otherStream, getStreams                 atomic.Int64
 }
 
 func (s *connStats) snapshot() Stats {
@@ -48,5 +56,7 @@ func (s *connStats) snapshot() Stats {
 		StaleAnswers:     s.staleAnswers.Load(),
 		ServerRequests:   s.serverRequests.Load(),
 		ServerCancels:    s.serverCancels.Load(),
+		OtherStream:      s.otherStream.Load(),
+		GetStreams:       s.getStreams.Load(),
 	}
 }

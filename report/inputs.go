@@ -111,6 +111,8 @@ func MergeInputs(list []RunInputs) RunInputs {
 		c.StaleAnswers += in.Connection.StaleAnswers
 		c.ServerRequests += in.Connection.ServerRequests
 		c.ServerCancels += in.Connection.ServerCancels
+		c.OtherStream += in.Connection.OtherStream
+		c.GetStreams += in.Connection.GetStreams
 		mergeOrphans(&out.Orphans, in.Orphans)
 		out.RetriesNotMade += in.RetriesNotMade
 		for _, b := range in.Background {
