@@ -164,32 +164,47 @@ progress: {flood_hz: 50}
 	}
 }
 
-// TestProgressAfterResponse (stdio): the extra notification the target
-// sends 10 ms after each result is a violation, one per call.
+// TestProgressAfterResponse: the extra notification the target sends 10 ms
+// after each result is a violation, one per call: on stdio, and on a 2025
+// HTTP session, where the target sends it through the session and so on
+// the standalone GET stream, which the session must open to see it.
 func TestProgressAfterResponse(t *testing.T) {
 	t.Parallel()
-	sc := runtest.Parse(t, `
+	for _, tc := range []struct{ name, target, protocol string }{
+		{name: "stdio", target: "{transport: stdio, progress_after_response: true}", protocol: "auto"},
+		{name: "2025 http", target: "{transport: http, progress_after_response: true}", protocol: "2025-11-25"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := runtest.Parse(t, `
 name: after-response
 seed: 6
 target:
-  builtin: {transport: stdio, progress_after_response: true}
+  builtin: `+tc.target+`
+protocol: `+tc.protocol+`
 load: {rate: 10/1s, duration: 1s}
 timeouts: {idle: 10s, max: 20s}
 calls:
   - {tool: slow_task, arguments: {steps: 3, step_ms: 50}, progress: true}
 orphans: {grace: 200ms, drain_max: 300ms}
 `)
-	plan := planOf(t, sc)
-	quick(&plan)
-	o := runPlan(t, sc, plan)
-	s := o.Sum
-	if s.Calls.OK != s.Calls.Total {
-		t.Fatalf("calls.ok = %d of %d", s.Calls.OK, s.Calls.Total)
-	}
-	if got := s.Progress.Violations.AfterResponse; got == 0 || got != s.Calls.OK {
-		t.Errorf("progress.violations.after_response = %d, want one per call (%d)", got, s.Calls.OK)
-	}
-	if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusViolation {
-		t.Errorf("progress verdict = %q (%s), want violation", v.Status, v.Evidence)
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			s := o.Sum
+			if s.Calls.OK != s.Calls.Total {
+				t.Fatalf("calls.ok = %d of %d", s.Calls.OK, s.Calls.Total)
+			}
+			if got := s.Progress.Violations.AfterResponse; got == 0 || got != s.Calls.OK {
+				t.Errorf("progress.violations.after_response = %d, want one per call (%d)", got, s.Calls.OK)
+			}
+			if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusViolation {
+				t.Errorf("progress verdict = %q (%s), want violation", v.Status, v.Evidence)
+			}
+			c := s.Protocol.Connection
+			if tc.protocol != "auto" && (c.GetStreams < 1 || c.OtherStream != int64(s.Calls.OK)) {
+				t.Errorf("protocol.connection get_streams %d, other_stream %d; want >= 1 and one per call (%d)", c.GetStreams, c.OtherStream, s.Calls.OK)
+			}
+		})
 	}
 }
