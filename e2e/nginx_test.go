@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/targetserver"
+)
+
+// Real nginx (Debian's nginx-light, which .ci/run installs) on loopback in
+// front of the built-in target, with the configurations and scenarios of
+// examples/gateways as they are: only the addresses are replaced.
+
+// gatewaysDir holds the nginx examples.
+const gatewaysDir = "../examples/gateways"
+
+// The addresses the examples are written for.
+const (
+	exampleListen   = "127.0.0.1:8000"
+	exampleUpstream = "127.0.0.1:8080"
+	exampleSecond   = "127.0.0.1:8081"
+)
+
+// startExampleNginx starts nginx with an example configuration in front of
+// targets (one per upstream address the example names).
+func startExampleNginx(t *testing.T, conf string, targets ...*targetserver.Running) *testutil.Nginx {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(gatewaysDir, conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := map[string]string{}
+	for i, r := range targets {
+		replace[[]string{exampleUpstream, exampleSecond}[i]] = r.Addr
+	}
+	return testutil.StartNginx(t, string(raw), exampleListen, replace)
+}
+
+// startTarget starts a built-in HTTP target for the test's lifetime.
+func startTarget(t *testing.T, cfg targetserver.Config) *targetserver.Running {
+	t.Helper()
+	r, err := targetserver.StartHTTP(context.Background(), cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// runExample runs an example scenario against the gateway at url.
+func runExample(t *testing.T, file, url string) outcome {
+	t.Helper()
+	sc, err := scenarios.Load(filepath.Join(gatewaysDir, file))
+	if err != nil {
+		t.Fatalf("the example does not load:\n%v", err)
+	}
+	sc.Target.HTTP.URL = url
+	return runPlan(t, sc, runtest.Plan(t, sc, bin.Need(t)))
+}
+
+// ProgressHeld reports whether a call's progress reached us only with its
+// result: it had progress, and its first notification arrived in the last
+// quarter of the time from send to response (a call of ten 100 ms steps
+// whose progress streams sees the first one after about a tenth). This is
+// the client-side half of gateway.progress_held, which also needs the
+// target's send times; the assertions below can be pointed at that key.
+func ProgressHeld(rec *results.Record) bool {
+	if rec.Progress == nil || rec.Progress.Count == 0 || rec.ResponseUs == 0 || rec.FirstProgUs == 0 {
+		return false
+	}
+	service := rec.ResponseUs - rec.SentUs
+	return rec.ResponseUs-rec.FirstProgUs <= service/4
+}
+
+// progressCalls counts the answered calls that had progress, and those
+// among them whose progress was held.
+func progressCalls(recs []*results.Record) (withProgress, held int) {
+	for _, rec := range recs {
+		if rec.Outcome != "ok" || rec.Progress == nil || rec.Progress.Count == 0 {
+			continue
+		}
+		withProgress++
+		if ProgressHeld(rec) {
+			held++
+		}
+	}
+	return withProgress, held
+}
+
+// TestNginxBuffering: behind nginx's default proxy_buffering, a target
+// that does not send X-Accel-Buffering has every call's progress held
+// until the result; with proxy_buffering off, or with the target sending
+// the header, progress arrives as it is sent.
+func TestNginxBuffering(t *testing.T) {
+	t.Parallel()
+	testutil.NginxBinary(t)
+	for _, tc := range []struct {
+		name     string
+		conf     string
+		scenario string
+		header   bool // the target sends X-Accel-Buffering: no
+		held     bool
+	}{
+		{name: "default buffering", conf: "nginx-buffering.conf", scenario: "nginx-buffering.yaml", held: true},
+		{name: "default buffering, X-Accel-Buffering no", conf: "nginx-buffering.conf", scenario: "nginx-buffering.yaml", header: true},
+		{name: "proxy_buffering off", conf: "nginx-streaming.conf", scenario: "nginx-streaming.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			target := startTarget(t, targetserver.Config{XAccelBuffering: tc.header})
+			ng := startExampleNginx(t, tc.conf, target)
+			o := runExample(t, tc.scenario, ng.URL("/mcp"))
+			withProgress, held := progressCalls(o.Recs)
+			if withProgress == 0 {
+				t.Fatalf("no answered call had progress (%d records)", len(o.Recs))
+			}
+			want := 0
+			if tc.held {
+				want = withProgress
+			}
+			if held != want {
+				t.Errorf("%d of %d calls with progress had it held until the result, want %d", held, withProgress, want)
+			}
+			s := o.Sum
+			if tc.held && s.Progress.Stalls < withProgress || !tc.held && s.Progress.Stalls != 0 {
+				t.Errorf("progress.stalls = %d, with %d calls with progress (held: %v)", s.Progress.Stalls, withProgress, tc.held)
+			}
+			if s.Calls.HTTPError != 0 || s.Progress.Violations.Total != 0 {
+				t.Errorf("calls.http_error %d, progress.violations.total %d; want 0", s.Calls.HTTPError, s.Progress.Violations.Total)
+			}
+		})
+	}
+}
+
+// TestNginxRetry: nginx balancing over two targets with a 1 s read timeout
+// and proxy_next_upstream error timeout non_idempotent sends a call that
+// stays quiet for 2 s to both targets: each target's own counter of
+// started calls counts every call, and the client gets 504.
+func TestNginxRetry(t *testing.T) {
+	t.Parallel()
+	testutil.NginxBinary(t)
+	a, b := startTarget(t, targetserver.Config{}), startTarget(t, targetserver.Config{})
+	ng := startExampleNginx(t, "nginx-retry.conf", a, b)
+	o := runExample(t, "nginx-retry.yaml", ng.URL("/mcp"))
+	calls := o.Sum.Calls.Total
+	if calls == 0 || o.Sum.Calls.HTTPError != calls {
+		t.Fatalf("calls.total %d, calls.http_error %d: want every call answered with an HTTP error", calls, o.Sum.Calls.HTTPError)
+	}
+	for _, rec := range o.Recs {
+		if rec.Status != 504 {
+			t.Errorf("call %d: status %d, want 504 (both upstreams timed out)", rec.Seq, rec.Status)
+		}
+	}
+	const started = "mcpchaos_target_started_total"
+	for name, r := range map[string]*targetserver.Running{"first": a, "second": b} {
+		var got float64
+		// A target counts a call when its handler starts, which the
+		// second one does a read timeout after the first.
+		ok := testutil.Poll(testutil.WaitLong, func() bool {
+			got = testutil.MustScrape(t, r.MetricsURL)[started]
+			return got >= float64(calls)
+		})
+		if !ok || got != float64(calls) {
+			t.Errorf("the %s target's %s = %v, want %d: every quiet call run on both targets", name, started, got, calls)
+		}
+	}
+}
