@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
@@ -169,5 +171,36 @@ func TestNginxRetry(t *testing.T) {
 		if !ok || got != float64(calls) {
 			t.Errorf("the %s target's %s = %v, want %d: every quiet call run on both targets", name, started, got, calls)
 		}
+	}
+}
+
+// TestNginxExampleConfigs: every nginx configuration in examples/gateways
+// passes `nginx -t` as written, and each has its scenario beside it.
+func TestNginxExampleConfigs(t *testing.T) {
+	t.Parallel()
+	nginx := testutil.NginxBinary(t)
+	confs, err := filepath.Glob(filepath.Join(gatewaysDir, "*.conf"))
+	if err != nil || len(confs) == 0 {
+		t.Fatalf("no nginx configuration in %s (%v)", gatewaysDir, err)
+	}
+	for _, conf := range confs {
+		t.Run(filepath.Base(conf), func(t *testing.T) {
+			abs, err := filepath.Abs(conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(nginx, "-t", "-p", dir+"/", "-c", abs).CombinedOutput()
+			if err != nil {
+				t.Errorf("nginx -t: %v\n%s", err, out)
+			}
+			yaml := strings.TrimSuffix(conf, ".conf") + ".yaml"
+			if _, err := os.Stat(yaml); err != nil {
+				t.Errorf("no scenario beside it: %v", err)
+			}
+		})
 	}
 }

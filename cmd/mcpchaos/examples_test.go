@@ -11,20 +11,29 @@ import (
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
-// TestExamples loads every scenario in examples/ and runs it briefly
-// against the builtin target: an example must be valid and must run
-// (exit 0 or 1, never 2; 130 when the test had to interrupt it). New examples are picked up by the glob.
+// TestExamples loads every scenario in examples/ and its folders
+// (examples/gateways) and runs it briefly against the builtin target: an
+// example must be valid and must run (exit 0 or 1, never 2; 130 when the
+// test had to interrupt it). One whose target is not builtin is only
+// loaded here (the gateway examples run in e2e/nginx_test.go). New
+// examples are picked up by the globs.
 func TestExamples(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("../../examples/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	more, err := filepath.Glob("../../examples/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, more...)
 	if len(files) == 0 {
 		t.Fatal("no examples found in ../../examples")
 	}
 	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
+		name, _ := filepath.Rel("../../examples", file)
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			sc, err := scenarios.Load(file)
 			if err != nil {

@@ -3,8 +3,9 @@
 // (Eventually, Poll), the mcpchaos binary built once per test package
 // (Binary, Main, Build), reading a Prometheus text page (Scrape, Watch),
 // finding the address a subprocess bound when it listened on port 0
-// (LogStderr, ServeMetricsURL), and a writer that goroutines or a process
-// and a test can share (LockedWriter), and golden files (Golden).
+// (LogStderr, ServeMetricsURL), a writer that goroutines or a process
+// and a test can share (LockedWriter), golden files (Golden), and real
+// nginx on loopback with a configuration of the test's (StartNginx).
 //
 // The rules these helpers serve keep the suite green on a busy machine:
 // read a counter before starting the goroutine that changes it; wait on
