@@ -24,6 +24,10 @@ type armed struct {
 	fired  bool // it acted
 	paused bool // it stopped reading the call's stream
 	rec    int  // its entry in the record's faults, once fired
+	// after_progress faults: due is the fallback moment (progressfallback.go),
+	// quiet that it moves with each progress, fallback that it came first.
+	due             time.Time
+	quiet, fallback bool
 }
 
 // drawFaults makes every fault's random choices for the call, in scenario
@@ -51,7 +55,11 @@ func (cs *callState) drawFaults(req *mcp.CallRequest) {
 // armFaults starts the timers of time-triggered faults (cs.mu held).
 func (cs *callState) armFaults() {
 	for _, a := range cs.armed {
-		if a.when.Progress > 0 || a.when.AtResponse {
+		if a.when.Progress > 0 {
+			cs.armFallback(a)
+			continue
+		}
+		if a.when.AtResponse {
 			continue
 		}
 		at := cs.sent.Add(a.when.After)
@@ -67,8 +75,14 @@ func (cs *callState) armFaults() {
 // must not wait for one call's fault, so the fault acts on a goroutine.
 func (cs *callState) onProgressFaults(n int, at time.Time) {
 	for _, a := range cs.armed {
+		if a.when.Progress > n && a.quiet && !a.done {
+			cs.moveFallback(a, at)
+		}
 		if a.when.Progress == n && !a.done {
 			a.done = true
+			if a.timer != nil {
+				a.timer.Stop()
+			}
 			if cs.info.Transport == "http" {
 				cs.due = append(cs.due, dueFault{a, at})
 			} else {
@@ -117,6 +131,9 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	detail, err := a.act.Act(faultCall{cs, a}, cs.info)
 	if err != nil {
 		detail += ": " + err.Error()
+	}
+	if a.fallback {
+		detail = fallbackDetail(a, detail)
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()

@@ -26,8 +26,8 @@ var kinds = [...]kind{
 // apply to it, its own keys, and how to build it from a scenario entry.
 type kind struct {
 	name string
-	// perCall kinds take probability and tools; timed ones take exactly
-	// one of after and after_progress too.
+	// perCall kinds take probability and tools; timed ones take after,
+	// after_progress, or both (after is then after_progress's fallback).
 	perCall, timed bool
 	keys           []scenarios.Field // its own keys, with their types
 	// build decodes the kind's own keys with b.r (which reports what is
@@ -64,7 +64,9 @@ func New(spec scenarios.Fault, transport string) (Fault, error) {
 			r.Require(f.Name)
 		}
 	}
-	if k.timed {
+	if k.timed && !r.Present("after_progress") {
+		// after_progress may have after beside it: its time fallback
+		// (engine/progressfallback.go).
 		r.ExactlyOne("after", "after_progress")
 	}
 	f := k.build(builder{spec: spec, r: r, transport: transport, kind: k.name})

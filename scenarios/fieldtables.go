@@ -98,7 +98,7 @@ var (
 	}
 	timedFields = fields{
 		{Name: "after", Type: DistType(), Doc: "when, from the send: a duration, uniform(LOW, HIGH) or exp(MEAN)"},
-		{Name: "after_progress", Type: IntBetweenType(1, MaxCount), Doc: "or right after this many progress notifications"},
+		{Name: "after_progress", Type: IntBetweenType(1, MaxCount), Doc: "or right after this many progress notifications; if they have not come by after (when written too) or after half of timeouts.idle without progress, at that time instead"},
 	}
 )
 
