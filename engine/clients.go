@@ -10,11 +10,14 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/redact"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // clientPool holds the run's clients: one for HTTP (it keeps its own
-// connections), or one per stdio server process. A stdio server that died
-// (a kill fault, a crash) is started again for later calls.
+// connections; load.ids.connections asks for more), or one per stdio
+// server process. A stdio server that died (a kill fault, a crash) is
+// started again for later calls. With colliding ids every client numbers
+// its calls on its own (cfg.IDs is nil: each Dial makes its own source).
 type clientPool struct {
 	cfg      mcp.Config
 	slots    []*clientSlot
@@ -36,14 +39,15 @@ func (r *runner) startTarget() (func(), error) {
 	t := r.plan.Target
 	cfg := mcp.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
 		ClientInfo: mcp.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
-		IDs: new(mcp.IDSource), ParamHeaders: new(mcp.ParamHeaders)}
+		IDs: r.idSource(), ParamHeaders: new(mcp.ParamHeaders)}
 	stop := func() {}
-	processes := 1
+	processes := max(r.plan.Load.IDConnections, 1) // HTTP clients; stdio: its processes
 	var desc string
 	switch {
 	case t.Builtin != nil && t.Builtin.Transport == "stdio":
 		cfg.Stdio = &mcp.StdioConfig{Command: t.Builtin.Command}
 		desc = "builtin (stdio)"
+		processes = 1
 	case t.Builtin != nil:
 		if t.Builtin.Start == nil {
 			return nil, errors.New("run: builtin target has no way to start")
@@ -247,4 +251,17 @@ func (p *clientPool) all() []*mcp.Client {
 	out = append(out, p.dead...)
 	p.mu.Unlock()
 	return out
+}
+
+// idSource is the run's id source (load.ids): one sequence for every
+// client, shuffled or not; nil for colliding ids, so that each client
+// makes its own and counts from 1.
+func (r *runner) idSource() *mcp.IDSource {
+	switch r.plan.Load.IDs {
+	case scenarios.IDsColliding:
+		return nil
+	case scenarios.IDsShuffled:
+		return mcp.NewShuffledIDs(r.plan.Seed)
+	}
+	return new(mcp.IDSource)
 }

@@ -72,9 +72,14 @@ type Stage struct {
 
 // Load is the traffic model: exactly one of Rate, Stages and Concurrency.
 type Load struct {
-	Rate        vegeta.Rate
-	Stages      []Stage
-	Concurrency int
+	// IDs is how request ids are numbered (scenarios.IDs: "" sequential,
+	// colliding or shuffled) and IDConnections how many HTTP clients share
+	// the load (0 or 1: one).
+	IDs           string
+	IDConnections int
+	Rate          vegeta.Rate
+	Stages        []Stage
+	Concurrency   int
 	// Duration is how long the load runs (after the stages, for a staged
 	// load).
 	Duration     time.Duration

@@ -30,7 +30,8 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 	}
 	l := sc.Load
 	p.Load = Load{Rate: vegeta.Rate{Freq: l.Rate.Freq, Per: l.Rate.Per}, Concurrency: l.Concurrency,
-		Duration: l.Duration.Std(), MaxInFlight: l.MaxInFlight, GracefulStop: l.GracefulStop.Std()}
+		Duration: l.Duration.Std(), MaxInFlight: l.MaxInFlight, GracefulStop: l.GracefulStop.Std(),
+		IDs: l.IDs.Mode, IDConnections: l.IDs.Connections}
 	for _, s := range l.Stages {
 		p.Load.Stages = append(p.Load.Stages, Stage{To: vegeta.Rate{Freq: s.To.Freq, Per: s.To.Per}, Over: s.Over.Std()})
 	}

@@ -86,12 +86,23 @@ type StdioConfig struct {
 	ExitTimeout time.Duration
 }
 
-// IDSource hands out request ids, 1, 2, 3, ...
-type IDSource struct{ n atomic.Int64 }
+// IDSource hands out request ids, 1, 2, 3, ... (or, from
+// NewShuffledIDs, the same numbers out of order; see ids.go).
+type IDSource struct {
+	n  atomic.Int64
+	sh *shuffler
+}
 
 // Next returns a new id.
-func (s *IDSource) Next() int64 { return s.n.Add(1) }
+func (s *IDSource) Next() int64 {
+	if s.sh != nil {
+		return s.sh.next(&s.n)
+	}
+	return s.n.Add(1)
+}
 
+// issued reports whether id may have been handed out: it is at most the
+// highest id handed out (for a shuffled source, the end of the block).
 func (s *IDSource) issued(id int64) bool { return id > 0 && id <= s.n.Load() }
 
 // Client speaks MCP to one server over one transport, in one era.

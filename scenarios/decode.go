@@ -108,6 +108,9 @@ func (d *decoder) load(o *object) Workload {
 	}
 	l.MaxInFlight = int(o.intBetween("max_in_flight", DefaultMaxInFlight, 1, MaxInFlight))
 	l.GracefulStop = o.duration("graceful_stop", DefaultGracefulStop)
+	if o.has("ids") { // else the zero IDs: sequential, one connection
+		l.IDs = d.ids(o.sub("ids"), o.at("ids"))
+	}
 	if err := l.checkLength(); err != nil {
 		at := "duration"
 		if !o.has(at) {

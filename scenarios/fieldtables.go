@@ -70,6 +70,7 @@ func loadFields() fields {
 		{Name: "duration", Type: DurationType(), Doc: "how long the load lasts"},
 		{Name: "max_in_flight", Type: IntBetweenType(1, MaxInFlight), Doc: "calls that could not start are dropped"},
 		{Name: "graceful_stop", Type: DurationType(), Doc: "how long calls in flight may finish after the load"},
+		{Name: "ids", Type: objectOf(idsFields()).orNull(), Doc: "how request ids are numbered: sequential (default), colliding across connections, or shuffled"},
 	}
 }
 

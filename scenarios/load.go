@@ -22,6 +22,7 @@ type Workload struct {
 	Duration     Duration // required unless Stages are given
 	MaxInFlight  int      // default 10000; ticks that find no room are dropped
 	GracefulStop Duration // in-flight calls get this long after the load ends; default 30s
+	IDs          IDs      // how request ids are numbered (ids.go)
 }
 
 // Stage is one linear ramp of the open model.

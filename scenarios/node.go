@@ -35,6 +35,8 @@ type decoder struct {
 	faultRefs []ref // one per decoded fault, for validate
 	probeRefs []ref // one per decoded probe, for validate
 	eraPos    Pos   // target.builtin.era's value, for validate
+	// idsConnPos is load.ids.connections's value, when written (ids.go).
+	idsConnPos Pos
 }
 
 func newDecoder(file string, lookup func(string) (string, bool)) *decoder {

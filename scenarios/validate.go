@@ -32,6 +32,7 @@ func (d *decoder) validate(s *Scenario) {
 		d.validateFault(s, f, d.faultRefs[i])
 	}
 	d.validateLogProbes(s)
+	d.validateIDs(s)
 	for i, p := range s.Orphans.Probes {
 		if p.Process != nil && p.Process.PID == 0 && s.Target.HTTP != nil {
 			d.errorf(p.Pos, d.probeRefs[i].path+".process", "pid is required with an http target (mcpchaos knows the pids only of servers it starts)")

@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// idOverlaps counts pairs of calls that used the same id on different
+// connections while both were in flight, and pairs on one connection that
+// shared an id at all (which JSON-RPC forbids).
+func idOverlaps(recs []*results.Record) (across, within int) {
+	for i, a := range recs {
+		for _, b := range recs[i+1:] {
+			if a.ID != b.ID || a.ID == 0 {
+				continue
+			}
+			if a.Process == b.Process {
+				within++
+				continue
+			}
+			if a.SentUs < b.EndUs && b.SentUs < a.EndUs {
+				across++
+			}
+		}
+	}
+	return across, within
+}
+
+// TestIDModes: load.ids against the built-in target over a 2025 session
+// (state per session): sequential ids are unique in the run; colliding
+// ids put the same id on two connections (sessions) at once and never
+// twice on one; shuffled ids are unique but out of order. The target,
+// which keys its calls per session, answers every call either way.
+func TestIDModes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, ids          string
+		collide, unordered bool
+	}{
+		{name: "sequential", ids: "{mode: sequential}"},
+		{name: "colliding", ids: "{mode: colliding, connections: 2}", collide: true},
+		{name: "shuffled", ids: "{mode: shuffled}", unordered: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := runtest.Parse(t, `
+name: ids
+seed: 16
+target: {builtin: {transport: http}}
+protocol: 2025-11-25
+load: {rate: 20/1s, duration: 2s, ids: `+tc.ids+`}
+timeouts: {idle: 10s, max: 20s}
+calls:
+  - {tool: slow_task, arguments: {steps: 4, step_ms: 100}, progress: true}
+orphans: {grace: 200ms, drain_max: 300ms}
+`)
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			s := o.Sum
+			if s.Calls.Total == 0 || s.Calls.OK != s.Calls.Total || s.Progress.Violations.Total != 0 {
+				t.Errorf("calls %d, ok %d, progress violations %d: want every call ok, none", s.Calls.Total, s.Calls.OK, s.Progress.Violations.Total)
+			}
+			across, within := idOverlaps(o.Recs)
+			if within != 0 {
+				t.Errorf("%d pairs of calls shared an id on one connection", within)
+			}
+			if got := across > 0; got != tc.collide {
+				t.Errorf("%d pairs of calls shared an id on two connections at once, want some: %v", across, tc.collide)
+			}
+			bySeq := slices.Clone(o.Recs)
+			slices.SortFunc(bySeq, func(a, b *results.Record) int { return int(a.Seq) - int(b.Seq) })
+			ordered := slices.IsSortedFunc(bySeq, func(a, b *results.Record) int { return int(a.ID - b.ID) })
+			if tc.unordered == ordered && !tc.collide {
+				t.Errorf("ids in call order sorted: %v, want %v", ordered, !tc.unordered)
+			}
+		})
+	}
+}
