@@ -164,23 +164,15 @@ func (r *runner) loadEnd() time.Time { return r.began.Add(r.plan.Load.Total()) }
 // sleepInLoad waits d unless ctx or the load ends first; false when either
 // ended.
 func (r *runner) sleepInLoad(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-r.loadOver:
-		return false
-	case <-t.C:
-		return true
-	}
+	return sleepUntil(ctx, d, r.loadOver)
 }
 
 // sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) bool {
+func sleep(ctx context.Context, d time.Duration) bool { return sleepUntil(ctx, d, nil) }
+
+// sleepUntil waits d unless ctx ends or stop is closed first (nil: no
+// stop); false when either came first.
+func sleepUntil(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
@@ -188,6 +180,8 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return false
+	case <-stop:
 		return false
 	case <-t.C:
 		return true

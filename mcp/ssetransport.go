@@ -29,9 +29,7 @@ type sseTransport struct {
 	readEnd chan struct{}
 	failErr error
 
-	gateMu sync.Mutex
-	paused bool
-	resume chan struct{}
+	gate readGate // the stall_read fault closes it
 }
 
 // openSSE GETs h's URL, reads the endpoint event and starts reading the
@@ -161,27 +159,7 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 			t.c.stats.unknownResponses.Add(1)
 		}
 	case kindNotification:
-		if !m.methodIs(methodProgress) {
-			return
-		}
-		var p progressMsg
-		if err := decodeProgress(sc, m.params, &p); err != nil {
-			t.c.stats.notJSONRPC.Add(1)
-			return
-		}
-		id, ours := tokenID(p.token, p.tokenIsStr)
-		var call *Call
-		if ours {
-			call = t.lookup(id)
-		}
-		switch {
-		case call != nil && call.tok == id:
-			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal})
-		case call == nil && ours && t.c.ids.issued(id):
-			t.c.stats.stale.Add(1)
-		default:
-			t.c.stats.unknownTokens.Add(1)
-		}
+		routeNotification(t.c, t.lookup, sc, m, at)
 	case kindRequest:
 		t.c.stats.serverRequests.Add(1)
 		t.answer(m)
@@ -284,26 +262,9 @@ func (t *sseTransport) abort(call *Call, mode AbortMode) error {
 }
 
 // pause stops reading the shared stream: every call stalls.
-func (t *sseTransport) pause(_ *Call, on bool) {
-	t.gateMu.Lock()
-	defer t.gateMu.Unlock()
-	switch {
-	case on && !t.paused:
-		t.paused, t.resume = true, make(chan struct{})
-	case !on && t.paused:
-		t.paused = false
-		close(t.resume)
-	}
-}
+func (t *sseTransport) pause(_ *Call, on bool) { t.gate.set(on) }
 
-func (t *sseTransport) waitGate() {
-	t.gateMu.Lock()
-	ch, paused := t.resume, t.paused
-	t.gateMu.Unlock()
-	if paused {
-		<-ch
-	}
-}
+func (t *sseTransport) waitGate() { t.gate.wait(nil) }
 
 func (t *sseTransport) notify(ctx context.Context, method string, body []byte) error {
 	return t.h.notify(ctx, method, body)
