@@ -14,9 +14,13 @@ import (
 // burnSlice is how long cpu_task computes between checks for a cancel.
 const burnSlice = time.Millisecond
 
-// afterResponseDelay is how long after its result a call sends the extra
-// progress notification of Config.ProgressAfterResponse.
-const afterResponseDelay = 10 * time.Millisecond
+// afterResponseDelay is how long after its handler returns a call sends
+// the extra progress notification of Config.ProgressAfterResponse. The SDK
+// writes the result when the handler returns; on a loaded machine that
+// write was seen more than 10 ms late, so the "after" notification went
+// out first. A quarter second keeps the order short of a stalled machine,
+// and is still far inside the default 1 s late window.
+const afterResponseDelay = 250 * time.Millisecond
 
 var errShutdown = errors.New("target shutting down")
 
