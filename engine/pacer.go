@@ -23,9 +23,15 @@ type pacer interface {
 // hit gets its number (from 0) and its intended offset. The load's ticks
 // and the background faults are both paced here.
 func paced(ctx context.Context, p pacer, began time.Time, end time.Duration, hit func(n uint64, at time.Duration)) {
+	pacedFrom(ctx, p, began, end, 0, 1, hit)
+}
+
+// pacedFrom is paced for the hits first, first+step, first+2·step, ...:
+// a shard's part of the schedule, each hit at its time in the whole run.
+func pacedFrom(ctx context.Context, p pacer, began time.Time, end time.Duration, first, step uint64, hit func(n uint64, at time.Duration)) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	for n := uint64(0); ; n++ {
+	for n := first; ; n += step {
 		wait, stop := p.Pace(time.Since(began), n)
 		if stop {
 			return
