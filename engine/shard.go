@@ -80,6 +80,9 @@ func ParseShard(v string) (Shard, error) {
 		return Shard{}, fmt.Errorf("parse shard %q: want INDEX/COUNT as two whole numbers, e.g. 0/4", v)
 	}
 	s := Shard{Index: index, Count: count}
+	if count < 1 {
+		return s, fmt.Errorf("shard %q: the count must be at least 1", v)
+	}
 	return s, s.Validate()
 }
 
