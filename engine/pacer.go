@@ -31,25 +31,30 @@ func paced(ctx context.Context, p pacer, began time.Time, end time.Duration, hit
 func pacedFrom(ctx context.Context, p pacer, began time.Time, end time.Duration, first, step uint64, hit func(n uint64, at time.Duration)) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	sleep := func(d time.Duration) bool {
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
 	for n := first; ; n += step {
+		at := p.intended(n)
 		wait, stop := p.Pace(time.Since(began), n)
-		if stop {
+		if stop || at < 0 || at >= end {
+			// The load is over (or the pacer broke: never run unbounded).
+			// It lasts until its end, not until the next hit would have
+			// been due: a shard's next hit may be due well after it.
+			sleep(time.Until(began.Add(end)))
 			return
 		}
-		if wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
-			}
-		}
-		if ctx.Err() != nil {
-			return // the interrupt and the tick came together
-		}
-		at := p.intended(n)
-		if at < 0 || at >= end {
-			return // the load is over (or the pacer broke: never run unbounded)
+		if !sleep(wait) {
+			return // the interrupt came first, or with the tick
 		}
 		hit(n, at)
 	}
