@@ -68,6 +68,7 @@ var layers = map[string]int{
 
 	"internal": layerTests,
 	"bench":    layerTests,
+	"deploy":   layerTests,
 	"e2e":      layerTests,
 }
 
