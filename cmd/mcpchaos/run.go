@@ -36,6 +36,8 @@ type runFlags struct {
 	leaveChildren bool
 	// shards: a run split over several processes (shard.go).
 	shards shardFlags
+	// metricsListen: serve live Prometheus metrics there (livemetrics).
+	metricsListen string
 }
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
@@ -57,6 +59,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.noSchemaCheck, "no-schema-check", false, "do not check the scenario's tools and arguments against the server's tools/list before the load")
 	fs.BoolVar(&f.leaveChildren, "leave-children", false, "leave running the processes stdio servers left behind (default: kill them at the end)")
 	f.shards.define(fs)
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve live Prometheus metrics of the run on /metrics at `ADDR` (e.g. 127.0.0.1:9090)")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -116,6 +119,19 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		opts.BeforeLoad = checkTools(sc, stderr)
 	}
 	opts.OnLateStart = lateStart(stderr, shard, startAt)
+	if f.metricsListen != "" {
+		stop, err := serveLive(ctx, &opts, f.metricsListen, sc.Name, shard, stderr)
+		if err != nil {
+			status.clear()
+			if w != nil {
+				_ = w.Close()
+			}
+			outs.abort()
+			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+			return 2
+		}
+		defer stop()
+	}
 	info, err := engine.Run(ctx, plan, opts)
 	if err != nil {
 		status.clear()

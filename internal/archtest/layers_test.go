@@ -60,6 +60,7 @@ var layers = map[string]int{
 	"report":       layerParts,
 	"report/html":  layerParts,
 	"toolschema":   layerParts,
+	"livemetrics":  layerParts,
 
 	"engine": layerRun,
 	"proxy":  layerRun,
