@@ -25,7 +25,8 @@ func (r *runner) newPacer() pacer {
 // room is dropped, never delayed. r.pace is set before the load starts.
 func (r *runner) openLoad(ctx context.Context) {
 	r.ticks = make(chan tick)
-	paced(ctx, r.pace, r.began, r.plan.Load.Total(), func(n uint64, at time.Duration) {
+	first := r.missTicks(r.pace, r.late)
+	pacedFrom(ctx, r.pace, r.began, r.plan.Load.Total(), first, r.plan.Shard.step(), func(n uint64, at time.Duration) {
 		if r.win.paused.Load() {
 			r.win.skipped.Add(1) // a quiet window: not offered
 			return
@@ -75,7 +76,9 @@ func (r *runner) closedLoad(ctx context.Context) {
 					return
 				}
 				r.scheduled.Add(1)
-				r.do(ctx, tick{seq: seq.Add(1) - 1, scheduled: time.Now()})
+				// Numbered k·N + I: distinct across the shards of a run.
+				n := (seq.Add(1)-1)*r.plan.Shard.step() + r.plan.Shard.first()
+				r.do(ctx, tick{seq: n, scheduled: time.Now()})
 			}
 		}()
 	}

@@ -34,6 +34,9 @@ type Options struct {
 	// anything else is sent (mcpchaos run checks the scenario's tools
 	// against tools/list there); an error stops the run before any load.
 	BeforeLoad func(ctx context.Context, c *mcp.Client) error
+	// OnLateStart, if set, is told when the load reached Plan.StartAt
+	// late, before it starts (the ticks due by then are dropped).
+	OnLateStart func(late time.Duration)
 	// Subreaper says this process is a child subreaper (prctl
 	// PR_SET_CHILD_SUBREAPER on Linux) that starts no children but the
 	// run's stdio servers: any other child of it is an orphan a server
@@ -77,6 +80,10 @@ type Info struct {
 	// ended first: the wait would have ended after it, or it ended during
 	// the wait.
 	RetriesNotMade int
+	// Late is how late the load reached Plan.StartAt; Missed counts the
+	// ticks due by then, recorded as dropped.
+	Late   time.Duration
+	Missed int
 	// Background reports each background fault.
 	Background []BackgroundResult
 	// Orphans is what the probes saw after the load.
@@ -117,6 +124,8 @@ type runner struct {
 	win      windowGate // the pause of a quiet window
 
 	scheduled, completed, dropped atomic.Int64
+	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
+	late                          time.Duration // how late the load started after plan.StartAt
 	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
 	loadOver                      chan struct{} // closed when the load ends
 	lastStopNs                    atomic.Int64  // when a call was last cancelled or cut
@@ -166,22 +175,34 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 			return nil, err
 		}
 	}
-	info := &Info{Started: time.Now()}
+	pr := r.newProbeRun(r.metricsURL)
+	pr.start()
+	// Every shard given the same StartAt starts its load at that instant
+	// (its ticks keep their times in the whole run); one that comes late
+	// says so and drops the ticks it missed.
+	late, waited := r.waitStart(ctx)
+	r.late = late
+	info := &Info{Started: time.Now(), Late: late}
+	if !plan.StartAt.IsZero() && waited {
+		info.Started = plan.StartAt
+	}
 	info.Header = r.header(info.Started)
+	info.Header.Shard = r.shardHeader(late)
+	if late > 0 && opts.OnLateStart != nil {
+		opts.OnLateStart(late)
+	}
 	if opts.Writer != nil {
 		if err := opts.Writer.Write(&info.Header); err != nil {
 			r.clients.closeAll()
 			return nil, err
 		}
 	}
-	pr := r.newProbeRun(r.metricsURL)
-	pr.start()
 	// began and pace are set before the goroutines that read them start
 	// (the status tick and the probe sampler).
 	if plan.Load.Concurrency == 0 {
 		r.pace = r.newPacer()
 	}
-	r.began = time.Now()
+	r.began = info.Started
 	r.phase.Store(PhaseLoad)
 	collected := make(chan struct{})
 	go r.collect(collected)
@@ -217,6 +238,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	<-collected
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
+	info.Missed = int(r.missed.Load())
 	r.clients.closeAll()
 	info.Orphans.Processes = r.endServers(pr)
 	info.Interrupted = ctx.Err() != nil // at any time before the outputs
@@ -365,7 +387,7 @@ func (r *runner) live() Live {
 		Completed: r.completed.Load(), InFlight: int64(r.inflight.len()), Dropped: r.dropped.Load()}
 	l.Phase, _ = r.phase.Load().(string)
 	if r.pace != nil {
-		l.Offered = r.pace.Rate(l.Elapsed)
+		l.Offered = r.pace.Rate(l.Elapsed) / float64(r.plan.Shard.step()) // this shard's part
 	}
 	return l
 }
