@@ -34,6 +34,9 @@ type Plan struct {
 	MaxMessageBytes int
 	// Config is the scenario as used, recorded in the results header.
 	Config json.RawMessage
+	// Gateway, when set, reads the truth of the built-in targets behind a
+	// gateway and joins it with the calls (gateway.go).
+	Gateway *GatewayPlan
 }
 
 // Target is exactly one of Builtin, Stdio and HTTP.
