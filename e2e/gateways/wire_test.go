@@ -171,6 +171,9 @@ func (w *writer) write(b []byte) {
 	}
 }
 
+// bytesReader reads b.
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
 // isToolsCall reports whether a request body is a tools/call.
 func isToolsCall(body []byte) (message, bool) {
 	m, ok := parseMessage(body)
