@@ -48,7 +48,7 @@ func New(cfg Config) (*Server, error) {
 		metrics: newMetrics(),
 		limiter: newBucket(cfg.RateLimit),
 		calls:   calls,
-		truth:   newTruthLog(),
+		truth:   newTruthLog(TruthCapacity),
 		closing: make(chan struct{}),
 	}
 	mux := http.NewServeMux()

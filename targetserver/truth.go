@@ -29,13 +29,14 @@ const (
 // truthLog keeps the records in a ring, oldest first.
 type truthLog struct {
 	mu      sync.Mutex
-	ring    []*results.TruthCall // len <= TruthCapacity
+	cap     int                  // TruthCapacity, less in tests
+	ring    []*results.TruthCall // len <= cap
 	head    int                  // index of the oldest when full
 	next    uint64
 	dropped int64
 }
 
-func newTruthLog() *truthLog { return &truthLog{} }
+func newTruthLog(capacity int) *truthLog { return &truthLog{cap: capacity} }
 
 // begin records a new arrival of the call marked marker and returns it;
 // nil (no record) for a call without a marker.
@@ -49,11 +50,11 @@ func (t *truthLog) begin(marker, requestID, tool, era, transport string) *truthR
 	t.next++
 	rec := &results.TruthCall{N: t.next, Marker: marker, RequestID: requestID, Tool: tool, Era: era,
 		Transport: transport, Started: now, Updated: now}
-	if len(t.ring) < TruthCapacity {
+	if len(t.ring) < t.cap {
 		t.ring = append(t.ring, rec)
 	} else {
 		t.ring[t.head] = rec
-		t.head = (t.head + 1) % TruthCapacity
+		t.head = (t.head + 1) % t.cap
 		t.dropped++
 	}
 	return &truthRec{log: t, rec: rec}
@@ -126,7 +127,7 @@ func (r *truthRec) ended(completed bool) {
 // at most limit of them.
 func (t *truthLog) page(since time.Time, limit int) results.TruthPage {
 	t.mu.Lock()
-	p := results.TruthPage{Now: time.Now(), Capacity: TruthCapacity, Dropped: t.dropped, Calls: []results.TruthCall{}}
+	p := results.TruthPage{Now: time.Now(), Capacity: t.cap, Dropped: t.dropped, Calls: []results.TruthCall{}}
 	if len(t.ring) > 0 {
 		p.Oldest = t.ring[t.head].Started
 	}
