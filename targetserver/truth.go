@@ -21,7 +21,7 @@ import (
 const (
 	// TruthCapacity is how many records the target keeps; the oldest is
 	// evicted (and counted in Dropped) to make room.
-	TruthCapacity = 50_000
+	TruthCapacity = 20_000
 	// TruthPageMax is the most records one answer holds.
 	TruthPageMax = 1000
 )
