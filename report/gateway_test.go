@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -210,4 +211,42 @@ func TestGatewayInputsMergeAndTravel(t *testing.T) {
 		s.Verdicts[len(s.Verdicts)-1].Status != StatusViolation {
 		t.Errorf("summary gateway %+v, verdicts %+v", s.Gateway, s.Verdicts)
 	}
+}
+
+// gatewayGolden is a run through a gateway that misbehaved in every way.
+func gatewayGolden() *Summary {
+	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	g := JoinGateway([]GatewayCall{
+		{Marker: "r.1.0", RequestID: 4, Response: at(400), Progress: []GatewayProgress{{1, at(101)}, {2, at(203)}}},
+		{Marker: "r.2.0", RequestID: 5, Cancelled: at(150), Response: at(1001)},
+		{Marker: "r.3.0", RequestID: 6, Response: at(10), Crossed: "r.4.0"},
+		{Marker: "r.4.0", RequestID: 7, RetryAfter: false},
+	}, []results.TruthCall{
+		{Marker: "r.1.0", RequestID: "5", Era: "2025-11-25", Started: at(0), Cancelled: at(151), Ended: at(152)},
+		{Marker: "r.1.0", RequestID: "5", Era: "2025-11-25", Started: at(1), Completed: at(300), Ended: at(300),
+			Progress: []results.TruthProgress{{Value: 1, At: at(100)}, {Value: 2, At: at(200)}, {Value: 3, At: at(290)}}},
+		{Marker: "r.2.0", RequestID: "6", Era: "2025-11-25", Started: at(50), Completed: at(1000), Ended: at(1000)},
+		{Marker: "r.3.0", RequestID: "7", Era: "2026-07-28", Started: at(0), Completed: at(5), Ended: at(5)},
+		{Marker: "r.4.0", Throttled: true, RetryAfterS: 2, Started: at(0)},
+	})
+	g.Truth = []string{"http://127.0.0.1:8081", "http://127.0.0.1:8082"}
+	g.Errors = []string{"http://127.0.0.1:8082 evicted records before they were read (it keeps 20000): some calls may be missing"}
+	a := NewAggregator(Rules{})
+	a.SetInputs(RunInputs{Gateway: &g})
+	return a.Summary(Meta{Scenario: "gateway", Era: "2026-07-28", Transport: "http", Target: "http://127.0.0.1:9000/mcp",
+		Started: t0, Duration: 2 * time.Second})
+}
+
+func TestGoldenGateway(t *testing.T) {
+	s := gatewayGolden()
+	var txt, js bytes.Buffer
+	if err := s.Text(&txt); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "gateway.txt.golden", txt.Bytes())
+	if err := s.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "gateway.json.golden", js.Bytes())
 }

@@ -150,3 +150,33 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 	v.Evidence = strings.Join(facts, "; ") + "; " + base
 	return v
 }
+
+// textGateway writes the gateway block (only with a gateway section).
+func (s *Summary) textGateway(t *textOut) {
+	g := s.Gateway
+	if g == nil {
+		return
+	}
+	eras := "eras none"
+	if len(g.EraSeen) > 0 {
+		var parts []string
+		for _, e := range slices.Sorted(maps.Keys(g.EraSeen)) {
+			parts = append(parts, fmt.Sprintf("%s %d", e, g.EraSeen[e]))
+		}
+		eras = "eras " + strings.Join(parts, ", ")
+	}
+	t.items("Gateway", fmt.Sprintf("%s, %d executions on %s", plural(g.Calls, "call"), g.Executions, plural(len(g.Truth), "target")),
+		fmt.Sprintf("not seen %d", g.NotSeen), eras)
+	var counts []string
+	for _, k := range gatewayKeys {
+		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.key, "_", " "), k.n(g)))
+	}
+	t.items("", counts...)
+	if g.LagMs.Count > 0 {
+		t.items("", fmt.Sprintf("progress lag p50 %s   p99 %s   max %s (%d notifications)",
+			fmtMs(g.LagMs.P50), fmtMs(g.LagMs.P99), fmtMs(g.LagMs.Max), g.LagMs.Count))
+	}
+	for _, e := range g.Errors {
+		t.items("", "truth: "+e)
+	}
+}
