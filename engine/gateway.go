@@ -161,7 +161,7 @@ func (g *gatewayRun) add(cs *callState) {
 		return
 	}
 	c := report.GatewayCall{Marker: string(cs.gw.marker), RequestID: cs.rec.ID, Response: cs.responseAt,
-		Progress: cs.gw.progress, Crossed: cs.gw.crossed,
+		Progress: cs.gw.progress, Crossed: cs.gw.crossed, ReadPaused: !cs.pausedAt.IsZero(),
 		RetryAfter: cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0}
 	// A plain disconnect of a 2025 era is not a cancel.
 	if !(cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern()) {

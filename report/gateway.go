@@ -84,6 +84,9 @@ type GatewayCall struct {
 	// Crossed is the marker of another call that the call's answer
 	// carried ("" when none or its own).
 	Crossed string
+	// ReadPaused: we paused reading the call's answer (the stall_read
+	// fault), so when its progress arrived says nothing of the gateway.
+	ReadPaused bool
 }
 
 // GatewayProgress is one notification received.
@@ -218,7 +221,7 @@ func answering(ex []*results.TruthCall) *results.TruthCall {
 // judgeProgress matches the notifications the target sent for a call that
 // ran to its end and answered us with those we received, by value.
 func (g *Gateway) judgeProgress(c *GatewayCall, t *results.TruthCall, lags map[int64]int) {
-	if t.Completed.IsZero() || c.Response.IsZero() || !c.Cancelled.IsZero() || len(t.Progress) == 0 {
+	if t.Completed.IsZero() || c.Response.IsZero() || !c.Cancelled.IsZero() || c.ReadPaused || len(t.Progress) == 0 {
 		return
 	}
 	used := make([]bool, len(c.Progress))

@@ -101,6 +101,11 @@ func TestJoinGateway(t *testing.T) {
 			want:  map[string]int{"progress_held": 1},
 		},
 		{
+			name:  "our own paused read is not the gateway's",
+			calls: []GatewayCall{{Marker: "r.1.0", Response: at(302), Progress: got(301, 301), ReadPaused: true}},
+			truth: []results.TruthCall{done("r.1.0", "", 0, 300, prog(100, 200, 300))},
+		},
+		{
 			name:  "sent too briefly to be held",
 			calls: []GatewayCall{{Marker: "r.1.0", Response: at(32), Progress: got(31, 31)}},
 			truth: []results.TruthCall{done("r.1.0", "", 0, 30, prog(10, 20))},
