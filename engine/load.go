@@ -196,6 +196,7 @@ func (r *runner) finalize(cs *callState) {
 	r.pending.Add(1)
 	time.AfterFunc(r.plan.LateWindow, func() {
 		r.records <- cs.record()
+		r.gw.add(cs)
 		r.pending.Done()
 	})
 }

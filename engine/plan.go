@@ -41,6 +41,9 @@ type Plan struct {
 	// the same instant starts together); a run that reaches it late counts
 	// the ticks it missed as dropped.
 	StartAt time.Time
+	// Gateway, when set, reads the truth of the built-in targets behind a
+	// gateway and joins it with the calls (gateway.go).
+	Gateway *GatewayPlan
 }
 
 // Target is exactly one of Builtin, Stdio and HTTP.

@@ -88,6 +88,9 @@ type Info struct {
 	Background []BackgroundResult
 	// Orphans is what the probes saw after the load.
 	Orphans report.Orphans
+	// Gateway is the join with the targets' truth; nil without
+	// Plan.Gateway.
+	Gateway *report.Gateway
 }
 
 // BackgroundResult is what a background fault did over the run.
@@ -132,6 +135,8 @@ type runner struct {
 	phase                         atomic.Value  // string: Live.Phase
 	metricsURL                    string        // the builtin target's /metrics
 	logs                          *logProbes    // nil without a log probe
+	runID                         string        // the first part of every call's marker
+	gw                            *gatewayRun   // nil without Plan.Gateway
 }
 
 // lastStop returns when a call was last cancelled or cut (the start of the
@@ -152,7 +157,8 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if len(plan.Calls) == 0 {
 		return nil, errors.New("run: no calls configured")
 	}
-	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{})}
+	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{}), runID: newRunID()}
+	r.gw = newGatewayRun(plan.Gateway, r.runID)
 	for _, c := range plan.Calls {
 		r.total += c.Weight
 		r.weights = append(r.weights, r.total)
@@ -207,6 +213,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
+	r.gw.start(context.WithoutCancel(ctx))
 	stopBackground := r.background(ctx, info)
 	stopWindows := r.quietWindows(ctx, pr)
 	if plan.Load.Concurrency > 0 {
@@ -236,6 +243,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	r.pending.Wait()
 	close(r.records)
 	<-collected
+	info.Gateway = r.gw.finish(probeCtx)
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
 	info.Missed = int(r.missed.Load())

@@ -51,6 +51,9 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 		p.Calls = append(p.Calls, CallSpec{Tool: c.Tool, Weight: max(int(c.Weight*1000), 1), Arguments: args, Progress: c.Progress})
 	}
 	p.Progress = ProgressRules{Grace: sc.Progress.Grace.Std(), FloodHz: sc.Progress.FloodHz, Stall: sc.Progress.Stall.Std()}
+	if g := sc.Gateway; g != nil {
+		p.Gateway = &GatewayPlan{Truth: g.Truth}
+	}
 	if p.Throttle, err = planThrottle(sc.Throttling); err != nil {
 		return p, err
 	}

@@ -19,7 +19,8 @@ func (info *Info) Summary(agg *report.Aggregator, checks []report.Check, failOnV
 // counts, orphans, background faults, the load's length. The results
 // file's trailer keeps them.
 func (info *Info) Inputs() report.RunInputs {
-	in := report.RunInputs{Duration: info.Duration, Connection: info.Conn, Orphans: info.Orphans, RetriesNotMade: info.RetriesNotMade}
+	in := report.RunInputs{Duration: info.Duration, Connection: info.Conn, Orphans: info.Orphans, RetriesNotMade: info.RetriesNotMade,
+		Gateway: info.Gateway}
 	for _, b := range info.Background {
 		in.Background = append(in.Background, report.Background{Kind: b.Kind, Sent: b.Sent, Refused: b.Failed})
 	}

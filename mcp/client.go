@@ -198,7 +198,7 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 	if req.Progress {
 		call.tok = call.id
 	}
-	call.body = c.appendCallBody(make([]byte, 0, 256+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Malform, req.MalformSize)
+	call.body = c.appendCallBody(make([]byte, 0, 384+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Marker, req.Malform, req.MalformSize)
 	if p := c.cfg.ParamHeaders; p != nil && c.era.Modern() && req.Malform == MalformNone {
 		call.headers = p.appendHeaders(nil, req.Tool, req.Arguments)
 	}

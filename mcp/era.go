@@ -26,6 +26,9 @@ var legacyEras = []Era{Era20251125, Era20250618, Era20250326, Era20241105}
 
 // ParseProtocol parses a scenario's protocol setting: "auto" (or "") or one
 // revision.
+// Eras lists every revision this client speaks, newest first.
+func Eras() []Era { return append([]Era{Era20260728}, legacyEras...) }
+
 func ParseProtocol(s string) (Era, error) {
 	switch s {
 	case "", "auto":

@@ -48,7 +48,9 @@ type Summary struct {
 	Throttling   Throttling            `json:"throttling"`
 	Timeouts     Timeouts              `json:"timeouts"`
 	Faults       map[string]FaultStats `json:"faults"`
-	Checks       []CheckResult         `json:"checks"`
+	// Gateway is present when the scenario has a gateway section.
+	Gateway *GatewaySummary `json:"gateway,omitempty"`
+	Checks  []CheckResult   `json:"checks"`
 	// Pass: every check passed and, with FailOnViolation, no verdict is a
 	// violation (mcpchaos run exits 0).
 	Pass            bool      `json:"pass"`

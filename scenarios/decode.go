@@ -52,6 +52,9 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 	s.Orphans = d.orphans(o.sub("orphans"))
 	s.Progress = d.progress(o.sub("progress"))
 	s.Throttling = d.throttling(o.sub("throttling"))
+	if o.has("gateway") {
+		s.Gateway = d.gateway(o.sub("gateway"))
+	}
 	s.FailOnViolation = o.boolOr("fail_on_violation", true)
 	for _, it := range o.items("checks") {
 		raw, ok := d.stringItem(it)

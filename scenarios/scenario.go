@@ -38,7 +38,10 @@ type Scenario struct {
 	Orphans    Orphans
 	Progress   Progress
 	Throttling Throttling
-	Checks     []Check
+	// Gateway is set when the target is a gateway in front of built-in
+	// targets whose truth records are read (docs/gateways.md).
+	Gateway *Gateway
+	Checks  []Check
 	// FailOnViolation makes a violation verdict fail the run like a failed
 	// check (exit status 1); default true. mcpchaos run
 	// --no-fail-on-violation turns it off; a warning never fails.
@@ -274,6 +277,13 @@ type Progress struct {
 	Grace   Duration // progress this long after a cancel still counts as in time; default 100ms
 	FloodHz float64  // more notifications per second for one token is a flood; default 50
 	Stall   Duration // no progress for this long while a call runs is a stall; default 2s
+}
+
+// Gateway says where the truth of a gateway test is read.
+type Gateway struct {
+	// Truth are the base URLs of the built-in targets behind the gateway
+	// (http://HOST:PORT, no path): each serves its records on /calls.
+	Truth []string
 }
 
 // Throttling says what counts as "throttled" besides HTTP 429 and 503.

@@ -41,6 +41,7 @@ type call struct {
 	leak    bool // this call ignores its cancel
 	args    stepArgs
 	burn    bool
+	truth   *truthRec // nil when the call carries no marker
 
 	step   int // the step being worked on, from 1
 	floodN int // flood notifications sent during this step
@@ -162,6 +163,7 @@ func (c *call) wait(until <-chan time.Time) error {
 			// The client closed the request's stream and the SDK does not
 			// pass that on: the call keeps running for nobody.
 			c.httpDone = nil
+			c.truth.streamClosed()
 			c.markCut()
 			c.orphan()
 		case <-c.stopAt:
@@ -195,6 +197,7 @@ func (c *call) burnFor(d time.Duration) error {
 
 // onCancel reacts to the handler's context being done.
 func (c *call) onCancel() error {
+	c.truth.cancelled()
 	switch {
 	case c.leak:
 		c.ctxDone = nil
@@ -287,6 +290,7 @@ func (c *call) notify(ctx context.Context, value float64, msg string) bool {
 	if c.cfg.Endless {
 		total = 0 // unknown
 	}
+	at := time.Now()
 	err := c.send(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: c.token,
 		Progress:      value,
@@ -296,6 +300,7 @@ func (c *call) notify(ctx context.Context, value float64, msg string) bool {
 	if err != nil {
 		return false
 	}
+	c.truth.progress(value, at)
 	c.s.metrics.progressSent.Add(1)
 	return true
 }
