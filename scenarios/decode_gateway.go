@@ -31,6 +31,7 @@ func (d *decoder) gateway(o *object) *Gateway {
 		}
 	}
 	for _, p := range list {
+		d.secrets.AddURL(p.s) // its credentials, even when it is refused below
 		if err := checkTruthURL(p.s); err != nil {
 			d.errorf(p.pos, p.path, "%v", err)
 			continue
