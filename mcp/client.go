@@ -50,6 +50,9 @@ type HTTPConfig struct {
 	MaxIdleConns int
 	// TLS configures https:// URLs; nil: system roots, the URL's host.
 	TLS *TLSOptions
+	// HTTP2 is HTTP2Auto (""): offer h2 on ALPN to https:// servers and
+	// speak HTTP/2 when the server picks it; or HTTP2Off: HTTP/1.1 only.
+	HTTP2 string
 	// Transport is TransportAuto (""): Streamable HTTP, falling back to
 	// the 2024-11-05 HTTP+SSE transport when the URL answers that way;
 	// TransportStreamable; or TransportSSE.
@@ -176,6 +179,18 @@ func (c *Client) Era() Era { return c.era }
 
 // Transport returns "http" or "stdio".
 func (c *Client) Transport() string { return c.tr.name() }
+
+// HTTPVersion returns the HTTP version of the client's requests,
+// "HTTP/2" or "HTTP/1.1"; "" on stdio.
+func (c *Client) HTTPVersion() string {
+	switch t := c.tr.(type) {
+	case *httpTransport:
+		return t.httpVersion()
+	case *sseTransport:
+		return "HTTP/1.1"
+	}
+	return ""
+}
 
 // Server returns the server's self-reported name and version.
 func (c *Client) Server() Implementation { return c.server }

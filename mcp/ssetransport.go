@@ -37,7 +37,7 @@ type sseTransport struct {
 // openSSE GETs h's URL, reads the endpoint event and starts reading the
 // stream. Errors say what the URL answered.
 func openSSE(ctx context.Context, c *Client, h *httpTransport) (*sseTransport, error) {
-	conn, err := h.dial(ctx)
+	conn, err := h.dialH1(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +80,8 @@ func openSSE(ctx context.Context, c *Client, h *httpTransport) (*sseTransport, e
 		return fail("endpoint %q is on another origin than %s", ep.String(), base.Host)
 	}
 	_ = conn.nc.SetDeadline(time.Time{})
-	post := &httpTransport{c: c, addr: h.addr, path: ep.RequestURI(), display: h.display, tls: h.tls,
-		static: h.static, dialer: h.dialer, maxIdle: h.maxIdle}
+	post := &httpTransport{c: c, addr: h.addr, path: ep.RequestURI(), display: h.display, tls: h.tlsH1,
+		tlsH1: h.tlsH1, static: h.static, dialer: h.dialer, maxIdle: h.maxIdle}
 	t := &sseTransport{c: c, h: post, stream: conn, calls: map[int64]*Call{}, readEnd: make(chan struct{})}
 	go t.read()
 	return t, nil
