@@ -328,7 +328,15 @@ func dialHTTP(ctx context.Context, c *Client, cfg *HTTPConfig) (transport, error
 	if err != nil {
 		return nil, err
 	}
-	switch cfg.Transport {
+	tr := cfg.Transport
+	if c.cfg.Protocol == Era20241105 {
+		// The revision of the HTTP+SSE transport.
+		if tr == TransportStreamable {
+			return nil, errors.New("mcp http: protocol 2024-11-05 is the HTTP+SSE transport, not streamable")
+		}
+		tr = TransportSSE
+	}
+	switch tr {
 	case "", TransportAuto, TransportStreamable:
 		return h, nil
 	case TransportSSE:

@@ -40,6 +40,10 @@ type Header struct {
 	SchemaVersion int `json:"schema_version,omitempty"`
 	// Evaluation is what the run was judged by; nil in a version 1 file.
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
+
+	// HTTPVersion is the HTTP version of the calls, "HTTP/2" or
+	// "HTTP/1.1"; absent on stdio.
+	HTTPVersion string `json:"http_version,omitempty"`
 }
 
 // Outcomes: exactly one per call.
