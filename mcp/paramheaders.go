@@ -72,14 +72,14 @@ func (p *ParamHeaders) Invalid() map[string]error {
 // learn fills p from c's tools/list, once for all the clients sharing p.
 func (p *ParamHeaders) learn(ctx context.Context, c *Client) {
 	p.once.Do(func() {
-		tools, err := c.ListTools(ctx)
+		l, err := c.ListToolPages(ctx)
 		if err != nil {
 			p.mu.Lock()
 			p.err = err
 			p.mu.Unlock()
 			return
 		}
-		p.Learn(tools)
+		p.Learn(l.All)
 	})
 }
 
