@@ -214,8 +214,8 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 		call.tok = call.id
 	}
 	call.body = c.appendCallBody(make([]byte, 0, 256+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Malform, req.MalformSize)
-	if p := c.cfg.ParamHeaders; p != nil && c.era.Modern() && req.Malform == MalformNone {
-		call.headers = p.appendHeaders(nil, req.Tool, req.Arguments)
+	if req.Malform == MalformNone {
+		call.headers = c.paramHeaders(req.Tool, req.Arguments)
 	}
 	if err := c.tr.start(ctx, call); err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage
 		members = append(members, `,"arguments":`...)
 		members = append(members, args...)
 	}
-	r := c.roundTrip(ctx, methodToolsCall, tool, members, metaOptions{modern: c.era.Modern()})
+	r := c.roundTripHeaders(ctx, methodToolsCall, tool, members, metaOptions{modern: c.era.Modern()}, c.paramHeaders(tool, args))
 	if err := r.failure("tools/call " + tool); err != nil {
 		return ToolResult{}, err
 	}

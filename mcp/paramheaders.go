@@ -90,6 +90,16 @@ func (p *ParamHeaders) Err() error {
 	return p.err
 }
 
+// paramHeaders returns the Mcp-Param-* header lines of a tools/call of
+// tool with args on 2026 Streamable HTTP, when the client has
+// Config.ParamHeaders; nil otherwise.
+func (c *Client) paramHeaders(tool string, args []byte) []byte {
+	if p := c.cfg.ParamHeaders; p != nil && c.era.Modern() {
+		return p.appendHeaders(nil, tool, args)
+	}
+	return nil
+}
+
 // appendHeaders writes the Mcp-Param-* header lines of a call of tool
 // with the given arguments (a JSON object) to b.
 func (p *ParamHeaders) appendHeaders(b []byte, tool string, args []byte) []byte {
