@@ -234,3 +234,58 @@ func TestHTTP2Off(t *testing.T) {
 		t.Errorf("the server saw %v, want HTTP/1.1 only", protos)
 	}
 }
+
+// TestHTTP2StalledStream: a paused call stops reading its stream; once the
+// stream's window is full the server's handler is held up, while a call on
+// the same connection goes on to its result. Resumed, the stalled call gets
+// every progress notification.
+func TestHTTP2StalledStream(t *testing.T) {
+	t.Parallel()
+	f := startSDKH2(t, true)
+	c := f.dial(t, "")
+	const steps = 4000 // about 150 bytes each: several times the stream's window
+	stalled := newRecorder()
+	a, err := c.Start(ctxT(t), CallRequest{Tool: "slow", Arguments: []byte(`{"steps":4000,"step_ms":0}`), Progress: true, Observer: stalled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Pause()
+	done := make(chan struct{})
+	go func() { a.Wait(); close(done) }()
+	f.started(t)
+	other := newRecorder()
+	b, err := c.Start(ctxT(t), CallRequest{Tool: "slow", Arguments: []byte(`{"steps":5,"step_ms":20}`), Progress: true, Observer: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCall(t, b)
+	if evs := other.events(); len(ofKind(evs, EvResult)) != 1 {
+		t.Fatalf("the call beside the stalled one: %s", describe(evs))
+	}
+	// The other handler has finished; the stalled one must not have.
+	select {
+	case s := <-f.log.finished:
+		if want := "slow p" + itoa(b.ID()); s != want {
+			t.Errorf("the handler that finished is %q, want %q", s, want)
+		}
+	case <-time.After(testutil.WaitLong):
+		t.Fatal("the other call's handler did not finish")
+	}
+	if !holds(t, 300*time.Millisecond, func() bool { return len(f.log.finished) == 0 }) {
+		t.Fatal("the stalled call's handler finished: nothing held it up")
+	}
+	a.Resume()
+	select {
+	case <-done:
+	case <-time.After(testutil.WaitLong):
+		t.Fatal("the stalled call did not end after Resume")
+	}
+	evs := stalled.events()
+	if len(ofKind(evs, EvResult)) != 1 {
+		t.Fatalf("the stalled call: %d events, no result", len(evs))
+	}
+	checkProgressRun(t, evs, steps)
+	if _, addrs := f.protos(); len(addrs) != 1 {
+		t.Errorf("the calls came from %v, want one connection", addrs)
+	}
+}
