@@ -168,16 +168,18 @@ func TestHTTP2CallsShareAConnection(t *testing.T) {
 func TestHTTP2CancelAndDisconnect(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		stop func(*Call) error
+		name   string
+		legacy bool // a 2025 session: the cancel is a POSTed notification
+		stop   func(*Call) error
 	}{
-		{"cancel", func(c *Call) error { return c.Cancel("test", false) }},
-		{"disconnect-fin", func(c *Call) error { return c.Abort(AbortFIN) }},
-		{"disconnect-rst", func(c *Call) error { return c.Abort(AbortRST) }},
+		{"cancel", false, func(c *Call) error { return c.Cancel("test", false) }},
+		{"disconnect-fin", false, func(c *Call) error { return c.Abort(AbortFIN) }},
+		{"disconnect-rst", false, func(c *Call) error { return c.Abort(AbortRST) }},
+		{"cancel-2025", true, func(c *Call) error { return c.Cancel("test", false) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := startSDKH2(t, true)
+			f := startSDKH2(t, !tc.legacy)
 			c := f.dial(t, HTTP2Auto)
 			other := newRecorder()
 			slow, err := c.Start(ctxT(t), CallRequest{Tool: "slow", Arguments: []byte(`{"steps":10,"step_ms":50}`), Progress: true, Observer: other})
