@@ -14,11 +14,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/net/http2"
 )
 
-// HTTP/2 on https:// targets whose server picks h2 on ALPN. Many calls then
+// HTTP/2 on https:// targets whose server picks h2 on ALPN, with the
+// standard library's HTTP/2 client driving connections mcpchaos dials and
+// hands over one at a time (http.Transport.NewClientConn). Many calls then
 // share one connection, each on its own stream, so what acts on "a call's
 // connection" over HTTP/1.1 acts on the call's stream here:
 //
@@ -66,41 +66,44 @@ var errUseH1 = errors.New("the server chose HTTP/1.1")
 // h2Conns are a transport's HTTP/2 connections.
 type h2Conns struct {
 	t  *httpTransport
-	t2 *http2.Transport
-	on atomic.Bool // the last handshake chose h2: new calls go here
+	t1 *http.Transport // makes client connections of the conns we dial
+	on atomic.Bool     // the last handshake chose h2: new calls go here
 
 	dialMu sync.Mutex // one dial at a time when every connection is full
 	mu     sync.Mutex
-	conns  []*http2.ClientConn
-	addrs  map[*http2.ClientConn][2]net.Addr
+	conns  []*http.ClientConn
+	addrs  map[*http.ClientConn][2]net.Addr
 	closed bool
 }
 
+// dialedKey carries a connection mcpchaos dialed and handshook to
+// h2Conns.t1's DialTLSContext, which hands it over: t1 never dials.
+type dialedKey struct{}
+
 func newH2Conns(t *httpTransport) (*h2Conns, error) {
-	t1 := &http.Transport{MaxResponseHeaderBytes: maxHeaderBytes, DisableCompression: true,
+	protos := new(http.Protocols)
+	protos.SetHTTP2(true)
+	t1 := &http.Transport{Protocols: protos, MaxResponseHeaderBytes: maxHeaderBytes, DisableCompression: true,
 		HTTP2: &http.HTTP2Config{MaxReceiveBufferPerStream: h2StreamWindow,
 			MaxReceiveBufferPerConnection: h2ConnWindow, MaxReadFrameSize: h2MaxFrame,
-			MaxDecoderHeaderTableSize: 4096}}
-	t2, err := http2.ConfigureTransports(t1)
-	if err != nil {
-		return nil, fmt.Errorf("mcp http: configure HTTP/2: %w", err)
-	}
-	t2.MaxHeaderListSize = maxHeaderBytes
-	t2.MaxReadFrameSize = h2MaxFrame
-	t2.MaxDecoderHeaderTableSize = 4096
-	t2.DisableCompression = true
-	t2.WriteByteTimeout = 10 * time.Second
-	return &h2Conns{t: t, t2: t2, addrs: map[*http2.ClientConn][2]net.Addr{}}, nil
+			MaxDecoderHeaderTableSize: 4096, WriteByteTimeout: 10 * time.Second},
+		DialTLSContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			if nc, ok := ctx.Value(dialedKey{}).(net.Conn); ok {
+				return nc, nil
+			}
+			return nil, errors.New("mcp http: no connection to hand over")
+		}}
+	return &h2Conns{t: t, t1: t1, addrs: map[*http.ClientConn][2]net.Addr{}}, nil
 }
 
 func isH2(nc net.Conn) bool {
 	tc, ok := nc.(*tls.Conn)
-	return ok && tc.ConnectionState().NegotiatedProtocol == http2.NextProtoTLS
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
 
 // adopt makes a handshaken h2 connection one of the transport's.
-func (p *h2Conns) adopt(nc net.Conn) (*http2.ClientConn, error) {
-	cc, err := p.t2.NewClientConn(nc)
+func (p *h2Conns) adopt(ctx context.Context, nc net.Conn) (*http.ClientConn, error) {
+	cc, err := p.t1.NewClientConn(context.WithValue(ctx, dialedKey{}, nc), "https", p.t.addr)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("HTTP/2 with %s: %w", p.t.display, err)
@@ -120,7 +123,7 @@ func (p *h2Conns) adopt(nc net.Conn) (*http2.ClientConn, error) {
 // reserve returns a connection with a stream reserved for a request,
 // dialing a new one when every connection is at the server's limit of
 // concurrent streams.
-func (p *h2Conns) reserve(ctx context.Context) (*http2.ClientConn, error) {
+func (p *h2Conns) reserve(ctx context.Context) (*http.ClientConn, error) {
 	if cc := p.reserveIdle(); cc != nil {
 		return cc, nil
 	}
@@ -138,11 +141,11 @@ func (p *h2Conns) reserve(ctx context.Context) (*http2.ClientConn, error) {
 		p.t.put(p.t.newConn(nc))
 		return nil, errUseH1
 	}
-	cc, err := p.adopt(nc)
+	cc, err := p.adopt(ctx, nc)
 	if err != nil {
 		return nil, err
 	}
-	if !cc.ReserveNewRequest() {
+	if cc.Reserve() != nil {
 		return nil, fmt.Errorf("HTTP/2 with %s: a new connection takes no request", p.t.display)
 	}
 	return cc, nil
@@ -150,18 +153,18 @@ func (p *h2Conns) reserve(ctx context.Context) (*http2.ClientConn, error) {
 
 // reserveIdle reserves a stream on a connection that has room, forgetting
 // the connections that are closed.
-func (p *h2Conns) reserveIdle() *http2.ClientConn {
+func (p *h2Conns) reserveIdle() *http.ClientConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	live := p.conns[:0]
-	var got *http2.ClientConn
+	var got *http.ClientConn
 	for _, cc := range p.conns {
-		if cc.State().Closed {
+		if cc.Err() != nil {
 			delete(p.addrs, cc)
 			continue
 		}
 		live = append(live, cc)
-		if got == nil && cc.ReserveNewRequest() {
+		if got == nil && cc.Reserve() == nil {
 			got = cc
 		}
 	}
@@ -192,14 +195,14 @@ func (p *h2Conns) send(ctx context.Context, req *http.Request) (*h2Stream, error
 		s, err := p.sendOn(ctx, cc, req)
 		// A connection the server closed (GOAWAY, idle close) before the
 		// request got out: once more on another.
-		if err != nil && attempt == 0 && s == nil && cc.State().Closed && ctx.Err() == nil {
+		if err != nil && attempt == 0 && s == nil && cc.Err() != nil && ctx.Err() == nil {
 			continue
 		}
 		return s, err
 	}
 }
 
-func (p *h2Conns) sendOn(ctx context.Context, cc *http2.ClientConn, req *http.Request) (*h2Stream, error) {
+func (p *h2Conns) sendOn(ctx context.Context, cc *http.ClientConn, req *http.Request) (*h2Stream, error) {
 	rctx, stop := context.WithCancel(context.Background())
 	s := &h2Stream{stop: stop, answer: make(chan h2Answer, 1)}
 	p.mu.Lock()
