@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -349,41 +348,4 @@ func (s *h2Stream) SetReadDeadline(t time.Time) error {
 func (s *h2Stream) expire() {
 	s.timedOut.Store(true)
 	s.stop()
-}
-
-// h2Request builds the request writeRequest would write over HTTP/1.1:
-// the same headers, for method (a DELETE when body is nil).
-func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http.Request {
-	h := make(http.Header, len(t.headers)+6)
-	for _, kv := range t.headers {
-		h[kv[0]] = []string{kv[1]}
-	}
-	era := t.c.era
-	if era.Modern() || method != methodInitialize {
-		h["Mcp-Protocol-Version"] = []string{string(era)}
-	}
-	if era.Modern() && method != "" {
-		h["Mcp-Method"] = []string{method}
-		if name != "" {
-			h["Mcp-Name"] = []string{headerValue(name)}
-		}
-		for len(extra) > 0 {
-			line, rest, _ := bytes.Cut(extra, []byte("\r\n"))
-			extra = rest
-			if k, v, ok := bytes.Cut(line, []byte(": ")); ok {
-				h[http.CanonicalHeaderKey(string(k))] = []string{string(v)}
-			}
-		}
-	}
-	if sid := t.sessionID(); sid != "" && !era.Modern() {
-		h["Mcp-Session-Id"] = []string{sid}
-	}
-	req := &http.Request{Method: http.MethodPost, URL: t.url, Host: t.url.Host, Header: h,
-		Proto: "HTTP/2.0", ProtoMajor: 2, ContentLength: int64(len(body))}
-	if body == nil {
-		req.Method = http.MethodDelete
-	} else {
-		req.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	return req
 }

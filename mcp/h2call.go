@@ -2,9 +2,11 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 )
 
@@ -59,4 +61,41 @@ func (t *httpTransport) httpVersion() string {
 		return "HTTP/2"
 	}
 	return "HTTP/1.1"
+}
+
+// h2Request builds the request writeRequest would write over HTTP/1.1:
+// the same headers, for method (a DELETE when body is nil).
+func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http.Request {
+	h := make(http.Header, len(t.headers)+6)
+	for _, kv := range t.headers {
+		h[kv[0]] = []string{kv[1]}
+	}
+	era := t.c.era
+	if era.Modern() || method != methodInitialize {
+		h["Mcp-Protocol-Version"] = []string{string(era)}
+	}
+	if era.Modern() && method != "" {
+		h["Mcp-Method"] = []string{method}
+		if name != "" {
+			h["Mcp-Name"] = []string{headerValue(name)}
+		}
+		for len(extra) > 0 {
+			line, rest, _ := bytes.Cut(extra, []byte("\r\n"))
+			extra = rest
+			if k, v, ok := bytes.Cut(line, []byte(": ")); ok {
+				h[http.CanonicalHeaderKey(string(k))] = []string{string(v)}
+			}
+		}
+	}
+	if sid := t.sessionID(); sid != "" && !era.Modern() {
+		h["Mcp-Session-Id"] = []string{sid}
+	}
+	req := &http.Request{Method: http.MethodPost, URL: t.url, Host: t.url.Host, Header: h,
+		Proto: "HTTP/2.0", ProtoMajor: 2, ContentLength: int64(len(body))}
+	if body == nil {
+		req.Method = http.MethodDelete
+	} else {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return req
 }
