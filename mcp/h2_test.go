@@ -291,3 +291,29 @@ func TestHTTP2StalledStream(t *testing.T) {
 		t.Errorf("the calls came from %v, want one connection", addrs)
 	}
 }
+
+// TestHTTP2HeaderListBound: a response whose header list is over the 1 MiB
+// mcpchaos advertises fails its call, not the calls beside it.
+func TestHTTP2HeaderListBound(t *testing.T) {
+	t.Parallel()
+	f := startSDKH2(t, true)
+	next := f.proto.next
+	big := strings.Repeat("x", 2<<20)
+	f.proto.next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Name") == "slow" {
+			w.Header().Set("X-Big", big)
+		}
+		next.ServeHTTP(w, r)
+	})
+	c := f.dial(t, "")
+	_, err := c.CallTool(ctxT(t), "slow", []byte(`{"steps":1,"step_ms":1}`))
+	if err == nil {
+		t.Fatal("a 2 MiB header list was accepted")
+	}
+	if _, err := c.CallTool(ctxT(t), "echo", []byte(`{"text":"hi"}`)); err != nil {
+		t.Errorf("echo after the refused header list: %v", err)
+	}
+	if c.HTTPVersion() != "HTTP/2" {
+		t.Errorf("HTTPVersion = %q", c.HTTPVersion())
+	}
+}
