@@ -291,7 +291,7 @@ func (r *runner) header(started time.Time) results.Header {
 	c := r.clients.first()
 	h := results.Header{Type: results.TypeHeader, Tool: "mcpchaos", Version: r.opts.Version,
 		Scenario: r.plan.Name, File: r.plan.File, Seed: r.plan.Seed, Era: string(c.Era()),
-		Transport: c.Transport(), Target: r.clients.describe(), Started: started, Config: r.plan.Config,
+		Transport: c.Transport(), HTTPVersion: c.HTTPVersion(), Target: r.clients.describe(), Started: started, Config: r.plan.Config,
 		SchemaVersion: results.SchemaVersion, Evaluation: r.opts.Evaluation}
 	if s := c.Server(); s.Name != "" {
 		h.Server = s.Name + " " + s.Version

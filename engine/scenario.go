@@ -120,7 +120,7 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 		return Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: t.Stdio.Command, Env: env, Dir: t.Stdio.Dir},
 			Processes: t.Stdio.Processes}}, nil
 	case t.HTTP != nil:
-		hc := &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers, Transport: t.HTTP.Transport}
+		hc := &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers, Transport: t.HTTP.Transport, HTTP2: t.HTTP.HTTP2}
 		if o := t.HTTP.TLS; o != nil {
 			hc.TLS = &mcp.TLSOptions{CAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile,
 				ServerName: o.ServerName, InsecureSkipVerify: o.InsecureSkipVerify}

@@ -30,6 +30,6 @@ func (info *Info) Inputs() report.RunInputs {
 // Meta returns the run's description for its summary.
 func (info *Info) Meta() report.Meta {
 	h := info.Header
-	return report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
+	return report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, HTTPVersion: h.HTTPVersion, Target: h.Target,
 		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted}
 }

@@ -35,7 +35,7 @@ type sseTransport struct {
 // openSSE GETs h's URL, reads the endpoint event and starts reading the
 // stream. Errors say what the URL answered.
 func openSSE(ctx context.Context, c *Client, h *httpTransport) (*sseTransport, error) {
-	conn, err := h.dial(ctx)
+	conn, err := h.dialH1(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +78,8 @@ func openSSE(ctx context.Context, c *Client, h *httpTransport) (*sseTransport, e
 		return fail("endpoint %q is on another origin than %s", ep.String(), base.Host)
 	}
 	_ = conn.nc.SetDeadline(time.Time{})
-	post := &httpTransport{c: c, addr: h.addr, path: ep.RequestURI(), display: h.display, tls: h.tls,
-		static: h.static, dialer: h.dialer, maxIdle: h.maxIdle}
+	post := &httpTransport{c: c, addr: h.addr, path: ep.RequestURI(), display: h.display, tls: h.tlsH1,
+		tlsH1: h.tlsH1, static: h.static, dialer: h.dialer, maxIdle: h.maxIdle}
 	t := &sseTransport{c: c, h: post, stream: conn, calls: map[int64]*Call{}, readEnd: make(chan struct{})}
 	go t.read()
 	return t, nil
@@ -289,7 +289,15 @@ func dialHTTP(ctx context.Context, c *Client, cfg *HTTPConfig) (transport, error
 	if err != nil {
 		return nil, err
 	}
-	switch cfg.Transport {
+	tr := cfg.Transport
+	if c.cfg.Protocol == Era20241105 {
+		// The revision of the HTTP+SSE transport.
+		if tr == TransportStreamable {
+			return nil, errors.New("mcp http: protocol 2024-11-05 is the HTTP+SSE transport, not streamable")
+		}
+		tr = TransportSSE
+	}
+	switch tr {
 	case "", TransportAuto, TransportStreamable:
 		return h, nil
 	case TransportSSE:

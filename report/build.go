@@ -16,6 +16,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 		Seed:        m.Seed,
 		Era:         m.Era,
 		Transport:   m.Transport,
+		HTTPVersion: m.HTTPVersion,
 		Target:      m.Target,
 		Server:      m.Server,
 		Started:     m.Started,

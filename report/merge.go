@@ -273,6 +273,7 @@ func (m *Merged) addMeta(h results.Header, i int) {
 	if i == 0 {
 		m.Meta.Scenario, m.Meta.Seed, m.Meta.Started = h.Scenario, h.Seed, h.Started
 		m.Meta.Era, m.Meta.Transport, m.Meta.Target, m.Meta.Server = h.Era, h.Transport, h.Target, h.Server
+		m.Meta.HTTPVersion = h.HTTPVersion
 		return
 	}
 	if h.Started.Before(m.Meta.Started) {
@@ -285,6 +286,11 @@ func (m *Merged) addMeta(h results.Header, i int) {
 	}
 	join(&m.Meta.Era, h.Era)
 	join(&m.Meta.Transport, h.Transport)
+	if m.Meta.HTTPVersion == "" {
+		m.Meta.HTTPVersion = h.HTTPVersion
+	} else {
+		join(&m.Meta.HTTPVersion, h.HTTPVersion)
+	}
 	join(&m.Meta.Target, h.Target)
 	join(&m.Meta.Server, h.Server)
 }

@@ -44,6 +44,10 @@ type Header struct {
 	// split over several processes (mcpchaos run --shard I/N); nil for a
 	// whole run.
 	Shard *Shard `json:"shard,omitempty"`
+
+	// HTTPVersion is the HTTP version of the calls, "HTTP/2" or
+	// "HTTP/1.1"; absent on stdio.
+	HTTPVersion string `json:"http_version,omitempty"`
 }
 
 // Shard says which slice of a sharded run a results file holds: the calls

@@ -13,7 +13,7 @@ import (
 var (
 	// The key lists come from the field tables (fieldtables.go).
 	topKeys      = topFields(nil).names()
-	protocols    = []string{ProtocolAuto, Protocol20260728, Protocol20251125, Protocol20250618}
+	protocols    = []string{ProtocolAuto, Protocol20260728, Protocol20251125, Protocol20250618, Protocol20241105}
 	loadKeys     = loadFields().names()
 	timeoutKeys  = timeoutFields().names()
 	policyKeys   = policyFields().names()
@@ -35,6 +35,7 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 		s.Seed = v
 	}
 	s.Protocol = o.enum("protocol", ProtocolAuto, protocols...)
+	d.protocolPos = o.at("protocol")
 	if o.has("target") {
 		s.Target = d.target(o.sub("target"), o.keyAt("target"))
 	}

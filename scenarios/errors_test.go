@@ -116,8 +116,8 @@ func TestParseErrors(t *testing.T) {
 			`x.yaml:1:49: target.builtin.stall_after: want an integer, got "1.5" (a number)`,
 			`x.yaml:1:66: target.builtin.rate_limit: invalid rate "fast": want N/PERIOD such as 50/1s or 3000/1m`,
 		}},
-		{"bad protocol", withHead("protocol: 2024-11-05"), []string{
-			`x.yaml:4:11: protocol: invalid value "2024-11-05" (want one of: auto, 2026-07-28, 2025-11-25, 2025-06-18)`,
+		{"bad protocol", withHead("protocol: 2025-03-26"), []string{
+			`x.yaml:4:11: protocol: invalid value "2025-03-26" (want one of: auto, 2026-07-28, 2025-11-25, 2025-06-18, 2024-11-05)`,
 		}},
 		{"bad enum", lines("target: {builtin: {era: 2027}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
 			`x.yaml:1:25: target.builtin.era: invalid value "2027" (want one of: dual, 2026, 2025)`,

@@ -35,6 +35,9 @@ type decoder struct {
 	faultRefs []ref // one per decoded fault, for validate
 	probeRefs []ref // one per decoded probe, for validate
 	eraPos    Pos   // target.builtin.era's value, for validate
+	// protocolPos and transportPos are where protocol and
+	// target.http.transport stand, for validate.
+	protocolPos, transportPos Pos
 }
 
 func newDecoder(file string, lookup func(string) (string, bool)) *decoder {

@@ -58,6 +58,9 @@ const (
 	Protocol20260728 = "2026-07-28"
 	Protocol20251125 = "2025-11-25"
 	Protocol20250618 = "2025-06-18"
+	// Protocol20241105 is the revision of the deprecated HTTP+SSE
+	// transport: it makes an HTTP target speak it (transport: sse).
+	Protocol20241105 = "2024-11-05"
 )
 
 // Target is the server under test: exactly one of its fields is set.
@@ -150,6 +153,9 @@ type HTTPTarget struct {
 	// the URL answers that way), HTTPStreamable or HTTPSSE.
 	Transport string
 	TLS       *TLS // nil: the defaults (system roots, the URL's host)
+	// HTTP2 is HTTP2Auto (default: HTTP/2 when an https:// server picks
+	// it on ALPN) or HTTP2Off (HTTP/1.1 only).
+	HTTP2 string
 }
 
 // The transports of an HTTP target.
@@ -157,6 +163,12 @@ const (
 	HTTPAuto       = "auto"
 	HTTPStreamable = "streamable"
 	HTTPSSE        = "sse"
+)
+
+// The values of target.http.http2.
+const (
+	HTTP2Auto = "auto"
+	HTTP2Off  = "off"
 )
 
 // TLS configures the connections to an https:// target. File names have
