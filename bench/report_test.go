@@ -57,6 +57,23 @@ func benchReport(b *testing.B, n int) {
 // a few error messages, one call scheduled every millisecond.
 func genResults(b *testing.B, path string, n int) {
 	b.Helper()
+	genShaped(b, path, shape{calls: n, step: 1, every: time.Millisecond, sampleEvery: 1000})
+}
+
+// shape is the schedule of a generated results file: calls calls, seqs
+// first, first+step, ..., seq s scheduled s·every after the start, a probe
+// sample every sampleEvery calls; shard, if set, goes into the header.
+type shape struct {
+	calls       int
+	first, step uint64
+	every       time.Duration
+	sampleEvery int
+	shard       *results.Shard
+}
+
+// genShaped writes a results file of the given shape (see genResults).
+func genShaped(b *testing.B, path string, sh shape) {
+	b.Helper()
 	w, err := results.Create(path, time.Hour)
 	if err != nil {
 		b.Fatal(err)
@@ -65,13 +82,14 @@ func genResults(b *testing.B, path string, n int) {
 	h := results.Header{Type: results.TypeHeader, Tool: "mcpchaos", Version: "bench", Scenario: "generated", Seed: 1,
 		Era: "2026-07-28", Transport: "http", Target: "http://127.0.0.1:1/mcp", Started: t0, SchemaVersion: results.SchemaVersion,
 		Evaluation: &results.Evaluation{Checks: []results.CheckSpec{{Check: "p99(call) < 1s"}, {Check: "cancellation.orphaned == 0"}},
-			FailOnViolation: true, Progress: results.ProgressRules{GraceMs: 100, StallMs: 2000, FloodHz: 50}}}
+			FailOnViolation: true, Progress: results.ProgressRules{GraceMs: 100, StallMs: 2000, FloodHz: 50}}, Shard: sh.shard}
 	if err := w.Write(&h); err != nil {
 		b.Fatal(err)
 	}
-	for i := range n {
-		r := results.Record{Type: results.TypeCall, ID: int64(i + 1), Seq: uint64(i), Tool: "slow_task",
-			Scheduled: t0.Add(time.Duration(i) * time.Millisecond), SentUs: 40 + int64(i%50), HeadersUs: 300,
+	for i := range sh.calls {
+		seq := sh.first + uint64(i)*sh.step
+		r := results.Record{Type: results.TypeCall, ID: int64(i + 1), Seq: seq, Tool: "slow_task",
+			Scheduled: t0.Add(time.Duration(seq) * sh.every), SentUs: 40 + int64(i%50), HeadersUs: 300,
 			FirstProgUs: 1000 + int64(i%777), ResponseUs: 5000 + int64(i*7919%99991), Outcome: results.OK, Status: 200,
 			Progress: &results.Progress{Count: 5, Values: []float64{1, 2, 3, 4, 5}, Last: 5, Total: 5, MaxGapUs: 900 + int64(i%333), MaxRateHz: 5},
 			Policies: map[string]string{"reset_only": "ok", "cap": "ok", "fixed_30s": "ok"}}
@@ -89,8 +107,8 @@ func genResults(b *testing.B, path string, n int) {
 		if err := w.Write(&r); err != nil {
 			b.Fatal(err)
 		}
-		if i%1000 == 999 {
-			s := results.Sample{Type: results.TypeSample, T: r.Scheduled, ClientInFlight: 50, OfferedRate: 1000, Probes: map[string]float64{"inflight": 48}}
+		if i%sh.sampleEvery == sh.sampleEvery-1 {
+			s := results.Sample{Type: results.TypeSample, T: r.Scheduled, ClientInFlight: 50, OfferedRate: float64(sh.sampleEvery), Probes: map[string]float64{"inflight": 48}}
 			if err := w.Write(&s); err != nil {
 				b.Fatal(err)
 			}

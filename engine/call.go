@@ -70,6 +70,8 @@ type callState struct {
 	// recorded: the record was handed to the collector, which may read it
 	// at any time; later events are no longer counted.
 	recorded bool
+	// gw is what a gateway test keeps of the call; nil without one.
+	gw *gwNotes
 }
 
 // burstWindow is how soon after a stalled read resumes a burst of events
@@ -97,7 +99,8 @@ func (cs *callState) us(t time.Time) int64 {
 // the reader may need it to drain the server's output while our write
 // waits for the server.
 func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, withFaults bool) {
-	req := mcp.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress, Observer: cs}
+	req := mcp.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress, Observer: cs,
+		Marker: cs.marker()}
 	typical := cs.r.typical.get(cs.spec.Tool) // not under cs.mu: a lock every call takes
 	cs.mu.Lock()
 	cs.client = client
@@ -106,6 +109,7 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 	if withFaults {
 		cs.drawFaults(&req)
 	}
+	cs.startGateway()
 	cs.sent = time.Now() // provisional, for events that beat Start's return
 	cs.prog.start(cs.sent)
 	cs.mu.Unlock()
@@ -162,8 +166,12 @@ func (cs *callState) onEvent(ev mcp.Event) {
 	case mcp.EvHeaders:
 		cs.headersAt, cs.status, cs.retryAfter = ev.At, ev.Status, ev.RetryAfter
 	case mcp.EvProgress:
+		cs.gw.noteProgress(ev)
 		cs.onProgress(ev)
 	case mcp.EvResult, mcp.EvRPCError:
+		if ev.Kind == mcp.EvResult {
+			cs.gw.noteResult(ev.Result)
+		}
 		cs.onResponse(ev)
 	case mcp.EvViolation:
 		cs.rec.Violations.Add(ev.Violation.String(), 1)

@@ -181,8 +181,12 @@ func (cs *callState) describeFaults() {
 			answer += ", a result"
 		}
 		a := faults.Answer{Era: cs.info.Era, Status: cs.status, Code: code, Answered: cs.final != finalNone || cs.status != 0}
+		// An answer that came after we cut the call answers the cut (a
+		// server may end a cancelled request with an error of its own),
+		// not the broken request.
+		answeredFirst := a.Answered && !cs.responseAt.IsZero() && (cs.cancelAt.IsZero() || cs.responseAt.Before(cs.cancelAt))
 		switch {
-		case !a.Answered && cs.cutByUs():
+		case cs.cutByUs() && !answeredFirst:
 			// We cut the call before any answer: nothing to judge.
 			f.Detail = "not judged: the call was cut before an answer (" + string(cs.rec.Outcome) + ")"
 		case cs.rewriter.Expected(a):

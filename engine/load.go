@@ -25,7 +25,8 @@ func (r *runner) newPacer() pacer {
 // room is dropped, never delayed. r.pace is set before the load starts.
 func (r *runner) openLoad(ctx context.Context) {
 	r.ticks = make(chan tick)
-	paced(ctx, r.pace, r.began, r.plan.Load.Total(), func(n uint64, at time.Duration) {
+	first := r.missTicks(r.pace, r.late)
+	pacedFrom(ctx, r.pace, r.began, r.plan.Load.Total(), first, r.plan.Shard.step(), func(n uint64, at time.Duration) {
 		if r.win.paused.Load() {
 			r.win.skipped.Add(1) // a quiet window: not offered
 			return
@@ -75,7 +76,9 @@ func (r *runner) closedLoad(ctx context.Context) {
 					return
 				}
 				r.scheduled.Add(1)
-				r.do(ctx, tick{seq: seq.Add(1) - 1, scheduled: time.Now()})
+				// Numbered k·N + I: distinct across the shards of a run.
+				n := (seq.Add(1)-1)*r.plan.Shard.step() + r.plan.Shard.first()
+				r.do(ctx, tick{seq: n, scheduled: time.Now()})
 			}
 		}()
 	}
@@ -164,23 +167,15 @@ func (r *runner) loadEnd() time.Time { return r.began.Add(r.plan.Load.Total()) }
 // sleepInLoad waits d unless ctx or the load ends first; false when either
 // ended.
 func (r *runner) sleepInLoad(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-r.loadOver:
-		return false
-	case <-t.C:
-		return true
-	}
+	return sleepUntil(ctx, d, r.loadOver)
 }
 
 // sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) bool {
+func sleep(ctx context.Context, d time.Duration) bool { return sleepUntil(ctx, d, nil) }
+
+// sleepUntil waits d unless ctx ends or stop is closed first (nil: no
+// stop); false when either came first.
+func sleepUntil(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
@@ -188,6 +183,8 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return false
+	case <-stop:
 		return false
 	case <-t.C:
 		return true
@@ -199,6 +196,7 @@ func (r *runner) finalize(cs *callState) {
 	r.pending.Add(1)
 	time.AfterFunc(r.plan.LateWindow, func() {
 		r.records <- cs.record()
+		r.gw.add(cs)
 		r.pending.Done()
 	})
 }

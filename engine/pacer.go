@@ -23,27 +23,38 @@ type pacer interface {
 // hit gets its number (from 0) and its intended offset. The load's ticks
 // and the background faults are both paced here.
 func paced(ctx context.Context, p pacer, began time.Time, end time.Duration, hit func(n uint64, at time.Duration)) {
+	pacedFrom(ctx, p, began, end, 0, 1, hit)
+}
+
+// pacedFrom is paced for the hits first, first+step, first+2·step, ...:
+// a shard's part of the schedule, each hit at its time in the whole run.
+func pacedFrom(ctx context.Context, p pacer, began time.Time, end time.Duration, first, step uint64, hit func(n uint64, at time.Duration)) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	for n := uint64(0); ; n++ {
+	sleep := func(d time.Duration) bool {
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
+	for n := first; ; n += step {
+		at := p.intended(n)
 		wait, stop := p.Pace(time.Since(began), n)
-		if stop {
+		if stop || at < 0 || at >= end {
+			// The load is over (or the pacer broke: never run unbounded).
+			// It lasts until its end, not until the next hit would have
+			// been due: a shard's next hit may be due well after it.
+			sleep(time.Until(began.Add(end)))
 			return
 		}
-		if wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
-			}
-		}
-		if ctx.Err() != nil {
-			return // the interrupt and the tick came together
-		}
-		at := p.intended(n)
-		if at < 0 || at >= end {
-			return // the load is over (or the pacer broke: never run unbounded)
+		if !sleep(wait) {
+			return // the interrupt came first, or with the tick
 		}
 		hit(n, at)
 	}

@@ -34,6 +34,16 @@ type Plan struct {
 	MaxMessageBytes int
 	// Config is the scenario as used, recorded in the results header.
 	Config json.RawMessage
+	// Shard is this process's part of a run split over several (see
+	// ForShard); the zero value is the whole run.
+	Shard Shard
+	// StartAt, if set, is when the load starts (every shard of a run given
+	// the same instant starts together); a run that reaches it late counts
+	// the ticks it missed as dropped.
+	StartAt time.Time
+	// Gateway, when set, reads the truth of the built-in targets behind a
+	// gateway and joins it with the calls (gateway.go).
+	Gateway *GatewayPlan
 }
 
 // Target is exactly one of Builtin, Stdio and HTTP.

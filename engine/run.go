@@ -34,6 +34,9 @@ type Options struct {
 	// anything else is sent (mcpchaos run checks the scenario's tools
 	// against tools/list there); an error stops the run before any load.
 	BeforeLoad func(ctx context.Context, c *mcp.Client) error
+	// OnLateStart, if set, is told when the load reached Plan.StartAt
+	// late, before it starts (the ticks due by then are dropped).
+	OnLateStart func(late time.Duration)
 	// Subreaper says this process is a child subreaper (prctl
 	// PR_SET_CHILD_SUBREAPER on Linux) that starts no children but the
 	// run's stdio servers: any other child of it is an orphan a server
@@ -77,10 +80,17 @@ type Info struct {
 	// ended first: the wait would have ended after it, or it ended during
 	// the wait.
 	RetriesNotMade int
+	// Late is how late the load reached Plan.StartAt; Missed counts the
+	// ticks due by then, recorded as dropped.
+	Late   time.Duration
+	Missed int
 	// Background reports each background fault.
 	Background []BackgroundResult
 	// Orphans is what the probes saw after the load.
 	Orphans report.Orphans
+	// Gateway is the join with the targets' truth; nil without
+	// Plan.Gateway.
+	Gateway *report.Gateway
 }
 
 // BackgroundResult is what a background fault did over the run.
@@ -117,12 +127,16 @@ type runner struct {
 	win      windowGate // the pause of a quiet window
 
 	scheduled, completed, dropped atomic.Int64
+	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
+	late                          time.Duration // how late the load started after plan.StartAt
 	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
 	loadOver                      chan struct{} // closed when the load ends
 	lastStopNs                    atomic.Int64  // when a call was last cancelled or cut
 	phase                         atomic.Value  // string: Live.Phase
 	metricsURL                    string        // the builtin target's /metrics
 	logs                          *logProbes    // nil without a log probe
+	runID                         string        // the first part of every call's marker
+	gw                            *gatewayRun   // nil without Plan.Gateway
 }
 
 // lastStop returns when a call was last cancelled or cut (the start of the
@@ -143,7 +157,8 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if len(plan.Calls) == 0 {
 		return nil, errors.New("run: no calls configured")
 	}
-	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{})}
+	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{}), runID: newRunID()}
+	r.gw = newGatewayRun(plan.Gateway, r.runID)
 	for _, c := range plan.Calls {
 		r.total += c.Weight
 		r.weights = append(r.weights, r.total)
@@ -166,26 +181,39 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 			return nil, err
 		}
 	}
-	info := &Info{Started: time.Now()}
+	pr := r.newProbeRun(r.metricsURL)
+	pr.start()
+	// Every shard given the same StartAt starts its load at that instant
+	// (its ticks keep their times in the whole run); one that comes late
+	// says so and drops the ticks it missed.
+	late, waited := r.waitStart(ctx)
+	r.late = late
+	info := &Info{Started: time.Now(), Late: late}
+	if !plan.StartAt.IsZero() && waited {
+		info.Started = plan.StartAt
+	}
 	info.Header = r.header(info.Started)
+	info.Header.Shard = r.shardHeader(late)
+	if late > 0 && opts.OnLateStart != nil {
+		opts.OnLateStart(late)
+	}
 	if opts.Writer != nil {
 		if err := opts.Writer.Write(&info.Header); err != nil {
 			r.clients.closeAll()
 			return nil, err
 		}
 	}
-	pr := r.newProbeRun(r.metricsURL)
-	pr.start()
 	// began and pace are set before the goroutines that read them start
 	// (the status tick and the probe sampler).
 	if plan.Load.Concurrency == 0 {
 		r.pace = r.newPacer()
 	}
-	r.began = time.Now()
+	r.began = info.Started
 	r.phase.Store(PhaseLoad)
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
+	r.gw.start(context.WithoutCancel(ctx))
 	stopBackground := r.background(ctx, info)
 	stopWindows := r.quietWindows(ctx, pr)
 	if plan.Load.Concurrency > 0 {
@@ -215,8 +243,10 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	r.pending.Wait()
 	close(r.records)
 	<-collected
+	info.Gateway = r.gw.finish(probeCtx)
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
+	info.Missed = int(r.missed.Load())
 	r.clients.closeAll()
 	info.Orphans.Processes = r.endServers(pr)
 	info.Interrupted = ctx.Err() != nil // at any time before the outputs
@@ -261,7 +291,7 @@ func (r *runner) header(started time.Time) results.Header {
 	c := r.clients.first()
 	h := results.Header{Type: results.TypeHeader, Tool: "mcpchaos", Version: r.opts.Version,
 		Scenario: r.plan.Name, File: r.plan.File, Seed: r.plan.Seed, Era: string(c.Era()),
-		Transport: c.Transport(), Target: r.clients.describe(), Started: started, Config: r.plan.Config,
+		Transport: c.Transport(), HTTPVersion: c.HTTPVersion(), Target: r.clients.describe(), Started: started, Config: r.plan.Config,
 		SchemaVersion: results.SchemaVersion, Evaluation: r.opts.Evaluation}
 	if s := c.Server(); s.Name != "" {
 		h.Server = s.Name + " " + s.Version
@@ -365,7 +395,7 @@ func (r *runner) live() Live {
 		Completed: r.completed.Load(), InFlight: int64(r.inflight.len()), Dropped: r.dropped.Load()}
 	l.Phase, _ = r.phase.Load().(string)
 	if r.pace != nil {
-		l.Offered = r.pace.Rate(l.Elapsed)
+		l.Offered = r.pace.Rate(l.Elapsed) / float64(r.plan.Shard.step()) // this shard's part
 	}
 	return l
 }

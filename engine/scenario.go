@@ -52,6 +52,9 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 		p.Calls = append(p.Calls, CallSpec{Tool: c.Tool, Weight: max(int(c.Weight*1000), 1), Arguments: args, Progress: c.Progress})
 	}
 	p.Progress = ProgressRules{Grace: sc.Progress.Grace.Std(), FloodHz: sc.Progress.FloodHz, Stall: sc.Progress.Stall.Std()}
+	if g := sc.Gateway; g != nil {
+		p.Gateway = &GatewayPlan{Truth: g.Truth}
+	}
 	if p.Throttle, err = planThrottle(sc.Throttling); err != nil {
 		return p, err
 	}
@@ -118,7 +121,7 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 		return Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: t.Stdio.Command, Env: env, Dir: t.Stdio.Dir},
 			Processes: t.Stdio.Processes}}, nil
 	case t.HTTP != nil:
-		hc := &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers, Transport: t.HTTP.Transport}
+		hc := &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers, Transport: t.HTTP.Transport, HTTP2: t.HTTP.HTTP2}
 		if o := t.HTTP.TLS; o != nil {
 			hc.TLS = &mcp.TLSOptions{CAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile,
 				ServerName: o.ServerName, InsecureSkipVerify: o.InsecureSkipVerify}

@@ -19,7 +19,8 @@ func (info *Info) Summary(agg *report.Aggregator, checks []report.Check, failOnV
 // counts, orphans, background faults, the load's length. The results
 // file's trailer keeps them.
 func (info *Info) Inputs() report.RunInputs {
-	in := report.RunInputs{Duration: info.Duration, Connection: info.Conn, Orphans: info.Orphans, RetriesNotMade: info.RetriesNotMade}
+	in := report.RunInputs{Duration: info.Duration, Connection: info.Conn, Orphans: info.Orphans, RetriesNotMade: info.RetriesNotMade,
+		Gateway: info.Gateway}
 	for _, b := range info.Background {
 		in.Background = append(in.Background, report.Background{Kind: b.Kind, Sent: b.Sent, Refused: b.Failed})
 	}
@@ -29,6 +30,6 @@ func (info *Info) Inputs() report.RunInputs {
 // Meta returns the run's description for its summary.
 func (info *Info) Meta() report.Meta {
 	h := info.Header
-	return report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, Target: h.Target,
+	return report.Meta{Scenario: h.Scenario, Era: h.Era, Transport: h.Transport, HTTPVersion: h.HTTPVersion, Target: h.Target,
 		Server: h.Server, Seed: h.Seed, Started: info.Started, Duration: info.Duration, Interrupted: info.Interrupted}
 }

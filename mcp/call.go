@@ -44,6 +44,8 @@ type CallRequest struct {
 	Arguments json.RawMessage
 	// Progress attaches a progress token (unique for the whole run).
 	Progress bool
+	// Marker, when its Run is set, goes into _meta under MarkerMeta.
+	Marker Marker
 	// Malform replaces the request with broken input; MalformSize is the
 	// body size for MalformOversize.
 	Malform     Malform

@@ -53,6 +53,9 @@ type HTTPConfig struct {
 	// NoGetStream keeps a 2025 session from opening the standalone GET
 	// stream (httpget.go), which it opens by default.
 	NoGetStream bool
+	// HTTP2 is HTTP2Auto (""): offer h2 on ALPN to https:// servers and
+	// speak HTTP/2 when the server picks it; or HTTP2Off: HTTP/1.1 only.
+	HTTP2 string
 	// Transport is TransportAuto (""): Streamable HTTP, falling back to
 	// the 2024-11-05 HTTP+SSE transport when the URL answers that way;
 	// TransportStreamable; or TransportSSE.
@@ -194,6 +197,18 @@ func (c *Client) Era() Era { return c.era }
 // Transport returns "http" or "stdio".
 func (c *Client) Transport() string { return c.tr.name() }
 
+// HTTPVersion returns the HTTP version of the client's requests,
+// "HTTP/2" or "HTTP/1.1"; "" on stdio.
+func (c *Client) HTTPVersion() string {
+	switch t := c.tr.(type) {
+	case *httpTransport:
+		return t.httpVersion()
+	case *sseTransport:
+		return "HTTP/1.1"
+	}
+	return ""
+}
+
 // Server returns the server's self-reported name and version.
 func (c *Client) Server() Implementation { return c.server }
 
@@ -215,9 +230,9 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 	if req.Progress {
 		call.tok = call.id
 	}
-	call.body = c.appendCallBody(make([]byte, 0, 256+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Malform, req.MalformSize)
-	if p := c.cfg.ParamHeaders; p != nil && c.era.Modern() && req.Malform == MalformNone {
-		call.headers = p.appendHeaders(nil, req.Tool, req.Arguments)
+	call.body = c.appendCallBody(make([]byte, 0, 384+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Marker, req.Malform, req.MalformSize)
+	if req.Malform == MalformNone {
+		call.headers = c.paramHeaders(req.Tool, req.Arguments)
 	}
 	if err := c.tr.start(ctx, call); err != nil {
 		return nil, err
@@ -258,7 +273,7 @@ func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage
 		members = append(members, `,"arguments":`...)
 		members = append(members, args...)
 	}
-	r := c.roundTrip(ctx, methodToolsCall, tool, members, metaOptions{modern: c.era.Modern()})
+	r := c.roundTripHeaders(ctx, methodToolsCall, tool, members, metaOptions{modern: c.era.Modern()}, c.paramHeaders(tool, args))
 	if err := r.failure("tools/call " + tool); err != nil {
 		return ToolResult{}, err
 	}

@@ -51,6 +51,11 @@ func timedOut(err error) bool {
 // waits for its answer, bounded by ctx. name is the request's Mcp-Name (the
 // tool of a tools/call), or "".
 func (c *Client) roundTrip(ctx context.Context, method, name string, members []byte, o metaOptions) rawResponse {
+	return c.roundTripHeaders(ctx, method, name, members, o, nil)
+}
+
+// roundTripHeaders is roundTrip with extra header lines (Mcp-Param-*).
+func (c *Client) roundTripHeaders(ctx context.Context, method, name string, members []byte, o metaOptions, headers []byte) rawResponse {
 	var mu sync.Mutex // late events may still arrive after the wait (stdio)
 	var out rawResponse
 	if h, ok := c.tr.(*httpTransport); ok {
@@ -82,6 +87,7 @@ func (c *Client) roundTrip(ctx context.Context, method, name string, members []b
 		}
 	}))
 	call.raw = true
+	call.headers = headers
 	call.body = c.appendRequest(nil, call.id, method, members, o)
 	start := time.Now()
 	if err := c.tr.start(ctx, call); err != nil {

@@ -56,12 +56,38 @@ type metaOptions struct {
 	modern      bool // 2026: protocolVersion, clientCapabilities, clientInfo
 	noVersion   bool // leave out protocolVersion (malformed fault)
 	progressTok int64
+	marker      Marker
+}
+
+// any reports whether the _meta object would hold anything.
+func (o *metaOptions) any() bool { return o.modern || o.progressTok != 0 || o.marker.Run != "" }
+
+// Marker identifies one tools/call across every hop between client and
+// server: it travels in _meta under MarkerMeta as "RUN.SEQ.ATTEMPT", and
+// the built-in target records what it did for each marker and echoes it in
+// the result.
+type Marker struct {
+	Run     string // the run's id: letters and digits
+	Seq     uint64 // the tick
+	Attempt int    // 0, then 1, 2... for re-issues and retries
+}
+
+// MarkerMeta is the _meta key of a call's marker (results.MarkerMeta).
+const MarkerMeta = "dev.mcpchaos/call"
+
+// AppendMarker appends the marker's text (without quotes) to b.
+func AppendMarker(b []byte, m Marker) []byte {
+	b = append(b, m.Run...)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, m.Seq, 10)
+	b = append(b, '.')
+	return strconv.AppendInt(b, int64(m.Attempt), 10)
 }
 
 // appendMeta writes `"_meta":{...}` (or nothing when the object would be
 // empty) and reports whether it wrote anything.
 func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
-	if !o.modern && o.progressTok == 0 {
+	if !o.any() {
 		return b, false
 	}
 	b = append(b, `"_meta":{`...)
@@ -87,6 +113,12 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 		b = append(b, `"progressToken":`...)
 		b = appendToken(b, o.progressTok)
 	}
+	if o.marker.Run != "" {
+		sep()
+		b = append(b, `"`+MarkerMeta+`":"`...)
+		b = AppendMarker(b, o.marker)
+		b = append(b, '"')
+	}
 	return append(b, '}'), true
 }
 
@@ -99,7 +131,7 @@ func (c *Client) appendRequest(b []byte, id int64, method string, members []byte
 	b = appendJSONString(b, method)
 	b = append(b, `,"params":{`...)
 	b = append(b, members...)
-	if len(members) > 0 && (o.modern || o.progressTok != 0) {
+	if len(members) > 0 && o.any() {
 		b = append(b, ',')
 	}
 	b, _ = c.appendMeta(b, o)
@@ -108,8 +140,8 @@ func (c *Client) appendRequest(b []byte, id int64, method string, members []byte
 
 // appendCallBody writes a tools/call request, well-formed or broken as m
 // says. args must be a JSON object (nil means none).
-func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, m Malform, size int) []byte {
-	o := metaOptions{modern: c.era.Modern(), progressTok: tok}
+func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, marker Marker, m Malform, size int) []byte {
+	o := metaOptions{modern: c.era.Modern(), progressTok: tok, marker: marker}
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":"tools/call","params":{"name":`...)
@@ -141,7 +173,7 @@ func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, to
 		b = append(b, `,"arguments":`...)
 		b = append(b, args...)
 	}
-	if o.modern || o.progressTok != 0 {
+	if o.any() {
 		b = append(b, ',')
 		b, _ = c.appendMeta(b, o)
 	}

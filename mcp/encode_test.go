@@ -25,6 +25,7 @@ func TestAppendCallBody(t *testing.T) {
 		era      Era
 		args     string
 		tok      int64
+		marker   Marker
 		malform  Malform
 		size     int
 		valid    bool
@@ -36,6 +37,9 @@ func TestAppendCallBody(t *testing.T) {
 		{name: "2026 progress", era: Era20260728, tok: 9, valid: true, toolName: `"t"`, meta: []string{pv, caps, info, tok}},
 		{name: "2025", era: Era20251125, args: `{}`, valid: true, toolName: `"t"`, args2: `{}`},
 		{name: "2025 progress", era: Era20251125, tok: 9, valid: true, toolName: `"t"`, meta: []string{tok}},
+		{name: "2025 marker", era: Era20251125, marker: Marker{Run: "r1", Seq: 17, Attempt: 2}, valid: true, toolName: `"t"`, meta: []string{MarkerMeta}},
+		{name: "2026 progress marker", era: Era20260728, tok: 9, marker: Marker{Run: "r1", Seq: 3}, valid: true, toolName: `"t"`, meta: []string{pv, caps, info, tok, MarkerMeta}},
+		{name: "malformed params marker", era: Era20251125, marker: Marker{Run: "r1", Seq: 3}, malform: MalformParams, valid: true, toolName: `42`, args2: `"not an object"`, meta: []string{MarkerMeta}},
 		{name: "malformed JSON", era: Era20260728, malform: MalformJSON},
 		{name: "malformed params", era: Era20260728, tok: 9, malform: MalformParams, valid: true, toolName: `42`, args2: `"not an object"`, meta: []string{pv, caps, info, tok}},
 		{name: "missing meta", era: Era20260728, malform: MalformMissingMeta, valid: true, toolName: `"t"`, meta: []string{caps, info}},
@@ -44,7 +48,7 @@ func TestAppendCallBody(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Client{era: tc.era, clientInfo: []byte(`{"name":"n","version":"v"}`)}
-			b := c.appendCallBody(nil, 5, "t", []byte(tc.args), tc.tok, tc.malform, tc.size)
+			b := c.appendCallBody(nil, 5, "t", []byte(tc.args), tc.tok, tc.marker, tc.malform, tc.size)
 			if json.Valid(b) != tc.valid {
 				t.Fatalf("valid JSON = %v, want %v: %s", !tc.valid, tc.valid, b)
 			}
@@ -73,6 +77,12 @@ func TestAppendCallBody(t *testing.T) {
 			}
 			if len(p.Meta) != len(tc.meta) {
 				t.Errorf("_meta %v, want keys %v", p.Meta, tc.meta)
+			}
+			if tc.marker.Run != "" {
+				want := `"` + string(AppendMarker(nil, tc.marker)) + `"`
+				if got := string(p.Meta[MarkerMeta]); got != want {
+					t.Errorf("marker %s, want %s", got, want)
+				}
 			}
 			for _, k := range tc.meta {
 				if _, ok := p.Meta[k]; !ok {

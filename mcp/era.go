@@ -24,16 +24,19 @@ func (e Era) Modern() bool { return e >= Era20260728 }
 // first.
 var legacyEras = []Era{Era20251125, Era20250618, Era20250326, Era20241105}
 
+// Eras lists every revision this client speaks, newest first.
+func Eras() []Era { return append([]Era{Era20260728}, legacyEras...) }
+
 // ParseProtocol parses a scenario's protocol setting: "auto" (or "") or one
-// revision.
+// revision. 2024-11-05 makes an HTTP client speak the HTTP+SSE transport.
 func ParseProtocol(s string) (Era, error) {
 	switch s {
 	case "", "auto":
 		return "", nil
-	case string(Era20260728), string(Era20251125), string(Era20250618):
+	case string(Era20260728), string(Era20251125), string(Era20250618), string(Era20241105):
 		return Era(s), nil
 	}
-	return "", fmt.Errorf("unknown protocol %q (want auto, 2026-07-28, 2025-11-25 or 2025-06-18)", s)
+	return "", fmt.Errorf("unknown protocol %q (want auto, 2026-07-28, 2025-11-25, 2025-06-18 or 2024-11-05)", s)
 }
 
 // bestLegacy picks the newest legacy revision both sides support.

@@ -140,6 +140,9 @@ type Result struct {
 	// Text is the raw body of the first text content block's JSON string
 	// (see Unquote), valid only during OnEvent.
 	Text []byte
+	// Marker is the raw body of _meta's MarkerMeta string, when the server
+	// echoed a marker (the built-in target does), valid only during OnEvent.
+	Marker []byte
 }
 
 // Event is one thing that happened to a call. Byte slices are valid only

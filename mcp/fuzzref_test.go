@@ -234,6 +234,16 @@ func checkResult(t *testing.T, raw []byte, r *Result, err error) {
 	} else if !ok && r.Type != ResultMissing {
 		t.Fatalf("Type = %v without resultType in %s", r.Type, raw)
 	}
+	var meta map[string]json.RawMessage
+	if m, ok := obj["_meta"]; ok && json.Unmarshal(m, &meta) == nil {
+		if _, unique := uniqueObject(m); unique {
+			if mk, ok := meta[MarkerMeta]; ok && len(mk) > 1 && mk[0] == '"' && !bytes.Contains(mk, []byte{'\\'}) {
+				if want := mk[1 : len(mk)-1]; !bytes.Equal(r.Marker, want) {
+					t.Fatalf("Marker = %q, want %q in %s", r.Marker, want, raw)
+				}
+			}
+		}
+	}
 }
 
 // referenceSSE reads an event stream the way sseReader documents it: lines

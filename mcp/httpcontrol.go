@@ -30,7 +30,16 @@ func (t *httpTransport) notify(ctx context.Context, method string, body []byte) 
 // write fails, or the read fails before any byte of an answer) is replaced
 // by a new one, once.
 func (t *httpTransport) exchange(ctx context.Context, method string, body []byte) (int, error) {
+	if t.onH2() {
+		status, err := t.exchangeH2(ctx, method, body)
+		if err != errUseH1 {
+			return status, err
+		}
+	}
 	conn, err := t.get(ctx)
+	if err == errUseH2 {
+		return t.exchangeH2(ctx, method, body)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -46,7 +55,9 @@ func (t *httpTransport) exchange(ctx context.Context, method string, body []byte
 		if !stale {
 			return status, err
 		}
-		if conn, err = t.dial(ctx); err != nil {
+		if conn, err = t.dial(ctx); err == errUseH2 {
+			return t.exchangeH2(ctx, method, body)
+		} else if err != nil {
 			return 0, err
 		}
 	}
@@ -144,6 +155,9 @@ func (t *httpTransport) close(ctx context.Context) error {
 		conn.nc.Close()
 	}
 	t.closeWatched()
+	if t.h2 != nil {
+		t.h2.close()
+	}
 	return err
 }
 

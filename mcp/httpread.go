@@ -72,7 +72,7 @@ func (t *httpTransport) read(call *Call) {
 	// Cancel and Abort take, so stopping a call that has already ended can
 	// never close (or set a deadline on) a connection another call now uses.
 	call.gateMu.Lock()
-	reuse := reusable && !resp.Close && !conn.partial && !call.stopped()
+	reuse := reusable && !resp.Close && !conn.partial && !call.stopped() && conn.h2 == nil
 	if reuse {
 		call.conn = nil
 	}
@@ -88,6 +88,9 @@ func (t *httpTransport) read(call *Call) {
 // readHeaders reads the status line and headers, re-sending once on a
 // fresh connection when a reused one was stale.
 func (t *httpTransport) readHeaders(call *Call, conn **httpConn) (*http.Response, error) {
+	if s := (*conn).h2; s != nil {
+		return s.response()
+	}
 	for attempt := 0; ; attempt++ {
 		c := *conn
 		c.lim.n, c.lim.max = 0, maxHeaderBytes

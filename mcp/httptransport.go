@@ -20,15 +20,21 @@ import (
 // httpTransport is Streamable HTTP over our own HTTP/1.1 connections, so a
 // call can be cut with a FIN or an RST, or left unread, at an exact moment.
 // Connections are kept alive and reused when a response ended cleanly.
+// When an https:// server picks h2 on ALPN, calls go on HTTP/2 streams
+// instead (h2.go).
 type httpTransport struct {
 	c       *Client
 	addr    string // host:port to dial
 	path    string // request target
 	display string // the URL for messages: no credentials, no query
 	tls     *tls.Config
-	static  string // header lines every request carries
+	tlsH1   *tls.Config // ALPN http/1.1 only (the HTTP+SSE transport)
+	static  string      // header lines every request carries
 	dialer  net.Dialer
 	maxIdle int
+	url     *url.URL    // the request URL, without credentials (HTTP/2)
+	headers [][2]string // static as pairs, without Host (HTTP/2)
+	h2      *h2Conns    // nil: HTTP/2 is not offered
 
 	mu      sync.Mutex
 	idle    []*httpConn
@@ -53,6 +59,7 @@ type httpConn struct {
 	wbuf   []byte
 	jbuf   []byte
 	reused bool
+	h2     *h2Stream // the call's HTTP/2 stream (then nc is h2)
 	// partial: the server answered before the request's body was all
 	// written, so the connection cannot carry another request.
 	partial bool
@@ -107,8 +114,20 @@ func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 		if port == "" {
 			port = "443"
 		}
-		if t.tls, err = tlsConfig(u.Hostname(), cfg.TLS); err != nil {
+		h2 := cfg.HTTP2 == "" || cfg.HTTP2 == HTTP2Auto
+		if !h2 && cfg.HTTP2 != HTTP2Off {
+			return nil, fmt.Errorf("mcp http: http2 %q: want auto or off", cfg.HTTP2)
+		}
+		if t.tls, err = tlsConfig(u.Hostname(), cfg.TLS, h2); err != nil {
 			return nil, fmt.Errorf("mcp http: %s: %w", cfg.URL, err)
+		}
+		t.tlsH1 = t.tls
+		if h2 {
+			t.tlsH1 = t.tls.Clone()
+			t.tlsH1.NextProtos = []string{"http/1.1"}
+			if t.h2, err = newH2Conns(t); err != nil {
+				return nil, err
+			}
 		}
 	default:
 		return nil, fmt.Errorf("mcp http: url %q: scheme must be http or https", redact.URL(cfg.URL))
@@ -118,18 +137,23 @@ func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 	}
 	t.addr = net.JoinHostPort(u.Hostname(), port)
 	t.display = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	t.url = &url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery}
 	t.dialer.Timeout = cfg.DialTimeout
 	if t.dialer.Timeout <= 0 {
 		t.dialer.Timeout = 5 * time.Second
 	}
 	var h strings.Builder
-	fmt.Fprintf(&h, "Host: %s\r\nUser-Agent: %s/%s\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n",
-		u.Host, c.cfg.ClientInfo.Name, c.cfg.ClientInfo.Version)
+	fmt.Fprintf(&h, "Host: %s\r\n", u.Host)
+	t.headers = [][2]string{{"User-Agent", c.cfg.ClientInfo.Name + "/" + c.cfg.ClientInfo.Version},
+		{"Accept", "application/json, text/event-stream"}, {"Content-Type", "application/json"}}
 	for k, v := range cfg.Header {
 		if strings.ContainsAny(k, "\r\n: ") || strings.ContainsAny(v, "\r\n") {
 			return nil, fmt.Errorf("mcp http: invalid header %q", k)
 		}
-		fmt.Fprintf(&h, "%s: %s\r\n", k, v)
+		t.headers = append(t.headers, [2]string{k, v})
+	}
+	for _, kv := range t.headers {
+		fmt.Fprintf(&h, "%s: %s\r\n", kv[0], kv[1])
 	}
 	t.static = h.String()
 	return t, nil
@@ -137,26 +161,65 @@ func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
 
 func (t *httpTransport) name() string { return "http" }
 
+// dial returns a new HTTP/1.1 connection, or errUseH2 when the server
+// picked HTTP/2 (the connection then joined t.h2).
 func (t *httpTransport) dial(ctx context.Context) (*httpConn, error) {
+	nc, err := t.connect(ctx, t.tls)
+	if err != nil {
+		return nil, err
+	}
+	if t.h2 != nil {
+		if isH2(nc) {
+			if _, err := t.h2.adopt(ctx, nc); err != nil {
+				return nil, err
+			}
+			return nil, errUseH2
+		}
+		t.h2.on.Store(false)
+	}
+	return t.newConn(nc), nil
+}
+
+// dialH1 returns a new HTTP/1.1 connection, not offering HTTP/2.
+func (t *httpTransport) dialH1(ctx context.Context) (*httpConn, error) {
+	nc, err := t.connect(ctx, t.tlsH1)
+	if err != nil {
+		return nil, err
+	}
+	return t.newConn(nc), nil
+}
+
+// connect opens a connection to the server and, when cfg is set, completes
+// the TLS handshake.
+func (t *httpTransport) connect(ctx context.Context, cfg *tls.Config) (net.Conn, error) {
 	nc, err := t.dialer.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", t.display, err)
 	}
-	conn := &httpConn{nc: nc}
-	conn.tcp, _ = nc.(*net.TCPConn)
-	if t.tls != nil {
-		tc := tls.Client(nc, t.tls)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			nc.Close()
-			return nil, fmt.Errorf("tls handshake with %s: %w", t.display, explainTLS(err, t.tls.ServerName))
-		}
-		conn.nc = tc
+	if cfg == nil {
+		return nc, nil
 	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("tls handshake with %s: %w", t.display, explainTLS(err, cfg.ServerName))
+	}
+	return tc, nil
+}
+
+// newConn wraps an HTTP/1.1 connection and its buffers.
+func (t *httpTransport) newConn(nc net.Conn) *httpConn {
+	conn := &httpConn{nc: nc}
+	raw := nc
+	if tc, ok := nc.(*tls.Conn); ok {
+		raw = tc.NetConn()
+	}
+	conn.tcp, _ = raw.(*net.TCPConn)
 	conn.lim.r = conn.nc
 	conn.br = bufio.NewReaderSize(&conn.lim, 4096)
 	conn.body = bufio.NewReaderSize(nil, 4096)
 	conn.sse = newSSEReader(conn.body, t.c.cfg.MaxMessageBytes)
-	return conn, nil
+	return conn
 }
 
 // get returns an idle connection or dials a new one.
@@ -254,11 +317,28 @@ func (t *httpTransport) writeRequest(ctx context.Context, conn *httpConn, method
 const maxCopiedBody = 32 << 10
 
 func (t *httpTransport) start(ctx context.Context, call *Call) error {
+	t.track(call) // before the request: its progress may come on another stream at once
+	err := t.startOn(ctx, call)
+	if err != nil {
+		t.forgetToken(call)
+	}
+	return err
+}
+
+// startOn sends the call on an HTTP/2 stream or an HTTP/1.1 connection.
+func (t *httpTransport) startOn(ctx context.Context, call *Call) error {
+	if t.onH2() {
+		if err := t.startH2(ctx, call); !errors.Is(err, errUseH1) {
+			return err
+		}
+	}
 	conn, err := t.get(ctx)
+	if errors.Is(err, errUseH2) {
+		return t.startH2(ctx, call)
+	}
 	if err != nil {
 		return err
 	}
-	t.track(call) // before the request: its progress may come on another stream at once
 	err = t.writeRequest(ctx, conn, call.method, call.name, call.headers, call.body)
 	if err != nil && conn.reused {
 		conn.nc.Close() // a stale keep-alive connection: try once on a new one
@@ -267,7 +347,6 @@ func (t *httpTransport) start(ctx context.Context, call *Call) error {
 		}
 	}
 	if err != nil {
-		t.forgetToken(call)
 		if conn != nil {
 			conn.nc.Close()
 		}

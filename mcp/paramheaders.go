@@ -72,14 +72,14 @@ func (p *ParamHeaders) Invalid() map[string]error {
 // learn fills p from c's tools/list, once for all the clients sharing p.
 func (p *ParamHeaders) learn(ctx context.Context, c *Client) {
 	p.once.Do(func() {
-		tools, err := c.ListTools(ctx)
+		l, err := c.ListToolPages(ctx)
 		if err != nil {
 			p.mu.Lock()
 			p.err = err
 			p.mu.Unlock()
 			return
 		}
-		p.Learn(tools)
+		p.Learn(l.All)
 	})
 }
 
@@ -88,6 +88,16 @@ func (p *ParamHeaders) Err() error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.err
+}
+
+// paramHeaders returns the Mcp-Param-* header lines of a tools/call of
+// tool with args on 2026 Streamable HTTP, when the client has
+// Config.ParamHeaders; nil otherwise.
+func (c *Client) paramHeaders(tool string, args []byte) []byte {
+	if p := c.cfg.ParamHeaders; p != nil && c.era.Modern() {
+		return p.appendHeaders(nil, tool, args)
+	}
+	return nil
 }
 
 // appendHeaders writes the Mcp-Param-* header lines of a call of tool

@@ -144,3 +144,22 @@ func TestParseParamHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestParamHeadersCallTool: CallTool (what a tool probe calls) carries the
+// Mcp-Param-* headers too; the SDK server would refuse it otherwise.
+func TestParamHeadersCallTool(t *testing.T) {
+	rl := startParamServer(t)
+	c, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: rl.url}, ParamHeaders: new(ParamHeaders)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeClient(t, c)
+	before := len(rl.all())
+	if _, err := c.CallTool(ctxT(t), "sql", json.RawMessage(`{"region": "eu", "tenant": {"id": 7}}`)); err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	reqs := rl.all()[before:]
+	if len(reqs) != 1 || reqs[0].header.Get("Mcp-Param-Region") != "eu" || reqs[0].header.Get("Mcp-Param-Tenant-Id") != "7" {
+		t.Errorf("requests %d; headers %v", len(reqs), reqs)
+	}
+}

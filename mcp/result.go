@@ -53,6 +53,16 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 			return err
 		case keyIs(key, esc, "content"):
 			return firstText(s, r)
+		case keyIs(key, esc, "_meta") && s.peek() == '{':
+			return s.object(func(key []byte, esc bool) error {
+				if keyIs(key, esc, MarkerMeta) && s.peek() == '"' {
+					v, _, err := s.str()
+					r.Marker = v
+					return err
+				}
+				_, err := s.value()
+				return err
+			})
 		default:
 			_, err := s.value()
 			return err

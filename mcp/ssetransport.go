@@ -29,15 +29,13 @@ type sseTransport struct {
 	readEnd chan struct{}
 	failErr error
 
-	gateMu sync.Mutex
-	paused bool
-	resume chan struct{}
+	gate readGate // the stall_read fault closes it
 }
 
 // openSSE GETs h's URL, reads the endpoint event and starts reading the
 // stream. Errors say what the URL answered.
 func openSSE(ctx context.Context, c *Client, h *httpTransport) (*sseTransport, error) {
-	conn, err := h.dial(ctx)
+	conn, err := h.dialH1(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +78,8 @@ func openSSE(ctx context.Context, c *Client, h *httpTransport) (*sseTransport, e
 		return fail("endpoint %q is on another origin than %s", ep.String(), base.Host)
 	}
 	_ = conn.nc.SetDeadline(time.Time{})
-	post := &httpTransport{c: c, addr: h.addr, path: ep.RequestURI(), display: h.display, tls: h.tls,
-		static: h.static, dialer: h.dialer, maxIdle: h.maxIdle}
+	post := &httpTransport{c: c, addr: h.addr, path: ep.RequestURI(), display: h.display, tls: h.tlsH1,
+		tlsH1: h.tlsH1, static: h.static, dialer: h.dialer, maxIdle: h.maxIdle}
 	t := &sseTransport{c: c, h: post, stream: conn, calls: map[int64]*Call{}, readEnd: make(chan struct{})}
 	go t.read()
 	return t, nil
@@ -161,27 +159,7 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 			t.c.stats.unknownResponses.Add(1)
 		}
 	case kindNotification:
-		if !m.methodIs(methodProgress) {
-			return
-		}
-		var p progressMsg
-		if err := decodeProgress(sc, m.params, &p); err != nil {
-			t.c.stats.notJSONRPC.Add(1)
-			return
-		}
-		id, ours := tokenID(p.token, p.tokenIsStr)
-		var call *Call
-		if ours {
-			call = t.lookup(id)
-		}
-		switch {
-		case call != nil && call.tok == id:
-			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal})
-		case call == nil && ours && t.c.ids.issued(id):
-			t.c.stats.stale.Add(1)
-		default:
-			t.c.stats.unknownTokens.Add(1)
-		}
+		routeNotification(t.c, t.lookup, sc, m, at)
 	case kindRequest:
 		t.c.stats.serverRequests.Add(1)
 		t.answer(m)
@@ -277,26 +255,9 @@ func (t *sseTransport) abort(call *Call, mode AbortMode) error {
 }
 
 // pause stops reading the shared stream: every call stalls.
-func (t *sseTransport) pause(_ *Call, on bool) {
-	t.gateMu.Lock()
-	defer t.gateMu.Unlock()
-	switch {
-	case on && !t.paused:
-		t.paused, t.resume = true, make(chan struct{})
-	case !on && t.paused:
-		t.paused = false
-		close(t.resume)
-	}
-}
+func (t *sseTransport) pause(_ *Call, on bool) { t.gate.set(on) }
 
-func (t *sseTransport) waitGate() {
-	t.gateMu.Lock()
-	ch, paused := t.resume, t.paused
-	t.gateMu.Unlock()
-	if paused {
-		<-ch
-	}
-}
+func (t *sseTransport) waitGate() { t.gate.wait(nil) }
 
 func (t *sseTransport) notify(ctx context.Context, method string, body []byte) error {
 	return t.h.notify(ctx, method, body)
@@ -321,7 +282,15 @@ func dialHTTP(ctx context.Context, c *Client, cfg *HTTPConfig) (transport, error
 	if err != nil {
 		return nil, err
 	}
-	switch cfg.Transport {
+	tr := cfg.Transport
+	if c.cfg.Protocol == Era20241105 {
+		// The revision of the HTTP+SSE transport.
+		if tr == TransportStreamable {
+			return nil, errors.New("mcp http: protocol 2024-11-05 is the HTTP+SSE transport, not streamable")
+		}
+		tr = TransportSSE
+	}
+	switch tr {
 	case "", TransportAuto, TransportStreamable:
 		return h, nil
 	case TransportSSE:

@@ -132,3 +132,29 @@ func TestSSETransportNotSSE(t *testing.T) {
 		t.Fatalf("Dial auto: %v", err)
 	}
 }
+
+// TestSSETransportProtocol2024: protocol 2024-11-05 is the HTTP+SSE
+// transport: with transport auto the stream is opened first (no POST to
+// the URL) and initialize asks for 2024-11-05; with streamable it is an
+// error.
+func TestSSETransportProtocol2024(t *testing.T) {
+	url, _, rl := startSDKSSE(t)
+	c, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: url}, Protocol: Era20241105})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeClient(t, c)
+	if _, ok := c.tr.(*sseTransport); !ok || c.Era() != Era20241105 || c.HTTPVersion() != "HTTP/1.1" {
+		t.Errorf("transport %T, era %s, %s; want HTTP+SSE, 2024-11-05, HTTP/1.1", c.tr, c.Era(), c.HTTPVersion())
+	}
+	if reqs := rl.all(); reqs[0].method != http.MethodGet || !strings.Contains(string(reqs[1].body), `"protocolVersion":"2024-11-05"`) {
+		t.Errorf("first requests %s %s, want the GET of the stream, then initialize for 2024-11-05", reqs[0].method, reqs[1].body)
+	}
+	if _, err := c.CallTool(ctxT(t), "echo", json.RawMessage(`{"text":"hi"}`)); err != nil {
+		t.Errorf("echo: %v", err)
+	}
+	_, err = Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: url, Transport: TransportStreamable}, Protocol: Era20241105})
+	if err == nil || !strings.Contains(err.Error(), "2024-11-05 is the HTTP+SSE transport") {
+		t.Errorf("streamable with 2024-11-05: %v, want an error", err)
+	}
+}

@@ -39,9 +39,7 @@ type stdioTransport struct {
 	// cannot read their id, so it answers with a null id, in order.
 	unreadable []*Call
 
-	gateMu  sync.Mutex
-	paused  bool
-	resume  chan struct{}
+	gate    readGate      // the stall_read fault closes it
 	exited  chan struct{} // closed when the process has exited
 	retired chan struct{} // closed when it takes no new request (see Retired)
 	retire  sync.Once
@@ -305,30 +303,9 @@ func (t *stdioTransport) kill(sig syscall.Signal) error {
 
 // pause stops reading the shared stdout pipe: every call on the process
 // stalls, as the server's writes block on a full pipe.
-func (t *stdioTransport) pause(_ *Call, on bool) {
-	t.gateMu.Lock()
-	defer t.gateMu.Unlock()
-	switch {
-	case on && !t.paused:
-		t.paused, t.resume = true, make(chan struct{})
-	case !on && t.paused:
-		t.paused = false
-		close(t.resume)
-	}
-}
+func (t *stdioTransport) pause(_ *Call, on bool) { t.gate.set(on) }
 
-func (t *stdioTransport) waitGate() {
-	t.gateMu.Lock()
-	ch := t.resume
-	paused := t.paused
-	t.gateMu.Unlock()
-	if paused {
-		select {
-		case <-ch:
-		case <-t.exited:
-		}
-	}
-}
+func (t *stdioTransport) waitGate() { t.gate.wait(t.exited) }
 
 func (t *stdioTransport) notify(ctx context.Context, _ string, body []byte) error {
 	return t.write(ctx, body)

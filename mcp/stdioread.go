@@ -77,30 +77,38 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 }
 
 func (t *stdioTransport) routeNotification(sc *scanner, m *inMsg, at time.Time) {
+	routeNotification(t.c, t.lookup, sc, m, at)
+}
+
+// routeNotification hands a notification read from a stream that every
+// call shares (stdio, the HTTP+SSE transport) to its call: progress by
+// token, a server-sent cancel by request id (a violation of the 2026
+// rules for tool calls); what belongs to no live call is counted.
+func routeNotification(c *Client, lookup func(int64) *Call, sc *scanner, m *inMsg, at time.Time) {
 	switch {
 	case m.methodIs(methodProgress):
 		var p progressMsg
 		if err := decodeProgress(sc, m.params, &p); err != nil {
-			t.c.stats.notJSONRPC.Add(1)
+			c.stats.notJSONRPC.Add(1)
 			return
 		}
 		id, ours := tokenID(p.token, p.tokenIsStr)
 		var call *Call
 		if ours {
-			call = t.lookup(id)
+			call = lookup(id)
 		}
 		switch {
 		case call != nil && call.tok == id:
 			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal})
-		case call == nil && ours && t.c.ids.issued(id):
-			t.c.stats.stale.Add(1)
+		case call == nil && ours && c.ids.issued(id):
+			c.stats.stale.Add(1)
 		default:
-			t.c.stats.unknownTokens.Add(1)
+			c.stats.unknownTokens.Add(1)
 		}
 	case m.methodIs(methodCancelled):
-		t.c.stats.serverCancels.Add(1)
+		c.stats.serverCancels.Add(1)
 		if id, ok := decodeCancelledID(sc, m.params); ok {
-			if call := t.lookup(id); call != nil {
+			if call := lookup(id); call != nil {
 				call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerCancel, Detail: "server sent notifications/cancelled for this call"})
 			}
 		}

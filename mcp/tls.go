@@ -26,10 +26,13 @@ type TLSOptions struct {
 const maxPEMBytes = 4 << 20
 
 // tlsConfig builds the client's TLS configuration for host. Every file is
-// read here, once, so a bad path fails Dial with the path quoted. Only
-// HTTP/1.1 is offered by ALPN: each call's connection is ours to cut.
-func tlsConfig(host string, o *TLSOptions) (*tls.Config, error) {
+// read here, once, so a bad path fails Dial with the path quoted. ALPN
+// offers h2 (when h2 is set) and http/1.1.
+func tlsConfig(host string, o *TLSOptions, h2 bool) (*tls.Config, error) {
 	cfg := &tls.Config{ServerName: host, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
+	if h2 {
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+	}
 	if o == nil {
 		return cfg, nil
 	}

@@ -21,12 +21,30 @@ const (
 
 // ToolList is the server's whole tool list.
 type ToolList struct {
+	// Tools are the tools a client may call: on 2026 Streamable HTTP,
+	// those whose x-mcp-header annotations keep the spec's rules.
 	Tools []Tool
+	// Rejected are the tools left out of Tools, with the reason: the spec
+	// says a Streamable HTTP client MUST exclude them from tools/list.
+	Rejected []RejectedTool
+	// All is every tool listed, in the server's order.
+	All []Tool
 	// Pages holds each page's result object as the server sent it.
 	Pages []json.RawMessage
 }
 
-// ListTools returns the server's tools, every page.
+// RejectedTool is a tool whose x-mcp-header annotations break the rules.
+type RejectedTool struct {
+	Name   string
+	Reason error
+}
+
+func (r RejectedTool) String() string {
+	return fmt.Sprintf("tool %q is left out: its x-mcp-header annotations break the spec's rules (%v), and a Streamable HTTP client must not use it", r.Name, r.Reason)
+}
+
+// ListTools returns the server's tools, every page, without the rejected
+// ones (see ToolList).
 func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 	l, err := c.ListToolPages(ctx)
 	if err != nil {
@@ -36,8 +54,30 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 }
 
 // ListToolPages follows tools/list from the first page to the last, within
-// MaxToolPages, MaxTools and MaxToolListBytes.
+// MaxToolPages, MaxTools and MaxToolListBytes. On 2026 Streamable HTTP,
+// tools whose x-mcp-header annotations break the rules are moved from
+// Tools to Rejected.
 func (c *Client) ListToolPages(ctx context.Context) (*ToolList, error) {
+	l, err := c.listToolPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.All = l.Tools
+	if !c.era.Modern() || c.tr.name() != "http" {
+		return l, nil // x-mcp-header is a 2026 Streamable HTTP matter
+	}
+	l.Tools = make([]Tool, 0, len(l.All))
+	for _, t := range l.All {
+		if _, err := parseParamHeaders(t.InputSchema); err != nil {
+			l.Rejected = append(l.Rejected, RejectedTool{Name: t.Name, Reason: err})
+			continue
+		}
+		l.Tools = append(l.Tools, t)
+	}
+	return l, nil
+}
+
+func (c *Client) listToolPages(ctx context.Context) (*ToolList, error) {
 	out := &ToolList{}
 	seen := map[string]bool{}
 	cursor, size := "", 0

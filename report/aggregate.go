@@ -77,8 +77,11 @@ type Aggregator struct {
 	retried  int
 	// retriesNotMade: retries the load's end cut off (a run input).
 	retriesNotMade int
-	lat            [numHists]*hist // microseconds
-	lastEnd        time.Time       // the latest end of a call seen
+	// gateway: the join with the targets' truth (a run input); nil
+	// without a gateway section.
+	gateway *Gateway
+	lat     [numHists]*hist // microseconds
+	lastEnd time.Time       // the latest end of a call seen
 
 	progress   progressAgg
 	violations results.Counts // every per-call violation, summed

@@ -16,6 +16,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 		Seed:        m.Seed,
 		Era:         m.Era,
 		Transport:   m.Transport,
+		HTTPVersion: m.HTTPVersion,
 		Target:      m.Target,
 		Server:      m.Server,
 		Started:     m.Started,
@@ -40,11 +41,15 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	a.buildThrottling(s)
 	a.buildTimeouts(s)
 	a.buildFaults(s)
+	s.Gateway = gatewaySummary(a.gateway)
 	s.Verdicts = verdicts(s, evidence{
 		progressRequested:       a.progress.requested,
 		leftoverNotDisconnected: a.cancel.leftoverNotDisconnected,
 		disconnects:             a.cancel.disconnects,
 	})
+	if s.Gateway != nil {
+		s.Verdicts = append(s.Verdicts, gatewayVerdict(s, a.gateway.Evidence))
+	}
 	return s
 }
 

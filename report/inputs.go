@@ -27,6 +27,9 @@ type RunInputs struct {
 	// RetriesNotMade counts throttled calls whose retry the load's end (or
 	// an interrupt) cut off.
 	RetriesNotMade int `json:"retries_not_made,omitempty"`
+	// Gateway is the join of our calls with the targets' truth records;
+	// nil without a gateway section.
+	Gateway *Gateway `json:"gateway,omitempty"`
 }
 
 // Background is what one background fault did over the run.
@@ -45,6 +48,7 @@ func (a *Aggregator) SetInputs(in RunInputs) {
 		a.AddBackground(b.Kind, b.Sent, b.Refused)
 	}
 	a.retriesNotMade = in.RetriesNotMade
+	a.gateway = in.Gateway
 }
 
 // SetRules sets the progress thresholds the summary echoes (a merge learns
@@ -89,7 +93,8 @@ func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
 
 // MergeInputs combines the run-level inputs of several runs (see
 // docs/reports.md#merging): counts add (connection counts, orphans, CPU,
-// leaked call-seconds, background faults by kind, each probe's reading);
+// leaked call-seconds, background faults by kind, each probe's reading, the
+// gateway's counts and lag bins);
 // the drain and the quiet window take the longest, drained holds when every
 // run drained, the process probe's calibration and the log probe are the
 // first run's (the log probe's counts add); Duration is set by the caller
@@ -115,6 +120,7 @@ func MergeInputs(list []RunInputs) RunInputs {
 		c.GetStreams += in.Connection.GetStreams
 		mergeOrphans(&out.Orphans, in.Orphans)
 		out.RetriesNotMade += in.RetriesNotMade
+		mergeGateway(&out.Gateway, in.Gateway)
 		for _, b := range in.Background {
 			sum := bg[b.Kind]
 			if sum == nil {

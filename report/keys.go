@@ -29,6 +29,7 @@ func templateSummary() *Summary {
 	s.Cancellation.ServerProcesses = &ServerProcesses{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
+	s.Gateway = &GatewaySummary{EraSeen: map[string]int{placeholderName: 0}}
 	return s
 }
 
@@ -60,6 +61,9 @@ func templateSummary() *Summary {
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}
 //	faults.<kind>.{injected, skipped, unexpected, refused}, faults.<kind>.timing_error_ms.{p50, p99, max},
 //	              faults.<kind>.server.<name>
+//	gateway.{calls, executions, not_seen, duplicate_executions, misdirected_cancels, lost_cancels,
+//	              crossed_responses, progress_held, progress_lost, retry_after_lost}, gateway.lag_ms.{p50, p99, max, count},
+//	              gateway.era_seen.<name>
 func KnownKeys() []string {
 	leaves, err := flatten(templateSummary())
 	if err != nil {

@@ -51,7 +51,9 @@ type MergeOptions struct {
 	// OnSample, if set, sees every probe sample.
 	OnSample func(*results.Sample) error
 	// SameScenario makes files of different scenarios (name, seed or
-	// configuration) an error instead of a note.
+	// configuration) an error instead of a note. Shards of a run are
+	// always held to it, and to their split: one count, each index once,
+	// no whole run among them (shards.go).
 	SameScenario bool
 }
 
@@ -68,6 +70,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 	var inputs []RunInputs
 	spans := true
 	var end time.Time
+	var shards shardSet
 	for i, path := range paths {
 		f := MergedFile{Path: path}
 		var trailer *results.Trailer
@@ -75,6 +78,9 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		torn, err := results.ScanFile(path, results.Handler{
 			Header: func(h *results.Header) error {
 				f.Header = *h
+				if err := shards.add(path, h); err != nil {
+					return err
+				}
 				if o.OnHeader != nil {
 					return o.OnHeader(i, h)
 				}
@@ -105,7 +111,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 			if err := m.first(f, trailer); err != nil {
 				return nil, err
 			}
-		} else if err := m.sameRun(f.Header, o.SameScenario, path); err != nil {
+		} else if err := m.sameRun(f.Header, o.SameScenario || f.Header.Shard != nil, path); err != nil {
 			return nil, err
 		}
 		in, dur, ok, err := m.fileInputs(f, trailer)
@@ -126,6 +132,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		m.addMeta(f.Header, i)
 		m.Files = append(m.Files, f)
 	}
+	m.Notes = append(m.Notes, shards.notes()...)
 	m.Inputs = MergeInputs(inputs)
 	if spans {
 		m.Meta.Duration = end.Sub(m.Meta.Started)
@@ -266,6 +273,7 @@ func (m *Merged) addMeta(h results.Header, i int) {
 	if i == 0 {
 		m.Meta.Scenario, m.Meta.Seed, m.Meta.Started = h.Scenario, h.Seed, h.Started
 		m.Meta.Era, m.Meta.Transport, m.Meta.Target, m.Meta.Server = h.Era, h.Transport, h.Target, h.Server
+		m.Meta.HTTPVersion = h.HTTPVersion
 		return
 	}
 	if h.Started.Before(m.Meta.Started) {
@@ -278,6 +286,11 @@ func (m *Merged) addMeta(h results.Header, i int) {
 	}
 	join(&m.Meta.Era, h.Era)
 	join(&m.Meta.Transport, h.Transport)
+	if m.Meta.HTTPVersion == "" {
+		m.Meta.HTTPVersion = h.HTTPVersion
+	} else {
+		join(&m.Meta.HTTPVersion, h.HTTPVersion)
+	}
 	join(&m.Meta.Target, h.Target)
 	join(&m.Meta.Server, h.Server)
 }

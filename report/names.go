@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -45,6 +46,16 @@ var placeholders = [...]struct {
 	{"faults." + placeholderKind + ".server." + placeholderName, "server coping", func(*scenarios.Scenario, Names) []string { return serverCopings[:] }},
 	{"tools." + placeholderTool, "tool", toolNames},
 	{"tools." + placeholderTool + ".by_outcome." + placeholderOutcome, "outcome", func(*scenarios.Scenario, Names) []string { return results.Outcomes }},
+	{"gateway.era_seen." + placeholderName, "protocol revision", eraNames},
+}
+
+// eraNames are the revisions a target may say it was spoken to in.
+func eraNames(*scenarios.Scenario, Names) []string {
+	var out []string
+	for _, e := range mcp.Eras() {
+		out = append(out, string(e))
+	}
+	return out
 }
 
 // toolNames are the tools the scenario calls (the per-tool table of a run

@@ -20,6 +20,9 @@ type Meta struct {
 	// scheduled call to the end of the last call".
 	Duration    time.Duration
 	Interrupted bool
+
+	// HTTPVersion is "HTTP/2" or "HTTP/1.1" on HTTP targets.
+	HTTPVersion string
 }
 
 // Summary is a run's result: plain values, ready for JSON. Its JSON keys
@@ -32,6 +35,7 @@ type Summary struct {
 	Seed         int64                 `json:"seed"`
 	Era          string                `json:"era"`
 	Transport    string                `json:"transport"`
+	HTTPVersion  string                `json:"http_version,omitempty"`
 	Target       string                `json:"target"`
 	Server       string                `json:"server"`
 	Started      time.Time             `json:"started"`
@@ -48,7 +52,9 @@ type Summary struct {
 	Throttling   Throttling            `json:"throttling"`
 	Timeouts     Timeouts              `json:"timeouts"`
 	Faults       map[string]FaultStats `json:"faults"`
-	Checks       []CheckResult         `json:"checks"`
+	// Gateway is present when the scenario has a gateway section.
+	Gateway *GatewaySummary `json:"gateway,omitempty"`
+	Checks  []CheckResult   `json:"checks"`
 	// Pass: every check passed and, with FailOnViolation, no verdict is a
 	// violation (mcpchaos run exits 0).
 	Pass            bool      `json:"pass"`

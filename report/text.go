@@ -59,7 +59,7 @@ func (s *Summary) Text(w io.Writer) error {
 	var t textOut
 	s.textHeader(&t)
 	for _, block := range []func(*textOut){s.textCalls, s.textErrors, s.textLatency, s.textTools,
-		s.textProgress, s.textThrottling, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol} {
+		s.textProgress, s.textThrottling, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol, s.textGateway} {
 		block(&t)
 		t.flushNotes()
 	}
@@ -73,7 +73,11 @@ func (s *Summary) Text(w io.Writer) error {
 
 func (s *Summary) textHeader(t *textOut) {
 	t.items("Scenario", s.Scenario, fmt.Sprintf("seed %d", s.Seed))
-	t.items("Target", s.Transport, s.Target)
+	transport := s.Transport
+	if s.HTTPVersion != "" {
+		transport += " (" + s.HTTPVersion + ")"
+	}
+	t.items("Target", transport, s.Target)
 	if s.Server != "" {
 		t.line("Server", s.Server)
 	}

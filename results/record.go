@@ -40,6 +40,25 @@ type Header struct {
 	SchemaVersion int `json:"schema_version,omitempty"`
 	// Evaluation is what the run was judged by; nil in a version 1 file.
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
+	// Shard is the slice of the schedule this file holds, when the run was
+	// split over several processes (mcpchaos run --shard I/N); nil for a
+	// whole run.
+	Shard *Shard `json:"shard,omitempty"`
+
+	// HTTPVersion is the HTTP version of the calls, "HTTP/2" or
+	// "HTTP/1.1"; absent on stdio.
+	HTTPVersion string `json:"http_version,omitempty"`
+}
+
+// Shard says which slice of a sharded run a results file holds: the calls
+// whose seq % Count == Index, started at StartAt (when every shard was
+// given the same instant), LateUs after it when the shard came late (its
+// missed ticks are dropped records).
+type Shard struct {
+	Index   int       `json:"index"`
+	Count   int       `json:"count"`
+	StartAt time.Time `json:"start_at,omitzero"`
+	LateUs  int64     `json:"late_us,omitempty"`
 }
 
 // Outcomes: exactly one per call.

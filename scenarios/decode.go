@@ -13,7 +13,7 @@ import (
 var (
 	// The key lists come from the field tables (fieldtables.go).
 	topKeys      = topFields(nil).names()
-	protocols    = []string{ProtocolAuto, Protocol20260728, Protocol20251125, Protocol20250618}
+	protocols    = []string{ProtocolAuto, Protocol20260728, Protocol20251125, Protocol20250618, Protocol20241105}
 	loadKeys     = loadFields().names()
 	timeoutKeys  = timeoutFields().names()
 	policyKeys   = policyFields().names()
@@ -35,6 +35,7 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 		s.Seed = v
 	}
 	s.Protocol = o.enum("protocol", ProtocolAuto, protocols...)
+	d.protocolPos = o.at("protocol")
 	if o.has("target") {
 		s.Target = d.target(o.sub("target"), o.keyAt("target"))
 	}
@@ -52,6 +53,9 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 	s.Orphans = d.orphans(o.sub("orphans"))
 	s.Progress = d.progress(o.sub("progress"))
 	s.Throttling = d.throttling(o.sub("throttling"))
+	if o.has("gateway") {
+		s.Gateway = d.gateway(o.sub("gateway"))
+	}
 	s.FailOnViolation = o.boolOr("fail_on_violation", true)
 	for _, it := range o.items("checks") {
 		raw, ok := d.stringItem(it)

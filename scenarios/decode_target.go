@@ -121,7 +121,9 @@ func (d *decoder) stdio(o *object) *StdioTarget {
 func (d *decoder) http(o *object) *HTTPTarget {
 	o.known(httpKeys...)
 	o.require("url")
-	h := &HTTPTarget{PID: int(o.intBetween("pid", 0, 0, MaxCount)), Transport: o.enum("transport", HTTPAuto, httpTransports...)}
+	h := &HTTPTarget{PID: int(o.intBetween("pid", 0, 0, MaxCount)), Transport: o.enum("transport", HTTPAuto, httpTransports...),
+		HTTP2: o.enum("http2", HTTP2Auto, http2Modes...)}
+	d.transportPos = o.at("transport")
 	if o.present("tls") {
 		h.TLS = d.tls(o.sub("tls"))
 	}

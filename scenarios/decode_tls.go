@@ -3,6 +3,9 @@ package scenarios
 // httpTransports are the values of target.http.transport.
 var httpTransports = []string{HTTPAuto, HTTPStreamable, HTTPSSE}
 
+// http2Modes are the values of target.http.http2.
+var http2Modes = []string{HTTP2Auto, HTTP2Off}
+
 // tls decodes target.http.tls. Whether the files exist and hold what they
 // should is checked when the target is dialled, with the path quoted.
 func (d *decoder) tls(o *object) *TLS {

@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 
 		// Unknown and missing keys.
 		{"unknown top-level key", lines("trget: {builtin: {}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
-			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, checks, fail_on_violation)`,
+			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, gateway, checks, fail_on_violation)`,
 			`x.yaml:1:1: missing required key "target"`,
 		}},
 		{"unknown nested key", withHead("progress: {grace: 1s, stal: 2s}"), []string{
@@ -116,8 +116,8 @@ func TestParseErrors(t *testing.T) {
 			`x.yaml:1:49: target.builtin.stall_after: want an integer, got "1.5" (a number)`,
 			`x.yaml:1:66: target.builtin.rate_limit: invalid rate "fast": want N/PERIOD such as 50/1s or 3000/1m`,
 		}},
-		{"bad protocol", withHead("protocol: 2024-11-05"), []string{
-			`x.yaml:4:11: protocol: invalid value "2024-11-05" (want one of: auto, 2026-07-28, 2025-11-25, 2025-06-18)`,
+		{"bad protocol", withHead("protocol: 2025-03-26"), []string{
+			`x.yaml:4:11: protocol: invalid value "2025-03-26" (want one of: auto, 2026-07-28, 2025-11-25, 2025-06-18, 2024-11-05)`,
 		}},
 		{"bad enum", lines("target: {builtin: {era: 2027}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
 			`x.yaml:1:25: target.builtin.era: invalid value "2027" (want one of: dual, 2026, 2025)`,
@@ -231,6 +231,16 @@ func TestParseErrors(t *testing.T) {
 		}},
 		{"negative retry max", withHead("throttling: {retry: {max: -1}}"), []string{`x.yaml:4:27: throttling.retry.max: must be at least 0, got -1`}},
 		{"rpc code not an integer", withHead("throttling: {rpc_codes: [-32029, x]}"), []string{`x.yaml:4:34: throttling.rpc_codes[1]: want an integer, got "x" (a string)`}},
+		{"gateway without truth", withHead("gateway: {}"), []string{`x.yaml:4:1: gateway: missing required key "truth"`}},
+		{"gateway truth with a path", withHead("gateway: {truth: 'http://127.0.0.1:8080/mcp'}"), []string{
+			`x.yaml:4:18: gateway.truth: invalid truth URL "http://127.0.0.1:8080/mcp": want the target's base URL, such as http://127.0.0.1:8080 (its records are read from /calls)`,
+		}},
+		{"gateway truth list item", withHead("gateway:", "  truth: ['http://127.0.0.1:1', 'ftp://h', 7]"), []string{
+			`x.yaml:5:33: gateway.truth[1]: invalid URL "ftp://h": scheme must be http or https`,
+			`x.yaml:5:44: gateway.truth[2]: want a string, got "7" (an integer)`,
+		}},
+		{"gateway truth empty list", withHead("gateway: {truth: []}"), []string{`x.yaml:4:18: gateway.truth: want at least one URL`}},
+		{"gateway unknown key", withHead("gateway: {truth: 'http://h:1', thruth: x}"), []string{`x.yaml:4:32: gateway: unknown key "thruth" (known: truth)`}},
 
 		// Environment references.
 		{"unset variable", lines("target: {http: {url: 'http://h/', headers: {Authorization: 'Bearer ${NOPE}'}}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{

@@ -11,7 +11,7 @@ func topFields(kinds []FaultKind) fields {
 	return fields{
 		{Name: "name", Type: StringType(), Doc: "the scenario's name; default: the file's base name"},
 		{Name: "seed", Type: IntType(), Doc: "every random choice derives from it; default 1"},
-		{Name: "protocol", Type: EnumType(protocols...), Doc: "auto (default) detects the era; a revision forces it"},
+		{Name: "protocol", Type: EnumType(protocols...), Doc: "auto (default) detects the era; a revision forces it; 2024-11-05 is the HTTP+SSE transport (http targets)"},
 		{Name: "target", Type: oneKeyOf(targetFields(), targetKinds...), Required: true, Doc: "the server under test: exactly one of builtin, stdio, http"},
 		{Name: "load", Type: objectOf(loadFields()), Required: true, Doc: "how much load to offer: rate, stages or concurrency"},
 		{Name: "timeouts", Type: objectOf(timeoutFields()).orNull(), Doc: "the client's own timeouts for every call"},
@@ -20,8 +20,16 @@ func topFields(kinds []FaultKind) fields {
 		{Name: "orphans", Type: objectOf(orphanFields()).orNull(), Doc: "how orphaned work is looked for"},
 		{Name: "progress", Type: objectOf(progressFields()).orNull(), Doc: "thresholds of the progress checks"},
 		{Name: "throttling", Type: objectOf(throttlingFields()).orNull(), Doc: "what counts as throttled besides HTTP 429 and 503"},
+		{Name: "gateway", Type: objectOf(gatewayFields()).orNull(), Doc: "the target is a gateway: the built-in targets behind it tell what really happened upstream"},
 		{Name: "checks", Type: ListOf(StringType()), Doc: "pass/fail conditions over the summary keys, e.g. p99(call) < 2s"},
 		{Name: "fail_on_violation", Type: BoolType(), Doc: "a violation verdict fails the run; default true"},
+	}
+}
+
+func gatewayFields() fields {
+	return fields{
+		{Name: "truth", Type: Type{map[string]any{"oneOf": []any{StringType().s, ListOf(StringType()).nonEmpty().s}}}, Required: true,
+			Doc: "the base URL (http://HOST:PORT) of each built-in target behind the gateway, one or a list; its records are read from /calls"},
 	}
 }
 
@@ -49,6 +57,7 @@ func httpFields() fields {
 		{Name: "pid", Type: IntBetweenType(0, MaxCount), Doc: "the server's pid, for process probes"},
 		{Name: "transport", Type: EnumType(httpTransports...), Doc: "auto (default): Streamable HTTP, or the 2024-11-05 HTTP+SSE transport when the URL answers that way"},
 		{Name: "tls", Type: objectOf(tlsFields()), Doc: "TLS settings for https:// URLs"},
+		{Name: "http2", Type: EnumType(http2Modes...), Doc: "auto (default): HTTP/2 when an https:// server picks it on ALPN, each call on its own stream; off: HTTP/1.1 only, each call on its own connection"},
 	}
 }
 

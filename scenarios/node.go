@@ -37,6 +37,9 @@ type decoder struct {
 	eraPos    Pos   // target.builtin.era's value, for validate
 	// idsConnPos is load.ids.connections's value, when written (ids.go).
 	idsConnPos Pos
+	// protocolPos and transportPos are where protocol and
+	// target.http.transport stand, for validate.
+	protocolPos, transportPos Pos
 }
 
 func newDecoder(file string, lookup func(string) (string, bool)) *decoder {

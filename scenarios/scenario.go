@@ -38,7 +38,10 @@ type Scenario struct {
 	Orphans    Orphans
 	Progress   Progress
 	Throttling Throttling
-	Checks     []Check
+	// Gateway is set when the target is a gateway in front of built-in
+	// targets whose truth records are read (docs/gateways.md).
+	Gateway *Gateway
+	Checks  []Check
 	// FailOnViolation makes a violation verdict fail the run like a failed
 	// check (exit status 1); default true. mcpchaos run
 	// --no-fail-on-violation turns it off; a warning never fails.
@@ -55,6 +58,9 @@ const (
 	Protocol20260728 = "2026-07-28"
 	Protocol20251125 = "2025-11-25"
 	Protocol20250618 = "2025-06-18"
+	// Protocol20241105 is the revision of the deprecated HTTP+SSE
+	// transport: it makes an HTTP target speak it (transport: sse).
+	Protocol20241105 = "2024-11-05"
 )
 
 // Target is the server under test: exactly one of its fields is set.
@@ -147,6 +153,9 @@ type HTTPTarget struct {
 	// the URL answers that way), HTTPStreamable or HTTPSSE.
 	Transport string
 	TLS       *TLS // nil: the defaults (system roots, the URL's host)
+	// HTTP2 is HTTP2Auto (default: HTTP/2 when an https:// server picks
+	// it on ALPN) or HTTP2Off (HTTP/1.1 only).
+	HTTP2 string
 }
 
 // The transports of an HTTP target.
@@ -154,6 +163,12 @@ const (
 	HTTPAuto       = "auto"
 	HTTPStreamable = "streamable"
 	HTTPSSE        = "sse"
+)
+
+// The values of target.http.http2.
+const (
+	HTTP2Auto = "auto"
+	HTTP2Off  = "off"
 )
 
 // TLS configures the connections to an https:// target. File names have
@@ -274,6 +289,13 @@ type Progress struct {
 	Grace   Duration // progress this long after a cancel still counts as in time; default 100ms
 	FloodHz float64  // more notifications per second for one token is a flood; default 50
 	Stall   Duration // no progress for this long while a call runs is a stall; default 2s
+}
+
+// Gateway says where the truth of a gateway test is read.
+type Gateway struct {
+	// Truth are the base URLs of the built-in targets behind the gateway
+	// (http://HOST:PORT, no path): each serves its records on /calls.
+	Truth []string
 }
 
 // Throttling says what counts as "throttled" besides HTTP 429 and 503.

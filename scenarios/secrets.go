@@ -65,6 +65,9 @@ func (d *decoder) collectSecrets(s *Scenario) {
 			set.AddURL(p.Metric.URL)
 		}
 	}
+	if s.Gateway != nil {
+		set.AddURL(s.Gateway.Truth...)
+	}
 }
 
 // redacted returns the errors with every secret of set masked.

@@ -33,6 +33,8 @@ func TestSecretsCollected(t *testing.T) {
 			[]string{"env-arg-2222", "stdio-env-6666"}, []string{"server"}},
 		{"probe URL", `builtin: {}`, `orphans: {probes: [{metric: {url: "http://u:probe-pass-7777@127.0.0.1:9/m?token=probe-tok-8888", name: g}}]}`,
 			[]string{"probe-pass-7777", "probe-tok-8888"}, nil},
+		{"gateway truth URL", `http: {url: "http://127.0.0.1:9/mcp"}`, `gateway: {truth: ["http://u:truth-pass-9999@127.0.0.1:10"]}`,
+			[]string{"truth-pass-9999"}, nil},
 		{"short env value", `stdio: {command: [server, "${SHORT}"]}`, "", nil, []string{"ab"}},
 	}
 	for _, tt := range tests {
@@ -102,6 +104,8 @@ func TestSecretsNotInErrors(t *testing.T) {
 			`headers.X-K: the value`, "lit-secret-1234"},
 		{"bad URL from env", `http: {url: "${URL}"}`, "port 99999", "env-pass-9999"},
 		{"bad literal URL with a short password", `http: {url: "http://me:pw@127.0.0.1:99999/mcp"}`, "me:[redacted]@", "me:pw@"},
+		{"refused gateway truth URL", `http: {url: "http://127.0.0.1:9/mcp"}
+gateway: {truth: "http://u:truth-pass-9999@127.0.0.1:10/mcp?token=truth-tok-1010"}`, "invalid truth URL", "truth-pass-9999"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ func (d *decoder) validate(s *Scenario) {
 			d.errorf(d.eraPos, "target.builtin.era", "a 2025-only target cannot speak protocol %s", s.Protocol)
 		}
 	}
+	d.validateProtocol(s)
 	for i, f := range s.Faults {
 		d.validateFault(s, f, d.faultRefs[i])
 	}
@@ -37,6 +38,25 @@ func (d *decoder) validate(s *Scenario) {
 		if p.Process != nil && p.Process.PID == 0 && s.Target.HTTP != nil {
 			d.errorf(p.Pos, d.probeRefs[i].path+".process", "pid is required with an http target (mcpchaos knows the pids only of servers it starts)")
 		}
+	}
+}
+
+// validateProtocol: protocol 2024-11-05 names the HTTP+SSE transport, so
+// it needs an http target whose transport is sse or auto (which it then
+// makes sse).
+func (d *decoder) validateProtocol(s *Scenario) {
+	if s.Protocol != Protocol20241105 {
+		return
+	}
+	h := s.Target.HTTP
+	switch {
+	case h == nil && (s.Target.Stdio != nil || s.Target.Builtin != nil):
+		d.errorf(d.protocolPos, "protocol", "2024-11-05 is the HTTP+SSE transport, for http targets; a stdio or builtin server that speaks 2024-11-05 is found with protocol: auto")
+	case h == nil:
+	case h.Transport == HTTPStreamable:
+		d.errorf(d.transportPos, "target.http.transport", "protocol 2024-11-05 is the HTTP+SSE transport; use transport: sse (or auto), or a 2025 or 2026 protocol with streamable")
+	default:
+		h.Transport = HTTPSSE
 	}
 }
 

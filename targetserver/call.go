@@ -14,9 +14,13 @@ import (
 // burnSlice is how long cpu_task computes between checks for a cancel.
 const burnSlice = time.Millisecond
 
-// afterResponseDelay is how long after its result a call sends the extra
-// progress notification of Config.ProgressAfterResponse.
-const afterResponseDelay = 10 * time.Millisecond
+// afterResponseDelay is how long after its handler returns a call sends
+// the extra progress notification of Config.ProgressAfterResponse. The SDK
+// writes the result when the handler returns; on a loaded machine that
+// write was seen more than 10 ms late, so the "after" notification went
+// out first. A quarter second keeps the order short of a stalled machine,
+// and is still far inside the default 1 s late window.
+const afterResponseDelay = 250 * time.Millisecond
 
 var errShutdown = errors.New("target shutting down")
 
@@ -37,6 +41,7 @@ type call struct {
 	leak    bool // this call ignores its cancel
 	args    stepArgs
 	burn    bool
+	truth   *truthRec // nil when the call carries no marker
 
 	step   int // the step being worked on, from 1
 	floodN int // flood notifications sent during this step
@@ -158,6 +163,7 @@ func (c *call) wait(until <-chan time.Time) error {
 			// The client closed the request's stream and the SDK does not
 			// pass that on: the call keeps running for nobody.
 			c.httpDone = nil
+			c.truth.streamClosed()
 			c.markCut()
 			c.orphan()
 		case <-c.stopAt:
@@ -191,6 +197,7 @@ func (c *call) burnFor(d time.Duration) error {
 
 // onCancel reacts to the handler's context being done.
 func (c *call) onCancel() error {
+	c.truth.cancelled()
 	switch {
 	case c.leak:
 		c.ctxDone = nil
@@ -283,6 +290,7 @@ func (c *call) notify(ctx context.Context, value float64, msg string) bool {
 	if c.cfg.Endless {
 		total = 0 // unknown
 	}
+	at := time.Now()
 	err := c.send(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: c.token,
 		Progress:      value,
@@ -292,6 +300,7 @@ func (c *call) notify(ctx context.Context, value float64, msg string) bool {
 	if err != nil {
 		return false
 	}
+	c.truth.progress(value, at)
 	c.s.metrics.progressSent.Add(1)
 	return true
 }

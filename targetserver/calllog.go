@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -120,12 +121,25 @@ func tagCallID(msg []byte) []byte {
 	return out
 }
 
-// tagHTTP tags the tools/call in a POST body of at most maxPeek bytes
-// (see tagCallID); larger bodies pass unchanged.
-func (s *Server) tagHTTP(next http.Handler) http.Handler {
-	if s.calls == nil {
-		return next
+// tagger returns how the server tags incoming messages: every tools/call
+// with log_calls on; otherwise only those that carry a marker, whose truth
+// record needs the request id (truth.go).
+func (s *Server) tagger() func([]byte) []byte {
+	if s.calls != nil {
+		return tagCallID
 	}
+	return func(msg []byte) []byte {
+		if !bytes.Contains(msg, []byte(results.MarkerMeta)) {
+			return msg
+		}
+		return tagCallID(msg)
+	}
+}
+
+// tagHTTP tags the tools/call in a POST body of at most maxPeek bytes
+// (see tagger); larger bodies pass unchanged.
+func (s *Server) tagHTTP(next http.Handler) http.Handler {
+	tag := s.tagger()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
@@ -140,7 +154,7 @@ func (s *Server) tagHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body := tagCallID(head)
+		body := tag(head)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		r.Header.Set("Content-Length", strconv.Itoa(len(body)))

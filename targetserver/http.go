@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -112,7 +113,7 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		id, limited := peekToolCall(r)
+		id, peek, limited := peekToolCall(r)
 		if !limited {
 			next.ServeHTTP(w, r)
 			return
@@ -123,13 +124,21 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 			return
 		}
 		s.metrics.throttled.Add(1)
+		ra := retryAfterSeconds(wait)
+		if marker := peek.Params.Meta[results.MarkerMeta]; marker != "" {
+			era := r.Header.Get("MCP-Protocol-Version")
+			if v := peek.Params.Meta["io.modelcontextprotocol/protocolVersion"]; v != "" {
+				era = v
+			}
+			s.throttledCall(marker, string(id), peek.Params.Name, era, "http", ra)
+		}
 		body, _ := json.Marshal(map[string]any{
 			"jsonrpc": "2.0",
 			"id":      id,
 			"error":   map[string]any{"code": int64(s.cfg.RateLimitCodeOrDefault()), "message": "rate limit exceeded"},
 		})
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+		w.Header().Set("Retry-After", strconv.Itoa(ra))
 		w.WriteHeader(http.StatusTooManyRequests)
 		w.Write(body)
 	})
@@ -141,17 +150,21 @@ type rpcPeek struct {
 	Method string          `json:"method"`
 	Params struct {
 		Name string `json:"name"`
+		// Meta keeps the string members of _meta (the marker, the version).
+		Meta map[string]string `json:"-"`
+		// RawMeta is _meta as sent.
+		RawMeta map[string]json.RawMessage `json:"_meta"`
 	} `json:"params"`
 }
 
 // peekToolCall reads up to maxPeek bytes of r's body, puts them back, and
 // reports whether the body is a tools/call that the rate limit applies to,
-// with its id (null when unknown). When the body cannot be parsed, the
-// Mcp-Method header decides.
-func peekToolCall(r *http.Request) (id json.RawMessage, limited bool) {
+// with its id (null when unknown) and what was read of it. When the body
+// cannot be parsed, the Mcp-Method header decides.
+func peekToolCall(r *http.Request) (id json.RawMessage, peek rpcPeek, limited bool) {
 	id = json.RawMessage("null")
 	if r.Body == nil {
-		return id, false
+		return id, peek, false
 	}
 	head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
 	r.Body = struct {
@@ -159,24 +172,31 @@ func peekToolCall(r *http.Request) (id json.RawMessage, limited bool) {
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
 	if err != nil {
-		return id, false
+		return id, peek, false
 	}
 	var msgs []rpcPeek
 	var one rpcPeek
 	if json.Unmarshal(head, &one) == nil {
 		msgs = []rpcPeek{one}
 	} else if json.Unmarshal(head, &msgs) != nil {
-		return id, r.Header.Get("Mcp-Method") == "tools/call" && r.Header.Get("Mcp-Name") != ToolInflight
+		return id, peek, r.Header.Get("Mcp-Method") == "tools/call" && r.Header.Get("Mcp-Name") != ToolInflight
 	}
 	for _, m := range msgs {
 		if m.Method == "tools/call" && m.Params.Name != ToolInflight {
 			if len(msgs) == 1 && len(m.ID) > 0 {
 				id = m.ID
 			}
-			return id, true
+			m.Params.Meta = map[string]string{}
+			for k, v := range m.Params.RawMeta {
+				var str string
+				if json.Unmarshal(v, &str) == nil {
+					m.Params.Meta[k] = str
+				}
+			}
+			return id, m, true
 		}
 	}
-	return id, false
+	return id, peek, false
 }
 
 // Running is a target serving HTTP on a loopback (or chosen) address.

@@ -24,6 +24,7 @@ type Server struct {
 	metrics *metrics
 	limiter *bucket  // nil when there is no rate limit
 	calls   *callLog // nil unless log_calls is set
+	truth   *truthLog
 
 	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
 
@@ -47,11 +48,13 @@ func New(cfg Config) (*Server, error) {
 		metrics: newMetrics(),
 		limiter: newBucket(cfg.RateLimit),
 		calls:   calls,
+		truth:   newTruthLog(TruthCapacity),
 		closing: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.mcpHandler())
 	mux.Handle("/metrics", s.MetricsHandler())
+	mux.Handle("/calls", s.CallsHandler())
 	s.handler = mux
 	return s, nil
 }
@@ -59,7 +62,8 @@ func New(cfg Config) (*Server, error) {
 // Config returns the configuration the Server runs with.
 func (s *Server) Config() Config { return s.cfg }
 
-// Handler serves Streamable HTTP on /mcp and Prometheus metrics on /metrics.
+// Handler serves Streamable HTTP on /mcp, Prometheus metrics on /metrics
+// and the truth records on /calls.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // MetricsHandler serves the ground-truth metrics in the Prometheus text

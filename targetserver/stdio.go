@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,11 +27,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	lw := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	tag := func(b []byte) []byte { return b }
-	if s.calls != nil {
-		tag = tagCallID
-	}
-	go filterLines(in, pw, lw, tag)
+	go filterLines(in, pw, lw, s.tagger())
 	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{lw}}
 	srv := s.newMCPServer(nil, true)
 	err := srv.Run(context.WithValue(ctx, shutdownKey{}, ctx.Done()), t)
@@ -72,7 +69,18 @@ func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		s.metrics.throttled.Add(1)
-		data, _ := json.Marshal(map[string]int{"retryAfter": retryAfterSeconds(wait)})
+		ra := retryAfterSeconds(wait)
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+			if marker, _ := p.Meta[results.MarkerMeta].(string); marker != "" {
+				id, _ := json.Marshal(p.Meta[requestIDMeta])
+				era, _ := p.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && era == "" && ss.InitializeParams() != nil {
+					era = ss.InitializeParams().ProtocolVersion
+				}
+				s.throttledCall(marker, string(id), p.Name, era, "stdio", ra)
+			}
+		}
+		data, _ := json.Marshal(map[string]int{"retryAfter": ra})
 		return nil, &jsonrpc.Error{Code: int64(s.cfg.RateLimitCodeOrDefault()), Message: "rate limit exceeded", Data: data}
 	}
 }

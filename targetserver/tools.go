@@ -107,7 +107,10 @@ func (s *Server) echo(_ context.Context, req *mcp.CallToolRequest, in echoArgs) 
 	defer s.metrics.inflight.Add(-1)
 	s.metrics.completed.Add(1)
 	s.calls.ended(req, true)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	s.beginCall(req).ended(true)
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}
+	markResult(res, req)
+	return res, nil, nil
 }
 
 // inflight is not counted in any metric: it is the probe, not the work.
@@ -121,8 +124,13 @@ func (s *Server) stepTool(burn bool) mcp.ToolHandlerFor[stepArgs, any] {
 		if err := in.validate(s.cfg.Endless); err != nil {
 			return nil, nil, err // the SDK turns this into a tool error
 		}
-		res, err := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn || s.cfg.BurnCPU).run()
+		truth := s.beginCall(req)
+		c := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn || s.cfg.BurnCPU)
+		c.truth = truth
+		res, err := c.run()
 		s.calls.ended(req, err == nil)
+		truth.ended(err == nil)
+		markResult(res, req)
 		return res, nil, err
 	}
 }

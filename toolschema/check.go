@@ -17,8 +17,14 @@ import (
 // each failing path. A call whose every request a malformed fault
 // replaces (probability 1, for its tool) is exempt: its arguments are
 // never sent as written. warnings are tools whose schema could not be
-// read: their arguments are not checked.
-func Check(sc *scenarios.Scenario, tools []mcp.Tool) (warnings []string, err error) {
+// read: their arguments are not checked. A tool among rejected (its
+// x-mcp-header annotations break the spec's rules, so a Streamable HTTP
+// client must not use it) is an error naming the reason.
+func Check(sc *scenarios.Scenario, tools []mcp.Tool, rejected ...mcp.RejectedTool) (warnings []string, err error) {
+	left := make(map[string]error, len(rejected))
+	for _, r := range rejected {
+		left[r.Name] = r.Reason
+	}
 	byName := make(map[string]mcp.Tool, len(tools))
 	names := make([]string, 0, len(tools))
 	for _, t := range tools {
@@ -40,6 +46,11 @@ func Check(sc *scenarios.Scenario, tools []mcp.Tool) (warnings []string, err err
 	var errs scenarios.Errors
 	check := func(what string, pos scenarios.Pos, tool string, args map[string]any) {
 		t, ok := byName[tool]
+		if reason, no := left[tool]; !ok && no {
+			errs = append(errs, &scenarios.Error{File: sc.File, Pos: pos, Msg: fmt.Sprintf(
+				"%s: the server's tool %q is left out: its x-mcp-header annotations break the spec's rules (%v), and a Streamable HTTP client must not use it", what, tool, reason)})
+			return
+		}
 		if !ok {
 			errs = append(errs, &scenarios.Error{File: sc.File, Pos: pos, Msg: unknown(what, tool, names)})
 			return

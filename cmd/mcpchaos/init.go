@@ -60,6 +60,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
 		return 2
 	}
+	warnRejected(stderr, "mcpchaos init", list.Rejected)
 	if len(list.Tools) == 0 {
 		fmt.Fprintf(stderr, "mcpchaos init: %s lists no tools: there is nothing to call\n", t.what())
 		return 2

@@ -26,14 +26,22 @@ func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, 
 	return func(ctx context.Context, c *mcp.Client) error {
 		ctx, cancel := context.WithTimeout(ctx, toolsCheckTimeout)
 		defer cancel()
-		tools, err := c.ListTools(ctx)
+		l, err := c.ListToolPages(ctx)
 		if err != nil {
 			return fmt.Errorf("check the scenario's tools before the load: %w (%s)", err, noSchemaCheckHint)
 		}
-		warnings, err := toolschema.Check(sc, tools)
+		warnRejected(stderr, "mcpchaos run", l.Rejected)
+		warnings, err := toolschema.Check(sc, l.Tools, l.Rejected...)
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "mcpchaos run: warning: %s\n", w)
 		}
 		return err
+	}
+}
+
+// warnRejected says on stderr which tools the list leaves out, and why.
+func warnRejected(stderr io.Writer, cmd string, rejected []mcp.RejectedTool) {
+	for _, r := range rejected {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", cmd, r)
 	}
 }

@@ -34,6 +34,10 @@ type runFlags struct {
 	// leaveChildren: processes the stdio servers left running are not
 	// killed at the end.
 	leaveChildren bool
+	// shards: a run split over several processes (shard.go).
+	shards shardFlags
+	// metricsListen: serve live Prometheus metrics there (livemetrics).
+	metricsListen string
 }
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
@@ -54,6 +58,8 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.noFailOnViolation, "no-fail-on-violation", false, "a violation verdict does not fail the run (the scenario's fail_on_violation: false)")
 	fs.BoolVar(&f.noSchemaCheck, "no-schema-check", false, "do not check the scenario's tools and arguments against the server's tools/list before the load")
 	fs.BoolVar(&f.leaveChildren, "leave-children", false, "leave running the processes stdio servers left behind (default: kill them at the end)")
+	f.shards.define(fs)
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve live Prometheus metrics of the run on /metrics at `ADDR` (e.g. 127.0.0.1:9090)")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -73,6 +79,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	sc, checks, plan := prep.Scenario, prep.Checks, prep.Plan
+	shard, startAt, err := f.shards.resolve(fs, os.LookupEnv)
+	if err == nil {
+		plan, err = plan.ForShard(shard)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		return 2
+	}
+	plan.StartAt = startAt
 	addSecrets(ctx, sc) // before anything about the scenario is written
 	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
 	// Every output is opened before the load: a path that cannot be
@@ -102,6 +117,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation), Subreaper: subreaper}
 	if !f.noSchemaCheck {
 		opts.BeforeLoad = checkTools(sc, stderr)
+	}
+	opts.OnLateStart = lateStart(stderr, shard, startAt)
+	if f.metricsListen != "" {
+		stop, err := serveLive(ctx, &opts, f.metricsListen, sc.Name, shard, stderr)
+		if err != nil {
+			status.clear()
+			if w != nil {
+				_ = w.Close()
+			}
+			outs.abort()
+			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+			return 2
+		}
+		defer stop()
 	}
 	info, err := engine.Run(ctx, plan, opts)
 	if err != nil {

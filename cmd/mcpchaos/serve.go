@@ -172,6 +172,7 @@ func serveStdio(ctx context.Context, cfg targetserver.Config, metricsAddr string
 func metricsMux(s *targetserver.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", s.MetricsHandler())
+	mux.Handle("/calls", s.CallsHandler())
 	return mux
 }
 

@@ -29,7 +29,7 @@ type targetFlags struct {
 func addTargetFlags(fs *pflag.FlagSet) *targetFlags {
 	f := &targetFlags{}
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "send the HTTP header `'NAME: VALUE'` with every request (repeatable)")
-	fs.StringVar(&f.protocol, "protocol", "auto", "the protocol `REVISION`: auto (detect), 2026-07-28, 2025-11-25 or 2025-06-18")
+	fs.StringVar(&f.protocol, "protocol", "auto", "the protocol `REVISION`: auto (detect), 2026-07-28, 2025-11-25, 2025-06-18, or 2024-11-05 (the HTTP+SSE transport)")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up on connecting and listing after `DURATION`")
 	return f
 }

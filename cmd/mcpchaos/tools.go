@@ -47,6 +47,7 @@ func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpchaos tools: %v\n", err)
 		return 2
 	}
+	warnRejected(stderr, "mcpchaos tools", list.Rejected)
 	if *asJSON {
 		err = writeToolsJSON(stdout, list)
 	} else {
@@ -75,8 +76,8 @@ func writeToolsJSON(w io.Writer, l *mcp.ToolList) error {
 	if len(l.Pages) == 1 {
 		raw = l.Pages[0]
 	} else {
-		tools := make([]json.RawMessage, len(l.Tools))
-		for i, t := range l.Tools {
+		tools := make([]json.RawMessage, len(l.All))
+		for i, t := range l.All {
 			tools[i] = t.Raw
 		}
 		var err error

@@ -60,6 +60,7 @@ var layers = map[string]int{
 	"report":       layerParts,
 	"report/html":  layerParts,
 	"toolschema":   layerParts,
+	"livemetrics":  layerParts,
 
 	"engine": layerRun,
 	"proxy":  layerRun,
@@ -68,6 +69,7 @@ var layers = map[string]int{
 
 	"internal": layerTests,
 	"bench":    layerTests,
+	"deploy":   layerTests,
 	"e2e":      layerTests,
 }
 

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/livemetrics"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// serveLive serves the run's live metrics on addr (run --metrics-listen),
+// fed by the run's sink, status tick and probe samples; stop ends it.
+func serveLive(ctx context.Context, opts *engine.Options, addr, scenario string, shard engine.Shard, stderr io.Writer) (stop func(), err error) {
+	label := ""
+	if shard.Count > 0 {
+		label = shard.String()
+	}
+	m := livemetrics.New(scenario, label)
+	bound, stop, err := m.Serve(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-listen: %w", err)
+	}
+	fmt.Fprintf(stderr, "mcpchaos run: live metrics on http://%s/metrics\n", bound)
+	sink, tick, sample := opts.Sink, opts.Tick, opts.OnSample
+	opts.Sink = func(r *results.Record) {
+		m.Record(r)
+		if sink != nil {
+			sink(r)
+		}
+	}
+	opts.Tick = func(l engine.Live) {
+		m.Tick(l.Scheduled, l.Dropped, l.InFlight, l.Offered)
+		if tick != nil {
+			tick(l)
+		}
+	}
+	opts.OnSample = func(s *results.Sample) {
+		m.Sample(s)
+		if sample != nil {
+			sample(s)
+		}
+	}
+	return stop, nil
+}

@@ -1,0 +1,233 @@
+package deploy
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// kustomization is the part of a Kustomization the test reads; decoded
+// strictly, so a key it does not know fails.
+type kustomization struct {
+	APIVersion         string   `json:"apiVersion"`
+	Kind               string   `json:"kind"`
+	Namespace          string   `json:"namespace"`
+	Resources          []string `json:"resources"`
+	ConfigMapGenerator []struct {
+		Name  string   `json:"name"`
+		Files []string `json:"files"`
+	} `json:"configMapGenerator"`
+	GeneratorOptions struct {
+		DisableNameSuffixHash bool `json:"disableNameSuffixHash"`
+	} `json:"generatorOptions"`
+	Images []struct {
+		Name    string `json:"name"`
+		NewName string `json:"newName"`
+		NewTag  string `json:"newTag"`
+	} `json:"images"`
+}
+
+// strict decodes a YAML manifest into v; an unknown field is an error.
+func strict(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestKubernetesManifests decodes every manifest of deploy/kubernetes
+// strictly into the Kubernetes API types, and checks the shards' Job: Indexed,
+// completions and parallelism equal to --shards, the container running
+// `mcpchaos run --shards`, results on the shared volume that the merge Job
+// reads, one file per shard index.
+func TestKubernetesManifests(t *testing.T) {
+	var k kustomization
+	strict(t, "kubernetes/kustomization.yaml", &k)
+	if k.Kind != "Kustomization" || len(k.Resources) == 0 {
+		t.Fatalf("kustomization: kind %q, %d resources", k.Kind, len(k.Resources))
+	}
+	entries, err := os.ReadDir("kubernetes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{"kustomization.yaml": true}
+	for _, r := range k.Resources {
+		listed[r] = true
+	}
+	for _, g := range k.ConfigMapGenerator {
+		for _, f := range g.Files {
+			listed[f] = true
+		}
+	}
+	for _, e := range entries {
+		if !listed[e.Name()] {
+			t.Errorf("kubernetes/%s is not in the kustomization", e.Name())
+		}
+	}
+	jobs := map[string]*batchv1.Job{}
+	for _, r := range k.Resources {
+		path := filepath.Join("kubernetes", r)
+		var meta struct {
+			Kind string `json:"kind"`
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, &meta); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		switch meta.Kind {
+		case "Job":
+			var j batchv1.Job
+			strict(t, path, &j)
+			jobs[j.Name] = &j
+		case "PersistentVolumeClaim":
+			strict(t, path, &corev1.PersistentVolumeClaim{})
+		case "Namespace":
+			strict(t, path, &corev1.Namespace{})
+		default:
+			t.Errorf("%s: kind %q has no check here", path, meta.Kind)
+		}
+	}
+	shards, merge := jobs["mcpchaos-shards"], jobs["mcpchaos-merge"]
+	if shards == nil || merge == nil {
+		t.Fatalf("jobs %v, want mcpchaos-shards and mcpchaos-merge", slices.Collect(mapsKeys(jobs)))
+	}
+	s := shards.Spec
+	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion {
+		t.Errorf("the shards' Job is not Indexed: completionMode %v", s.CompletionMode)
+	}
+	c := s.Template.Spec.Containers[0]
+	args := append(append([]string{}, c.Command...), c.Args...)
+	if len(args) == 0 || args[0] != "run" || !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--shards") }) {
+		t.Fatalf("the shard container runs %q, want mcpchaos run --shards", args)
+	}
+	n := flagValue(t, args, "--shards")
+	if s.Completions == nil || s.Parallelism == nil || int(*s.Completions) != n || int(*s.Parallelism) != n {
+		t.Errorf("completions %v, parallelism %v, want both %d (--shards)", s.Completions, s.Parallelism, n)
+	}
+	if out := flagValue2(args, "--output"); !strings.Contains(out, "$(JOB_COMPLETION_INDEX)") || !strings.HasPrefix(out, "/results/") {
+		t.Errorf("--output %q: want one file per shard index on /results", out)
+	}
+	if claim(shards) == "" || claim(shards) != claim(merge) {
+		t.Errorf("the shards write to claim %q, the merge reads claim %q", claim(shards), claim(merge))
+	}
+	// The merge names each shard's file once, with --same-scenario.
+	all := append(slices.Clone(merge.Spec.Template.Spec.InitContainers), merge.Spec.Template.Spec.Containers...)
+	reports := 0
+	for _, c := range all {
+		if len(c.Args) == 0 || c.Args[0] != "report" {
+			continue
+		}
+		reports++
+		if !slices.Contains(c.Args, "--same-scenario") {
+			t.Errorf("%s: mcpchaos report without --same-scenario", c.Name)
+		}
+		for i := range n {
+			if !slices.Contains(c.Args, "/results/shard-"+strconv.Itoa(i)+".jsonl.gz") {
+				t.Errorf("%s does not merge shard %d's file", c.Name, i)
+			}
+		}
+	}
+	if reports == 0 {
+		t.Error("the merge Job runs no mcpchaos report")
+	}
+}
+
+func mapsKeys(m map[string]*batchv1.Job) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// claim is the PVC the Job mounts at /results.
+func claim(j *batchv1.Job) string {
+	for _, v := range j.Spec.Template.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			return v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	return ""
+}
+
+func flagValue2(args []string, name string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+func flagValue(t *testing.T, args []string, name string) int {
+	t.Helper()
+	n, err := strconv.Atoi(flagValue2(args, name))
+	if err != nil || n < 1 {
+		t.Fatalf("%s in %q: %v", name, args, err)
+	}
+	return n
+}
+
+// TestDockerfile: the image is a static build (CGO_ENABLED=0) on distroless
+// static or scratch, and runs as a non-root user.
+func TestDockerfile(t *testing.T) {
+	b, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var from, user []string
+	static := false
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		f := strings.Fields(string(line))
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		switch strings.ToUpper(f[0]) {
+		case "FROM":
+			from = append(from, f[1])
+		case "USER":
+			user = append(user, f[1])
+		case "RUN":
+			if strings.Contains(string(line), "CGO_ENABLED=0") && strings.Contains(string(line), "go build") {
+				static = true
+			}
+		}
+	}
+	if !static {
+		t.Error("no RUN CGO_ENABLED=0 go build: the binary would not be static")
+	}
+	if len(from) == 0 {
+		t.Fatal("no FROM")
+	}
+	final := from[len(from)-1]
+	if final != "scratch" && !strings.HasPrefix(final, "gcr.io/distroless/static") {
+		t.Errorf("the final stage is FROM %s, want scratch or gcr.io/distroless/static", final)
+	}
+	if len(user) == 0 {
+		t.Fatal("no USER: the container would run as root")
+	}
+	u := strings.Split(user[len(user)-1], ":")[0]
+	if u == "root" || u == "0" {
+		t.Errorf("USER %s: want a non-root user", user[len(user)-1])
+	}
+}

@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/probes"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Gateway tests: with Plan.Gateway set, the engine keeps what each call saw
+// (the progress it received and when, an answer carrying another call's
+// marker), reads the built-in targets' truth records during and after the
+// run, and joins the two by marker (report.JoinGateway).
+
+// GatewayPlan names the built-in targets behind the gateway.
+type GatewayPlan struct {
+	// Truth are their base URLs (http://HOST:PORT).
+	Truth []string
+}
+
+// Bounds of a gateway run.
+const (
+	// truthEvery is how often the truth records are read during the run,
+	// so that a target's ring does not evict them first.
+	truthEvery = time.Second
+	// truthSettleMax bounds the wait, after the run, for executions still
+	// running at the targets to end (a lost cancel is judged by the end).
+	truthSettleMax = 10 * time.Second
+	// maxGatewayCalls bounds the calls a run keeps for the join.
+	maxGatewayCalls = 1_000_000
+	// maxReceived bounds the progress kept per call.
+	maxReceived = 2 * results.MaxTruthProgress
+)
+
+// newRunID returns an id for the run's markers: the start time and the
+// process id, base 36, so that runs against one long-lived target (and
+// the shards of one run) never share a marker.
+func newRunID() string {
+	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.FormatInt(int64(os.Getpid()), 36)
+}
+
+// gwNotes is what one call saw that the join needs (guarded by cs.mu).
+type gwNotes struct {
+	marker   []byte // our own marker's text
+	progress []report.GatewayProgress
+	crossed  string
+}
+
+// noteProgress keeps a received notification (cs.mu held).
+func (n *gwNotes) noteProgress(ev mcp.Event) {
+	if n != nil && len(n.progress) < maxReceived {
+		n.progress = append(n.progress, report.GatewayProgress{Value: ev.Progress, At: ev.At})
+	}
+}
+
+// noteResult compares the marker an answer carries with ours (cs.mu held).
+func (n *gwNotes) noteResult(r mcp.Result) {
+	if n != nil && len(r.Marker) > 0 && n.crossed == "" && string(r.Marker) != string(n.marker) {
+		n.crossed = string(r.Marker)
+	}
+}
+
+// gatewayRun reads the truth and collects the calls.
+type gatewayRun struct {
+	run    string
+	truths []*probes.Truth
+
+	readMu sync.Mutex // one read of the truths at a time
+	errs   []string
+
+	mu      sync.Mutex
+	calls   []report.GatewayCall
+	dropped int
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newGatewayRun(p *GatewayPlan, run string) *gatewayRun {
+	if p == nil {
+		return nil
+	}
+	g := &gatewayRun{run: run, stop: make(chan struct{}), done: make(chan struct{})}
+	for _, u := range p.Truth {
+		g.truths = append(g.truths, probes.NewTruth(u, run+"."))
+	}
+	return g
+}
+
+// start reads the truth once a truthEvery until finish.
+func (g *gatewayRun) start(ctx context.Context) {
+	if g == nil {
+		return
+	}
+	go func() {
+		defer close(g.done)
+		t := time.NewTicker(truthEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-g.stop:
+				return
+			case <-t.C:
+				g.read(ctx)
+			}
+		}
+	}()
+}
+
+// read reads every target's new records, keeping each error once.
+func (g *gatewayRun) read(ctx context.Context) {
+	g.readMu.Lock()
+	defer g.readMu.Unlock()
+	for _, t := range g.truths {
+		if err := t.Read(ctx); err != nil {
+			g.noteErr(err.Error())
+		}
+	}
+}
+
+func (g *gatewayRun) noteErr(s string) {
+	for _, e := range g.errs {
+		if e == s {
+			return
+		}
+	}
+	if len(g.errs) < 10 {
+		g.errs = append(g.errs, s)
+	}
+}
+
+// start gives a call its notes (before it is sent).
+func (cs *callState) startGateway() {
+	if cs.r.gw == nil {
+		return
+	}
+	cs.gw = &gwNotes{marker: mcp.AppendMarker(nil, cs.marker())}
+}
+
+// marker is the call's marker.
+func (cs *callState) marker() mcp.Marker {
+	return mcp.Marker{Run: cs.r.runID, Seq: cs.seq, Attempt: cs.rec.Attempt}
+}
+
+// add keeps a finished call for the join (called once per call, after its
+// record is final).
+func (g *gatewayRun) add(cs *callState) {
+	if g == nil {
+		return
+	}
+	cs.mu.Lock()
+	if cs.gw == nil || cs.sent.IsZero() {
+		cs.mu.Unlock()
+		return
+	}
+	c := report.GatewayCall{Marker: string(cs.gw.marker), RequestID: cs.rec.ID, Response: cs.responseAt,
+		Progress: cs.gw.progress, Crossed: cs.gw.crossed, ReadPaused: !cs.pausedAt.IsZero(),
+		RetryAfter: cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0}
+	// A plain disconnect of a 2025 era is not a cancel.
+	if !(cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern()) {
+		c.Cancelled = cs.cancelAt
+	}
+	cs.mu.Unlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.calls) >= maxGatewayCalls {
+		g.dropped++
+		return
+	}
+	g.calls = append(g.calls, c)
+}
+
+// finish stops the periodic reads, waits (within truthSettleMax) for the
+// executions still running at the targets to end, reads the truth a last
+// time and joins it with the calls.
+func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
+	if g == nil {
+		return nil
+	}
+	close(g.stop)
+	<-g.done
+	deadline := time.Now().Add(truthSettleMax)
+	for {
+		g.read(ctx)
+		running := 0
+		for _, t := range g.truths {
+			running += t.Running()
+		}
+		if running == 0 || !time.Now().Before(deadline) || !sleep(ctx, 100*time.Millisecond) {
+			break
+		}
+	}
+	var truth []results.TruthCall
+	var urls []string
+	for _, t := range g.truths {
+		truth = append(truth, t.Calls()...)
+		urls = append(urls, t.Base())
+		for _, n := range t.Notes() {
+			g.noteErr(n)
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := report.JoinGateway(g.calls, truth)
+	out.Truth = urls
+	out.Errors = g.errs
+	if g.dropped > 0 {
+		out.Errors = append(out.Errors, fmt.Sprintf("%d calls beyond the first %d were not joined", g.dropped, maxGatewayCalls))
+	}
+	return &out
+}

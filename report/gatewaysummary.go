@@ -1,0 +1,182 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// AreaGateway is the verdict area of a run with a gateway section: what
+// the gateway between us and the built-in targets did to the calls.
+const AreaGateway = "gateway"
+
+// GatewaySummary is the gateway section of the summary: present only when
+// the scenario has a gateway section (docs/gateways.md).
+type GatewaySummary struct {
+	Truth               []string       `json:"truth"`
+	Calls               int            `json:"calls"`
+	Executions          int            `json:"executions"`
+	NotSeen             int            `json:"not_seen"`
+	DuplicateExecutions int            `json:"duplicate_executions"`
+	MisdirectedCancels  int            `json:"misdirected_cancels"`
+	LostCancels         int            `json:"lost_cancels"`
+	CrossedResponses    int            `json:"crossed_responses"`
+	ProgressHeld        int            `json:"progress_held"`
+	ProgressLost        int            `json:"progress_lost"`
+	LagMs               GatewayLag     `json:"lag_ms"`
+	RetryAfterLost      int            `json:"retry_after_lost"`
+	EraSeen             map[string]int `json:"era_seen"`
+	Errors              []string       `json:"errors,omitempty"`
+}
+
+// GatewayLag is the lag of progress notifications through the gateway:
+// receive time minus the target's send time, in ms, to the bin width
+// above (0.1 ms).
+type GatewayLag struct {
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+	Count int     `json:"count"`
+}
+
+// gatewaySummary builds the summary section from the run input.
+func gatewaySummary(g *Gateway) *GatewaySummary {
+	if g == nil {
+		return nil
+	}
+	s := &GatewaySummary{Truth: slices.Clone(g.Truth), Calls: g.Calls, Executions: g.Executions, NotSeen: g.NotSeen,
+		DuplicateExecutions: g.DuplicateExecutions, MisdirectedCancels: g.MisdirectedCancels, LostCancels: g.LostCancels,
+		CrossedResponses: g.CrossedResponses, ProgressHeld: g.ProgressHeld, ProgressLost: g.ProgressLost,
+		RetryAfterLost: g.RetryAfterLost, EraSeen: maps.Clone(g.EraSeen), Errors: slices.Clone(g.Errors)}
+	if s.Truth == nil {
+		s.Truth = []string{}
+	}
+	if s.EraSeen == nil {
+		s.EraSeen = map[string]int{}
+	}
+	s.LagMs = lagSummary(g.Lag)
+	return s
+}
+
+// lagSummary reads percentiles off the bins (each bin's upper edge).
+func lagSummary(bins []LagBin) GatewayLag {
+	var l GatewayLag
+	for _, b := range bins {
+		l.Count += b.N
+	}
+	if l.Count == 0 {
+		return l
+	}
+	edge := func(b LagBin) float64 { return round3(float64((b.Bin+1)*LagBinUs) / 1000) }
+	at := func(q float64) float64 {
+		want := int(q*float64(l.Count) + 0.999999)
+		seen := 0
+		for _, b := range bins {
+			seen += b.N
+			if seen >= max(want, 1) {
+				return edge(b)
+			}
+		}
+		return edge(bins[len(bins)-1])
+	}
+	l.P50, l.P99, l.Max = at(0.50), at(0.99), edge(bins[len(bins)-1])
+	return l
+}
+
+// gatewayKeys names each counted misbehaviour with its summary key.
+var gatewayKeys = []struct {
+	key  string
+	noun string
+	n    func(*GatewaySummary) int
+}{
+	{"duplicate_executions", "call executed more than once", func(g *GatewaySummary) int { return g.DuplicateExecutions }},
+	{"misdirected_cancels", "call stopped by a cancel meant for another", func(g *GatewaySummary) int { return g.MisdirectedCancels }},
+	{"lost_cancels", "cancel the target never learned of", func(g *GatewaySummary) int { return g.LostCancels }},
+	{"crossed_responses", "answer that belonged to another call", func(g *GatewaySummary) int { return g.CrossedResponses }},
+	{"progress_held", "call whose progress came only with its result", func(g *GatewaySummary) int { return g.ProgressHeld }},
+	{"progress_lost", "progress notification sent and never received", func(g *GatewaySummary) int { return g.ProgressLost }},
+	{"retry_after_lost", "Retry-After sent and never received", func(g *GatewaySummary) int { return g.RetryAfterLost }},
+}
+
+// gatewayVerdict: anything the gateway did to a call that a transparent
+// one would not is a violation; the evidence names the first calls.
+func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
+	g := s.Gateway
+	v := Verdict{Area: AreaGateway, Status: StatusPass}
+	if g.Executions == 0 {
+		v.Status = StatusNotExercised
+		v.Evidence = fmt.Sprintf("no target behind the gateway recorded any of our %s", plural(g.Calls, "call"))
+		if len(g.Errors) > 0 {
+			v.Evidence += "; " + strings.Join(g.Errors, "; ")
+		}
+		return v
+	}
+	var facts []string
+	for _, k := range gatewayKeys {
+		n := k.n(g)
+		if n == 0 {
+			continue
+		}
+		v.Status = StatusViolation
+		f := fmt.Sprintf("gateway.%s %d (%s)", k.key, n, k.noun)
+		if e := ev[k.key]; len(e) > 0 {
+			f += ": " + strings.Join(e[:min(len(e), 3)], "; ")
+		}
+		facts = append(facts, f)
+	}
+	eras := make([]string, 0, len(g.EraSeen))
+	for _, e := range slices.Sorted(maps.Keys(g.EraSeen)) {
+		eras = append(eras, fmt.Sprintf("%s %d", e, g.EraSeen[e]))
+	}
+	base := fmt.Sprintf("%s of %s joined with the truth of %s", plural(g.Executions, "execution"), plural(g.Calls, "call"),
+		plural(len(g.Truth), "target"))
+	if len(eras) > 0 {
+		base += "; eras seen upstream: " + strings.Join(eras, ", ")
+	}
+	if g.LagMs.Count > 0 {
+		base += fmt.Sprintf("; progress lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", g.LagMs.P50, g.LagMs.P99, g.LagMs.Max)
+	}
+	if g.NotSeen > 0 {
+		base += fmt.Sprintf("; %s not recorded by any target", plural(g.NotSeen, "call"))
+	}
+	if len(g.Errors) > 0 {
+		base += "; " + strings.Join(g.Errors, "; ")
+	}
+	if len(facts) == 0 {
+		v.Evidence = "the gateway passed every call through as sent: " + base
+		return v
+	}
+	v.Evidence = strings.Join(facts, "; ") + "; " + base
+	return v
+}
+
+// textGateway writes the gateway block (only with a gateway section).
+func (s *Summary) textGateway(t *textOut) {
+	g := s.Gateway
+	if g == nil {
+		return
+	}
+	eras := "eras none"
+	if len(g.EraSeen) > 0 {
+		var parts []string
+		for _, e := range slices.Sorted(maps.Keys(g.EraSeen)) {
+			parts = append(parts, fmt.Sprintf("%s %d", e, g.EraSeen[e]))
+		}
+		eras = "eras " + strings.Join(parts, ", ")
+	}
+	t.items("Gateway", fmt.Sprintf("%s, %d executions on %s", plural(g.Calls, "call"), g.Executions, plural(len(g.Truth), "target")),
+		fmt.Sprintf("not seen %d", g.NotSeen), eras)
+	var counts []string
+	for _, k := range gatewayKeys {
+		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.key, "_", " "), k.n(g)))
+	}
+	t.items("", counts...)
+	if g.LagMs.Count > 0 {
+		t.items("", fmt.Sprintf("progress lag p50 %s   p99 %s   max %s (%d notifications)",
+			fmtMs(g.LagMs.P50), fmtMs(g.LagMs.P99), fmtMs(g.LagMs.Max), g.LagMs.Count))
+	}
+	for _, e := range g.Errors {
+		t.items("", "truth: "+e)
+	}
+}
