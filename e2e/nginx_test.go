@@ -55,23 +55,34 @@ func startTarget(t *testing.T, cfg targetserver.Config) *targetserver.Running {
 	return r
 }
 
-// runExample runs an example scenario against the gateway at url.
-func runExample(t *testing.T, file, url string) outcome {
+// runExample runs an example scenario against the gateway at url, with
+// targets (in the order of the example's gateway.truth) as its truth.
+func runExample(t *testing.T, file, url string, targets ...*targetserver.Running) outcome {
 	t.Helper()
 	sc, err := scenarios.Load(filepath.Join(gatewaysDir, file))
 	if err != nil {
 		t.Fatalf("the example does not load:\n%v", err)
 	}
 	sc.Target.HTTP.URL = url
-	return runPlan(t, sc, runtest.Plan(t, sc, bin.Need(t)))
+	if sc.Gateway == nil || len(sc.Gateway.Truth) != len(targets) {
+		t.Fatalf("the example's gateway section names %v, want %d targets", sc.Gateway, len(targets))
+	}
+	for i, r := range targets {
+		sc.Gateway.Truth[i] = "http://" + r.Addr
+	}
+	o := runPlan(t, sc, runtest.Plan(t, sc, bin.Need(t)))
+	if o.Sum.Gateway == nil {
+		t.Fatal("the summary has no gateway section")
+	}
+	return o
 }
 
 // ProgressHeld reports whether a call's progress reached us only with its
-// result: it had progress, and its first notification arrived in the last
-// quarter of the time from send to response (a call of ten 100 ms steps
-// whose progress streams sees the first one after about a tenth). This is
-// the client-side half of gateway.progress_held, which also needs the
-// target's send times; the assertions below can be pointed at that key.
+// result, from the client's record alone: it had progress, and its first
+// notification arrived in the last quarter of the time from send to
+// response (a call of ten 100 ms steps whose progress streams sees the
+// first one after about a tenth). gateway.progress_held says the same with
+// the target's send times; the test checks that both agree.
 func ProgressHeld(rec *results.Record) bool {
 	if rec.Progress == nil || rec.Progress.Count == 0 || rec.ResponseUs == 0 || rec.FirstProgUs == 0 {
 		return false
@@ -117,7 +128,7 @@ func TestNginxBuffering(t *testing.T) {
 			t.Parallel()
 			target := startTarget(t, targetserver.Config{XAccelBuffering: tc.header})
 			ng := startExampleNginx(t, tc.conf, target)
-			o := runExample(t, tc.scenario, ng.URL("/mcp"))
+			o := runExample(t, tc.scenario, ng.URL("/mcp"), target)
 			withProgress, held := progressCalls(o.Recs)
 			if withProgress == 0 {
 				t.Fatalf("no answered call had progress (%d records)", len(o.Recs))
@@ -128,6 +139,10 @@ func TestNginxBuffering(t *testing.T) {
 			}
 			if held != want {
 				t.Errorf("%d of %d calls with progress had it held until the result, want %d", held, withProgress, want)
+			}
+			if g := o.Sum.Gateway; g.ProgressHeld != want || g.DuplicateExecutions != 0 || g.LostCancels != 0 {
+				t.Errorf("gateway.progress_held %d (want %d), duplicate_executions %d, lost_cancels %d (want 0)",
+					g.ProgressHeld, want, g.DuplicateExecutions, g.LostCancels)
 			}
 			s := o.Sum
 			if tc.held && s.Progress.Stalls < withProgress || !tc.held && s.Progress.Stalls != 0 {
@@ -149,10 +164,13 @@ func TestNginxRetry(t *testing.T) {
 	testutil.NginxBinary(t)
 	a, b := startTarget(t, targetserver.Config{}), startTarget(t, targetserver.Config{})
 	ng := startExampleNginx(t, "nginx-retry.conf", a, b)
-	o := runExample(t, "nginx-retry.yaml", ng.URL("/mcp"))
+	o := runExample(t, "nginx-retry.yaml", ng.URL("/mcp"), a, b)
 	calls := o.Sum.Calls.Total
 	if calls == 0 || o.Sum.Calls.HTTPError != calls {
 		t.Fatalf("calls.total %d, calls.http_error %d: want every call answered with an HTTP error", calls, o.Sum.Calls.HTTPError)
+	}
+	if d := o.Sum.Gateway.DuplicateExecutions; d != calls {
+		t.Errorf("gateway.duplicate_executions = %d, want every call (%d)", d, calls)
 	}
 	for _, rec := range o.Recs {
 		if rec.Status != 504 {
