@@ -71,11 +71,23 @@ orphans: {grace: 200ms, drain_max: 300ms}
 			if got := across > 0; got != tc.collide {
 				t.Errorf("%d pairs of calls shared an id on two connections at once, want some: %v", across, tc.collide)
 			}
+			// Calls are numbered as workers start them, so on a busy machine
+			// two sequential neighbours may swap; shuffled ids invert about
+			// half of them.
 			bySeq := slices.Clone(o.Recs)
 			slices.SortFunc(bySeq, func(a, b *results.Record) int { return int(a.Seq) - int(b.Seq) })
-			ordered := slices.IsSortedFunc(bySeq, func(a, b *results.Record) int { return int(a.ID - b.ID) })
-			if tc.unordered == ordered && !tc.collide {
-				t.Errorf("ids in call order sorted: %v, want %v", ordered, !tc.unordered)
+			inversions := 0
+			for i := 1; i < len(bySeq); i++ {
+				if bySeq[i].ID < bySeq[i-1].ID {
+					inversions++
+				}
+			}
+			switch {
+			case tc.collide:
+			case tc.unordered && inversions < len(bySeq)/4:
+				t.Errorf("%d of %d neighbouring calls have decreasing ids, want at least a quarter", inversions, len(bySeq))
+			case !tc.unordered && inversions > len(bySeq)/10:
+				t.Errorf("%d of %d neighbouring calls have decreasing ids, want at most a tenth", inversions, len(bySeq))
 			}
 		})
 	}
