@@ -1,0 +1,202 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
+)
+
+// upstreamMsg is one message read from the upstream's answer, or the
+// error that ended it.
+type upstreamMsg struct {
+	data []byte
+	err  error
+}
+
+// readUpstream sends each message of resp (one JSON body, or SSE events)
+// on out, then closes it; it stops when ctx ends.
+func readUpstream(ctx context.Context, resp *http.Response, out chan<- upstreamMsg) {
+	defer close(out)
+	send := func(m upstreamMsg) bool {
+		select {
+		case out <- m:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if ct != "text/event-stream" {
+		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
+		switch {
+		case err != nil:
+			send(upstreamMsg{err: fmt.Errorf("read upstream body: %w", err)})
+		case len(b) > MaxBody:
+			send(upstreamMsg{err: fmt.Errorf("read upstream body: over %d bytes", MaxBody)})
+		case len(bytes.TrimSpace(b)) > 0:
+			send(upstreamMsg{data: b})
+		}
+		return
+	}
+	sse := mcp.NewSSEReader(resp.Body, MaxBody)
+	for {
+		data, err := sse.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			send(upstreamMsg{err: fmt.Errorf("read upstream stream: %w", err)})
+			return
+		}
+		if !send(upstreamMsg{data: append([]byte(nil), data...)}) {
+			return
+		}
+	}
+}
+
+// sseWriter writes the proxy's own SSE stream to the client.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// event writes one message as an event and flushes it.
+func (s sseWriter) event(data []byte) error {
+	if bytes.ContainsAny(data, "\r\n") {
+		var b bytes.Buffer
+		if err := json.Compact(&b, data); err != nil {
+			return fmt.Errorf("write event: %w", err)
+		}
+		data = b.Bytes()
+	}
+	if _, err := fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", data); err != nil {
+		return fmt.Errorf("write event: %w", err)
+	}
+	if err := s.rc.Flush(); err != nil {
+		return fmt.Errorf("flush event: %w", err)
+	}
+	return nil
+}
+
+// rewrite answers a call whose plan changes the stream: it answers with
+// its own SSE stream, passes on, withholds or delays what the upstream
+// sends, and adds its own progress or cancel, until the call ends. It
+// returns the reaction, how the client cancelled, and when.
+func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.Response, m *message, cp *callParams,
+	pl *plan, oc *openCall, start time.Time, closed func() time.Time) (reaction, how string, at time.Time) {
+	msgs := make(chan upstreamMsg)
+	go readUpstream(ctx, resp, msgs)
+	copyHeaders(w.Header(), resp.Header, "Content-Type")
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	out := sseWriter{w: w, rc: http.NewResponseController(w)}
+	clientGone := func() (string, string, time.Time) { return reactCancelled, cancelStreamClosed, closed() }
+	if err := out.rc.Flush(); err != nil {
+		return clientGone()
+	}
+
+	var hold <-chan time.Time
+	if pl.holds() {
+		t := time.NewTimer(p.file.Hold.Std() - time.Since(start))
+		defer t.Stop()
+		hold = t.C
+	}
+	var tick <-chan time.Time
+	token := cp.Meta.ProgressToken
+	if pl.endless && len(token) > 0 {
+		t := time.NewTicker(pl.endlessTick)
+		defer t.Stop()
+		tick = t.C
+	}
+	var cancelAt <-chan time.Time
+	if pl.serverCancel {
+		t := time.NewTimer(pl.serverCancelAfter - time.Since(start))
+		defer t.Stop()
+		cancelAt = t.C
+	}
+	var pending []byte // a delayed final response
+	var release <-chan time.Time
+	sendCancel := func() error {
+		cancelAt, pl.serverCancel = nil, false
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+			"params": map[string]any{"requestId": m.ID, "reason": "mcpchaos proxy: server_cancel"}})
+		return out.event(b)
+	}
+	progress := 0
+	wantID := compactJSON(m.ID)
+	for {
+		select {
+		case <-ctx.Done():
+			return clientGone()
+		case <-oc.cancel:
+			return reactCancelled, cancelNotification, time.Now()
+		case <-p.stopping:
+			return reactOpenAtStop, "", time.Now()
+		case <-hold:
+			return reactNeverCancelled, "", time.Now()
+		case <-tick:
+			progress++
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
+				"params": map[string]any{"progressToken": token, "progress": progress, "message": "mcpchaos proxy: progress_endless"}})
+			if out.event(b) != nil {
+				return clientGone()
+			}
+		case <-cancelAt:
+			if sendCancel() != nil {
+				return clientGone()
+			}
+		case <-release:
+			if out.event(pending) != nil {
+				return clientGone()
+			}
+			return reactAnswered, "", time.Now()
+		case um, ok := <-msgs:
+			if !ok || um.err != nil {
+				msgs = nil
+				if pl.holds() || pending != nil {
+					continue // held: the client's move
+				}
+				err := errors.New("upstream stream ended without a response")
+				if um.err != nil {
+					err = um.err
+				}
+				p.rec.fail(oc, err, time.Now())
+				return reactUpstreamError, "", time.Now()
+			}
+			var in message
+			isFinal := json.Unmarshal(um.data, &in) == nil && in.isResponse() && compactJSON(in.ID) == wantID
+			switch {
+			case pl.endless, pl.drop && isFinal:
+				continue // withheld
+			case !isFinal:
+				if out.event(um.data) != nil {
+					return clientGone()
+				}
+				continue
+			}
+			if pl.serverCancel && sendCancel() != nil {
+				return clientGone()
+			}
+			if wait := pl.delay - time.Since(start); wait > 0 {
+				pending = um.data
+				t := time.NewTimer(wait)
+				defer t.Stop()
+				release = t.C
+				continue
+			}
+			if out.event(um.data) != nil {
+				return clientGone()
+			}
+			return reactAnswered, "", time.Now()
+		}
+	}
+}
