@@ -42,8 +42,11 @@ type CallRecord struct {
 	Reaction      string  `json:"reaction"`
 	CancelHow     string  `json:"cancel_how,omitempty"`
 	CancelAfterMs float64 `json:"cancel_after_ms,omitempty"`
-	HeldMs        float64 `json:"held_ms,omitempty"`
-	Error         string  `json:"error,omitempty"`
+	// CancelNotified: the client sent notifications/cancelled for the
+	// call (as well as closing its stream, when CancelHow says so).
+	CancelNotified bool    `json:"cancel_notified,omitempty"`
+	HeldMs         float64 `json:"held_ms,omitempty"`
+	Error          string  `json:"error,omitempty"`
 
 	// Reissue is "new_id" or "same_id" when this call repeats an earlier
 	// unanswered one of the same client (same tool and arguments);
@@ -67,6 +70,7 @@ type recorder struct {
 	mu        sync.Mutex
 	calls     []*CallRecord
 	open      map[string]*openCall     // by idKey
+	byID      map[string]*CallRecord   // the latest call of each idKey
 	unfilled  map[string]*CallRecord   // unanswered calls by argsKey, for re-issues
 	throttled map[string][]*CallRecord // by client: throttled calls awaiting the next call
 	faults    map[string]int
@@ -81,7 +85,7 @@ type openCall struct {
 }
 
 func newRecorder() *recorder {
-	return &recorder{open: map[string]*openCall{}, unfilled: map[string]*CallRecord{}, throttled: map[string][]*CallRecord{}, faults: map[string]int{}}
+	return &recorder{open: map[string]*openCall{}, byID: map[string]*CallRecord{}, unfilled: map[string]*CallRecord{}, throttled: map[string][]*CallRecord{}, faults: map[string]int{}}
 }
 
 // start records a new call and links it to the client's earlier calls.
@@ -111,14 +115,19 @@ func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
 	delete(r.throttled, rec.Session)
 	oc := &openCall{rec: rec, cancel: make(chan struct{})}
 	r.open[rec.idKey] = oc
+	r.byID[rec.idKey] = rec
 	return oc
 }
 
 // cancelled records a notifications/cancelled from a client for id and
 // ends the proxy's side of that call; false when no such call is open.
 func (r *recorder) cancelled(session string, id json.RawMessage, at time.Time) bool {
+	key := session + "\x00" + compactJSON(id)
 	r.mu.Lock()
-	oc := r.open[session+"\x00"+compactJSON(id)]
+	if rec := r.byID[key]; rec != nil {
+		rec.CancelNotified = true
+	}
+	oc := r.open[key]
 	if oc != nil && oc.rec.Reaction == "" {
 		oc.rec.Reaction, oc.rec.CancelHow = reactCancelled, cancelNotification
 		oc.rec.CancelAfterMs = ms(at.Sub(oc.rec.Start))
