@@ -64,6 +64,26 @@ func TestSDKClient(t *testing.T) {
 					t.Errorf("record: got %s, want answered (the client kept its stream open for the result)", rec.Reaction)
 				}
 			}},
+		{name: "delay_response: the late answer is taken",
+			faults: "  - {kind: delay_response, for: 700ms}\n",
+			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+				if err != nil || res == nil || res.IsError || took < 700*time.Millisecond {
+					t.Errorf("CallTool: got %v, %v after %v; want the result after at least 700ms", res, err, took)
+				}
+				if rec.Reaction != "answered" {
+					t.Errorf("record: got %s, want answered", rec.Reaction)
+				}
+			}},
+		{name: "drop_response without a timeout: never cancelled",
+			faults: "  - {kind: drop_response}\n",
+			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+				if err == nil {
+					t.Errorf("CallTool: got %v, want an error when the proxy gives up", res)
+				}
+				if rec.Reaction != "never_cancelled" || rec.HeldMs < 1500 {
+					t.Errorf("record: got %s held %vms, want never_cancelled held the 1.5s hold", rec.Reaction, rec.HeldMs)
+				}
+			}},
 		{name: "progress_endless without a timeout: never cancelled, held until the hold",
 			faults: "  - {kind: progress_endless, every: 100ms}\n",
 			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
