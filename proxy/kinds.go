@@ -19,6 +19,7 @@ var kinds = [...]kind{
 	delayResponseKind,
 	dropResponseKind,
 	serverCancelKind,
+	progressFloodKind,
 }
 
 // kind is one fault kind: its name, its own keys (besides kind,
@@ -59,12 +60,14 @@ type plan struct {
 
 	serverCancel      bool
 	serverCancelAfter time.Duration
+
+	floodEvery time.Duration // >0: extra progress at this period
 }
 
 // rewrites reports whether the plan changes the response stream, so the
 // proxy must answer with its own SSE stream.
 func (p *plan) rewrites() bool {
-	return p.endless || p.drop || p.delay > 0 || p.serverCancel
+	return p.endless || p.drop || p.delay > 0 || p.serverCancel || p.floodEvery > 0
 }
 
 // holds reports whether the plan keeps the call open without an answer.

@@ -117,6 +117,12 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 		defer t.Stop()
 		tick = t.C
 	}
+	var flood <-chan time.Time
+	if pl.floodEvery > 0 && len(token) > 0 {
+		t := time.NewTicker(pl.floodEvery)
+		defer t.Stop()
+		flood = t.C
+	}
 	var cancelAt <-chan time.Time
 	if pl.serverCancel {
 		t := time.NewTimer(pl.serverCancelAfter - time.Since(start))
@@ -131,8 +137,14 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 			"params": map[string]any{"requestId": m.ID, "reason": "mcpchaos proxy: server_cancel"}})
 		return out.event(b)
 	}
-	progress := 0
-	wantID := compactJSON(m.ID)
+	progress := 0 // the last progress value the proxy sent or renumbered
+	sendProgress := func(msg string) error {
+		progress++
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
+			"params": map[string]any{"progressToken": token, "progress": progress, "message": msg}})
+		return out.event(b)
+	}
+	wantID, wantToken := compactJSON(m.ID), compactJSON(token)
 	for {
 		select {
 		case <-ctx.Done():
@@ -144,10 +156,11 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 		case <-hold:
 			return reactNeverCancelled, "", time.Now()
 		case <-tick:
-			progress++
-			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
-				"params": map[string]any{"progressToken": token, "progress": progress, "message": "mcpchaos proxy: progress_endless"}})
-			if out.event(b) != nil {
+			if sendProgress("mcpchaos proxy: progress_endless") != nil {
+				return clientGone()
+			}
+		case <-flood:
+			if sendProgress("mcpchaos proxy: progress_flood") != nil {
 				return clientGone()
 			}
 		case <-cancelAt:
@@ -178,6 +191,12 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 			case pl.endless, pl.drop && isFinal:
 				continue // withheld
 			case !isFinal:
+				if flood != nil {
+					if b, ok := renumber(um.data, wantToken, progress+1); ok {
+						progress++
+						um.data = b
+					}
+				}
 				if out.event(um.data) != nil {
 					return clientGone()
 				}

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -139,5 +140,53 @@ func TestSDKClient(t *testing.T) {
 				tc.check(t, era.name, took, res, err, recs[0])
 			})
 		}
+	}
+}
+
+// TestSDKClientProgressFlood: under progress_flood at 200 Hz the SDK
+// client takes the answer, and every progress value it got (the flood
+// and the upstream's own, renumbered) is strictly increasing.
+func TestSDKClientProgressFlood(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			r := startProxy(t, "1m", "  - {kind: progress_flood, hz: 200}\n")
+			var mu sync.Mutex
+			var got []float64
+			c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					got = append(got, req.Params.Progress)
+					mu.Unlock()
+				}})
+			cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: r.url, MaxRetries: -1},
+				&mcp.ClientSessionOptions{ProtocolVersion: era.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
+			defer cancel()
+			res, err := cs.CallTool(ctx, slowTask(10)) // about 500ms
+			if err != nil || res == nil || res.IsError {
+				t.Fatalf("CallTool: %v, %v", res, err)
+			}
+			r.stop()
+			mu.Lock()
+			defer mu.Unlock()
+			// 500ms at 200 Hz is 100; a loaded machine delivers fewer,
+			// but far more than the upstream's own 10.
+			if len(got) < 20 {
+				t.Errorf("got %d progress notifications, want the flood's (at least 20)", len(got))
+			}
+			for i := 1; i < len(got); i++ {
+				if got[i] <= got[i-1] {
+					t.Fatalf("progress %v after %v: not increasing", got[i], got[i-1])
+				}
+			}
+			if rec := r.p.Records()[0]; rec.Reaction != "answered" {
+				t.Errorf("record: got %s, want answered", rec.Reaction)
+			}
+			t.Logf("%d progress notifications in one call", len(got))
+		})
 	}
 }
