@@ -20,6 +20,9 @@ var kinds = [...]kind{
 	dropResponseKind,
 	serverCancelKind,
 	progressFloodKind,
+	progressStallKind,
+	progressRegressKind,
+	progressAfterResponseKind,
 }
 
 // kind is one fault kind: its name, its own keys (besides kind,
@@ -62,16 +65,25 @@ type plan struct {
 	serverCancelAfter time.Duration
 
 	floodEvery time.Duration // >0: extra progress at this period
+
+	stall      bool // from stallAfter, swallow everything and hold the call
+	stallAfter time.Duration
+
+	regress      bool // after regressAfter, one progress lower than the last
+	regressAfter time.Duration
+
+	afterResponse bool // one progress after the final response
 }
 
 // rewrites reports whether the plan changes the response stream, so the
 // proxy must answer with its own SSE stream.
 func (p *plan) rewrites() bool {
-	return p.endless || p.drop || p.delay > 0 || p.serverCancel || p.floodEvery > 0
+	return p.endless || p.drop || p.delay > 0 || p.serverCancel || p.floodEvery > 0 ||
+		p.stall || p.regress || p.afterResponse
 }
 
 // holds reports whether the plan keeps the call open without an answer.
-func (p *plan) holds() bool { return p.endless || p.drop }
+func (p *plan) holds() bool { return p.endless || p.drop || p.stall }
 
 // newFaults builds the faults of a proxy file; every problem is a
 // scenarios.Errors entry naming FILE:LINE:COLUMN.

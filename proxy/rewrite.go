@@ -137,12 +137,40 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 			"params": map[string]any{"requestId": m.ID, "reason": "mcpchaos proxy: server_cancel"}})
 		return out.event(b)
 	}
-	progress := 0 // the last progress value the proxy sent or renumbered
+	var stallAt, regressAt <-chan time.Time
+	stalled, regressArmed := pl.stall && pl.stallAfter <= 0, pl.regress && pl.regressAfter <= 0
+	if pl.stall && !stalled {
+		t := time.NewTimer(pl.stallAfter - time.Since(start))
+		defer t.Stop()
+		stallAt = t.C
+	}
+	if pl.regress && !regressArmed {
+		t := time.NewTimer(pl.regressAfter - time.Since(start))
+		defer t.Stop()
+		regressAt = t.C
+	}
+	progress := 0 // the last progress the proxy numbered (endless, flood)
+	last := 0.0   // the last progress value the client got for its token
+	writeProgress := func(value float64, msg string) error {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
+			"params": map[string]any{"progressToken": token, "progress": value, "message": msg}})
+		return out.event(b)
+	}
 	sendProgress := func(msg string) error {
 		progress++
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
-			"params": map[string]any{"progressToken": token, "progress": progress, "message": msg}})
-		return out.event(b)
+		last = float64(progress)
+		return writeProgress(last, msg)
+	}
+	// deliver writes the final response, and after it, for
+	// progress_after_response, one more progress.
+	deliver := func(data []byte) (string, string, time.Time) {
+		if out.event(data) != nil {
+			return clientGone()
+		}
+		if pl.afterResponse && len(token) > 0 {
+			_ = writeProgress(last+1, "mcpchaos proxy: progress_after_response") // the client may be gone: no matter
+		}
+		return reactAnswered, "", time.Now()
 	}
 	wantID, wantToken := compactJSON(m.ID), compactJSON(token)
 	for {
@@ -167,11 +195,12 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 			if sendCancel() != nil {
 				return clientGone()
 			}
+		case <-stallAt:
+			stalled = true
+		case <-regressAt:
+			regressArmed = true
 		case <-release:
-			if out.event(pending) != nil {
-				return clientGone()
-			}
-			return reactAnswered, "", time.Now()
+			return deliver(pending)
 		case um, ok := <-msgs:
 			if !ok || um.err != nil {
 				msgs = nil
@@ -188,7 +217,7 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 			var in message
 			isFinal := json.Unmarshal(um.data, &in) == nil && in.isResponse() && compactJSON(in.ID) == wantID
 			switch {
-			case pl.endless, pl.drop && isFinal:
+			case pl.endless, stalled, (pl.drop || pl.stall) && isFinal:
 				continue // withheld
 			case !isFinal:
 				if flood != nil {
@@ -197,8 +226,18 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 						um.data = b
 					}
 				}
+				v, isProgress := progressValue(um.data, wantToken)
+				if isProgress {
+					last = v
+				}
 				if out.event(um.data) != nil {
 					return clientGone()
+				}
+				if isProgress && regressArmed {
+					regressArmed, pl.regress = false, false
+					if writeProgress(max(0, last-1), "mcpchaos proxy: progress_regress") != nil {
+						return clientGone()
+					}
 				}
 				continue
 			}
@@ -212,10 +251,7 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 				release = t.C
 				continue
 			}
-			if out.event(um.data) != nil {
-				return clientGone()
-			}
-			return reactAnswered, "", time.Now()
+			return deliver(um.data)
 		}
 	}
 }
