@@ -41,8 +41,10 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		if t.retryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterHeader(t.retryAfter)))
 		}
-		writeRPCError(w, t.status, m.ID, t.code, "mcpchaos proxy: throttled (rate limit)")
+		// Settled before the answer leaves, so the client's next call
+		// finds it.
 		p.rec.end(oc, reactThrottled, "", time.Now())
+		writeRPCError(w, t.status, m.ID, t.code, "mcpchaos proxy: throttled (rate limit)")
 		return
 	}
 

@@ -23,6 +23,7 @@ var kinds = [...]kind{
 	progressStallKind,
 	progressRegressKind,
 	progressAfterResponseKind,
+	disconnectKind,
 }
 
 // kind is one fault kind: its name, its own keys (besides kind,
@@ -73,13 +74,17 @@ type plan struct {
 	regressAfter time.Duration
 
 	afterResponse bool // one progress after the final response
+
+	disconnect      bool // cut the client's connection at disconnectAfter
+	disconnectRST   bool
+	disconnectAfter time.Duration
 }
 
 // rewrites reports whether the plan changes the response stream, so the
 // proxy must answer with its own SSE stream.
 func (p *plan) rewrites() bool {
 	return p.endless || p.drop || p.delay > 0 || p.serverCancel || p.floodEvery > 0 ||
-		p.stall || p.regress || p.afterResponse
+		p.stall || p.regress || p.afterResponse || p.disconnect
 }
 
 // holds reports whether the plan keeps the call open without an answer.

@@ -24,6 +24,8 @@ func TestFaultKeys(t *testing.T) {
 		{"progress_regress", "{kind: progress_regress, after: 1s, tools: [slow_task]}", ""},
 		{"progress_after_response", "{kind: progress_after_response, probability: 0.1}", ""},
 		{"after_progress is not the proxy's", "{kind: progress_stall, after_progress: 2}", `unknown key "after_progress"`},
+		{"disconnect", "{kind: disconnect, mode: rst, after: 1s}", ""},
+		{"disconnect mode", "{kind: disconnect, mode: kill}", `invalid value "kill" (want one of: fin, rst)`},
 		{"unknown kind", "{kind: progres_endless}", `p.yaml:5:12: faults[0].kind: unknown proxy fault kind "progres_endless" (did you mean "progress_endless"?`},
 		{"key of another kind", "{kind: drop_response, for: 1s}", `p.yaml:5:27: faults[0]: unknown key "for" for proxy fault drop_response`},
 		{"after on an untimed kind", "{kind: throttle, after: 1s}", `unknown key "after" for proxy fault throttle`},

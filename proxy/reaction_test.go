@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -132,5 +133,44 @@ func TestGarbage(t *testing.T) {
 	status, body := post(t, r.url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if status != http.StatusOK || !strings.Contains(body, "still here") {
 		t.Fatalf("after the garbage: got %d %s", status, body)
+	}
+}
+
+// TestDisconnectOnTheWire reads a call's stream through the proxy with a
+// plain HTTP client: mode fin ends it early without an error from the
+// socket, mode rst with a reset; either way the upstream request is
+// closed, and the next identical call is recorded as a re-issue.
+func TestDisconnectOnTheWire(t *testing.T) {
+	tests := []struct{ name, mode, want string }{
+		{"fin", "fin", "unexpected EOF"},
+		{"rst", "rst", "connection reset by peer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startProxy(t, "1m", "  - {kind: disconnect, mode: "+tc.mode+", after: 100ms}\n")
+			call := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow_task","arguments":{"steps":20,"step_ms":50},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			for id := 1; id <= 2; id++ {
+				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, r.url, strings.NewReader(fmt.Sprintf(call, id)))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+				req.Header.Set("Mcp-Method", "tools/call")
+				req.Header.Set("Mcp-Name", "slow_task")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("reading the stream: got %v, want %q", err, tc.want)
+				}
+			}
+			r.stop()
+			recs := r.p.Records()
+			if len(recs) != 2 || recs[0].Reaction != "disconnected" || recs[1].Reissue != "new_id" {
+				t.Fatalf("want two disconnected calls, the second a re-issue:\n%s", dump(recs))
+			}
+		})
 	}
 }

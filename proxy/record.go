@@ -17,6 +17,7 @@ const (
 	reactThrottled      = "throttled"       // answered with the throttle reply
 	reactUpstreamError  = "upstream_error"  // the upstream could not be reached or failed
 	reactOpenAtStop     = "open_at_stop"    // still open when the proxy stopped
+	reactDisconnected   = "disconnected"    // the proxy cut the client's connection
 )
 
 // How a client cancelled.
@@ -148,12 +149,18 @@ func (r *recorder) fail(oc *openCall, err error, at time.Time) {
 	r.end(oc, reactUpstreamError, "", at)
 }
 
-// end settles a call's reaction (unless a notification already did).
+// end settles a call's reaction (unless a notification already did);
+// only the first end of a call counts.
 func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec := oc.rec
-	delete(r.open, rec.idKey)
+	if !rec.ended.IsZero() {
+		return
+	}
+	if r.open[rec.idKey] == oc {
+		delete(r.open, rec.idKey)
+	}
 	rec.ended = at
 	if rec.Reaction == "" {
 		rec.Reaction, rec.CancelHow = reaction, how

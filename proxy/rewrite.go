@@ -137,7 +137,24 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 			"params": map[string]any{"requestId": m.ID, "reason": "mcpchaos proxy: server_cancel"}})
 		return out.event(b)
 	}
-	var stallAt, regressAt <-chan time.Time
+	var stallAt, regressAt, cutAt <-chan time.Time
+	// disconnectNow records the cut before making it, so the client's
+	// next call finds this one settled.
+	disconnectNow := func() (string, string, time.Time) {
+		p.rec.end(oc, reactDisconnected, "", time.Now())
+		if err := cut(w, pl.disconnectRST); err != nil {
+			p.rec.fail(oc, err, time.Now())
+		}
+		return reactDisconnected, "", time.Now()
+	}
+	if pl.disconnect && pl.disconnectAfter <= 0 {
+		return disconnectNow()
+	}
+	if pl.disconnect {
+		t := time.NewTimer(pl.disconnectAfter - time.Since(start))
+		defer t.Stop()
+		cutAt = t.C
+	}
 	stalled, regressArmed := pl.stall && pl.stallAfter <= 0, pl.regress && pl.regressAfter <= 0
 	if pl.stall && !stalled {
 		t := time.NewTimer(pl.stallAfter - time.Since(start))
@@ -195,6 +212,8 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 			if sendCancel() != nil {
 				return clientGone()
 			}
+		case <-cutAt:
+			return disconnectNow()
 		case <-stallAt:
 			stalled = true
 		case <-regressAt:

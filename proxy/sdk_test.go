@@ -85,6 +85,26 @@ func TestSDKClient(t *testing.T) {
 					t.Errorf("record: got %s held %vms, want never_cancelled held the 1.5s hold", rec.Reaction, rec.HeldMs)
 				}
 			}},
+		{name: "disconnect fin: the call fails, no retry",
+			faults: "  - {kind: disconnect, after: 30ms}\n",
+			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+				if err == nil {
+					t.Errorf("CallTool: got %v, want an error", res)
+				}
+				if rec.Reaction != "disconnected" {
+					t.Errorf("record: got %s, want disconnected", rec.Reaction)
+				}
+			}},
+		{name: "disconnect rst: the call fails, no retry",
+			faults: "  - {kind: disconnect, mode: rst, after: 30ms}\n",
+			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+				if err == nil {
+					t.Errorf("CallTool: got %v, want an error", res)
+				}
+				if rec.Reaction != "disconnected" {
+					t.Errorf("record: got %s, want disconnected", rec.Reaction)
+				}
+			}},
 		{name: "progress_endless without a timeout: never cancelled, held until the hold",
 			faults: "  - {kind: progress_endless, every: 100ms}\n",
 			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
