@@ -52,3 +52,24 @@ func TestParseProxyDefaults(t *testing.T) {
 		t.Fatalf("defaults: got %+v", p)
 	}
 }
+
+// FuzzParseProxy feeds arbitrary bytes to the proxy file's decoder: it
+// must never panic and must return either a proxy file or an error,
+// never both or neither.
+func FuzzParseProxy(f *testing.F) {
+	f.Add([]byte("listen: 127.0.0.1:8090\nupstream: {http: {url: \"http://127.0.0.1:8080/mcp\"}}\nfaults: [{kind: throttle, status: 503}]\n"))
+	f.Add([]byte("listen: &a 127.0.0.1:1\nupstream: *a\n"))
+	f.Add([]byte("\xef\xbb\xbflisten: [[[[[[[[\n"))
+	for _, src := range fuzzSeeds {
+		f.Add([]byte(src))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProxy("fuzz.yaml", data)
+		if (p == nil) == (err == nil) {
+			t.Fatalf("proxy file %v and error %v", p, err)
+		}
+		if err != nil && err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+	})
+}
