@@ -20,3 +20,18 @@ func NewSSEReader(rd io.Reader, max int) *SSEReader {
 // io.EOF at the end of the stream, and an error IsOversize reports for
 // data over the bound.
 func (r *SSEReader) Next() ([]byte, error) { return r.r.next() }
+
+// LineReader reads newline-delimited JSON-RPC messages (stdio framing)
+// with the bounds of the client's own reader: a line over max bytes is an
+// error IsOversize reports, its rest skipped without being kept, and
+// reading goes on.
+type LineReader struct{ r lineReader }
+
+// NewLineReader reads lines from rd, each bounded by max.
+func NewLineReader(rd io.Reader, max int) *LineReader {
+	return &LineReader{r: lineReader{br: bufio.NewReaderSize(rd, 64<<10), max: max}}
+}
+
+// Next returns the next line without its line ending, valid until the
+// next call; io.EOF at the end.
+func (r *LineReader) Next() ([]byte, error) { return r.r.next(true, 0) }

@@ -76,6 +76,6 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		p.rec.end(oc, reactCancelled, cancelStreamClosed, closed())
 		return
 	}
-	writeRPCError(w, http.StatusBadGateway, m.ID, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.upstream, err))
+	writeRPCError(w, http.StatusBadGateway, m.ID, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
 	p.rec.fail(oc, err, time.Now())
 }

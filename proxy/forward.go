@@ -38,8 +38,10 @@ func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byt
 			req.Header[k] = vs
 		}
 	}
-	for k, v := range p.file.Upstream.Headers {
-		req.Header.Set(k, v)
+	if p.file.Upstream != nil {
+		for k, v := range p.file.Upstream.Headers {
+			req.Header.Set(k, v)
+		}
 	}
 	return req, nil
 }
@@ -56,7 +58,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, body []byte) {
 	resp, err := p.client.Do(req)
 	if err != nil {
 		if r.Context().Err() == nil {
-			writeRPCError(w, http.StatusBadGateway, nil, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.upstream, err))
+			writeRPCError(w, http.StatusBadGateway, nil, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
 		}
 		return
 	}

@@ -30,11 +30,13 @@ type Proxy struct {
 	faults   []fault
 	upstream *url.URL
 	client   *http.Client
+	stdio    *stdioUpstream // nil for an HTTP upstream
 	rec      *recorder
 	seq      atomic.Uint64
 
-	stopOnce sync.Once
-	stopping chan struct{} // closed when Serve's context ends: held calls end
+	stopOnce  sync.Once
+	closeOnce sync.Once
+	stopping  chan struct{} // closed when Serve's context ends: held calls end
 }
 
 // New builds a proxy for a decoded proxy file. It decodes the faults'
@@ -44,23 +46,42 @@ func New(pf *scenarios.ProxyFile) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pf.Upstream == nil {
+	p := &Proxy{file: pf, faults: fs, rec: newRecorder(), stopping: make(chan struct{})}
+	switch {
+	case pf.Stdio != nil && len(pf.Stdio.Command) > 0:
+		p.stdio = newStdioUpstream(pf.Stdio)
+		p.upstream = &url.URL{Scheme: "http", Host: "stdio.invalid", Path: "/mcp"} // never dialled
+		p.client = &http.Client{Transport: p.stdio}
+	case pf.Upstream != nil:
+		u, err := url.Parse(pf.Upstream.URL)
+		if err != nil {
+			return nil, fmt.Errorf("new proxy: upstream url %q: %w", pf.Upstream.URL, err)
+		}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		tr.DisableCompression = true // pass bytes through as the upstream wrote them
+		p.upstream, p.client = u, &http.Client{Transport: tr}
+	default:
 		return nil, errors.New("new proxy: no upstream")
 	}
-	u, err := url.Parse(pf.Upstream.URL)
-	if err != nil {
-		return nil, fmt.Errorf("new proxy: upstream url %q: %w", pf.Upstream.URL, err)
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
-	tr.DisableCompression = true // pass bytes through as the upstream wrote them
-	return &Proxy{file: pf, faults: fs, upstream: u, client: &http.Client{Transport: tr},
-		rec: newRecorder(), stopping: make(chan struct{})}, nil
+	return p, nil
 }
 
-// CheckUpstream dials the upstream's host once, so an unreachable
-// upstream is an error before the proxy listens.
+// Upstream names the upstream: its URL, or "stdio: COMMAND...".
+func (p *Proxy) Upstream() string {
+	if p.stdio != nil {
+		return fmt.Sprintf("stdio: %q", p.file.Stdio.Command)
+	}
+	return p.upstream.String()
+}
+
+// CheckUpstream dials an HTTP upstream's host once, so an unreachable
+// upstream is an error before the proxy listens; it starts a stdio
+// upstream (Serve stops it).
 func (p *Proxy) CheckUpstream(ctx context.Context) error {
+	if p.stdio != nil {
+		return p.stdio.start()
+	}
 	host := p.upstream.Host
 	if p.upstream.Port() == "" {
 		port := "80"
@@ -100,7 +121,16 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
 	}
+	p.Close()
 	return nil
+}
+
+// Close stops a stdio upstream (Serve does it when it returns); it does
+// nothing for an HTTP upstream, or the second time.
+func (p *Proxy) Close() {
+	if p.stdio != nil {
+		p.closeOnce.Do(p.stdio.stop)
+	}
 }
 
 // Records returns every call's record so far, in arrival order.

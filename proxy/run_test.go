@@ -55,3 +55,38 @@ calls:
 	}
 	t.Logf("%d calls cancelled after %v..%v (p50 %.1fms, p99 %.1fms); issue's bound 2s±100ms", sum.Calls, lo, hi, sum.CancelAfterMs.P50, sum.CancelAfterMs.P99)
 }
+
+// TestCancelPassesThrough puts the proxy, with no fault, in front of the
+// built-in target as a gateway would stand: `mcpchaos run` cancels long
+// calls at its 2s cap by closing their streams (the 2026 cancel), and the
+// target's own counters show every one of those calls cancelled there
+// too, none left running.
+func TestCancelPassesThrough(t *testing.T) {
+	r := startProxy(t, "1m", "  []\n")
+	scenario := writeFile(t, "run.yaml", `name: gateway
+target:
+  http: {url: "`+r.url+`"}
+load:
+  rate: 3/1s
+  duration: 1s
+timeouts: {idle: 1s, max: 2s}
+calls:
+  - {tool: slow_task, arguments: {steps: 40, step_ms: 100}, progress: true}
+`)
+	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, bin.Need(t), "run", scenario).CombinedOutput(); err != nil {
+		t.Fatalf("mcpchaos run: %v\n%s", err, out)
+	}
+	sum := r.p.Summary().Clients
+	if sum.Calls == 0 || sum.CancelledByClose != sum.Calls {
+		t.Fatalf("want every call cancelled by a closed stream, got %+v", sum)
+	}
+	testutil.Eventually(t, "the target to see every cancel", func() bool {
+		st := r.target.Server.Stats()
+		return st.Cancelled == sum.Calls && st.Inflight == 0
+	})
+	if st := r.target.Server.Stats(); st.Completed != 0 || st.Orphaned != 0 {
+		t.Errorf("target: %+v, want no call completed or orphaned", st)
+	}
+}

@@ -19,7 +19,8 @@ type ProxyFile struct {
 	Name     string
 	Seed     int64
 	Listen   string      // a loopback host:port; Streamable HTTP at /mcp
-	Upstream *HTTPTarget // only URL and Headers are read
+	Upstream *HTTPTarget  // only URL and Headers are read; nil with Stdio
+	Stdio    *StdioTarget // a server the proxy starts: Command, Env, Dir
 	Hold     Duration    // how long an endless call is held; default DefaultHold
 	Faults   []Fault
 }
@@ -34,7 +35,7 @@ func proxyFields() fields {
 		{Name: "name", Type: StringType(), Doc: "the proxy's name; default: the file's base name"},
 		{Name: "seed", Type: IntType(), Doc: "every random choice derives from it; default 1"},
 		{Name: "listen", Type: StringType(), Required: true, Doc: "a loopback HOST:PORT; Streamable HTTP is served at /mcp"},
-		{Name: "upstream", Type: oneKeyOf(proxyUpstreamFields(), "http"), Required: true, Doc: "the server calls are forwarded to: http: {url}"},
+		{Name: "upstream", Type: oneKeyOf(proxyUpstreamFields(), "http", "stdio"), Required: true, Doc: "the server calls are forwarded to: http: {url} or stdio: {command}"},
 		{Name: "hold", Type: DurationType(), Doc: "how long an endless call is held before the proxy gives up; default 5m"},
 		{Name: "faults", Type: ListOf(AnyObjectType()), Doc: "faults injected toward the client, per call"},
 	}
@@ -46,6 +47,11 @@ func proxyUpstreamFields() fields {
 			{Name: "url", Type: StringType(), Required: true, Doc: "the upstream MCP endpoint, http:// or https://"},
 			{Name: "headers", Type: StringMapType(), Doc: "added to every forwarded request"},
 		}), Doc: "a server reachable over Streamable HTTP"},
+		{Name: "stdio", Type: objectOf(fields{
+			{Name: "command", Type: ListOf(StringType()).nonEmpty(), Required: true, Doc: "the program and its arguments"},
+			{Name: "env", Type: StringMapType(), Doc: "added to the environment"},
+			{Name: "dir", Type: StringType(), Doc: "working directory"},
+		}), Doc: "a server the proxy starts and speaks to over stdin and stdout"},
 	}
 }
 
@@ -94,13 +100,19 @@ func (d *decoder) proxyFile(root ast.Node) *ProxyFile {
 	}
 	if o.has("upstream") {
 		u := o.sub("upstream")
-		u.known("http")
-		u.require("http")
-		if u.has("http") {
+		u.known("http", "stdio")
+		switch u.exactlyOneValue("http", "stdio") {
+		case "http":
 			h := u.sub("http")
 			h.known("url", "headers")
 			if !h.bad {
 				p.Upstream = d.http(h)
+			}
+		case "stdio":
+			s := u.sub("stdio")
+			s.known("command", "env", "dir")
+			if !s.bad {
+				p.Stdio = d.stdio(s)
 			}
 		}
 	}

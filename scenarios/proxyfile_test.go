@@ -18,7 +18,9 @@ func TestParseProxy(t *testing.T) {
 		{"missing listen", "upstream: {http: {url: \"http://127.0.0.1:8080/mcp\"}}\n", `missing required key "listen"`},
 		{"listen not loopback", "listen: 0.0.0.0:8090\nupstream: {http: {url: \"http://127.0.0.1:8080/mcp\"}}\n", `p.yaml:1:9: listen: listen address "0.0.0.0:8090": want a loopback host`},
 		{"listen without a port", "listen: 127.0.0.1\nupstream: {http: {url: \"http://127.0.0.1:8080/mcp\"}}\n", `listen address "127.0.0.1"`},
-		{"upstream stdio", "listen: 127.0.0.1:1\nupstream: {stdio: {command: [x]}}\n", `unknown key "stdio"`},
+		{"upstream both", "listen: 127.0.0.1:1\nupstream: {stdio: {command: [x]}, http: {url: \"http://h/mcp\"}}\n", `want exactly one of http or stdio`},
+		{"upstream stdio processes", "listen: 127.0.0.1:1\nupstream: {stdio: {command: [x], processes: 2}}\n", `unknown key "processes"`},
+		{"upstream stdio empty command", "listen: 127.0.0.1:1\nupstream: {stdio: {command: []}}\n", `command`},
 		{"upstream key of a scenario only", "listen: 127.0.0.1:1\nupstream: {http: {url: \"http://h/mcp\", pid: 3}}\n", `unknown key "pid"`},
 		{"upstream bad url", "listen: 127.0.0.1:1\nupstream: {http: {url: \"ftp://h/mcp\"}}\n", `ftp`},
 		{"hold zero", head + "hold: 0s\n", `must be positive`},
@@ -40,6 +42,16 @@ func TestParseProxy(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseProxyStdio(t *testing.T) {
+	p, err := ParseProxy("p.yaml", []byte("listen: 127.0.0.1:1\nupstream: {stdio: {command: [mcpchaos, serve, --stdio], env: {A: b}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Upstream != nil || p.Stdio == nil || len(p.Stdio.Command) != 3 || p.Stdio.Env["A"] != "b" {
+		t.Fatalf("got %+v, stdio %+v", p, p.Stdio)
 	}
 }
 

@@ -65,10 +65,11 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", pf.Listen)
 	if err != nil {
+		p.Close()
 		fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
 		return 2
 	}
-	fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp, forwarding to %s (interrupt to stop)\n", ln.Addr(), pf.Upstream.URL)
+	fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp, forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
 	serveErr := p.Serve(ctx, ln)
 	code := 0
 	if serveErr != nil {
