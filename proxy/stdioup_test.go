@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -11,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/proxy"
 	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // startStdioProxy starts a proxy whose upstream is `mcpchaos serve
@@ -110,4 +114,58 @@ calls:
 			t.Errorf("the server got %d notifications/cancelled for %d cancelled calls:\n%s", n, sum.Calls, b)
 		}
 	})
+}
+
+// TestStdioFront spawns `mcpchaos proxy --stdio` as the Go SDK client's
+// stdio server (2026-07-28 over stdio), in front of the built-in HTTP
+// target: a plain call is answered, and a call behind progress_endless
+// cancelled by the client's 1s deadline is recorded as cancelled by
+// notification (the stdio cancel) and passed on to the target; the
+// summary is written when the client closes the proxy's stdin.
+func TestStdioFront(t *testing.T) {
+	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.Close() })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf("listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfaults:\n  - {kind: progress_endless, tools: [slow_task]}\n", target.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sumPath := filepath.Join(dir, "s.json")
+	cmd := exec.Command(bin.Need(t), "proxy", "--stdio", "--summary-json", sumPath, "--output", filepath.Join(dir, "calls.jsonl"), file)
+	c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio to mcpchaos proxy --stdio: %v", err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "through"}})
+	if err != nil || res == nil || res.IsError {
+		t.Fatalf("echo: %v, %v", res, err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, slowTask(60)); err == nil { // 3s upstream
+		t.Fatal("slow_task behind progress_endless: want the deadline's error")
+	}
+	// The SDK writes its notifications/cancelled after CallTool returns:
+	// wait until the target saw the call cancelled (the proxy closes the
+	// upstream request after it recorded the notification), then close.
+	testutil.Eventually(t, "the target to see the cancel", func() bool { return target.Server.Stats().Cancelled == 1 })
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	var sum struct {
+		Clients map[string]any `json:"clients"`
+	}
+	testutil.Eventually(t, "the summary", func() bool {
+		b, err := os.ReadFile(sumPath)
+		return err == nil && json.Unmarshal(b, &sum) == nil
+	})
+	cl := sum.Clients
+	if cl["calls"] != 2.0 || cl["cancelled"] != 1.0 || cl["cancelled_by_notification"] != 1.0 {
+		calls, _ := os.ReadFile(filepath.Join(dir, "calls.jsonl"))
+		t.Fatalf("want 2 calls, 1 cancelled by notification: %v\n%s", cl, calls)
+	}
 }

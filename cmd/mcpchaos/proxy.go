@@ -19,12 +19,13 @@ import (
 type proxyFlags struct {
 	summaryJSON string
 	output      string
+	stdio       bool
 }
 
 func newProxyFlags(stdout io.Writer) (*pflag.FlagSet, *proxyFlags) {
 	f := &proxyFlags{}
 	fs := newFlagSet("proxy", stdout,
-		"usage: mcpchaos proxy [--summary-json FILE] [--output FILE] PROXY.yaml",
+		"usage: mcpchaos proxy [--stdio] [--summary-json FILE] [--output FILE] PROXY.yaml",
 		"",
 		"A fault-injecting MCP proxy for testing clients and gateways: it serves",
 		"Streamable HTTP at /mcp on the file's listen address, forwards to its",
@@ -34,6 +35,7 @@ func newProxyFlags(stdout io.Writer) (*pflag.FlagSet, *proxyFlags) {
 		"")
 	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the summary as JSON to `FILE`")
 	fs.StringVar(&f.output, "output", "", "write one JSON record per call to `FILE`")
+	fs.BoolVar(&f.stdio, "stdio", false, "be a stdio server for a client that spawns the proxy (listen is not used; the summary goes to stderr)")
 	return fs, f
 }
 
@@ -62,15 +64,22 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
 		return 2
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", pf.Listen)
-	if err != nil {
-		p.Close()
-		fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
-		return 2
+	var serveErr error
+	if f.stdio {
+		fmt.Fprintf(stderr, "mcpchaos proxy: serving stdio, forwarding to %s (close stdin or interrupt to stop)\n", p.Upstream())
+		serveErr = p.ServeStdio(ctx, os.Stdin, stdout)
+		stdout = stderr // stdout is the client's: the summary goes to stderr
+	} else {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", pf.Listen)
+		if err != nil {
+			p.Close()
+			fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
+			return 2
+		}
+		fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp, forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
+		serveErr = p.Serve(ctx, ln)
 	}
-	fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp, forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
-	serveErr := p.Serve(ctx, ln)
 	code := 0
 	if serveErr != nil {
 		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", serveErr)
