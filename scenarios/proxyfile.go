@@ -18,10 +18,10 @@ type ProxyFile struct {
 	File     string
 	Name     string
 	Seed     int64
-	Listen   string      // a loopback host:port; Streamable HTTP at /mcp
+	Listen   string       // a loopback host:port; Streamable HTTP at /mcp
 	Upstream *HTTPTarget  // only URL and Headers are read; nil with Stdio
 	Stdio    *StdioTarget // a server the proxy starts: Command, Env, Dir
-	Hold     Duration    // how long an endless call is held; default DefaultHold
+	Hold     Duration     // how long an endless call is held; default DefaultHold
 	Faults   []Fault
 }
 
