@@ -60,49 +60,11 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 
 func parse(filename string, data []byte, lookup func(string) (string, bool)) (*Scenario, error) {
 	d := newDecoder(filename, lookup)
-	if len(data) > MaxFileSize {
-		d.errorf(Pos{}, "", "file is larger than %d bytes (%s), the most a scenario may hold", MaxFileSize, ByteSize(MaxFileSize))
+	body, ok := d.document(data)
+	if !ok {
 		return nil, d.errs
 	}
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
-		d.errorf(Pos{}, "", "file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8")
-		return nil, d.errs
-	}
-	if p := countTokens(data); p.IsValid() {
-		d.errorf(p, "", "more than %d YAML tokens (keys, values and punctuation), the most a scenario may hold", MaxTokens)
-		return nil, d.errs
-	}
-	file, bound, err := parseYAML(data)
-	if bound != nil {
-		d.errorf(bound.pos, "", "%s", bound.msg)
-		return nil, d.errs
-	}
-	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			d.errorf(tokenPos(ye), "", "%s", ye.GetMessage())
-		} else {
-			d.errorf(Pos{}, "", "invalid YAML: %v", err)
-		}
-		return nil, d.errs
-	}
-	var docs []*ast.DocumentNode
-	for _, doc := range file.Docs {
-		if doc != nil && !isNil(doc.Body) {
-			docs = append(docs, doc)
-		}
-	}
-	switch {
-	case len(docs) == 0:
-		d.errorf(Pos{}, "", "empty scenario file")
-		return nil, d.errs
-	case len(docs) > 1:
-		d.errorf(posOf(docs[1].Body), "", "a scenario file holds one YAML document, found %d", len(docs))
-		return nil, d.errs
-	}
-	d.link(docs[0], 0)
-	s := d.scenario(docs[0].Body)
+	s := d.scenario(body)
 	if d.collectSecrets(s); !d.secrets.Empty() {
 		s.Secrets = d.secrets // nil, an empty set, when there is none
 	}
@@ -116,6 +78,56 @@ func parse(filename string, data []byte, lookup func(string) (string, bool)) (*S
 		return nil, d.errs.sorted().redacted(d.secrets)
 	}
 	return s, nil
+}
+
+// document checks data's size and encoding, parses it as YAML within the
+// token bounds and returns the body of its one document, linked (aliases
+// resolved). ok is false when d.errs says why not. A proxy file goes
+// through the same front end as a scenario.
+func (d *decoder) document(data []byte) (body ast.Node, ok bool) {
+	if len(data) > MaxFileSize {
+		d.errorf(Pos{}, "", "file is larger than %d bytes (%s), the most a scenario may hold", MaxFileSize, ByteSize(MaxFileSize))
+		return nil, false
+	}
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		d.errorf(Pos{}, "", "file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8")
+		return nil, false
+	}
+	if p := countTokens(data); p.IsValid() {
+		d.errorf(p, "", "more than %d YAML tokens (keys, values and punctuation), the most a scenario may hold", MaxTokens)
+		return nil, false
+	}
+	file, bound, err := parseYAML(data)
+	if bound != nil {
+		d.errorf(bound.pos, "", "%s", bound.msg)
+		return nil, false
+	}
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			d.errorf(tokenPos(ye), "", "%s", ye.GetMessage())
+		} else {
+			d.errorf(Pos{}, "", "invalid YAML: %v", err)
+		}
+		return nil, false
+	}
+	var docs []*ast.DocumentNode
+	for _, doc := range file.Docs {
+		if doc != nil && !isNil(doc.Body) {
+			docs = append(docs, doc)
+		}
+	}
+	switch {
+	case len(docs) == 0:
+		d.errorf(Pos{}, "", "empty scenario file")
+		return nil, false
+	case len(docs) > 1:
+		d.errorf(posOf(docs[1].Body), "", "a scenario file holds one YAML document, found %d", len(docs))
+		return nil, false
+	}
+	d.link(docs[0], 0)
+	return docs[0].Body, true
 }
 
 // parseYAML runs the YAML lexer and parser, with checkTokens between

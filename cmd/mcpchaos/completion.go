@@ -72,7 +72,8 @@ func flagSets() map[string]*pflag.FlagSet {
 	serve, _ := newServeFlags(io.Discard)
 	tools, _, _ := newToolsFlags(io.Discard)
 	initFS, _ := newInitFlags(io.Discard)
-	return map[string]*pflag.FlagSet{"run": run, "serve": serve, "tools": tools, "init": initFS}
+	proxyFS, _ := newProxyFlags(io.Discard)
+	return map[string]*pflag.FlagSet{"run": run, "serve": serve, "tools": tools, "init": initFS, "proxy": proxyFS}
 }
 
 // noFileArgs are the commands whose arguments are not files.

@@ -36,6 +36,8 @@ func commands() []command {
 			"mcpchaos: interrupted: stopping load, draining, writing outputs (interrupt again to exit at once)"},
 		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd,
 			"mcpchaos serve: interrupted: stopping the server (interrupt again to exit at once)"},
+		{"proxy", "a fault-injecting MCP proxy: test how clients and gateways react", proxyCmd,
+			"mcpchaos proxy: interrupted: stopping, writing outputs (interrupt again to exit at once)"},
 		{"tools", "list a server's tools and their parameters", toolsCmd, ""},
 		{"init", "write a starter scenario for a server, from its tools", initCmd, ""},
 		{"report", "merge results files and render text, json, html, hgrm, hlog, vegeta or junit", reportCmd, ""},

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpchaos/mcpchaos/proxy"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+)
+
+type proxyFlags struct {
+	summaryJSON string
+	output      string
+	stdio       bool
+}
+
+func newProxyFlags(stdout io.Writer) (*pflag.FlagSet, *proxyFlags) {
+	f := &proxyFlags{}
+	fs := newFlagSet("proxy", stdout,
+		"usage: mcpchaos proxy [--stdio] [--summary-json FILE] [--output FILE] PROXY.yaml",
+		"",
+		"A fault-injecting MCP proxy for testing clients and gateways: it serves",
+		"Streamable HTTP at /mcp on the file's listen address, forwards to its",
+		"upstream, injects the file's faults toward the client and records how the",
+		"client reacted. It runs until interrupted, then prints the summary and",
+		"writes the outputs.",
+		"")
+	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the summary as JSON to `FILE`")
+	fs.StringVar(&f.output, "output", "", "write one JSON record per call to `FILE`")
+	fs.BoolVar(&f.stdio, "stdio", false, "be a stdio server for a client that spawns the proxy (listen is not used; the summary goes to stderr)")
+	return fs, f
+}
+
+// proxyCmd implements "mcpchaos proxy PROXY.yaml".
+func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, f := newProxyFlags(stdout)
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "mcpchaos proxy: want exactly one proxy file (see mcpchaos proxy --help)")
+		return 2
+	}
+	file := fs.Arg(0)
+	pf, err := scenarios.LoadProxy(file)
+	if err != nil {
+		printProblems(stderr, "", file, err)
+		return 2
+	}
+	p, err := proxy.New(pf)
+	if err != nil {
+		printProblems(stderr, "", file, err)
+		return 2
+	}
+	if err := p.CheckUpstream(ctx); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
+		return 2
+	}
+	var serveErr error
+	if f.stdio {
+		fmt.Fprintf(stderr, "mcpchaos proxy: serving stdio, forwarding to %s (close stdin or interrupt to stop)\n", p.Upstream())
+		serveErr = p.ServeStdio(ctx, os.Stdin, stdout)
+		stdout = stderr // stdout is the client's: the summary goes to stderr
+	} else {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", pf.Listen)
+		if err != nil {
+			p.Close()
+			fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
+			return 2
+		}
+		fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp, forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
+		serveErr = p.Serve(ctx, ln)
+	}
+	code := 0
+	if serveErr != nil {
+		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", serveErr)
+		code = 1
+	}
+	sum := p.Summary()
+	if err := report.WriteProxyText(stdout, sum); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
+		code = 1
+	}
+	if f.summaryJSON != "" {
+		if err := writeJSONFile(f.summaryJSON, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(sum)
+		}); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
+			code = 1
+		}
+	}
+	if f.output != "" {
+		if err := writeJSONFile(f.output, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			for _, r := range p.Records() {
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// writeJSONFile writes path through write, buffered.
+func writeJSONFile(path string, write func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %q: %w", path, err)
+	}
+	bw := bufio.NewWriter(fh)
+	if err := write(bw); err != nil {
+		fh.Close()
+		return fmt.Errorf("write %q: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		fh.Close()
+		return fmt.Errorf("write %q: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("write %q: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	"github.com/mcpchaos/mcpchaos/targetserver"
+)
+
+// TestProxyBadInput: a proxy file with an unknown key, an upstream that
+// cannot be reached and a listen address in use each exit 2 with one
+// line, before anything listens.
+func TestProxyBadInput(t *testing.T) {
+	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.Close() })
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	closed := testutil.ClosedAddr(t)
+	tests := []struct {
+		name, file, want string
+	}{
+		{"unknown key", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfualts: []\n", `p.yaml:3:1: unknown key "fualts"`},
+		{"unknown fault kind", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfaults: [{kind: trottle}]\n", `p.yaml:3:17: faults[0].kind: unknown proxy fault kind "trottle"`},
+		{"upstream unreachable", "listen: 127.0.0.1:0\nupstream: {http: {url: \"http://" + closed + "/mcp\"}}\n", `mcpchaos proxy: check upstream "http://` + closed + `/mcp": dial tcp ` + closed + `: connect: connection refused`},
+		{"listen in use", "listen: " + busy.Addr().String() + "\nupstream: {http: {url: %q}}\n", `mcpchaos proxy: listen on "` + busy.Addr().String() + `"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := tc.file
+			if strings.Contains(file, "%q") {
+				file = fmt.Sprintf(file, target.URL)
+			}
+			path := filepath.Join(t.TempDir(), "p.yaml")
+			if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, t.Context(), "proxy", path)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != 2 || stdout != "" || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+				t.Fatalf("got exit %d, stdout %q, stderr %q; want 2 and one line with %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestProxyInterrupt runs the real binary in front of the built-in
+// target, sends it a call, interrupts it and reads what it wrote: the
+// text summary, --summary-json and one --output record per call.
+func TestProxyInterrupt(t *testing.T) {
+	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.Close() })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf("name: ctrl-c\nlisten: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfaults:\n  - {kind: throttle, retry_after: 1s}\n", target.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sumPath, outPath := filepath.Join(dir, "s.json"), filepath.Join(dir, "calls.jsonl")
+	stdout, stderr := &testutil.LockedWriter{W: new(bytes.Buffer)}, &testutil.LockedWriter{W: new(bytes.Buffer)}
+	cmd := exec.Command(bin.Need(t), "proxy", "--summary-json", sumPath, "--output", outPath, file)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	listening := regexp.MustCompile(`listening on (http://\S+/mcp)`)
+	var url string
+	testutil.Eventually(t, "the proxy to listen", func() bool {
+		m := listening.FindStringSubmatch(stderr.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("got %s with Retry-After %q, want 429 with 1", resp.Status, resp.Header.Get("Retry-After"))
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := testutil.Receive(t, "the proxy to exit", done); err != nil {
+		t.Fatalf("mcpchaos proxy: %v\nstderr: %s", err, stderr)
+	}
+	if !strings.Contains(stdout.String(), "calls               1") {
+		t.Errorf("the text summary does not count the call:\n%s", stdout)
+	}
+	sum := readJSON(t, sumPath)
+	if c, _ := sum["clients"].(map[string]any); c == nil || c["calls"] != 1.0 {
+		t.Errorf("summary JSON: %v", sum)
+	}
+	b, err := os.ReadFile(outPath)
+	if err != nil || strings.Count(string(b), "\n") != 1 || !strings.Contains(string(b), `"reaction":"throttled"`) {
+		t.Errorf("--output: %v\n%s", err, b)
+	}
+}

@@ -1,0 +1,81 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// call handles one tools/call: it draws the faults, records the call,
+// and answers it itself (throttle), forwards it untouched, or forwards it
+// and rewrites the answer's stream (see rewrite).
+func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *message, cp *callParams) {
+	start := time.Now()
+	var closedAt atomic.Pointer[time.Time]
+	stopStamp := context.AfterFunc(r.Context(), func() { t := time.Now(); closedAt.Store(&t) })
+	defer stopStamp()
+	seq := p.seq.Add(1)
+	pl := p.draw(seq, cp.Name)
+	req := string(body)
+	if len(req) > maxRecordedRequest {
+		req = req[:maxRecordedRequest]
+	}
+	rec := &CallRecord{Seq: seq, ID: append(json.RawMessage(nil), m.ID...), Session: r.Header.Get("Mcp-Session-Id"),
+		Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
+	if pl.throttle != nil {
+		rec.RetryAfterMs = ms(pl.throttle.retryAfter)
+	}
+	oc := p.rec.start(rec, cp.Arguments)
+	closed := func() time.Time {
+		if t := closedAt.Load(); t != nil {
+			return *t
+		}
+		return time.Now()
+	}
+
+	if t := pl.throttle; t != nil {
+		if t.retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterHeader(t.retryAfter)))
+		}
+		// Settled before the answer leaves, so the client's next call
+		// finds it.
+		p.rec.end(oc, reactThrottled, "", time.Now())
+		writeRPCError(w, t.status, m.ID, t.code, "mcpchaos proxy: throttled (rate limit)")
+		return
+	}
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	up, err := p.upstreamRequest(ctx, r, body)
+	if err == nil {
+		var resp *http.Response
+		if resp, err = p.client.Do(up); err == nil {
+			defer resp.Body.Close()
+			if !pl.rewrites() || resp.StatusCode != http.StatusOK {
+				err = copyResponse(w, resp)
+				switch {
+				case r.Context().Err() != nil:
+					p.rec.end(oc, reactCancelled, cancelStreamClosed, closed())
+				case err != nil:
+					p.rec.fail(oc, err, time.Now())
+				default:
+					p.rec.end(oc, reactAnswered, "", time.Now())
+				}
+				return
+			}
+			reaction, how, at := p.rewrite(ctx, w, resp, m, cp, &pl, oc, start, closed)
+			p.rec.end(oc, reaction, how, at)
+			return
+		}
+	}
+	if r.Context().Err() != nil {
+		p.rec.end(oc, reactCancelled, cancelStreamClosed, closed())
+		return
+	}
+	writeRPCError(w, http.StatusBadGateway, m.ID, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
+	p.rec.fail(oc, err, time.Now())
+}

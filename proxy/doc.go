@@ -1,0 +1,26 @@
+// Package proxy is `mcpchaos proxy`: a fault-injecting MCP proxy that sits
+// between any MCP client and any MCP server, injects server-side faults
+// toward the client and records how the client reacted.
+//
+// It serves Streamable HTTP at /mcp and forwards every request to the
+// upstream's endpoint, headers and all, so both eras pass through: a
+// 2026-07-28 request is its own POST, a 2025 one carries its session id.
+// Every tools/call is a call: the proxy draws the faults for it from the
+// proxy file's seed and the call's sequence number, then either answers it
+// itself (throttle) or forwards it and rewrites the stream on its way back
+// (progress_endless, delay_response, drop_response, server_cancel). Each
+// fault lives in its own file; kinds.go lists them.
+//
+// Cancellation passes through. When the client closes a call's stream (the
+// 2026 cancel) the proxy closes the upstream request; a
+// notifications/cancelled (the 2025 cancel) is forwarded as it came. Either
+// way the call's record says how the client cancelled and after how long.
+//
+// What the proxy records per call (record.go): the client's request, what
+// was injected, and the reaction — cancelled (stream closed or
+// notification) and when, left hanging until the hold, re-issued (with a
+// new id or the same one), and for a throttled call, the time until the
+// client's next call against the Retry-After it was given. A client is
+// known by its Mcp-Session-Id; 2026 requests carry none, so every
+// sessionless request counts as one client.
+package proxy

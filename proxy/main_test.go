@@ -1,0 +1,92 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	"github.com/mcpchaos/mcpchaos/proxy"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/targetserver"
+)
+
+var bin testutil.Binary
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m, &bin)) }
+
+// running is a proxy serving on 127.0.0.1 in front of a built-in target.
+type running struct {
+	p      *proxy.Proxy
+	url    string // the proxy's /mcp
+	target *targetserver.Running
+	stop   func() // stops the proxy and waits for Serve to return
+}
+
+// startProxy starts a built-in target and a proxy in front of it, whose
+// file is faults (YAML, the faults list's entries) with hold.
+func startProxy(t *testing.T, hold string, faults string) *running {
+	t.Helper()
+	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := fmt.Sprintf("name: test\nseed: 7\nlisten: %s\nupstream: {http: {url: %q}}\nhold: %s\nfaults:\n%s",
+		ln.Addr(), target.URL, hold, faults)
+	pf, err := scenarios.ParseProxy("test.yaml", []byte(file))
+	if err != nil {
+		t.Fatalf("ParseProxy:\n%s\n%v", file, err)
+	}
+	p, err := proxy.New(pf)
+	if err != nil {
+		t.Fatalf("proxy.New: %v", err)
+	}
+	if err := p.CheckUpstream(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- p.Serve(ctx, ln) }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := testutil.Receive(t, "the proxy to stop", served); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return &running{p: p, url: "http://" + ln.Addr().String() + "/mcp", target: target, stop: stop}
+}
+
+// writeFile writes a file into the test's directory and returns its path.
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// dump is the records as JSON, for failure messages.
+func dump(recs []proxy.CallRecord) string {
+	b, err := json.MarshalIndent(recs, "", "  ")
+	if err != nil {
+		return errors.Join(err).Error()
+	}
+	return string(b)
+}

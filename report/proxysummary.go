@@ -1,0 +1,87 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// ProxySummary is what `mcpchaos proxy` reports about the clients that
+// went through it: how many calls, how many the clients cancelled and
+// after how long, how many they left hanging until the proxy's hold, how
+// many they re-issued and whether they waited out a Retry-After.
+type ProxySummary struct {
+	Name    string         `json:"name"`
+	Seed    int64          `json:"seed"`
+	Listen  string         `json:"listen"`
+	Clients ProxyClients   `json:"clients"`
+	Faults  map[string]int `json:"faults"` // injections by kind
+}
+
+// ProxyClients are the summary's clients.* keys.
+type ProxyClients struct {
+	Calls              int64            `json:"calls"`
+	Cancelled          int64            `json:"cancelled"`
+	CancelledByClose   int64            `json:"cancelled_by_close"`
+	CancelledByNotify  int64            `json:"cancelled_by_notification"`
+	NeverCancelled     int64            `json:"never_cancelled"`
+	Reissued           int64            `json:"reissued"`
+	ReissuedSameID     int64            `json:"reissued_same_id"`
+	RetryAfterHonoured int64            `json:"retry_after_honoured"`
+	RetryAfterIgnored  int64            `json:"retry_after_ignored"`
+	CancelAfterMs      ProxyPercentiles `json:"cancel_after_ms"`
+	HeldMs             ProxyPercentiles `json:"held_ms"`
+}
+
+// ProxyPercentiles are percentiles of a distribution, in milliseconds.
+type ProxyPercentiles struct {
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+	Count int64   `json:"count"`
+}
+
+// ProxyHistogram collects durations for ProxyPercentiles, with the same
+// HdrHistogram as the run's histograms (microseconds, 1 µs to 1 h).
+type ProxyHistogram struct{ h *hist }
+
+// NewProxyHistogram returns an empty histogram.
+func NewProxyHistogram() *ProxyHistogram {
+	return &ProxyHistogram{h: newHist(int64(time.Hour / time.Microsecond))}
+}
+
+// Record adds one duration.
+func (p *ProxyHistogram) Record(d time.Duration) { p.h.record(d.Microseconds()) }
+
+// Percentiles returns p50, p99 and the exact maximum in milliseconds.
+func (p *ProxyHistogram) Percentiles() ProxyPercentiles {
+	if p.h.count() == 0 {
+		return ProxyPercentiles{}
+	}
+	return ProxyPercentiles{P50: usToMs(p.h.quantile(50)), P99: usToMs(p.h.quantile(99)), Max: usToMs(p.h.max), Count: p.h.count()}
+}
+
+// WriteProxyText writes the summary as text, one fact a line.
+func WriteProxyText(w io.Writer, s *ProxySummary) error {
+	c := s.Clients
+	_, err := fmt.Fprintf(w, `mcpchaos proxy %s (listen %s, seed %d)
+  calls               %d
+  cancelled           %d (stream closed %d, notification %d)
+  cancel after        p50 %s  p99 %s  max %s
+  never cancelled     %d (held p50 %s, max %s)
+  re-issued           %d (same id %d)
+  Retry-After         honoured %d, ignored %d
+`, s.Name, s.Listen, s.Seed, c.Calls, c.Cancelled, c.CancelledByClose, c.CancelledByNotify,
+		fmtMs(c.CancelAfterMs.P50), fmtMs(c.CancelAfterMs.P99), fmtMs(c.CancelAfterMs.Max),
+		c.NeverCancelled, fmtMs(c.HeldMs.P50), fmtMs(c.HeldMs.Max),
+		c.Reissued, c.ReissuedSameID, c.RetryAfterHonoured, c.RetryAfterIgnored)
+	if err != nil {
+		return fmt.Errorf("write proxy summary: %w", err)
+	}
+	for _, k := range sortedKeys(s.Faults) {
+		if _, err := fmt.Fprintf(w, "  injected %-11s %d\n", k, s.Faults[k]); err != nil {
+			return fmt.Errorf("write proxy summary: %w", err)
+		}
+	}
+	return nil
+}
