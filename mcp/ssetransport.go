@@ -145,14 +145,7 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 		}
 		switch {
 		case call != nil:
-			final, broken := call.deliver(sc, m, at)
-			switch {
-			case broken != nil:
-				t.forget(call.id)
-				call.end(at, broken)
-			case final && !call.stopped():
-				t.linger(call)
-			}
+			deliverShared(call, sc, m, at, t.forget, t.linger)
 		case m.idIsNum && t.c.ids.issued(m.idNum):
 			t.c.stats.stale.Add(1)
 		default:

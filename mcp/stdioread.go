@@ -39,6 +39,21 @@ func (t *stdioTransport) lookup(id int64) *Call {
 	return call
 }
 
+// deliverShared hands an answer read from a stream every call shares
+// (stdio, the HTTP+SSE transport) to its call: an answer that breaks the
+// call ends it and drops it from the table; a final one lingers, so late
+// messages are still told from strays.
+func deliverShared(call *Call, sc *scanner, m *inMsg, at time.Time, forget func(int64), linger func(*Call)) {
+	final, broken := call.deliver(sc, m, at)
+	switch {
+	case broken != nil:
+		forget(call.id)
+		call.end(at, broken)
+	case final && !call.stopped():
+		linger(call)
+	}
+}
+
 // route hands one message to the call it belongs to, or counts it.
 func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 	switch m.kind {
@@ -52,14 +67,7 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 		}
 		switch {
 		case call != nil:
-			final, broken := call.deliver(sc, m, at)
-			switch {
-			case broken != nil:
-				t.forget(call.id)
-				call.end(at, broken)
-			case final && !call.stopped():
-				t.linger(call)
-			}
+			deliverShared(call, sc, m, at, t.forget, t.linger)
 		case m.idIsNum && t.c.ids.issued(m.idNum):
 			t.c.stats.stale.Add(1)
 			if t.takeUnanswered(m.idNum) {
