@@ -234,10 +234,11 @@ func TestRunOverrides(t *testing.T) {
 		t.Fatalf("results: seed %d, %d records, trailer %v", f.Header.Seed, len(f.Records), f.Trailer)
 	}
 	// The intended times follow the new rate: 50 ms apart.
-	first := f.Records[0].Scheduled
+	// Records come in completion order: the first call is the lowest seq.
+	first, firstSeq := f.Records[0].Scheduled, f.Records[0].Seq
 	for _, r := range f.Records {
-		if r.Seq < f.Records[0].Seq {
-			first = r.Scheduled
+		if r.Seq < firstSeq {
+			first, firstSeq = r.Scheduled, r.Seq
 		}
 	}
 	for _, r := range f.Records {
