@@ -35,7 +35,7 @@ calls:
 faults:
   - {kind: cancel, probability: 0.3, tools: [slow_task], after: 150ms}
 orphans:
-  grace: 500ms
+  grace: 2s # past the other shards' last calls: a probe sees every shard's work
   probes: [{name: inflight, metric: {url: %q, name: mcpchaos_target_inflight}}]
 checks:
   - calls.transport_error == 0
