@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"net/http"
 	"testing"
 )
@@ -118,6 +119,8 @@ func TestProgressOnAnotherStream(t *testing.T) {
 			if got := hasViolation(carrier, ViolWrongStream); got != tt.wantViol {
 				t.Errorf("carrier has wrong_stream = %v, want %v (events %s)", got, tt.wantViol, describe(carrier))
 			}
+			// The GET stream opens on its own goroutine after the handshake.
+			testutil.Poll(testutil.WaitLong, func() bool { return c.Stats().GetStreams >= tt.wantGets })
 			s := c.Stats()
 			if s.OtherStream != 1 || s.GetStreams != tt.wantGets || s.UnknownTokens != 0 || s.Stale != 0 {
 				t.Errorf("stats = %+v, want OtherStream 1, GetStreams %d", s, tt.wantGets)
