@@ -16,22 +16,8 @@ import (
 type Gateway struct {
 	// Truth are the base URLs of the targets read.
 	Truth []string `json:"truth"`
-	// Calls is how many of our calls carried a marker; Executions how many
-	// executions of them the targets recorded; NotSeen how many of our
-	// calls no target recorded (the gateway never delivered them, or the
-	// records were lost: see Errors).
-	Calls      int `json:"calls"`
-	Executions int `json:"executions"`
-	NotSeen    int `json:"not_seen"`
-
-	DuplicateExecutions int            `json:"duplicate_executions"`
-	MisdirectedCancels  int            `json:"misdirected_cancels"`
-	LostCancels         int            `json:"lost_cancels"`
-	CrossedResponses    int            `json:"crossed_responses"`
-	ProgressHeld        int            `json:"progress_held"`
-	ProgressLost        int            `json:"progress_lost"`
-	RetryAfterLost      int            `json:"retry_after_lost"`
-	EraSeen             map[string]int `json:"era_seen,omitempty"`
+	GatewayCounts
+	EraSeen map[string]int `json:"era_seen,omitempty"`
 	// Lag counts notifications by lag (receive − target send), in bins of
 	// LagBinUs.
 	Lag []LagBin `json:"lag,omitempty"`
@@ -98,7 +84,7 @@ type GatewayProgress struct {
 // JoinGateway joins our calls with the truth records (already filtered to
 // this run's markers) by marker.
 func JoinGateway(calls []GatewayCall, truth []results.TruthCall) Gateway {
-	g := Gateway{Calls: len(calls), EraSeen: map[string]int{}}
+	g := Gateway{GatewayCounts: GatewayCounts{Calls: len(calls)}, EraSeen: map[string]int{}}
 	byMarker := map[string][]*results.TruthCall{}
 	throttled := map[string][]*results.TruthCall{}
 	for i := range truth {
@@ -301,16 +287,7 @@ func mergeGateway(o **Gateway, in *Gateway) {
 			g.Truth = append(g.Truth, u)
 		}
 	}
-	g.Calls += in.Calls
-	g.Executions += in.Executions
-	g.NotSeen += in.NotSeen
-	g.DuplicateExecutions += in.DuplicateExecutions
-	g.MisdirectedCancels += in.MisdirectedCancels
-	g.LostCancels += in.LostCancels
-	g.CrossedResponses += in.CrossedResponses
-	g.ProgressHeld += in.ProgressHeld
-	g.ProgressLost += in.ProgressLost
-	g.RetryAfterLost += in.RetryAfterLost
+	g.GatewayCounts.add(in.GatewayCounts)
 	for k, n := range in.EraSeen {
 		if g.EraSeen == nil {
 			g.EraSeen = map[string]int{}

@@ -154,7 +154,7 @@ func TestJoinGateway(t *testing.T) {
 			g := JoinGateway(tc.calls, tc.truth)
 			s := gatewaySummary(&g)
 			for _, k := range gatewayKeys {
-				if got := k.n(s); got != tc.want[k.key] {
+				if got := k.n(&s.GatewayCounts); got != tc.want[k.key] {
 					t.Errorf("%s = %d, want %d (evidence %v)", k.key, got, tc.want[k.key], g.Evidence)
 				}
 			}
@@ -187,9 +187,9 @@ func TestLagSummary(t *testing.T) {
 // TestGatewayInputsMergeAndTravel: the gateway's counts travel in the run
 // inputs (a results trailer) and add up when runs are merged.
 func TestGatewayInputsMergeAndTravel(t *testing.T) {
-	a := RunInputs{Gateway: &Gateway{Truth: []string{"http://a"}, Calls: 3, Executions: 4, DuplicateExecutions: 1,
+	a := RunInputs{Gateway: &Gateway{Truth: []string{"http://a"}, GatewayCounts: GatewayCounts{Calls: 3, Executions: 4, DuplicateExecutions: 1},
 		EraSeen: map[string]int{"2026-07-28": 4}, Lag: []LagBin{{Bin: 1, N: 2}}, Evidence: map[string][]string{"duplicate_executions": {"r.1.0"}}}}
-	b := RunInputs{Gateway: &Gateway{Truth: []string{"http://a", "http://b"}, Calls: 2, Executions: 2, LostCancels: 2,
+	b := RunInputs{Gateway: &Gateway{Truth: []string{"http://a", "http://b"}, GatewayCounts: GatewayCounts{Calls: 2, Executions: 2, LostCancels: 2},
 		EraSeen: map[string]int{"2026-07-28": 1, "2025-11-25": 1}, Lag: []LagBin{{Bin: 1, N: 1}, {Bin: 5, N: 1}}}}
 	raw, err := EncodeInputs(a)
 	if err != nil {
@@ -200,7 +200,7 @@ func TestGatewayInputsMergeAndTravel(t *testing.T) {
 		t.Fatalf("the gateway did not survive the trailer: %+v, %v", back.Gateway, err)
 	}
 	m := MergeInputs([]RunInputs{back, b, {}}).Gateway
-	want := &Gateway{Truth: []string{"http://a", "http://b"}, Calls: 5, Executions: 6, DuplicateExecutions: 1, LostCancels: 2,
+	want := &Gateway{Truth: []string{"http://a", "http://b"}, GatewayCounts: GatewayCounts{Calls: 5, Executions: 6, DuplicateExecutions: 1, LostCancels: 2},
 		EraSeen: map[string]int{"2026-07-28": 5, "2025-11-25": 1}, Lag: []LagBin{{Bin: 1, N: 3}, {Bin: 5, N: 1}},
 		Evidence: map[string][]string{"duplicate_executions": {"r.1.0"}}}
 	if !reflect.DeepEqual(m, want) {

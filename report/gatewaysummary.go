@@ -14,20 +14,45 @@ const AreaGateway = "gateway"
 // GatewaySummary is the gateway section of the summary: present only when
 // the scenario has a gateway section (docs/gateways.md).
 type GatewaySummary struct {
-	Truth               []string       `json:"truth"`
-	Calls               int            `json:"calls"`
-	Executions          int            `json:"executions"`
-	NotSeen             int            `json:"not_seen"`
-	DuplicateExecutions int            `json:"duplicate_executions"`
-	MisdirectedCancels  int            `json:"misdirected_cancels"`
-	LostCancels         int            `json:"lost_cancels"`
-	CrossedResponses    int            `json:"crossed_responses"`
-	ProgressHeld        int            `json:"progress_held"`
-	ProgressLost        int            `json:"progress_lost"`
-	LagMs               GatewayLag     `json:"lag_ms"`
-	RetryAfterLost      int            `json:"retry_after_lost"`
-	EraSeen             map[string]int `json:"era_seen"`
-	Errors              []string       `json:"errors,omitempty"`
+	Truth []string `json:"truth"`
+	GatewayCounts
+	LagMs   GatewayLag     `json:"lag_ms"`
+	EraSeen map[string]int `json:"era_seen"`
+	Errors  []string       `json:"errors,omitempty"`
+}
+
+// GatewayCounts are the counts of the join, the same in the run input
+// (Gateway) and in the summary (GatewaySummary).
+type GatewayCounts struct {
+	// Calls is how many of our calls carried a marker; Executions how many
+	// executions of them the targets recorded; NotSeen how many of our
+	// calls no target recorded (the gateway never delivered them, or the
+	// records were lost: see Gateway.Errors).
+	Calls      int `json:"calls"`
+	Executions int `json:"executions"`
+	NotSeen    int `json:"not_seen"`
+
+	DuplicateExecutions int `json:"duplicate_executions"`
+	MisdirectedCancels  int `json:"misdirected_cancels"`
+	LostCancels         int `json:"lost_cancels"`
+	CrossedResponses    int `json:"crossed_responses"`
+	ProgressHeld        int `json:"progress_held"`
+	ProgressLost        int `json:"progress_lost"`
+	RetryAfterLost      int `json:"retry_after_lost"`
+}
+
+// add adds in's counts (merged runs).
+func (c *GatewayCounts) add(in GatewayCounts) {
+	c.Calls += in.Calls
+	c.Executions += in.Executions
+	c.NotSeen += in.NotSeen
+	c.DuplicateExecutions += in.DuplicateExecutions
+	c.MisdirectedCancels += in.MisdirectedCancels
+	c.LostCancels += in.LostCancels
+	c.CrossedResponses += in.CrossedResponses
+	c.ProgressHeld += in.ProgressHeld
+	c.ProgressLost += in.ProgressLost
+	c.RetryAfterLost += in.RetryAfterLost
 }
 
 // GatewayLag is the lag of progress notifications through the gateway:
@@ -45,10 +70,8 @@ func gatewaySummary(g *Gateway) *GatewaySummary {
 	if g == nil {
 		return nil
 	}
-	s := &GatewaySummary{Truth: slices.Clone(g.Truth), Calls: g.Calls, Executions: g.Executions, NotSeen: g.NotSeen,
-		DuplicateExecutions: g.DuplicateExecutions, MisdirectedCancels: g.MisdirectedCancels, LostCancels: g.LostCancels,
-		CrossedResponses: g.CrossedResponses, ProgressHeld: g.ProgressHeld, ProgressLost: g.ProgressLost,
-		RetryAfterLost: g.RetryAfterLost, EraSeen: maps.Clone(g.EraSeen), Errors: slices.Clone(g.Errors)}
+	s := &GatewaySummary{Truth: slices.Clone(g.Truth), GatewayCounts: g.GatewayCounts,
+		EraSeen: maps.Clone(g.EraSeen), Errors: slices.Clone(g.Errors)}
 	if s.Truth == nil {
 		s.Truth = []string{}
 	}
@@ -88,15 +111,15 @@ func lagSummary(bins []LagBin) GatewayLag {
 var gatewayKeys = []struct {
 	key  string
 	noun string
-	n    func(*GatewaySummary) int
+	n    func(*GatewayCounts) int
 }{
-	{"duplicate_executions", "call executed more than once", func(g *GatewaySummary) int { return g.DuplicateExecutions }},
-	{"misdirected_cancels", "call stopped by a cancel meant for another", func(g *GatewaySummary) int { return g.MisdirectedCancels }},
-	{"lost_cancels", "cancel the target never learned of", func(g *GatewaySummary) int { return g.LostCancels }},
-	{"crossed_responses", "answer that belonged to another call", func(g *GatewaySummary) int { return g.CrossedResponses }},
-	{"progress_held", "call whose progress came only with its result", func(g *GatewaySummary) int { return g.ProgressHeld }},
-	{"progress_lost", "progress notification sent and never received", func(g *GatewaySummary) int { return g.ProgressLost }},
-	{"retry_after_lost", "Retry-After sent and never received", func(g *GatewaySummary) int { return g.RetryAfterLost }},
+	{"duplicate_executions", "call executed more than once", func(g *GatewayCounts) int { return g.DuplicateExecutions }},
+	{"misdirected_cancels", "call stopped by a cancel meant for another", func(g *GatewayCounts) int { return g.MisdirectedCancels }},
+	{"lost_cancels", "cancel the target never learned of", func(g *GatewayCounts) int { return g.LostCancels }},
+	{"crossed_responses", "answer that belonged to another call", func(g *GatewayCounts) int { return g.CrossedResponses }},
+	{"progress_held", "call whose progress came only with its result", func(g *GatewayCounts) int { return g.ProgressHeld }},
+	{"progress_lost", "progress notification sent and never received", func(g *GatewayCounts) int { return g.ProgressLost }},
+	{"retry_after_lost", "Retry-After sent and never received", func(g *GatewayCounts) int { return g.RetryAfterLost }},
 }
 
 // gatewayVerdict: anything the gateway did to a call that a transparent
@@ -114,7 +137,7 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 	}
 	var facts []string
 	for _, k := range gatewayKeys {
-		n := k.n(g)
+		n := k.n(&g.GatewayCounts)
 		if n == 0 {
 			continue
 		}
@@ -169,7 +192,7 @@ func (s *Summary) textGateway(t *textOut) {
 		fmt.Sprintf("not seen %d", g.NotSeen), eras)
 	var counts []string
 	for _, k := range gatewayKeys {
-		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.key, "_", " "), k.n(g)))
+		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.key, "_", " "), k.n(&g.GatewayCounts)))
 	}
 	t.items("", counts...)
 	if g.LagMs.Count > 0 {
