@@ -100,14 +100,24 @@ var listening = regexp.MustCompile(`MCP on (http://\S+), metrics on (http://\S+)
 // given knobs; it is stopped when the benchmark ends.
 func startServer(b *testing.B, knobs ...string) *server {
 	b.Helper()
-	args := append([]string{"serve", "--listen", "127.0.0.1:0"}, knobs...)
-	s := &server{cmd: pinned(serverCPU, bin, args...), done: make(chan struct{})}
+	s, m := startListening(b, serverCPU, listening, append([]string{"serve", "--listen", "127.0.0.1:0"}, knobs...)...)
+	s.URL, s.MetricsURL = m[0], m[1]
+	return s
+}
+
+// startListening starts `mcpchaos ARGS...` (pinned to cpu under
+// MCPCHAOS_BENCH_PIN=1) and waits up to 10 s for a line of its stderr
+// that says where it listens; it returns re's submatches of that line.
+// The process is stopped when the benchmark ends.
+func startListening(b *testing.B, cpu string, re *regexp.Regexp, args ...string) (*server, []string) {
+	b.Helper()
+	s := &server{cmd: pinned(cpu, bin, args...), done: make(chan struct{})}
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
 	if err := s.cmd.Start(); err != nil {
-		b.Fatalf("start mcpchaos serve: %v", err)
+		b.Fatalf("start mcpchaos %s: %v", args[0], err)
 	}
 	b.Cleanup(s.stop)
 	ready := make(chan []string, 1)
@@ -120,21 +130,24 @@ func startServer(b *testing.B, knobs ...string) *server {
 				s.tail = append(s.tail, line)
 			}
 			s.mu.Unlock()
-			if m := listening.FindStringSubmatch(line); m != nil {
-				ready <- m[1:]
+			if m := re.FindStringSubmatch(line); m != nil {
+				select {
+				case ready <- m[1:]:
+				default:
+				}
 			}
 		}
 		close(s.done)
 	}()
 	select {
 	case m := <-ready:
-		s.URL, s.MetricsURL = m[0], m[1]
+		return s, m
 	case <-s.done:
-		b.Fatalf("mcpchaos serve exited: %s", s.stderr())
+		b.Fatalf("mcpchaos %s exited: %s", args[0], s.stderr())
 	case <-time.After(10 * time.Second):
-		b.Fatalf("mcpchaos serve did not say where it listens within 10s: %s", s.stderr())
+		b.Fatalf("mcpchaos %s did not say where it listens within 10s: %s", args[0], s.stderr())
 	}
-	return s
+	return nil, nil
 }
 
 func (s *server) stderr() string {
