@@ -172,11 +172,7 @@ func (t *httpTransport) routeListened(sc *scanner, m *inMsg, at time.Time) {
 		s.unknownResponses.Add(1)
 	case kindRequest:
 		s.serverRequests.Add(1)
-		go func(msg []byte) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_, _ = t.exchange(ctx, "", msg)
-		}(serverRequestAnswer(m))
+		t.answerServerRequest(m)
 	case kindNotification:
 		switch {
 		case m.methodIs(methodProgress):

@@ -155,19 +155,8 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 		routeNotification(t.c, t.lookup, sc, m, at)
 	case kindRequest:
 		t.c.stats.serverRequests.Add(1)
-		t.answer(m)
+		t.h.answerServerRequest(m)
 	}
-}
-
-// answer answers a server request: ping with its empty result, anything
-// else with method-not-found, POSTed off the reader goroutine.
-func (t *sseTransport) answer(m *inMsg) {
-	msg := serverRequestAnswer(m)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_, _ = t.h.exchange(ctx, "", msg)
-	}()
 }
 
 // linger keeps a finished call routable for the late window.
