@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -271,12 +272,17 @@ func isTimeout(err error) bool {
 }
 
 // retryAfter parses a Retry-After header (seconds or an HTTP date); -1 when
-// absent or unreadable.
+// absent or unreadable. A number of seconds too large for a Duration (over
+// 292 years) is the largest Duration, not a wrapped negative one.
 func retryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return -1
 	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+	const most = uint64(math.MaxInt64 / int64(time.Second))
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || n > most {
+			return math.MaxInt64
+		}
 		return time.Duration(n) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -234,6 +235,9 @@ func TestRetryAfter(t *testing.T) {
 		"0":                             0,
 		"120":                           2 * time.Minute,
 		"-5":                            -1,
+		"+5":                            -1,
+		"9300000000":                    math.MaxInt64, // would wrap negative as a Duration
+		"99999999999999999999999":       math.MaxInt64, // beyond 64 bits
 		"soon":                          -1,
 		"Tue, 28 Jul 2026 12:00:30 GMT": 30 * time.Second,
 		"Tue, 28 Jul 2026 11:00:00 GMT": 0, // in the past
