@@ -62,3 +62,28 @@ func TestGoldenStarter(t *testing.T) {
 		})
 	}
 }
+
+// TestStarterHostileNames: names from a hostile server (a newline and YAML
+// after it, in a tool name and in optional property names) stay text in
+// the starter file: it parses, and its keys are only the starter's own.
+func TestStarterHostileNames(t *testing.T) {
+	tools := []mcp.Tool{{
+		Name:        "evil\nfaults: [{kind: cancel}]",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"x\nload: {rate: 100000/1s}":{"type":"string"},"y\r\n# z":{"type":"integer"}}}`),
+	}}
+	s := starter{target: target{url: "http://127.0.0.1:8080/mcp"}, server: goldenServer, tools: tools, protocol: "auto"}
+	out, err := s.render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("starter.yaml", out.yaml)
+	if err != nil {
+		t.Fatalf("the starter scenario does not parse: %v\n%s", err, out.yaml)
+	}
+	if len(sc.Calls) != 1 || sc.Calls[0].Tool != tools[0].Name {
+		t.Errorf("calls %+v, want the one tool with its name as sent\n%s", sc.Calls, out.yaml)
+	}
+	if bytes.Contains(out.yaml, []byte("\nload: {rate: 100000/1s}")) || bytes.Contains(out.yaml, []byte("\nfaults: [{kind: cancel}]")) {
+		t.Errorf("a name from the server wrote YAML of its own:\n%s", out.yaml)
+	}
+}

@@ -149,7 +149,13 @@ func (s starter) call(t mcp.Tool) (lines []string, note string) {
 	}
 	args, optional, err := schema.Example()
 	if len(optional) > 0 {
-		lines = append(lines, "  # optional, not set: "+strings.Join(optional, ", "))
+		// Property names are the server's text: one line each, so none
+		// can end the comment and write YAML of its own.
+		names := make([]string, len(optional))
+		for i, n := range optional {
+			names[i] = oneLineText(n)
+		}
+		lines = append(lines, "  # optional, not set: "+strings.Join(names, ", "))
 	}
 	if err != nil {
 		lines = append(lines, "  # FIX: "+oneLineText(err.Error()))
