@@ -79,8 +79,11 @@ type gatewayRun struct {
 	calls   []report.GatewayCall
 	dropped int
 
-	stop chan struct{}
-	done chan struct{}
+	// stop ends the periodic reads; cutRead cuts the one in progress, so
+	// that finish never waits for it (its final read reads again).
+	stop    chan struct{}
+	cutRead context.CancelFunc
+	done    chan struct{}
 }
 
 func newGatewayRun(p *GatewayPlan, run string) *gatewayRun {
@@ -94,11 +97,14 @@ func newGatewayRun(p *GatewayPlan, run string) *gatewayRun {
 	return g
 }
 
-// start reads the truth once a truthEvery until finish.
+// start reads the truth once a truthEvery until finish. The reads go on
+// after an interrupt during the load (the calls are still joined), and
+// finish cuts the one in progress.
 func (g *gatewayRun) start(ctx context.Context) {
 	if g == nil {
 		return
 	}
+	ctx, g.cutRead = context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		defer close(g.done)
 		t := time.NewTicker(truthEvery)
@@ -108,18 +114,26 @@ func (g *gatewayRun) start(ctx context.Context) {
 			case <-g.stop:
 				return
 			case <-t.C:
-				g.read(ctx)
+				g.read(ctx, false)
 			}
 		}
 	}()
 }
 
-// read reads every target's new records, keeping each error once.
-func (g *gatewayRun) read(ctx context.Context) {
+// read reads every target's new records, keeping each error once. A
+// periodic read cut by finish notes no error; a final one is bounded by
+// the interrupt like the probes' readings (readContext).
+func (g *gatewayRun) read(ctx context.Context, final bool) {
 	g.readMu.Lock()
 	defer g.readMu.Unlock()
 	for _, t := range g.truths {
-		if err := t.Read(ctx); err != nil {
+		rctx, cancel := ctx, context.CancelFunc(func() {})
+		if final {
+			rctx, cancel = readContext(ctx, probes.DefaultTruthTimeout)
+		}
+		err := t.Read(rctx)
+		cancel()
+		if err != nil && (final || ctx.Err() == nil) {
 			g.noteErr(err.Error())
 		}
 	}
@@ -185,10 +199,13 @@ func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
 		return nil
 	}
 	close(g.stop)
+	if g.cutRead != nil {
+		g.cutRead()
+	}
 	<-g.done
 	deadline := time.Now().Add(truthSettleMax)
 	for {
-		g.read(ctx)
+		g.read(ctx, true)
 		running := 0
 		for _, t := range g.truths {
 			running += t.Running()
