@@ -348,10 +348,11 @@ const stopParallel = 32
 // stopAll cancels every call in flight that is not stopped yet, several at
 // a time, skipping those whose lock is busy (the next sweep takes them): on
 // a busy machine with thousands of calls, one call whose goroutine holds
-// its lock must not hold up the others.
-func (r *runner) stopAll(reason results.StopReason) {
+// its lock must not hold up the others. It returns how many it stopped.
+func (r *runner) stopAll(reason results.StopReason) int {
 	sem := make(chan struct{}, stopParallel)
 	var wg sync.WaitGroup
+	var n atomic.Int64
 	for _, cs := range r.inflight.all() {
 		if cs.stopped.Load() {
 			continue
@@ -359,10 +360,13 @@ func (r *runner) stopAll(reason results.StopReason) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			cs.tryStop(results.Cancelled, reason)
+			if cs.tryStop(results.Cancelled, reason) {
+				n.Add(1)
+			}
 		})
 	}
 	wg.Wait()
+	return int(n.Load())
 }
 
 // collect owns the records: it writes them and hands them to the sink.

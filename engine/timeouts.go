@@ -65,15 +65,17 @@ func (cs *callState) stopWith(outcome string, reason results.StopReason, deadlin
 }
 
 // tryStop is stop for a sweep over many calls: it does not wait for the
-// call's lock, and reports false when it was busy (try again later).
-func (cs *callState) tryStop(outcome string, reason results.StopReason) bool {
+// call's lock (busy: try again later), and reports whether it stopped the
+// call (not when it had ended or was stopped already).
+func (cs *callState) tryStop(outcome string, reason results.StopReason) (stopped bool) {
 	if !cs.mu.TryLock() {
 		return false
 	}
 	_ = cs.stopHeld(outcome, reason, time.Time{}, func(call *mcp.Call) error {
+		stopped = true
 		return call.Cancel("mcpchaos: "+string(reason), false)
 	})
-	return true
+	return stopped
 }
 
 // stopHeld is stopWith with cs.mu held; it releases it.

@@ -120,20 +120,15 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{})
 		pr.paused.Store(false)
 		r.win.unpause(time.Since(from))
 	}()
-	// Cancel what is in flight, again every 20 ms for calls that were
-	// being sent, until nothing is (bounded: 2 s).
-	cancelled := map[*callState]bool{}
+	// Cancel what is in flight, several at a time, again every 20 ms for
+	// calls that were being sent or busy, until nothing is (sweeps start
+	// for 2 s at most).
+	cancelled := 0
 	for deadline := from.Add(2 * time.Second); time.Now().Before(deadline); {
-		all := r.inflight.all()
-		if len(all) == 0 {
+		if r.inflight.len() == 0 {
 			break
 		}
-		for _, cs := range all {
-			if !cancelled[cs] {
-				cancelled[cs] = true
-				cs.stop(results.Cancelled, results.StopQuietWindow, time.Time{})
-			}
-		}
+		cancelled += r.stopAll(results.StopQuietWindow)
 		if !sleep(ctx, 20*time.Millisecond) {
 			return
 		}
@@ -149,7 +144,7 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{})
 	}
 	res := pr.measureWindow(ctx, w.For)
 	res.StartMs = float64(from.Sub(r.began)) / float64(time.Millisecond)
-	res.Cancelled = len(cancelled)
+	res.Cancelled = cancelled
 	pr.addWindow(res)
 }
 
