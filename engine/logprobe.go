@@ -148,6 +148,21 @@ func (l *logProbes) unseen() int {
 	return n
 }
 
+// abandon stops reading and closes the files, for a run that ends before
+// its load (finish is not reached).
+func (l *logProbes) abandon() {
+	if l == nil {
+		return
+	}
+	close(l.stop)
+	<-l.done
+	for _, lp := range l.list {
+		if lp.file != nil {
+			lp.file.Close()
+		}
+	}
+}
+
 // finish waits until every cancelled call has logged its end, or until
 // deadline, then stops reading and puts what the probes found in out: each
 // probe's orphans in ByProbe, the one with the most in Log.

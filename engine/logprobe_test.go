@@ -3,12 +3,17 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/probes"
+	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 )
@@ -107,4 +112,52 @@ func TestDoneGroupsAgree(t *testing.T) {
 			t.Errorf("group %q: probes says %v, the scenario decoder %v", g, perr, serr)
 		}
 	}
+}
+
+// failingFile is a results file whose every write fails (a full disk).
+type failingFile struct{}
+
+func (failingFile) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+func (failingFile) Close() error              { return nil }
+
+// TestHeaderWriteFailureClosesLogs: a run whose results header cannot be
+// written ends with that error and leaves no log probe reading: its file
+// is closed (no descriptor of this process still reads it; the in-process
+// target's own, for writing, stays).
+func TestHeaderWriteFailureClosesLogs(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "calls.log")
+	tg := newTarget(t, targetserver.Config{LogCalls: file})
+	plan := httpPlan(tg.URL, Load{Rate: perSec(10), Duration: 500 * time.Millisecond}, echoCall)
+	plan.Orphans = Orphans{Grace: 100 * time.Millisecond, DrainMax: time.Second, SampleEvery: 50 * time.Millisecond,
+		Probes: []ProbeSpec{{Log: &LogProbe{File: file, Done: doneOrCancelled}}}}
+	w := results.NewWriter(failingFile{}, false, time.Hour)
+	_ = w.Write(strings.Repeat("x", 128<<10)) // past the buffer: the write fails, and so will the next
+	defer w.Close()
+	if _, err := Run(context.Background(), plan, Options{Writer: w, Version: "test"}); err == nil {
+		t.Fatal("the run went on without its results header")
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	for _, fd := range fds {
+		target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		info, _ := os.ReadFile(filepath.Join("/proc/self/fdinfo", fd.Name()))
+		if target == file && readOnly(string(info)) {
+			t.Fatalf("the log probe's file %s is still open (fd %s) after the run ended", file, fd.Name())
+		}
+	}
+}
+
+// readOnly reports whether an fdinfo's flags (octal) open the file for
+// reading only.
+func readOnly(fdinfo string) bool {
+	for line := range strings.Lines(fdinfo) {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&3 == uint64(os.O_RDONLY)
+		}
+	}
+	return false
 }

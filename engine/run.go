@@ -199,6 +199,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	}
 	if opts.Writer != nil {
 		if err := opts.Writer.Write(&info.Header); err != nil {
+			r.logs.abandon()
 			r.clients.closeAll()
 			return nil, err
 		}
