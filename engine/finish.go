@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/series"
 )
 
 // finish waits for the grace after the last cancel, reads the probes,
@@ -109,7 +110,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		}
 		name := p.Name()
 		if readable(pr.series[name]) && !math.IsNaN(pr.baseline[name]) {
-			out.LeakedCallSeconds = probes.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
+			out.LeakedCallSeconds = series.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
 			break
 		}
 	}
