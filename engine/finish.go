@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
@@ -32,13 +31,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	if pr.proc != nil {
 		loadTo, loadErr = pr.sampleProc(ctx, 5*time.Second)
 	}
-	from := pr.r.lastStop()
-	if pr.r.plan.Shard.Count > 1 {
-		// The other shards' calls, which the probes of a shared server
-		// count too, end about when this shard's do: the grace runs from
-		// the end of this shard's calls, not from its last cancel.
-		from = loadEnd
-	}
+	from := pr.sharedFrom(pr.r.lastStop(), loadEnd)
 	if wait := time.Until(from.Add(o.Grace)); wait > 0 {
 		sleep(ctx, wait)
 	}
@@ -99,21 +92,21 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	// Leaked work is read from the first counting probe that could be read.
-	// A shard's probes see the calls of every shard, its in-flight only its
-	// own: the difference is not leaked work (docs/distributed.md).
-	if s := pr.r.plan.Shard; s.Count > 1 && len(pr.counts) > 0 {
-		pr.errors = append(pr.errors, fmt.Sprintf("leaked call-seconds not measured: shard %s shares the server with %d other shards, whose calls its probes count", s, s.Count-1))
-	}
+	// A shard's probes of a shared server see the calls of every shard, its
+	// in-flight only its own: the merge of the shards measures it
+	// (shared.go).
 	for _, p := range pr.counts {
-		if pr.r.plan.Shard.Count > 1 {
-			break
-		}
 		name := p.Name()
 		if readable(pr.series[name]) && !math.IsNaN(pr.baseline[name]) {
+			if pr.r.plan.SharesServer() {
+				out.Shared = &report.SharedServer{LeakProbe: name, Baseline: pr.baseline[name]}
+				break
+			}
 			out.LeakedCallSeconds = series.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
 			break
 		}
 	}
+	pr.shared(&out)
 	out.ProbeErrors = append([]string(nil), pr.errors...)
 	for _, p := range pr.counts {
 		if readable(pr.series[p.Name()]) || !math.IsNaN(vals[p.Name()]) {

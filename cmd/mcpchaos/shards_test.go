@@ -28,14 +28,14 @@ load:
   rate: 40/1s
   duration: 4s
   max_in_flight: 200
-timeouts: {idle: 5s, max: 10s}
+timeouts: {idle: 5s, max: 2s} # each shard reads its probes 2 s (+1 s) after the load's end
 calls:
   - {tool: slow_task, weight: 3, arguments: {steps: 4, step_ms: 100}, progress: true}
   - {tool: echo, weight: 1, arguments: {text: hi}}
 faults:
   - {kind: cancel, probability: 0.3, tools: [slow_task], after: 150ms}
 orphans:
-  grace: 2s # past the other shards' last calls: a probe sees every shard's work
+  grace: 500ms
   probes: [{name: inflight, metric: {url: %q, name: mcpchaos_target_inflight}}]
 checks:
   - calls.transport_error == 0
