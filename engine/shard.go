@@ -193,8 +193,8 @@ func (p Plan) SharedProbesNote() string {
 	if !p.SharesServer() || !p.StartAt.IsZero() || !slices.ContainsFunc(p.Orphans.Probes, readsServer) {
 		return ""
 	}
-	return fmt.Sprintf("shard %s: orphan evidence of a server shared with %d other shards needs --start-at: without it this shard "+
-		"cannot know when their calls end, and its probes, read after its own calls, may count theirs as orphans", p.Shard, p.Shard.Count-1)
+	return fmt.Sprintf("orphan evidence of a server shared with %d other shards needs --start-at: without it a shard "+
+		"cannot know when their calls end, and its probes, read after its own calls, may count theirs as orphans", p.Shard.Count-1)
 }
 
 // readsServer reports whether a probe reads the server's own state (a log

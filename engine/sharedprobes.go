@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/report"
@@ -47,8 +46,7 @@ func (pr *probeRun) shared(out *report.Orphans) {
 	}
 	_, out.Shared.AfterAll = p.othersOver()
 	if len(pr.counts) > 0 {
-		pr.errors = append(pr.errors, fmt.Sprintf("leaked call-seconds: shard %s shares the server with %d other shards, "+
-			"whose calls its probes count: mcpchaos report measures them from every shard's samples", p.Shard, p.Shard.Count-1))
+		pr.errors = append(pr.errors, report.SharedLeakNote)
 	}
 }
 

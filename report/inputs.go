@@ -94,7 +94,8 @@ func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
 // MergeInputs combines the run-level inputs of several runs (see
 // docs/reports.md#merging): counts add (connection counts, orphans, CPU,
 // leaked call-seconds, background faults by kind, each probe's reading, the
-// gateway's counts and lag bins);
+// gateway's counts and lag bins) — but the probe readings of shards that
+// shared one server take the largest (shared.go);
 // the drain and the quiet window take the longest, drained holds when every
 // run drained, the process probe's calibration and the log probe are the
 // first run's (the log probe's counts add); Duration is set by the caller
@@ -138,14 +139,18 @@ func MergeInputs(list []RunInputs) RunInputs {
 }
 
 func mergeOrphans(o *Orphans, in Orphans) {
-	o.Orphaned += in.Orphaned
-	for k, v := range in.ByProbe {
-		if o.ByProbe == nil {
-			o.ByProbe = map[string]float64{}
+	if in.Shared != nil {
+		mergeShared(o, in)
+	} else {
+		o.Orphaned += in.Orphaned
+		for k, v := range in.ByProbe {
+			if o.ByProbe == nil {
+				o.ByProbe = map[string]float64{}
+			}
+			o.ByProbe[k] += v
 		}
-		o.ByProbe[k] += v
+		o.LeftoverCPUSeconds += in.LeftoverCPUSeconds
 	}
-	o.LeftoverCPUSeconds += in.LeftoverCPUSeconds
 	o.DrainMs = max(o.DrainMs, in.DrainMs)
 	o.Drained = o.Drained && in.Drained
 	o.LeakedCallSeconds += in.LeakedCallSeconds
