@@ -19,7 +19,8 @@ import (
 // seed and n (newCall), so they do not depend on who sends it. Shard I of
 // N sends the ticks with n % N == I, and nothing else: the shards of one
 // run, merged, are the single run's calls. Background faults are split the
-// same way (their tick n goes to shard n % N). The closed model cannot be
+// same way (their tick n goes to shard n % N), each tick drawing from the
+// seed, the fault and n alone. The closed model cannot be
 // split by tick: its concurrency is divided (the first C % N shards get one
 // worker more) and its calls are numbered k·N + I, distinct across shards.
 // An explicit max_in_flight is divided like the concurrency; the default
