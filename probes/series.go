@@ -1,11 +1,6 @@
 package probes
 
-import (
-	"math"
-	"time"
-
-	"github.com/mcpchaos/mcpchaos/series"
-)
+import "github.com/mcpchaos/mcpchaos/series"
 
 // Point is one sample of a probe (or one change of the client's own
 // in-flight count): a point of a step series (package series, whose
@@ -19,24 +14,6 @@ func Above(v, baseline float64) float64 {
 		return d
 	}
 	return 0
-}
-
-// DrainTime returns the earliest time at or after after at which series
-// was at or below baseline, and false when it never was (still draining,
-// or leaking). The points need not be sorted; NaN values (failed samples)
-// are ignored.
-func DrainTime(series []Point, baseline float64, after time.Time) (time.Time, bool) {
-	var at time.Time
-	found := false
-	for _, p := range series {
-		if math.IsNaN(p.V) || p.T.Before(after) || p.V > baseline {
-			continue
-		}
-		if !found || p.T.Before(at) {
-			at, found = p.T, true
-		}
-	}
-	return at, found
 }
 
 // LeftoverCPU returns the CPU seconds a process probe saw between two of

@@ -66,6 +66,24 @@ func LeakedCallSeconds(server, client []Point, baseline float64) float64 {
 	return total
 }
 
+// DrainTime returns the earliest time at or after after at which series
+// was at or below baseline, and false when it never was (still draining,
+// or leaking). The points need not be sorted; NaN values (failed samples)
+// are ignored.
+func DrainTime(series []Point, baseline float64, after time.Time) (time.Time, bool) {
+	var at time.Time
+	found := false
+	for _, p := range series {
+		if math.IsNaN(p.V) || p.T.Before(after) || p.V > baseline {
+			continue
+		}
+		if !found || p.T.Before(at) {
+			at, found = p.T, true
+		}
+	}
+	return at, found
+}
+
 // Sum returns the step series that is, at every instant, the sum of the
 // values of several step series: a point at each instant where one of them
 // changes. Before its first point a series counts 0 (the client's calls in
