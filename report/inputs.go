@@ -183,16 +183,20 @@ func mergeOrphans(o *Orphans, in Orphans) {
 		o.CPU = &c
 	}
 	w := &o.Windows
-	w.Count += in.Windows.Count
 	w.Cancelled += in.Windows.Cancelled
 	w.SkippedTicks += in.Windows.SkippedTicks
-	w.LeftoverCPUS += in.Windows.LeftoverCPUS
-	w.NoiseCPUS += in.Windows.NoiseCPUS
-	w.Above += in.Windows.Above
 	w.OrphanedMax = max(w.OrphanedMax, in.Windows.OrphanedMax)
-	w.MeasuredMs += in.Windows.MeasuredMs
-	w.List = append(w.List, in.Windows.List...)
-	slices.SortStableFunc(w.List, func(a, b Window) int { return a.MeasuredFrom.Compare(b.MeasuredFrom) })
+	if in.Shared != nil {
+		mergeSharedWindows(w, in.Windows)
+	} else {
+		w.Count += in.Windows.Count
+		w.LeftoverCPUS += in.Windows.LeftoverCPUS
+		w.NoiseCPUS += in.Windows.NoiseCPUS
+		w.Above += in.Windows.Above
+		w.MeasuredMs += in.Windows.MeasuredMs
+		w.List = append(w.List, in.Windows.List...)
+		slices.SortStableFunc(w.List, func(a, b Window) int { return a.MeasuredFrom.Compare(b.MeasuredFrom) })
+	}
 	if p := in.Processes; p != nil {
 		if o.Processes == nil {
 			o.Processes = &ServerProcesses{}

@@ -60,6 +60,22 @@ func mergeShared(o *Orphans, in Orphans) {
 	}
 }
 
+// mergeSharedWindows merges the quiet windows of shards of a shared
+// server: with --start-at they paused at the same instants and measured
+// the same server, so the windows, their server readings and their list
+// are one shard's (the largest readings); the calls they cancelled and the
+// ticks they skipped are each shard's own and add up (mergeOrphans).
+func mergeSharedWindows(w *Windows, in Windows) {
+	w.Count = max(w.Count, in.Count)
+	w.LeftoverCPUS = max(w.LeftoverCPUS, in.LeftoverCPUS)
+	w.NoiseCPUS = max(w.NoiseCPUS, in.NoiseCPUS)
+	w.Above = max(w.Above, in.Above)
+	w.MeasuredMs = max(w.MeasuredMs, in.MeasuredMs)
+	if len(w.List) == 0 {
+		w.List = slices.Clone(in.List)
+	}
+}
+
 // sharedSamples collects, while a merge reads the files of shards over
 // HTTP, what the leaked call-seconds of a shared server need: each shard's
 // calls in flight, and every shard's readings of each probe (they read

@@ -21,15 +21,17 @@ func TestMergeSharedReadings(t *testing.T) {
 	shared := func(after bool, base float64) *SharedServer {
 		return &SharedServer{AfterAll: after, LeakProbe: "gauge", Baseline: base}
 	}
+	windows := Windows{Count: 2, Cancelled: 3, LeftoverCPUS: 0.5, MeasuredMs: 2000, Above: 1, List: []Window{{StartMs: 1000}, {StartMs: 3000}}}
 	reading := func(n, cpu float64, s *SharedServer) RunInputs {
 		return RunInputs{Orphans: Orphans{Orphaned: n, ByProbe: map[string]float64{"gauge": n, "process": n + 1},
-			LeftoverCPUSeconds: cpu, Drained: true, Shared: s}}
+			LeftoverCPUSeconds: cpu, Drained: true, Shared: s, Windows: windows}}
 	}
 	// A trailer of an older mcpchaos: no "shared" member.
 	var old RunInputs
 	if err := json.Unmarshal([]byte(`{"orphans":{"orphaned":3,"by_probe":{"gauge":3,"process":4},"leftover_cpu_s":0.5,"drained":true}}`), &old); err != nil {
 		t.Fatal(err)
 	}
+	old.Orphans.Windows = windows
 	for _, tt := range []struct {
 		name          string
 		in            []RunInputs
@@ -55,6 +57,17 @@ func TestMergeSharedReadings(t *testing.T) {
 			}
 			if (o.Shared == nil) != (tt.shared == nil) || o.Shared != nil && *o.Shared != *tt.shared {
 				t.Errorf("shared %+v, want %+v", o.Shared, tt.shared)
+			}
+			// The windows' cancels are each shard's; a shared server's
+			// windows are one shard's, other runs' add up.
+			n, w := len(tt.in), o.Windows
+			runs := n
+			if tt.shared != nil {
+				runs = 1
+			}
+			if w.Cancelled != 3*n || w.Count != 2*runs || w.LeftoverCPUS != 0.5*float64(runs) || w.MeasuredMs != 2000*float64(runs) ||
+				w.Above != runs || len(w.List) != 2*runs {
+				t.Errorf("windows %+v: want %d cancelled, and %d run's windows", w, 3*n, runs)
 			}
 		})
 	}
