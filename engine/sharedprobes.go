@@ -19,10 +19,11 @@ import (
 // of the run's calls, lastStop, in a whole run or a shard of its own
 // servers; in a shard of a shared server, after every shard's calls are
 // over, or, without --start-at, after this shard's own calls (ended at
-// ownEnd), which is the best it can know.
+// ownEnd), which is the best it can know. A log probe alone reads only
+// this shard's calls (by their markers): it waits for nobody else.
 func (pr *probeRun) sharedFrom(lastStop, ownEnd time.Time) time.Time {
 	p := pr.r.plan
-	if !p.SharesServer() {
+	if !p.SharesServer() || len(pr.counts) == 0 && pr.proc == nil {
 		return lastStop
 	}
 	if over, ok := p.othersOver(); ok {
