@@ -80,17 +80,37 @@ func mergeSharedWindows(w *Windows, in Windows) {
 // HTTP, what the leaked call-seconds of a shared server need: each shard's
 // calls in flight, and every shard's readings of each probe (they read
 // the same server, so together they are one finer series of it).
+//
+// The shards of one run have the same probes: once a file's trailer says
+// whether they shared a server and which probe measures leaked work
+// (learn), the samples of other probes, or all of them, are let go.
 type sharedSamples struct {
 	on      bool // the file being read is collected
+	off     bool // a trailer said the shards' server is not shared
+	keep    string
 	clients [][]series.Point
 	probes  map[string][]series.Point
 }
 
 // file starts a file: a shard whose server may be shared is collected.
 func (s *sharedSamples) file(h *results.Header) {
-	s.on = h.Shard != nil && h.Transport == "http"
+	s.on = !s.off && h.Shard != nil && h.Transport == "http"
 	if s.on {
 		s.clients = append(s.clients, nil)
+	}
+}
+
+// learn takes what a file's trailer said of its probes.
+func (s *sharedSamples) learn(o Orphans) {
+	if o.Shared == nil || o.Shared.LeakProbe == "" {
+		s.off, s.on, s.clients, s.probes = true, false, nil, nil
+		return
+	}
+	s.keep = o.Shared.LeakProbe
+	for name := range s.probes {
+		if name != s.keep {
+			delete(s.probes, name)
+		}
 	}
 }
 
@@ -102,6 +122,9 @@ func (s *sharedSamples) add(smp *results.Sample) {
 	last := &s.clients[len(s.clients)-1]
 	*last = append(*last, series.Point{T: smp.T, V: float64(smp.ClientInFlight)})
 	for name, v := range smp.Probes {
+		if s.keep != "" && name != s.keep {
+			continue
+		}
 		if s.probes == nil {
 			s.probes = map[string][]series.Point{}
 		}
