@@ -10,8 +10,10 @@ import (
 	"github.com/mcpchaos/mcpchaos/series"
 )
 
-// finish waits for the grace after the last cancel, reads the probes,
-// measures the quiet window's CPU, and samples until the probes drain.
+// finish waits for the grace after the last cancel (in a shard of a
+// shared server, after every shard's calls: sharedprobes.go), reads the
+// probes, measures the quiet window's CPU, and samples until the probes
+// drain.
 // When ctx ends (an interrupt after the load), every wait ends with it and
 // the probes get one short final read (finalRead): no grace, quiet window
 // or drain is waited for, and ProbeErrors says so.
