@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 )
@@ -74,6 +76,38 @@ func TestSharedServerProbes(t *testing.T) {
 			}
 			if orph.LeakedCallSeconds != 0 {
 				t.Errorf("leaked call-seconds %g measured by a shard: its probe counts the other shard's calls", orph.LeakedCallSeconds)
+			}
+		})
+	}
+}
+
+// reissueFault is a fault that re-issues a call n times.
+type reissueFault int
+
+func (reissueFault) Kind() string                                     { return "reissue" }
+func (reissueFault) Draw(*rand.Rand, faults.Info) (faults.When, bool) { return faults.When{}, false }
+func (f reissueFault) Reissues() int                                  { return int(f) }
+
+// TestCallBound: the longest a call lasts past the load's end is the
+// graceful stop, or the cap of each attempt when shorter; 1 s more for the
+// last cancels.
+func TestCallBound(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		graceful time.Duration
+		max      time.Duration
+		faults   []faults.Fault
+		want     time.Duration
+	}{
+		{name: "the cap is shorter", graceful: 30 * time.Second, max: 10 * time.Second, want: 11 * time.Second},
+		{name: "the graceful stop is shorter", graceful: 5 * time.Second, max: 10 * time.Second, want: 6 * time.Second},
+		{name: "no cap", graceful: 30 * time.Second, want: 31 * time.Second},
+		{name: "re-issues capped again", graceful: time.Minute, max: 10 * time.Second, faults: []faults.Fault{reissueFault(2)}, want: 31 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Plan{Load: Load{GracefulStop: tt.graceful}, Timeouts: Timeouts{Max: tt.max}, Faults: tt.faults}
+			if got := p.callBound(); got != tt.want {
+				t.Errorf("callBound = %s, want %s", got, tt.want)
 			}
 		})
 	}
