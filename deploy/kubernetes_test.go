@@ -1,7 +1,6 @@
 package deploy
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,48 +185,4 @@ func flagValue(t *testing.T, args []string, name string) int {
 		t.Fatalf("%s in %q: %v", name, args, err)
 	}
 	return n
-}
-
-// TestDockerfile: the image is a static build (CGO_ENABLED=0) on distroless
-// static or scratch, and runs as a non-root user.
-func TestDockerfile(t *testing.T) {
-	b, err := os.ReadFile("Dockerfile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var from, user []string
-	static := false
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		f := strings.Fields(string(line))
-		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		switch strings.ToUpper(f[0]) {
-		case "FROM":
-			from = append(from, f[1])
-		case "USER":
-			user = append(user, f[1])
-		case "RUN":
-			if strings.Contains(string(line), "CGO_ENABLED=0") && strings.Contains(string(line), "go build") {
-				static = true
-			}
-		}
-	}
-	if !static {
-		t.Error("no RUN CGO_ENABLED=0 go build: the binary would not be static")
-	}
-	if len(from) == 0 {
-		t.Fatal("no FROM")
-	}
-	final := from[len(from)-1]
-	if final != "scratch" && !strings.HasPrefix(final, "gcr.io/distroless/static") {
-		t.Errorf("the final stage is FROM %s, want scratch or gcr.io/distroless/static", final)
-	}
-	if len(user) == 0 {
-		t.Fatal("no USER: the container would run as root")
-	}
-	u := strings.Split(user[len(user)-1], ":")[0]
-	if u == "root" || u == "0" {
-		t.Errorf("USER %s: want a non-root user", user[len(user)-1])
-	}
 }

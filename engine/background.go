@@ -31,9 +31,14 @@ func (r *runner) background(ctx context.Context, info *Info) func() {
 			continue
 		}
 		res := &info.Background[i]
-		// Background faults draw from streams of their own, numbered in
-		// scenario order, far from the calls'.
-		rng := rand.New(rand.NewPCG(uint64(r.plan.Seed), uint64(1)<<63+uint64(i)))
+		// Each tick's random choices come from a stream of its own, derived
+		// from the seed, the fault's index and the tick alone (as a call's
+		// from its seq), so a shard draws what the single run draws for the
+		// same ticks. One source per fault, seeded again at every tick:
+		// nothing is allocated per tick.
+		src := rand.NewPCG(0, 0)
+		rng := rand.New(src)
+		index := i
 		i++
 		wg.Add(1)
 		go func() {
@@ -44,6 +49,7 @@ func (r *runner) background(ctx context.Context, info *Info) func() {
 			s := r.plan.Shard
 			pacedFrom(bctx, p, r.began, r.plan.Load.Total(), s.first(), s.step(), func(n uint64, _ time.Duration) {
 				res.Sent++
+				src.Seed(uint64(r.plan.Seed), backgroundStream(index, n))
 				if b.Send(bctx, n, to, &r.finished, rng) != nil {
 					res.Failed++
 				}
@@ -54,4 +60,11 @@ func (r *runner) background(ctx context.Context, info *Info) func() {
 		cancel()
 		wg.Wait()
 	}
+}
+
+// backgroundStream numbers the random stream of tick n of the background
+// fault with the given index: far from the calls' streams (their seq), and
+// distinct for every fault and tick (below 2^48 ticks, 2^15 faults).
+func backgroundStream(index int, n uint64) uint64 {
+	return 1<<63 | uint64(index)<<48 | n&(1<<48-1)
 }

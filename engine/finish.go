@@ -2,16 +2,18 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/series"
 )
 
-// finish waits for the grace after the last cancel, reads the probes,
-// measures the quiet window's CPU, and samples until the probes drain.
+// finish waits for the grace after the last cancel (in a shard of a
+// shared server, after every shard's calls: sharedprobes.go), reads the
+// probes, measures the quiet window's CPU, and samples until the probes
+// drain.
 // When ctx ends (an interrupt after the load), every wait ends with it and
 // the probes get one short final read (finalRead): no grace, quiet window
 // or drain is waited for, and ProbeErrors says so.
@@ -31,13 +33,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	if pr.proc != nil {
 		loadTo, loadErr = pr.sampleProc(ctx, 5*time.Second)
 	}
-	from := pr.r.lastStop()
-	if pr.r.plan.Shard.Count > 1 {
-		// The other shards' calls, which the probes of a shared server
-		// count too, end about when this shard's do: the grace runs from
-		// the end of this shard's calls, not from its last cancel.
-		from = loadEnd
-	}
+	from := pr.sharedFrom(pr.r.lastStop(), loadEnd)
 	if wait := time.Until(from.Add(o.Grace)); wait > 0 {
 		sleep(ctx, wait)
 	}
@@ -98,21 +94,21 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	// Leaked work is read from the first counting probe that could be read.
-	// A shard's probes see the calls of every shard, its in-flight only its
-	// own: the difference is not leaked work (docs/distributed.md).
-	if s := pr.r.plan.Shard; s.Count > 1 && len(pr.counts) > 0 {
-		pr.errors = append(pr.errors, fmt.Sprintf("leaked call-seconds not measured: shard %s shares the server with %d other shards, whose calls its probes count", s, s.Count-1))
-	}
+	// A shard's probes of a shared server see the calls of every shard, its
+	// in-flight only its own: the merge of the shards measures it
+	// (shared.go).
 	for _, p := range pr.counts {
-		if pr.r.plan.Shard.Count > 1 {
-			break
-		}
 		name := p.Name()
 		if readable(pr.series[name]) && !math.IsNaN(pr.baseline[name]) {
-			out.LeakedCallSeconds = probes.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
+			if pr.r.plan.SharesServer() {
+				out.Shared = &report.SharedServer{LeakProbe: name, Baseline: pr.baseline[name]}
+				break
+			}
+			out.LeakedCallSeconds = series.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
 			break
 		}
 	}
+	pr.shared(&out)
 	out.ProbeErrors = append([]string(nil), pr.errors...)
 	for _, p := range pr.counts {
 		if readable(pr.series[p.Name()]) || !math.IsNaN(vals[p.Name()]) {

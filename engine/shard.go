@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -17,7 +19,8 @@ import (
 // seed and n (newCall), so they do not depend on who sends it. Shard I of
 // N sends the ticks with n % N == I, and nothing else: the shards of one
 // run, merged, are the single run's calls. Background faults are split the
-// same way (their tick n goes to shard n % N). The closed model cannot be
+// same way (their tick n goes to shard n % N), each tick drawing from the
+// seed, the fault and n alone. The closed model cannot be
 // split by tick: its concurrency is divided (the first C % N shards get one
 // worker more) and its calls are numbered k·N + I, distinct across shards.
 // An explicit max_in_flight is divided like the concurrency; the default
@@ -175,4 +178,60 @@ func (r *runner) shardHeader(late time.Duration) *results.Shard {
 		return nil
 	}
 	return &results.Shard{Index: s.Index, Count: s.Count, StartAt: r.plan.StartAt, LateUs: late.Microseconds()}
+}
+
+// SharesServer reports whether the plan is a shard of a run whose server
+// every shard calls: an HTTP target named by its URL. (A builtin target is
+// started by each shard, and stdio servers are each shard's own
+// processes: nothing is shared.) Its probes read the server's whole work,
+// every shard's calls included.
+func (p Plan) SharesServer() bool { return p.Shard.Count > 1 && p.Target.HTTP != nil }
+
+// SharedProbesNote is what a shard of a shared server with probes says when
+// it has no --start-at: it cannot know when the other shards' calls end,
+// so its readings may count them. "" when that does not apply.
+func (p Plan) SharedProbesNote() string {
+	if !p.SharesServer() || !p.StartAt.IsZero() || !slices.ContainsFunc(p.Orphans.Probes, readsServer) {
+		return ""
+	}
+	return fmt.Sprintf("orphan evidence of a server shared with %d other shards needs --start-at: without it a shard "+
+		"cannot know when their calls end, and its probes, read after its own calls, may count theirs as orphans", p.Shard.Count-1)
+}
+
+// readsServer reports whether a probe reads the server's own state (a log
+// probe matches this shard's calls by their markers).
+func readsServer(s ProbeSpec) bool { return s.Log == nil }
+
+// othersOver returns when the calls of every shard of the run are over:
+// the load ends at the same instant in every shard (StartAt plus its
+// length), and no call outlasts it by more than callBound. Without StartAt
+// a shard cannot know (false).
+func (p Plan) othersOver() (time.Time, bool) {
+	if p.StartAt.IsZero() {
+		return time.Time{}, false
+	}
+	return p.StartAt.Add(p.Load.Total() + p.callBound()), true
+}
+
+// stopSlack covers, in callBound, the graceful stop's last sweep (every
+// 100 ms) and the cancels on their way.
+const stopSlack = time.Second
+
+// callBound is the longest a call of the run can last past the load's end:
+// the graceful stop, after which every call still in flight is cancelled;
+// or, when timeouts.max is shorter, the cap of each attempt (no retry
+// starts after the load's end, but a call cut by a fault is re-issued at
+// once, each attempt capped again).
+func (p Plan) callBound() time.Duration {
+	b := p.Load.GracefulStop
+	if m := p.Timeouts.Max; m > 0 {
+		attempts := 1
+		for _, f := range p.Faults {
+			if re, ok := f.(faults.Reissuer); ok {
+				attempts = max(attempts, 1+re.Reissues())
+			}
+		}
+		b = min(b, time.Duration(attempts)*m)
+	}
+	return b + stopSlack
 }

@@ -6,10 +6,10 @@
 // A Probe reads one number. The engine samples every probe once before the
 // load (the baseline), periodically during the run (every 100 ms by
 // default) and after the load plus a grace period, and compares each value
-// with the baseline; the arithmetic it uses on a probe's series (Above,
-// DrainTime, LeakedCallSeconds, LeftoverCPU) is in series.go, as pure
-// functions. Every Sample is bounded by its context and safe to call from
-// several goroutines. Probes that hold resources also implement io.Closer.
+// with the baseline; the arithmetic it uses on a probe's readings (Above,
+// LeftoverCPU) is in series.go, as pure functions, and that of step series
+// (DrainTime, LeakedCallSeconds) in package series. Every Sample is
+// bounded by its context and safe to call from several goroutines. Probes that hold resources also implement io.Closer.
 //
 // # What each probe sees, and its limits
 //

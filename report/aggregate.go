@@ -62,6 +62,10 @@ type Orphans struct {
 	// Processes is what became of the stdio servers and the processes
 	// they started (processes.go); nil for HTTP targets.
 	Processes *ServerProcesses `json:"processes,omitempty"`
+	// Shared is set by a shard whose probes read a server the other
+	// shards of its run share (shared.go); nil otherwise, and in files
+	// written before it existed.
+	Shared *SharedServer `json:"shared,omitempty"`
 }
 
 // Aggregator accumulates records into the numbers of a Summary. It is not

@@ -94,7 +94,8 @@ func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
 // MergeInputs combines the run-level inputs of several runs (see
 // docs/reports.md#merging): counts add (connection counts, orphans, CPU,
 // leaked call-seconds, background faults by kind, each probe's reading, the
-// gateway's counts and lag bins);
+// gateway's counts and lag bins) — but the probe readings of shards that
+// shared one server take the largest (shared.go);
 // the drain and the quiet window take the longest, drained holds when every
 // run drained, the process probe's calibration and the log probe are the
 // first run's (the log probe's counts add); Duration is set by the caller
@@ -138,14 +139,18 @@ func MergeInputs(list []RunInputs) RunInputs {
 }
 
 func mergeOrphans(o *Orphans, in Orphans) {
-	o.Orphaned += in.Orphaned
-	for k, v := range in.ByProbe {
-		if o.ByProbe == nil {
-			o.ByProbe = map[string]float64{}
+	if in.Shared != nil {
+		mergeShared(o, in)
+	} else {
+		o.Orphaned += in.Orphaned
+		for k, v := range in.ByProbe {
+			if o.ByProbe == nil {
+				o.ByProbe = map[string]float64{}
+			}
+			o.ByProbe[k] += v
 		}
-		o.ByProbe[k] += v
+		o.LeftoverCPUSeconds += in.LeftoverCPUSeconds
 	}
-	o.LeftoverCPUSeconds += in.LeftoverCPUSeconds
 	o.DrainMs = max(o.DrainMs, in.DrainMs)
 	o.Drained = o.Drained && in.Drained
 	o.LeakedCallSeconds += in.LeakedCallSeconds
@@ -178,16 +183,20 @@ func mergeOrphans(o *Orphans, in Orphans) {
 		o.CPU = &c
 	}
 	w := &o.Windows
-	w.Count += in.Windows.Count
 	w.Cancelled += in.Windows.Cancelled
 	w.SkippedTicks += in.Windows.SkippedTicks
-	w.LeftoverCPUS += in.Windows.LeftoverCPUS
-	w.NoiseCPUS += in.Windows.NoiseCPUS
-	w.Above += in.Windows.Above
 	w.OrphanedMax = max(w.OrphanedMax, in.Windows.OrphanedMax)
-	w.MeasuredMs += in.Windows.MeasuredMs
-	w.List = append(w.List, in.Windows.List...)
-	slices.SortStableFunc(w.List, func(a, b Window) int { return a.MeasuredFrom.Compare(b.MeasuredFrom) })
+	if in.Shared != nil {
+		mergeSharedWindows(w, in.Windows)
+	} else {
+		w.Count += in.Windows.Count
+		w.LeftoverCPUS += in.Windows.LeftoverCPUS
+		w.NoiseCPUS += in.Windows.NoiseCPUS
+		w.Above += in.Windows.Above
+		w.MeasuredMs += in.Windows.MeasuredMs
+		w.List = append(w.List, in.Windows.List...)
+		slices.SortStableFunc(w.List, func(a, b Window) int { return a.MeasuredFrom.Compare(b.MeasuredFrom) })
+	}
 	if p := in.Processes; p != nil {
 		if o.Processes == nil {
 			o.Processes = &ServerProcesses{}

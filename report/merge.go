@@ -71,6 +71,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 	spans := true
 	var end time.Time
 	var shards shardSet
+	var shared sharedSamples
 	for i, path := range paths {
 		f := MergedFile{Path: path}
 		var trailer *results.Trailer
@@ -81,6 +82,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 				if err := shards.add(path, h); err != nil {
 					return err
 				}
+				shared.file(h)
 				if o.OnHeader != nil {
 					return o.OnHeader(i, h)
 				}
@@ -96,7 +98,13 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 				}
 				return nil
 			},
-			Sample: o.OnSample,
+			Sample: func(s *results.Sample) error {
+				shared.add(s)
+				if o.OnSample != nil {
+					return o.OnSample(s)
+				}
+				return nil
+			},
 			Trailer: func(t *results.Trailer) error {
 				c := *t
 				trailer = &c
@@ -120,6 +128,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		}
 		if ok {
 			inputs = append(inputs, in)
+			shared.learn(in.Orphans)
 		}
 		if dur <= 0 {
 			spans = false
@@ -134,6 +143,9 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 	}
 	m.Notes = append(m.Notes, shards.notes()...)
 	m.Inputs = MergeInputs(inputs)
+	if note := shared.leaked(&m.Inputs.Orphans, shards.missing()); note != "" {
+		m.note("%s", note)
+	}
 	if spans {
 		m.Meta.Duration = end.Sub(m.Meta.Started)
 	}

@@ -85,26 +85,14 @@ func TestReportEqualsRun(t *testing.T) {
 // writeResults writes a results file.
 func writeResults(t *testing.T, path string, h results.Header, recs []results.Record, tr *results.Trailer) {
 	t.Helper()
-	w, err := results.Create(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(&h); err != nil {
-		t.Fatal(err)
-	}
+	lines := []any{&h}
 	for i := range recs {
-		if err := w.Write(&recs[i]); err != nil {
-			t.Fatal(err)
-		}
+		lines = append(lines, &recs[i])
 	}
 	if tr != nil {
-		if err := w.Write(tr); err != nil {
-			t.Fatal(err)
-		}
+		lines = append(lines, tr)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeLines(t, path, lines...)
 }
 
 // TestMergeEqualsOneFile: the report of two files, each with half of a

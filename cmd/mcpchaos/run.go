@@ -88,6 +88,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	plan.StartAt = startAt
+	if note := plan.SharedProbesNote(); note != "" {
+		fmt.Fprintf(stderr, "mcpchaos run: %s\n", note)
+	}
 	addSecrets(ctx, sc) // before anything about the scenario is written
 	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
 	// Every output is opened before the load: a path that cannot be

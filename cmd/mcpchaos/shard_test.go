@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // TestShardFlags: the shard and the start instant come from the flags,
@@ -62,6 +65,48 @@ func TestShardFlags(t *testing.T) {
 			}
 			if err != nil || shard != tt.shard || !startAt.Equal(tt.at) {
 				t.Fatalf("resolve = %v, %s, %v; want %v, %s", shard, startAt, err, tt.shard, tt.at)
+			}
+		})
+	}
+}
+
+// TestSharedServerWithoutStartAt: a shard of an HTTP server the other
+// shards share, with an orphan probe and no --start-at, says on stderr
+// that its orphan evidence needs --start-at; with it, or as a whole run,
+// it says nothing of the kind.
+func TestSharedServerWithoutStartAt(t *testing.T) {
+	tg, err := targetserver.StartHTTP(context.Background(), targetserver.Config{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	scenario := writeScenario(t, "shared.yaml", fmt.Sprintf(`name: shared
+target:
+  http: {url: %q}
+load: {rate: 10/1s, duration: 200ms}
+timeouts: {idle: 1s, max: 1s} # a shard with --start-at reads its probes 2 s after the load
+calls:
+  - {tool: echo, arguments: {text: hi}}
+orphans:
+  grace: 100ms
+  probes: [{name: inflight, metric: {url: %q, name: mcpchaos_target_inflight}}]
+`, tg.URL, tg.MetricsURL))
+	const warning = "orphan evidence of a server shared with 1 other shards needs --start-at"
+	soon := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
+	for _, tt := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{name: "a shard without --start-at", args: []string{"--shard", "1/2"}, warn: true},
+		{name: "a shard with --start-at", args: []string{"--shard", "0/2", "--start-at", soon}},
+		{name: "a whole run"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"run", "-q", "--no-schema-check"}, append(tt.args, scenario)...)
+			code, _, stderr := runCLI(t, context.Background(), args...)
+			if code != 0 || strings.Contains(stderr, warning) != tt.warn {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 0 and the warning %v", code, stderr, tt.warn)
 			}
 		})
 	}

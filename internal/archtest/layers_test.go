@@ -53,6 +53,7 @@ var layers = map[string]int{
 	"mcp":       layerBase,
 	"scenarios": layerBase,
 	"results":   layerBase,
+	"series":    layerBase,
 
 	"faults":       layerParts,
 	"probes":       layerParts,
@@ -80,6 +81,7 @@ var external = map[string][]string{
 	"mcp":       nil,
 	"scenarios": {"github.com/goccy/go-yaml"},
 	"results":   nil,
+	"series":    nil,
 }
 
 // banned package names: a name that says nothing about what it holds.

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/series"
+)
+
+// Shards of one run that share a server (an HTTP target) read the same
+// server-wide quantities with their probes: the server's calls in flight,
+// its CPU, its children. A merge must not add those readings up, and the
+// leaked call-seconds need every shard's calls in flight at once, which no
+// shard knows alone (docs/distributed.md).
+
+// SharedServer is what a shard of a shared server records about its
+// probes, in the trailer's run inputs.
+type SharedServer struct {
+	// AfterAll says the probes were read after every shard's calls were
+	// over (the run had --start-at, so the shard knew when the others
+	// end); false: after the shard's own calls only, and the readings may
+	// count the other shards' calls still running.
+	AfterAll bool `json:"after_all"`
+	// LeakProbe is the count probe whose samples measure leaked work (the
+	// first one that could be read), "" when there is none; Baseline is
+	// its reading before the load.
+	LeakProbe string  `json:"leak_probe,omitempty"`
+	Baseline  float64 `json:"baseline"`
+}
+
+// SharedLeakNote is the probe note of a shard of a shared server: its
+// leaked call-seconds are measured by the merge of every shard, which
+// drops the note when it did.
+const SharedLeakNote = "leaked call-seconds: this shard's probes count the calls of the other shards that share the server: " +
+	"mcpchaos report measures them from every shard's samples"
+
+// mergeShared merges a shared server's readings: every shard read the same
+// server-wide quantity, so the merge takes the largest reading (the sum
+// would count it once per shard). The leaked call-seconds are measured
+// from every shard's samples afterwards (sharedSamples.leaked).
+func mergeShared(o *Orphans, in Orphans) {
+	o.Orphaned = max(o.Orphaned, in.Orphaned)
+	for k, v := range in.ByProbe {
+		if o.ByProbe == nil {
+			o.ByProbe = map[string]float64{}
+		}
+		o.ByProbe[k] = max(o.ByProbe[k], v)
+	}
+	o.LeftoverCPUSeconds = max(o.LeftoverCPUSeconds, in.LeftoverCPUSeconds)
+	if o.Shared == nil {
+		s := *in.Shared
+		o.Shared = &s
+		return
+	}
+	o.Shared.AfterAll = o.Shared.AfterAll && in.Shared.AfterAll
+	o.Shared.Baseline = max(o.Shared.Baseline, in.Shared.Baseline)
+	if o.Shared.LeakProbe == "" {
+		o.Shared.LeakProbe = in.Shared.LeakProbe
+	}
+}
+
+// mergeSharedWindows merges the quiet windows of shards of a shared
+// server: with --start-at they paused at the same instants and measured
+// the same server, so the windows, their server readings and their list
+// are one shard's (the largest readings); the calls they cancelled and the
+// ticks they skipped are each shard's own and add up (mergeOrphans).
+func mergeSharedWindows(w *Windows, in Windows) {
+	w.Count = max(w.Count, in.Count)
+	w.LeftoverCPUS = max(w.LeftoverCPUS, in.LeftoverCPUS)
+	w.NoiseCPUS = max(w.NoiseCPUS, in.NoiseCPUS)
+	w.Above = max(w.Above, in.Above)
+	w.MeasuredMs = max(w.MeasuredMs, in.MeasuredMs)
+	if len(w.List) == 0 {
+		w.List = slices.Clone(in.List)
+	}
+}
+
+// sharedSamples collects, while a merge reads the files of shards over
+// HTTP, what the leaked call-seconds of a shared server need: each shard's
+// calls in flight, and every shard's readings of each probe (they read
+// the same server, so together they are one finer series of it).
+//
+// The shards of one run have the same probes: once a file's trailer says
+// whether they shared a server and which probe measures leaked work
+// (learn), the samples of other probes, or all of them, are let go.
+type sharedSamples struct {
+	on      bool // the file being read is collected
+	off     bool // a trailer said the shards' server is not shared
+	keep    string
+	clients [][]series.Point
+	probes  map[string][]series.Point
+}
+
+// file starts a file: a shard whose server may be shared is collected.
+func (s *sharedSamples) file(h *results.Header) {
+	s.on = !s.off && h.Shard != nil && h.Transport == "http"
+	if s.on {
+		s.clients = append(s.clients, nil)
+	}
+}
+
+// learn takes what a file's trailer said of its probes.
+func (s *sharedSamples) learn(o Orphans) {
+	if o.Shared == nil || o.Shared.LeakProbe == "" {
+		s.off, s.on, s.clients, s.probes = true, false, nil, nil
+		return
+	}
+	s.keep = o.Shared.LeakProbe
+	for name := range s.probes {
+		if name != s.keep {
+			delete(s.probes, name)
+		}
+	}
+}
+
+// add takes one sample of the file being read.
+func (s *sharedSamples) add(smp *results.Sample) {
+	if !s.on {
+		return
+	}
+	last := &s.clients[len(s.clients)-1]
+	*last = append(*last, series.Point{T: smp.T, V: float64(smp.ClientInFlight)})
+	for name, v := range smp.Probes {
+		if s.keep != "" && name != s.keep {
+			continue
+		}
+		if s.probes == nil {
+			s.probes = map[string][]series.Point{}
+		}
+		s.probes[name] = append(s.probes[name], series.Point{T: smp.T, V: v})
+	}
+}
+
+// leaked sets the leaked call-seconds of a shared server: the leak probe's
+// readings, by every shard, above the largest of their baselines, minus
+// the sum of every shard's calls in flight, each a step series on the wall
+// clock (a shard counts 0 before its first sample). It needs every
+// shard: with one missing, its calls would be taken for leaked work, and
+// the returned note says why nothing was measured.
+func (s *sharedSamples) leaked(o *Orphans, missing []string) (note string) {
+	if o.Shared == nil || o.Shared.LeakProbe == "" {
+		return ""
+	}
+	if len(missing) > 0 {
+		return "leaked call-seconds of the shared server not measured: without shards " + strings.Join(missing, ", ") +
+			", their calls would count as leaked"
+	}
+	o.LeakedCallSeconds = series.LeakedCallSeconds(s.probes[o.Shared.LeakProbe], series.Sum(s.clients...), o.Shared.Baseline)
+	o.ProbeErrors = slices.DeleteFunc(o.ProbeErrors, func(e string) bool { return e == SharedLeakNote })
+	return ""
+}

@@ -1,0 +1,174 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// TestMergeSharedReadings: the probe readings of shards that shared one
+// server are the server's, so their merge takes the largest; those of
+// shards with servers of their own (stdio), and of files written before
+// the shared mark existed, add up.
+func TestMergeSharedReadings(t *testing.T) {
+	shared := func(after bool, base float64) *SharedServer {
+		return &SharedServer{AfterAll: after, LeakProbe: "gauge", Baseline: base}
+	}
+	windows := Windows{Count: 2, Cancelled: 3, LeftoverCPUS: 0.5, MeasuredMs: 2000, Above: 1, List: []Window{{StartMs: 1000}, {StartMs: 3000}}}
+	reading := func(n, cpu float64, s *SharedServer) RunInputs {
+		return RunInputs{Orphans: Orphans{Orphaned: n, ByProbe: map[string]float64{"gauge": n, "process": n + 1},
+			LeftoverCPUSeconds: cpu, Drained: true, Shared: s, Windows: windows}}
+	}
+	// A trailer of an older mcpchaos: no "shared" member.
+	var old RunInputs
+	if err := json.Unmarshal([]byte(`{"orphans":{"orphaned":3,"by_probe":{"gauge":3,"process":4},"leftover_cpu_s":0.5,"drained":true}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	old.Orphans.Windows = windows
+	for _, tt := range []struct {
+		name          string
+		in            []RunInputs
+		orphaned, cpu float64
+		shared        *SharedServer
+	}{
+		{name: "stdio shards add up", in: []RunInputs{reading(3, 0.5, nil), reading(2, 0.25, nil)}, orphaned: 5, cpu: 0.75},
+		{name: "older files add up", in: []RunInputs{old, old}, orphaned: 6, cpu: 1},
+		{name: "a shared server: the largest reading", in: []RunInputs{reading(3, 0.5, shared(true, 1)), reading(2, 0.75, shared(true, 2)),
+			reading(3, 0.25, shared(true, 0))}, orphaned: 3, cpu: 0.75, shared: shared(true, 2)},
+		{name: "read after all only if every shard did", in: []RunInputs{reading(1, 0, shared(true, 0)), reading(1, 0, shared(false, 0))},
+			orphaned: 1, shared: shared(false, 0)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := MergeInputs(tt.in).Orphans
+			wantByProbe := map[string]float64{"gauge": tt.orphaned, "process": tt.orphaned + float64(len(tt.in))}
+			if tt.shared != nil {
+				wantByProbe["process"] = tt.orphaned + 1
+			}
+			if o.Orphaned != tt.orphaned || o.LeftoverCPUSeconds != tt.cpu || !sameByProbe(o.ByProbe, wantByProbe) {
+				t.Errorf("orphaned %g, by probe %v, leftover CPU %g; want %g, %v, %g",
+					o.Orphaned, o.ByProbe, o.LeftoverCPUSeconds, tt.orphaned, wantByProbe, tt.cpu)
+			}
+			if (o.Shared == nil) != (tt.shared == nil) || o.Shared != nil && *o.Shared != *tt.shared {
+				t.Errorf("shared %+v, want %+v", o.Shared, tt.shared)
+			}
+			// The windows' cancels are each shard's; a shared server's
+			// windows are one shard's, other runs' add up.
+			n, w := len(tt.in), o.Windows
+			runs := n
+			if tt.shared != nil {
+				runs = 1
+			}
+			if w.Cancelled != 3*n || w.Count != 2*runs || w.LeftoverCPUS != 0.5*float64(runs) || w.MeasuredMs != 2000*float64(runs) ||
+				w.Above != runs || len(w.List) != 2*runs {
+				t.Errorf("windows %+v: want %d cancelled, and %d run's windows", w, 3*n, runs)
+			}
+		})
+	}
+}
+
+func sameByProbe(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMergeSharedLeak: three shards of one run shared a server whose
+// in-flight gauge (baseline 1) they all sampled, each at its own instants.
+// The server ran every shard's calls, and 2 calls more from 2 s to 3.5 s
+// that nobody waited for: 3 leaked call-seconds, which only the sum of the
+// shards' calls in flight shows (each shard alone sees the others' calls
+// as leaked; the shards record none). The largest baseline counts (0.5
+// would make 5). Without every shard, nothing is measured, and a note
+// says why.
+func TestMergeSharedLeak(t *testing.T) {
+	f, err := results.Open(runFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	type pt struct{ s, client, server float64 }
+	shards := []struct {
+		baseline float64
+		samples  []pt
+	}{
+		{1, []pt{{0, 2, 3}, {1, 2, 5}, {2, 0, 7}, {3, 0, 3}, {4, 0, 1}}},
+		{1, []pt{{0.5, 1, 4}, {1.5, 3, 7}, {2.5, 0, 4}, {3.5, 0, 1}}},
+		{0.5, []pt{{0, 0, 3}, {1, 1, 5}, {2, 1, 7}, {3, 0, 3}, {4, 0, 1}}},
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i, sh := range shards {
+		h := f.Header
+		h.Transport = "http"
+		h.Shard = &results.Shard{Index: i, Count: len(shards), StartAt: t0}
+		in := RunInputs{Duration: 4 * time.Second, Orphans: Orphans{Drained: true, ProbeErrors: []string{SharedLeakNote},
+			Shared: &SharedServer{AfterAll: true, LeakProbe: "gauge", Baseline: sh.baseline}}}
+		tr := results.Trailer{Type: results.TypeTrailer, Ended: t0.Add(5 * time.Second), Run: mustInputs(t, in)}
+		lines := []any{&h}
+		for _, p := range sh.samples {
+			lines = append(lines, &results.Sample{Type: results.TypeSample, T: t0.Add(time.Duration(p.s * float64(time.Second))),
+				ClientInFlight: int(p.client), Probes: map[string]float64{"gauge": p.server}})
+		}
+		path := filepath.Join(dir, "shard-"+string(rune('0'+i))+".jsonl")
+		writeLines(t, path, append(lines, &tr)...)
+		paths = append(paths, path)
+	}
+	for _, tt := range []struct {
+		name   string
+		paths  []string
+		leaked float64
+		note   string
+	}{
+		{name: "every shard", paths: paths, leaked: 3},
+		{name: "any order", paths: []string{paths[2], paths[0], paths[1]}, leaked: 3},
+		{name: "one missing", paths: paths[:2], note: "leaked call-seconds of the shared server not measured: without shards 2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Merge(context.Background(), tt.paths, MergeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := m.Inputs.Orphans
+			if math.Abs(o.LeakedCallSeconds-tt.leaked) > 1e-9 {
+				t.Errorf("leaked call-seconds %g, want %g", o.LeakedCallSeconds, tt.leaked)
+			}
+			if s := m.Summary(); math.Abs(s.Cancellation.LeakedCallSeconds-tt.leaked) > 1e-9 {
+				t.Errorf("the summary's leaked call-seconds %g, want %g", s.Cancellation.LeakedCallSeconds, tt.leaked)
+			}
+			noted := slices.ContainsFunc(m.Notes, func(n string) bool { return tt.note != "" && strings.Contains(n, tt.note) })
+			if noted != (tt.note != "") || slices.Contains(o.ProbeErrors, SharedLeakNote) == (tt.note == "") {
+				t.Errorf("notes %q, probe notes %q; want the note %q, and the shards' note only when not measured", m.Notes, o.ProbeErrors, tt.note)
+			}
+		})
+	}
+}
+
+// writeLines writes a results file line by line (a header first).
+func writeLines(t *testing.T, path string, lines ...any) {
+	t.Helper()
+	w, err := results.Create(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if err := w.Write(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
