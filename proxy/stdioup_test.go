@@ -25,12 +25,19 @@ import (
 // writes to the server's stdin copied to the file stdin by tee.
 func startStdioProxy(t *testing.T, faults string) (p *proxy.Proxy, url, stdin string, stop func()) {
 	t.Helper()
+	return startStdioProxyWith(t, faults, "")
+}
+
+// startStdioProxyWith is startStdioProxy with more of the server's
+// command line (shell words, after serve --stdio).
+func startStdioProxyWith(t *testing.T, faults, serveArgs string) (p *proxy.Proxy, url, stdin string, stop func()) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	stdin = filepath.Join(t.TempDir(), "stdin.jsonl")
-	shell := fmt.Sprintf("tee %q | %q serve --stdio", stdin, bin.Need(t))
+	shell := fmt.Sprintf("tee %q | %q serve --stdio %s", stdin, bin.Need(t), serveArgs)
 	file := fmt.Sprintf("listen: %s\nupstream: {stdio: {command: [sh, -c, %q]}}\nhold: 1m\nfaults:\n%s", ln.Addr(), shell, faults)
 	pf, err := scenarios.ParseProxy("stdio.yaml", []byte(file))
 	if err != nil {
