@@ -6,32 +6,18 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
-// lines is an output that keeps what the recorder wrote.
-type lines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// records decodes every line written so far; each must be one record.
-func (l *lines) records(t *testing.T) []CallRecord {
+// written decodes every line written to w so far; each must be one record.
+func written(t *testing.T, w *testutil.LockedWriter) []CallRecord {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []CallRecord
-	for i, line := range strings.Split(strings.TrimSuffix(l.buf.String(), "\n"), "\n") {
+	for i, line := range strings.Split(strings.TrimSuffix(w.String(), "\n"), "\n") {
 		if line == "" {
 			continue
 		}
@@ -44,8 +30,8 @@ func (l *lines) records(t *testing.T) []CallRecord {
 	return out
 }
 
-func newTestRecorder() (*recorder, *lines) {
-	r, l := newRecorder(), &lines{}
+func newTestRecorder() (*recorder, *testutil.LockedWriter) {
+	r, l := newRecorder(), &testutil.LockedWriter{W: &bytes.Buffer{}}
 	r.out.w = l
 	return r, l
 }
@@ -99,7 +85,7 @@ func TestRecordsStream(t *testing.T) {
 			r, l := newTestRecorder()
 			tc.run(r)
 			var got []string
-			for _, rec := range l.records(t) {
+			for _, rec := range written(t, l) {
 				h := "-"
 				if rec.RetryAfterHonoured != nil {
 					h = fmt.Sprint(*rec.RetryAfterHonoured)
@@ -143,7 +129,7 @@ func TestRecorderBounded(t *testing.T) {
 		t.Fatalf("index order grew: %d, %d", len(r.unfilled.order), len(r.notify.order))
 	}
 	r.flush()
-	if got := len(l.records(t)); got != n {
+	if got := len(written(t, l)); got != n {
 		t.Fatalf("%d records written, want %d", got, n)
 	}
 	sum := r.summary()

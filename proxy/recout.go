@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"sync"
 
@@ -121,9 +122,5 @@ func (r *recorder) summary() report.ProxyClients {
 func (r *recorder) injected() map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string]int, len(r.faults))
-	for k, v := range r.faults {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.faults)
 }
