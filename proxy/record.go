@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -33,10 +35,10 @@ const maxRecordedRequest = 4 << 10
 // what was injected and how the client reacted.
 type CallRecord struct {
 	Seq      uint64          `json:"seq"`
-	ID       json.RawMessage `json:"id"`
+	ID       json.RawMessage `json:"id"`     // "sha256:HEX" for an id over 256 bytes
 	Client   string          `json:"client"` // who called: see clientOf
 	Session  string          `json:"session,omitempty"`
-	Tool     string          `json:"tool"`
+	Tool     string          `json:"tool"`    // cut at 256 bytes
 	Request  string          `json:"request"` // as sent, cut at 4 KiB
 	Injected []string        `json:"injected,omitempty"`
 	Start    time.Time       `json:"start"`
@@ -128,7 +130,8 @@ func newRecorder() *recorder {
 
 // start records a new call and links it to the client's earlier calls.
 func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
-	rec.argsKey = rec.Client + "\x00" + rec.Tool + "\x00" + compactJSON(args)
+	rec.argsKey = digest(rec.Client + "\x00" + rec.Tool + "\x00" + compactJSON(args))
+	rec.ID, rec.Tool = boundID(rec.ID), cutIdentity(rec.Tool)
 	rec.idKey = rec.Client + "\x00" + compactJSON(rec.ID)
 	r.mu.Lock()
 	r.sum.Calls++
@@ -172,7 +175,7 @@ func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
 // cancelled records a notifications/cancelled from a client for id and
 // ends the proxy's side of that call; false when no such call is open.
 func (r *recorder) cancelled(client string, id json.RawMessage, at time.Time) bool {
-	key := client + "\x00" + compactJSON(id)
+	key := client + "\x00" + compactJSON(boundID(id))
 	r.mu.Lock()
 	oc := r.open[key]
 	if oc != nil {
@@ -280,6 +283,25 @@ func (r *recorder) count(rec *CallRecord) {
 		r.sum.NeverCancelled++
 		r.held.Record(time.Duration(rec.HeldMs * float64(time.Millisecond)))
 	}
+}
+
+// maxRecordedID bounds a request id kept in a record or an index: a
+// longer one is kept as "sha256:HEX" of its compact form, so a hostile
+// client's 16 MiB id costs no more than a short one.
+const maxRecordedID = 256
+
+func boundID(id json.RawMessage) json.RawMessage {
+	if len(id) <= maxRecordedID {
+		return id
+	}
+	b, _ := json.Marshal("sha256:" + digest(compactJSON(id)))
+	return b
+}
+
+// digest is s's SHA-256 in hex: a key of fixed size for a value of any.
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

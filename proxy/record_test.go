@@ -182,3 +182,21 @@ func TestClientOf(t *testing.T) {
 		})
 	}
 }
+
+// TestLongID: a hostile client's long request id is kept as its digest,
+// in the record and the indexes, and its notifications/cancelled (the
+// same id written with other white space) still finds the call.
+func TestLongID(t *testing.T) {
+	r, l := newTestRecorder()
+	long := `"` + strings.Repeat("x", 1<<20) + `"`
+	oc := r.start(&CallRecord{Seq: 1, ID: json.RawMessage(long), Client: "a", Tool: strings.Repeat("t", 1<<20), Start: t0}, json.RawMessage(`{}`))
+	r.end(oc, reactCancelled, cancelStreamClosed, t0.Add(time.Second))
+	r.cancelled("a", json.RawMessage(" "+long+" "), t0.Add(time.Second))
+	recs := written(t, l)
+	if len(recs) != 1 || !recs[0].CancelNotified || !strings.HasPrefix(string(recs[0].ID), `"sha256:`) || len(recs[0].Tool) != maxIdentity {
+		t.Fatalf("got %d records, the first with id %.80s, tool of %d bytes, notified %v", len(recs), recs[0].ID, len(recs[0].Tool), recs[0].CancelNotified)
+	}
+	if n := l.String(); len(n) > 4<<10 {
+		t.Errorf("the record is %d bytes", len(n))
+	}
+}

@@ -17,8 +17,8 @@ import (
 )
 
 // TestProxyBadInput: a proxy file with an unknown key, an upstream that
-// cannot be reached and a listen address in use each exit 2 with one
-// line, before anything listens.
+// cannot be reached, a listen address in use and an --output that cannot
+// be created each exit 2 with one line, before anything listens.
 func TestProxyBadInput(t *testing.T) {
 	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
 	if err != nil {
