@@ -6,10 +6,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -219,5 +221,50 @@ func TestSessionLifecycleOverStdio(t *testing.T) {
 		if resp := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("POST with session %q: %d, want 404", id, resp.StatusCode)
 		}
+	}
+}
+
+// TestStdioFrontSessions: the Go SDK client spawns `mcpchaos proxy
+// --stdio` at 2025-11-25, in front of a stdio server: its initialize
+// gets the proxy's session (the bridge carries the id), its calls are
+// answered, and a call it cancels by its deadline reaches the server as
+// one notifications/cancelled; the server saw one initialize.
+func TestStdioFrontSessions(t *testing.T) {
+	dir := t.TempDir()
+	stdin := filepath.Join(dir, "stdin.jsonl")
+	shell := fmt.Sprintf("tee %q | %q serve --stdio", stdin, bin.Need(t))
+	file := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf("listen: 127.0.0.1:0\nupstream: {stdio: {command: [sh, -c, %q]}}\n", shell)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: exec.Command(bin.Need(t), "proxy", "--stdio", file)},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect over stdio to mcpchaos proxy --stdio: %v", err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Fatalf("negotiated %q", v)
+	}
+	for range 2 {
+		if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "through"}}); err != nil || res.IsError {
+			t.Fatalf("echo: %v, %v", res, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, slowTask(200)); err == nil { // 10s upstream
+		t.Fatal("slow_task: want the deadline's error")
+	}
+	testutil.Eventually(t, "the server to get the cancel", func() bool { return count(t, stdin, "notifications/cancelled") >= 1 })
+	if err := cs.Close(); err != nil { // the proxy exits: all it wrote is in
+		t.Logf("close: %v", err)
+	}
+	if n := count(t, stdin, "notifications/cancelled"); n != 1 {
+		t.Errorf("the server got %d notifications/cancelled, want 1", n)
+	}
+	if n := count(t, stdin, "initialize"); n != 1 {
+		t.Errorf("the server got %d initialize, want 1", n)
 	}
 }
