@@ -112,6 +112,7 @@ type recorder struct {
 	cancelAt  *report.ProxyHistogram
 	held      *report.ProxyHistogram
 	out       output
+	stopped   bool // flush was called: records no longer wait for a last fact
 }
 
 // openCall is a call in flight; cancel ends the proxy's side of it when
@@ -237,6 +238,8 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	}
 	var evicted []*CallRecord
 	switch {
+	case r.stopped:
+		evicted = append(evicted, rec)
 	case rec.Reaction == reactThrottled && rec.RetryAfterMs > 0:
 		ts, _ := r.throttled.Take(rec.Client)
 		if len(ts) >= maxThrottledPerClient {

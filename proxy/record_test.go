@@ -79,6 +79,11 @@ func TestRecordsStream(t *testing.T) {
 			r.end(call(r, 2, "b", 1, `{}`, 0), reactCancelled, cancelStreamClosed, t0.Add(time.Second))
 			r.flush()
 		}, []string{"1 throttled false -", "2 cancelled false -"}},
+		{"after flush nothing waits", func(r *recorder) {
+			oc := call(r, 1, "a", 1, `{}`, 0)
+			r.flush()
+			r.end(oc, reactCancelled, cancelStreamClosed, t0.Add(time.Second))
+		}, []string{"1 cancelled false -"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,6 +23,8 @@ type output struct {
 // SetOutput makes the proxy write each call's record to w as a JSON line
 // when the call settles (docs/proxy.md, "What is recorded"). Call it
 // before Serve; w is written from many goroutines, one line at a time.
+// SetOutput(nil) detaches w (before closing it): later records are not
+// written.
 func (p *Proxy) SetOutput(w io.Writer) {
 	p.rec.out.mu.Lock()
 	defer p.rec.out.mu.Unlock()
@@ -74,9 +76,10 @@ func (r *recorder) marshal(recs ...*CallRecord) [][]byte {
 
 // flush writes every record still waiting for a last fact (a late
 // notification, the client's next call), as it stands; Serve calls it
-// when it stops.
+// when it stops. A call that ends later is written as it ends.
 func (r *recorder) flush() {
 	r.mu.Lock()
+	r.stopped = true
 	pending := r.notify.TakeAll()
 	for _, ts := range r.throttled.TakeAll() {
 		pending = append(pending, ts...)

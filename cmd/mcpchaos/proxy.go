@@ -117,6 +117,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	if out != nil {
+		p.SetOutput(nil) // a handler still ending after the stop writes nothing to a closed file
 		if err := p.OutputErr(); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos proxy: --output %q: %v\n", f.output, err)
 			code = 1
