@@ -25,7 +25,7 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		req = req[:maxRecordedRequest]
 	}
 	rec := &CallRecord{Seq: seq, ID: append(json.RawMessage(nil), m.ID...), Session: r.Header.Get("Mcp-Session-Id"),
-		Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
+		Client: p.clientOf(r), Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
 	if pl.throttle != nil {
 		rec.RetryAfterMs = ms(pl.throttle.retryAfter)
 	}

@@ -21,6 +21,12 @@
 // notification) and when, left hanging until the hold, re-issued (with a
 // new id or the same one), and for a throttled call, the time until the
 // client's next call against the Retry-After it was given. A client is
-// known by its Mcp-Session-Id; 2026 requests carry none, so every
-// sessionless request counts as one client.
+// known by its Mcp-Session-Id, else by the proxy file's identity header,
+// else by its remote IP and User-Agent (client.go). Each record is
+// written when its call settles (recout.go); only open calls and bounded
+// indexes stay in memory.
+//
+// In front of a stdio upstream (stdioup.go) the proxy is the one client
+// of the server process: it initializes the server once for all 2025
+// clients and keeps their sessions itself (stdiosession.go).
 package proxy

@@ -121,6 +121,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
 	}
+	p.rec.flush()
 	p.Close()
 	return nil
 }
@@ -133,7 +134,9 @@ func (p *Proxy) Close() {
 	}
 }
 
-// Records returns every call's record so far, in arrival order.
+// Records returns the records of the latest 1024 calls, in arrival
+// order (open ones included): for tests and a look at a running proxy;
+// SetOutput gets every record.
 func (p *Proxy) Records() []CallRecord { return p.rec.records() }
 
 // Summary aggregates the records.
@@ -212,7 +215,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			RequestID json.RawMessage `json:"requestId"`
 		}
 		if json.Unmarshal(m.Params, &cp) == nil && len(cp.RequestID) > 0 {
-			p.rec.cancelled(r.Header.Get("Mcp-Session-Id"), cp.RequestID, time.Now())
+			p.rec.cancelled(p.clientOf(r), cp.RequestID, time.Now())
 		}
 		p.forward(w, r, body)
 	default:

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -33,9 +35,10 @@ const maxRecordedRequest = 4 << 10
 // what was injected and how the client reacted.
 type CallRecord struct {
 	Seq      uint64          `json:"seq"`
-	ID       json.RawMessage `json:"id"`
+	ID       json.RawMessage `json:"id"`     // "sha256:HEX" for an id over 256 bytes
+	Client   string          `json:"client"` // who called: see clientOf
 	Session  string          `json:"session,omitempty"`
-	Tool     string          `json:"tool"`
+	Tool     string          `json:"tool"`    // cut at 256 bytes
 	Request  string          `json:"request"` // as sent, cut at 4 KiB
 	Injected []string        `json:"injected,omitempty"`
 	Start    time.Time       `json:"start"`
@@ -66,15 +69,50 @@ type CallRecord struct {
 	idKey   string // client and id, for notifications/cancelled
 }
 
-// recorder owns the records; every method is safe for concurrent use.
+// The recorder's bounds: what it keeps in memory however long the proxy
+// runs (docs/proxy.md, "What is recorded").
+const (
+	// maxIndexed bounds each index: unanswered calls that a re-issue may
+	// repeat, calls awaiting a late notifications/cancelled, and clients
+	// whose throttled calls await their next call. Beyond it the oldest
+	// entry goes (a pending record is written as it stands).
+	maxIndexed = 4096
+	// maxThrottledPerClient bounds one client's throttled calls awaiting
+	// its next call.
+	maxThrottledPerClient = 64
+	// maxRecent is how many of the latest calls Records returns.
+	maxRecent = 1024
+	// notifyGrace is how long a call the client cancelled by closing its
+	// stream waits for the client's notifications/cancelled before its
+	// record is written.
+	notifyGrace = 2 * time.Second
+)
+
+// prior is an unanswered call that a later identical one re-issues.
+type prior struct {
+	seq uint64
+	id  string
+}
+
+// recorder owns the records; every method is safe for concurrent use. It
+// keeps only open calls, records still waiting for a last fact (a
+// notification after the stream closed, the next call after a throttle)
+// and bounded indexes; each record is written (see output) once settled,
+// and the summary is counted as calls start and end.
 type recorder struct {
 	mu        sync.Mutex
-	calls     []*CallRecord
-	open      map[string]*openCall     // by idKey
-	byID      map[string]*CallRecord   // the latest call of each idKey
-	unfilled  map[string]*CallRecord   // unanswered calls by argsKey, for re-issues
-	throttled map[string][]*CallRecord // by client: throttled calls awaiting the next call
+	open      map[string]*openCall         // by idKey
+	notify    *boundedIndex[*CallRecord]   // ended by a stream close; by idKey
+	unfilled  *boundedIndex[prior]         // unanswered calls by argsKey, for re-issues
+	throttled *boundedIndex[[]*CallRecord] // by client: throttled calls awaiting the next call
+	recent    [maxRecent]*CallRecord       // a ring of the latest calls, for Records
+	nRecent   uint64                       // calls put in recent
 	faults    map[string]int
+	sum       report.ProxyClients // counts; percentiles from the histograms
+	cancelAt  *report.ProxyHistogram
+	held      *report.ProxyHistogram
+	out       output
+	stopped   bool // flush was called: records no longer wait for a last fact
 }
 
 // openCall is a call in flight; cancel ends the proxy's side of it when
@@ -86,54 +124,75 @@ type openCall struct {
 }
 
 func newRecorder() *recorder {
-	return &recorder{open: map[string]*openCall{}, byID: map[string]*CallRecord{}, unfilled: map[string]*CallRecord{}, throttled: map[string][]*CallRecord{}, faults: map[string]int{}}
+	return &recorder{open: map[string]*openCall{}, notify: newBoundedIndex[*CallRecord](maxIndexed),
+		unfilled: newBoundedIndex[prior](maxIndexed), throttled: newBoundedIndex[[]*CallRecord](maxIndexed),
+		faults: map[string]int{}, cancelAt: report.NewProxyHistogram(), held: report.NewProxyHistogram()}
 }
 
 // start records a new call and links it to the client's earlier calls.
 func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
-	rec.argsKey = rec.Session + "\x00" + rec.Tool + "\x00" + compactJSON(args)
-	rec.idKey = rec.Session + "\x00" + compactJSON(rec.ID)
+	rec.argsKey = digest(rec.Client + "\x00" + rec.Tool + "\x00" + compactJSON(args))
+	rec.ID, rec.Tool = boundID(rec.ID), cutIdentity(rec.Tool)
+	rec.idKey = rec.Client + "\x00" + compactJSON(rec.ID)
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.calls = append(r.calls, rec)
+	r.sum.Calls++
+	r.recent[r.nRecent%maxRecent] = rec
+	r.nRecent++
 	for _, k := range rec.Injected {
 		r.faults[k]++
 	}
-	if prev := r.unfilled[rec.argsKey]; prev != nil {
-		delete(r.unfilled, rec.argsKey)
-		rec.ReissueOf = prev.Seq
+	if prev, ok := r.unfilled.Take(rec.argsKey); ok {
+		rec.ReissueOf = prev.seq
 		rec.Reissue = "new_id"
-		if string(prev.ID) == string(rec.ID) {
+		r.sum.Reissued++
+		if prev.id == compactJSON(rec.ID) {
 			rec.Reissue = "same_id"
+			r.sum.ReissuedSameID++
 		}
 	}
-	for _, t := range r.throttled[rec.Session] {
-		gap := rec.Start.Sub(t.ended)
-		t.NextCallAfterMs = ms(gap)
-		ok := gap >= time.Duration(t.RetryAfterMs*float64(time.Millisecond))
-		t.RetryAfterHonoured = &ok
+	var settled []*CallRecord
+	if ts, ok := r.throttled.Take(rec.Client); ok {
+		for _, t := range ts {
+			gap := rec.Start.Sub(t.ended)
+			t.NextCallAfterMs = ms(gap)
+			ok := gap >= time.Duration(t.RetryAfterMs*float64(time.Millisecond))
+			t.RetryAfterHonoured = &ok
+			if ok {
+				r.sum.RetryAfterHonoured++
+			} else {
+				r.sum.RetryAfterIgnored++
+			}
+		}
+		settled = ts
 	}
-	delete(r.throttled, rec.Session)
 	oc := &openCall{rec: rec, cancel: make(chan struct{})}
 	r.open[rec.idKey] = oc
-	r.byID[rec.idKey] = rec
+	lines := r.marshal(settled...)
+	r.mu.Unlock()
+	r.out.write(lines)
 	return oc
 }
 
 // cancelled records a notifications/cancelled from a client for id and
 // ends the proxy's side of that call; false when no such call is open.
-func (r *recorder) cancelled(session string, id json.RawMessage, at time.Time) bool {
-	key := session + "\x00" + compactJSON(id)
+func (r *recorder) cancelled(client string, id json.RawMessage, at time.Time) bool {
+	key := client + "\x00" + compactJSON(boundID(id))
 	r.mu.Lock()
-	if rec := r.byID[key]; rec != nil {
-		rec.CancelNotified = true
-	}
 	oc := r.open[key]
-	if oc != nil && oc.rec.Reaction == "" {
-		oc.rec.Reaction, oc.rec.CancelHow = reactCancelled, cancelNotification
-		oc.rec.CancelAfterMs = ms(at.Sub(oc.rec.Start))
+	if oc != nil {
+		oc.rec.CancelNotified = true
+		if oc.rec.Reaction == "" {
+			oc.rec.Reaction, oc.rec.CancelHow = reactCancelled, cancelNotification
+			oc.rec.CancelAfterMs = ms(at.Sub(oc.rec.Start))
+		}
+	}
+	var lines [][]byte
+	if rec, ok := r.notify.Take(key); ok {
+		rec.CancelNotified = true
+		lines = r.marshal(rec)
 	}
 	r.mu.Unlock()
+	r.out.write(lines)
 	if oc == nil {
 		return false
 	}
@@ -150,12 +209,14 @@ func (r *recorder) fail(oc *openCall, err error, at time.Time) {
 }
 
 // end settles a call's reaction (unless a notification already did);
-// only the first end of a call counts.
+// only the first end of a call counts. The record is written now, or
+// once its last fact is in: a notification after a stream close (for up
+// to notifyGrace), the client's next call after a throttle.
 func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	rec := oc.rec
 	if !rec.ended.IsZero() {
+		r.mu.Unlock()
 		return
 	}
 	if r.open[rec.idKey] == oc {
@@ -171,70 +232,79 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 			rec.HeldMs = ms(at.Sub(rec.Start))
 		}
 	}
+	r.count(rec)
 	if rec.Reaction != reactAnswered {
-		r.unfilled[rec.argsKey] = rec
+		r.unfilled.Put(rec.argsKey, prior{seq: rec.Seq, id: compactJSON(rec.ID)})
 	}
-	if rec.Reaction == reactThrottled && rec.RetryAfterMs > 0 {
-		r.throttled[rec.Session] = append(r.throttled[rec.Session], rec)
+	var evicted []*CallRecord
+	switch {
+	case r.stopped:
+		evicted = append(evicted, rec)
+	case rec.Reaction == reactThrottled && rec.RetryAfterMs > 0:
+		ts, _ := r.throttled.Take(rec.Client)
+		if len(ts) >= maxThrottledPerClient {
+			evicted, ts = append(evicted, ts[0]), ts[1:]
+		}
+		for _, e := range r.throttled.Put(rec.Client, append(ts, rec)) {
+			evicted = append(evicted, e...)
+		}
+	case rec.CancelHow == cancelStreamClosed && !rec.CancelNotified:
+		evicted = r.notify.Put(rec.idKey, rec)
+		time.AfterFunc(notifyGrace, func() { r.settleNotify(rec) })
+	default:
+		evicted = append(evicted, rec)
 	}
+	lines := r.marshal(evicted...)
+	r.mu.Unlock()
+	r.out.write(lines)
 }
 
-// records returns a copy of every record so far, in arrival order.
-func (r *recorder) records() []CallRecord {
+// settleNotify writes rec when it still awaits its notification.
+func (r *recorder) settleNotify(rec *CallRecord) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]CallRecord, len(r.calls))
-	for i, c := range r.calls {
-		out[i] = *c
+	var lines [][]byte
+	if got, ok := r.notify.Get(rec.idKey); ok && got == rec {
+		r.notify.Take(rec.idKey)
+		lines = r.marshal(rec)
 	}
-	return out
+	r.mu.Unlock()
+	r.out.write(lines)
 }
 
-// summary aggregates the records.
-func (r *recorder) summary() report.ProxyClients {
-	cancelAfter, held := report.NewProxyHistogram(), report.NewProxyHistogram()
-	var c report.ProxyClients
-	for _, rec := range r.records() {
-		c.Calls++
-		switch rec.Reaction {
-		case reactCancelled:
-			c.Cancelled++
-			if rec.CancelHow == cancelNotification {
-				c.CancelledByNotify++
-			} else {
-				c.CancelledByClose++
-			}
-			cancelAfter.Record(time.Duration(rec.CancelAfterMs * float64(time.Millisecond)))
-		case reactNeverCancelled:
-			c.NeverCancelled++
-			held.Record(time.Duration(rec.HeldMs * float64(time.Millisecond)))
+// count adds an ended record to the summary's counts.
+func (r *recorder) count(rec *CallRecord) {
+	switch rec.Reaction {
+	case reactCancelled:
+		r.sum.Cancelled++
+		if rec.CancelHow == cancelNotification {
+			r.sum.CancelledByNotify++
+		} else {
+			r.sum.CancelledByClose++
 		}
-		if rec.Reissue != "" {
-			c.Reissued++
-			if rec.Reissue == "same_id" {
-				c.ReissuedSameID++
-			}
-		}
-		if h := rec.RetryAfterHonoured; h != nil {
-			if *h {
-				c.RetryAfterHonoured++
-			} else {
-				c.RetryAfterIgnored++
-			}
-		}
+		r.cancelAt.Record(time.Duration(rec.CancelAfterMs * float64(time.Millisecond)))
+	case reactNeverCancelled:
+		r.sum.NeverCancelled++
+		r.held.Record(time.Duration(rec.HeldMs * float64(time.Millisecond)))
 	}
-	c.CancelAfterMs, c.HeldMs = cancelAfter.Percentiles(), held.Percentiles()
-	return c
 }
 
-func (r *recorder) injected() map[string]int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[string]int, len(r.faults))
-	for k, v := range r.faults {
-		out[k] = v
+// maxRecordedID bounds a request id kept in a record or an index: a
+// longer one is kept as "sha256:HEX" of its compact form, so a hostile
+// client's 16 MiB id costs no more than a short one.
+const maxRecordedID = 256
+
+func boundID(id json.RawMessage) json.RawMessage {
+	if len(id) <= maxRecordedID {
+		return id
 	}
-	return out
+	b, _ := json.Marshal("sha256:" + digest(compactJSON(id)))
+	return b
+}
+
+// digest is s's SHA-256 in hex: a key of fixed size for a value of any.
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

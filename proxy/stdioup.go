@@ -37,13 +37,17 @@ type stdioUpstream struct {
 	next     int64
 	calls    map[int64]*stdioCall
 	tokens   map[string]*stdioCall // by the proxy's token
-	byClient map[string]int64      // the client's id (compact JSON) → the proxy's
+	byClient map[string]int64      // the client's session and id (callKey) → the proxy's
 	exited   chan struct{}
+
+	sessions stdioSessions // the 2025 clients' sessions (stdiosession.go)
 }
 
 // stdioCall is one request in flight on the stdio upstream.
 type stdioCall struct {
 	clientID    json.RawMessage
+	session     string          // the client's Mcp-Session-Id (2025); "" for 2026
+	ended       <-chan struct{} // closed when its session ends; nil without one
 	clientToken json.RawMessage
 	upToken     string
 	events      chan []byte   // messages for the client; closed after the final response
@@ -59,7 +63,7 @@ func newStdioUpstream(spec *scenarios.StdioTarget) *stdioUpstream {
 	}
 	cmd.Stderr = os.Stderr
 	return &stdioUpstream{cmd: cmd, calls: map[int64]*stdioCall{}, tokens: map[string]*stdioCall{},
-		byClient: map[string]int64{}, exited: make(chan struct{})}
+		byClient: map[string]int64{}, exited: make(chan struct{}), sessions: newStdioSessions()}
 }
 
 // start starts the server and the reader of its stdout.
@@ -110,7 +114,7 @@ func (u *stdioUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer req.Body.Close()
 	}
 	if req.Method != http.MethodPost {
-		return answer(req, http.StatusMethodNotAllowed, "application/json", rpcError(nil, -32600, "a stdio upstream serves POST only")), nil
+		return u.sessionStream(req), nil // GET or DELETE of a 2025 session
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBody+1))
 	if err != nil {
@@ -120,10 +124,13 @@ func (u *stdioUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	if json.Unmarshal(body, &m) != nil {
 		return answer(req, http.StatusBadRequest, "application/json", rpcError(nil, -32600, "a stdio upstream takes one JSON-RPC message per request")), nil
 	}
+	if resp := u.sessionMessage(req, m); resp != nil {
+		return resp, nil // initialize and initialized of a 2025 client, or an ended session
+	}
 	id, isRequest := m["id"]
 	if !isRequest {
-		if string(m["method"]) == `"notifications/cancelled"` {
-			u.rewriteCancel(m)
+		if string(m["method"]) == `"notifications/cancelled"` && !u.rewriteCancel(req, m) {
+			return answer(req, http.StatusAccepted, "", nil), nil // not open: nothing to cancel
 		}
 		line, _ := json.Marshal(m)
 		if err := u.write(line); err != nil {
@@ -131,12 +138,15 @@ func (u *stdioUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return answer(req, http.StatusAccepted, "", nil), nil
 	}
-	c := &stdioCall{clientID: id, events: make(chan []byte, 64), gone: make(chan struct{})}
+	c := &stdioCall{clientID: id, session: req.Header.Get("Mcp-Session-Id"), events: make(chan []byte, 64), gone: make(chan struct{})}
+	if s, ok := u.session(req); ok {
+		c.ended = s.ended
+	}
 	u.mu.Lock()
 	u.next++
 	upID := u.next
 	u.calls[upID] = c
-	u.byClient[compactJSON(id)] = upID
+	u.byClient[callKey(c.session, id)] = upID
 	m["id"] = json.RawMessage(strconv.FormatInt(upID, 10))
 	if tok, ok := progressToken(m); ok {
 		c.clientToken, c.upToken = tok, "px-"+strconv.FormatInt(upID, 10)
@@ -178,6 +188,10 @@ func (u *stdioUpstream) stream(ctx context.Context, upID int64, c *stdioCall, pw
 		case <-u.exited:
 			pw.CloseWithError(errors.New("the stdio upstream exited"))
 			return
+		case <-c.ended:
+			u.cancel(upID, "the client ended its session") // unless endSession did
+			pw.CloseWithError(errors.New("the client's session ended"))
+			return
 		}
 	}
 }
@@ -202,26 +216,32 @@ func (u *stdioUpstream) forget(upID int64) bool {
 	}
 	delete(u.calls, upID)
 	delete(u.tokens, c.upToken)
-	if u.byClient[compactJSON(c.clientID)] == upID {
-		delete(u.byClient, compactJSON(c.clientID))
+	if k := callKey(c.session, c.clientID); u.byClient[k] == upID {
+		delete(u.byClient, k)
 	}
 	return true
 }
 
+// callKey is a client's request id within its session.
+func callKey(session string, id json.RawMessage) string { return session + "\x00" + compactJSON(id) }
+
 // rewriteCancel turns a client's notifications/cancelled for its own id
-// into one for the proxy's id.
-func (u *stdioUpstream) rewriteCancel(m map[string]json.RawMessage) {
+// into one for the proxy's id, and forgets the request; false when that request is not open (the
+// proxy cancelled it already when the client closed its stream, or it
+// was answered): the client's id means nothing to the server.
+func (u *stdioUpstream) rewriteCancel(req *http.Request, m map[string]json.RawMessage) bool {
 	var p map[string]json.RawMessage
 	if json.Unmarshal(m["params"], &p) != nil {
-		return
+		return false
 	}
 	u.mu.Lock()
-	upID, ok := u.byClient[compactJSON(p["requestId"])]
+	upID, ok := u.byClient[callKey(req.Header.Get("Mcp-Session-Id"), p["requestId"])]
 	u.mu.Unlock()
-	if ok {
+	if ok = ok && u.forget(upID); ok { // forgotten: the proxy's own cancel at the stream's close is not sent too
 		p["requestId"] = json.RawMessage(strconv.FormatInt(upID, 10))
 		m["params"], _ = json.Marshal(p)
 	}
+	return ok
 }
 
 // read routes the server's messages to their calls until stdout ends.
@@ -267,6 +287,7 @@ func (u *stdioUpstream) route(m map[string]json.RawMessage) {
 		return
 	}
 	if string(m["method"]) != `"notifications/progress"` {
+		u.sessions.broadcast(m) // not a call's: each 2025 session's GET stream
 		return
 	}
 	var p map[string]json.RawMessage

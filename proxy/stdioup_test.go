@@ -25,12 +25,26 @@ import (
 // writes to the server's stdin copied to the file stdin by tee.
 func startStdioProxy(t *testing.T, faults string) (p *proxy.Proxy, url, stdin string, stop func()) {
 	t.Helper()
+	return startStdioProxyWith(t, faults, "")
+}
+
+// startStdioProxyWith is startStdioProxy with more of the server's
+// command line (shell words, after serve --stdio).
+func startStdioProxyWith(t *testing.T, faults, serveArgs string) (p *proxy.Proxy, url, stdin string, stop func()) {
+	t.Helper()
+	stdin = filepath.Join(t.TempDir(), "stdin.jsonl")
+	p, url, stop = startStdioProxyShell(t, faults, fmt.Sprintf("tee %q | %q serve --stdio %s", stdin, bin.Need(t), serveArgs))
+	return p, url, stdin, stop
+}
+
+// startStdioProxyShell starts a proxy whose upstream is the shell
+// command line shell, run by sh -c.
+func startStdioProxyShell(t *testing.T, faults, shell string) (p *proxy.Proxy, url string, stop func()) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdin = filepath.Join(t.TempDir(), "stdin.jsonl")
-	shell := fmt.Sprintf("tee %q | %q serve --stdio", stdin, bin.Need(t))
 	file := fmt.Sprintf("listen: %s\nupstream: {stdio: {command: [sh, -c, %q]}}\nhold: 1m\nfaults:\n%s", ln.Addr(), shell, faults)
 	pf, err := scenarios.ParseProxy("stdio.yaml", []byte(file))
 	if err != nil {
@@ -55,7 +69,7 @@ func startStdioProxy(t *testing.T, faults string) (p *proxy.Proxy, url, stdin st
 		}
 	}
 	t.Cleanup(stop)
-	return p, "http://" + ln.Addr().String() + "/mcp", stdin, stop
+	return p, "http://" + ln.Addr().String() + "/mcp", stop
 }
 
 // TestStdioUpstream: the proxy starts a stdio server and forwards HTTP

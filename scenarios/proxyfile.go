@@ -22,7 +22,10 @@ type ProxyFile struct {
 	Upstream *HTTPTarget  // only URL and Headers are read; nil with Stdio
 	Stdio    *StdioTarget // a server the proxy starts: Command, Env, Dir
 	Hold     Duration     // how long an endless call is held; default DefaultHold
-	Faults   []Fault
+	// IdentityHeader (clients.identity_header) names the request header
+	// that tells sessionless clients apart; "" for none.
+	IdentityHeader string
+	Faults         []Fault
 }
 
 // DefaultHold is how long the proxy holds an endless call before it gives
@@ -37,7 +40,14 @@ func proxyFields() fields {
 		{Name: "listen", Type: StringType(), Required: true, Doc: "a loopback HOST:PORT; Streamable HTTP is served at /mcp"},
 		{Name: "upstream", Type: oneKeyOf(proxyUpstreamFields(), "http", "stdio"), Required: true, Doc: "the server calls are forwarded to: http: {url} or stdio: {command}"},
 		{Name: "hold", Type: DurationType(), Doc: "how long an endless call is held before the proxy gives up; default 5m"},
+		{Name: "clients", Type: objectOf(proxyClientFields()), Doc: "how the proxy tells clients apart"},
 		{Name: "faults", Type: ListOf(AnyObjectType()), Doc: "faults injected toward the client, per call"},
+	}
+}
+
+func proxyClientFields() fields {
+	return fields{
+		{Name: "identity_header", Type: StringType(), Doc: "a request header whose value names the client when a request has no Mcp-Session-Id; without it, the remote IP and User-Agent do"},
 	}
 }
 
@@ -117,6 +127,16 @@ func (d *decoder) proxyFile(root ast.Node) *ProxyFile {
 		}
 	}
 	p.Hold = o.positive("hold", DefaultHold)
+	if o.has("clients") {
+		c := o.sub("clients")
+		c.known(proxyClientFields().names()...)
+		if h, ok := c.str("identity_header"); ok {
+			if !validHeaderName(h) {
+				c.errf("identity_header", "invalid header name %q: want an HTTP header name such as X-Client-Id", h)
+			}
+			p.IdentityHeader = h
+		}
+	}
 	for _, it := range o.items("faults") {
 		if f, _, ok := d.fault(it); ok {
 			p.Faults = append(p.Faults, f)

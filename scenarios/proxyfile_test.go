@@ -24,6 +24,10 @@ func TestParseProxy(t *testing.T) {
 		{"upstream key of a scenario only", "listen: 127.0.0.1:1\nupstream: {http: {url: \"http://h/mcp\", pid: 3}}\n", `unknown key "pid"`},
 		{"upstream bad url", "listen: 127.0.0.1:1\nupstream: {http: {url: \"ftp://h/mcp\"}}\n", `ftp`},
 		{"hold zero", head + "hold: 0s\n", `must be positive`},
+		{"clients identity header", head + "clients: {identity_header: X-Client-Id}\n", ""},
+		{"clients identity header invalid", head + "clients: {identity_header: \"X Client\"}\n", `p.yaml:3:28: clients.identity_header: invalid header name "X Client"`},
+		{"clients identity header not a string", head + "clients: {identity_header: [a]}\n", `p.yaml:3:28: clients.identity_header`},
+		{"clients unknown key", head + "clients: {identity: X-Client-Id}\n", `p.yaml:3:11: clients: unknown key "identity" (known: identity_header)`},
 		{"fault probability", head + "faults:\n  - {kind: drop_response, probability: 2}\n", `p.yaml:4:40: faults[0].probability: probability 2 is outside 0..1`},
 	}
 	for _, tc := range tests {

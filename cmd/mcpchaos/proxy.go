@@ -34,7 +34,7 @@ func newProxyFlags(stdout io.Writer) (*pflag.FlagSet, *proxyFlags) {
 		"writes the outputs.",
 		"")
 	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the summary as JSON to `FILE`")
-	fs.StringVar(&f.output, "output", "", "write one JSON record per call to `FILE`")
+	fs.StringVar(&f.output, "output", "", "write one JSON record per call to `FILE`, as each call ends")
 	fs.BoolVar(&f.stdio, "stdio", false, "be a stdio server for a client that spawns the proxy (listen is not used; the summary goes to stderr)")
 	return fs, f
 }
@@ -60,7 +60,20 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		printProblems(stderr, "", file, err)
 		return 2
 	}
+	// Each call's record is written to --output as the call settles, so
+	// the file is created (or refused) before anything listens.
+	var out io.WriteCloser
+	if f.output != "" {
+		if out, err = createOutput(ctx, f.output, jsonOutput); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos proxy: --output: %v\n", err)
+			return 2
+		}
+		p.SetOutput(out)
+	}
 	if err := p.CheckUpstream(ctx); err != nil {
+		if out != nil {
+			out.Close()
+		}
 		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
 		return 2
 	}
@@ -74,6 +87,9 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		ln, err := lc.Listen(ctx, "tcp", pf.Listen)
 		if err != nil {
 			p.Close()
+			if out != nil {
+				out.Close()
+			}
 			fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
 			return 2
 		}
@@ -100,17 +116,14 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			code = 1
 		}
 	}
-	if f.output != "" {
-		if err := writeJSONFile(f.output, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			for _, r := range p.Records() {
-				if err := enc.Encode(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
+	if out != nil {
+		p.SetOutput(nil) // a handler still ending after the stop writes nothing to a closed file
+		if err := p.OutputErr(); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos proxy: --output %q: %v\n", f.output, err)
+			code = 1
+		}
+		if err := out.Close(); err != nil {
+			fmt.Fprintf(stderr, "mcpchaos proxy: write %q: %v\n", f.output, err)
 			code = 1
 		}
 	}

@@ -17,8 +17,8 @@ import (
 )
 
 // TestProxyBadInput: a proxy file with an unknown key, an upstream that
-// cannot be reached and a listen address in use each exit 2 with one
-// line, before anything listens.
+// cannot be reached, a listen address in use and an --output that cannot
+// be created each exit 2 with one line, before anything listens.
 func TestProxyBadInput(t *testing.T) {
 	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
 	if err != nil {
@@ -31,13 +31,16 @@ func TestProxyBadInput(t *testing.T) {
 	}
 	defer busy.Close()
 	closed := testutil.ClosedAddr(t)
+	noDir := filepath.Join(t.TempDir(), "no-such-dir", "calls.jsonl")
 	tests := []struct {
 		name, file, want string
+		args             []string // flags before the file
 	}{
-		{"unknown key", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfualts: []\n", `p.yaml:3:1: unknown key "fualts"`},
-		{"unknown fault kind", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfaults: [{kind: trottle}]\n", `p.yaml:3:17: faults[0].kind: unknown proxy fault kind "trottle"`},
-		{"upstream unreachable", "listen: 127.0.0.1:0\nupstream: {http: {url: \"http://" + closed + "/mcp\"}}\n", `mcpchaos proxy: check upstream "http://` + closed + `/mcp": dial tcp ` + closed + `: connect: connection refused`},
-		{"listen in use", "listen: " + busy.Addr().String() + "\nupstream: {http: {url: %q}}\n", `mcpchaos proxy: listen on "` + busy.Addr().String() + `"`},
+		{"unknown key", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfualts: []\n", `p.yaml:3:1: unknown key "fualts"`, nil},
+		{"unknown fault kind", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfaults: [{kind: trottle}]\n", `p.yaml:3:17: faults[0].kind: unknown proxy fault kind "trottle"`, nil},
+		{"upstream unreachable", "listen: 127.0.0.1:0\nupstream: {http: {url: \"http://" + closed + "/mcp\"}}\n", `mcpchaos proxy: check upstream "http://` + closed + `/mcp": dial tcp ` + closed + `: connect: connection refused`, nil},
+		{"listen in use", "listen: " + busy.Addr().String() + "\nupstream: {http: {url: %q}}\n", `mcpchaos proxy: listen on "` + busy.Addr().String() + `"`, nil},
+		{"output cannot be created", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\n", `mcpchaos proxy: --output: open ` + noDir + `: no such file or directory`, []string{"--output", noDir}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +52,7 @@ func TestProxyBadInput(t *testing.T) {
 			if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := runCLI(t, t.Context(), "proxy", path)
+			code, stdout, stderr := runCLI(t, t.Context(), append(append([]string{"proxy"}, tc.args...), path)...)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			if code != 2 || stdout != "" || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
 				t.Fatalf("got exit %d, stdout %q, stderr %q; want 2 and one line with %q", code, stdout, stderr, tc.want)
@@ -59,8 +62,10 @@ func TestProxyBadInput(t *testing.T) {
 }
 
 // TestProxyInterrupt runs the real binary in front of the built-in
-// target, sends it a call, interrupts it and reads what it wrote: the
-// text summary, --summary-json and one --output record per call.
+// target, sends it two calls, interrupts it and reads what it wrote: the
+// text summary, --summary-json and one --output record per call, the
+// first written while the proxy runs (at the client's next call, which
+// settles its Retry-After), the second when it stops.
 func TestProxyInterrupt(t *testing.T) {
 	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
 	if err != nil {
@@ -91,31 +96,37 @@ func TestProxyInterrupt(t *testing.T) {
 		}
 		return m != nil
 	})
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	for id := 1; id <= 2; id++ {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, id)))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
+			t.Fatalf("got %s with Retry-After %q, want 429 with 1", resp.Status, resp.Header.Get("Retry-After"))
+		}
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
-		t.Fatalf("got %s with Retry-After %q, want 429 with 1", resp.Status, resp.Header.Get("Retry-After"))
-	}
+	testutil.Eventually(t, "the first call's record in --output while the proxy runs", func() bool {
+		b, _ := os.ReadFile(outPath)
+		return strings.Contains(string(b), `"retry_after_honoured":false`)
+	})
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	if err := testutil.Receive(t, "the proxy to exit", done); err != nil {
 		t.Fatalf("mcpchaos proxy: %v\nstderr: %s", err, stderr)
 	}
-	if !strings.Contains(stdout.String(), "calls               1") {
+	if !strings.Contains(stdout.String(), "calls               2") {
 		t.Errorf("the text summary does not count the call:\n%s", stdout)
 	}
 	sum := readJSON(t, sumPath)
-	if c, _ := sum["clients"].(map[string]any); c == nil || c["calls"] != 1.0 {
+	if c, _ := sum["clients"].(map[string]any); c == nil || c["calls"] != 2.0 {
 		t.Errorf("summary JSON: %v", sum)
 	}
 	b, err := os.ReadFile(outPath)
-	if err != nil || strings.Count(string(b), "\n") != 1 || !strings.Contains(string(b), `"reaction":"throttled"`) {
+	if err != nil || strings.Count(string(b), "\n") != 2 || strings.Count(string(b), `"reaction":"throttled"`) != 2 {
 		t.Errorf("--output: %v\n%s", err, b)
 	}
 }
