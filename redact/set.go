@@ -19,6 +19,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"html"
 	"net/url"
@@ -47,6 +48,7 @@ type Set struct {
 	values map[string]bool
 	urls   map[string]bool
 	forms  []string // every form of every value and URL, longest first
+	fbytes [][]byte // forms as bytes, for present
 	r      *strings.Replacer
 }
 
@@ -134,7 +136,8 @@ func (s *Set) rebuild() {
 			}
 		}
 	}
-	s.forms = s.forms[:0]
+	// A new slice: a snapshot taken before may still be read.
+	s.forms = make([]string, 0, len(pairs))
 	for f := range pairs {
 		if f != "" {
 			s.forms = append(s.forms, f)
@@ -150,8 +153,10 @@ func (s *Set) rebuild() {
 		return strings.Compare(a, b)
 	})
 	args := make([]string, 0, 2*len(s.forms))
+	s.fbytes = make([][]byte, 0, len(s.forms))
 	for _, f := range s.forms {
 		args = append(args, f, pairs[f])
+		s.fbytes = append(s.fbytes, []byte(f))
 	}
 	s.r = strings.NewReplacer(args...)
 }
@@ -216,6 +221,23 @@ func (s *Set) snapshot() (*strings.Replacer, []string) {
 	return s.r, s.forms
 }
 
+// present reports whether b holds a form of a value or URL: a scan per
+// form, without allocating (strings.Replacer's Replace allocates on every
+// call, and most lines of an output hold no secret).
+func (s *Set) present(b []byte) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, f := range s.fbytes {
+		if bytes.Contains(b, f) {
+			return true
+		}
+	}
+	return false
+}
+
 // String returns v with every form of every value replaced by Mask.
 func (s *Set) String(v string) string {
 	r, _ := s.snapshot()
@@ -228,7 +250,7 @@ func (s *Set) String(v string) string {
 // Bytes is String for bytes. It returns b itself when nothing changed.
 func (s *Set) Bytes(b []byte) []byte {
 	r, _ := s.snapshot()
-	if r == nil {
+	if r == nil || !s.present(b) {
 		return b
 	}
 	in := string(b)

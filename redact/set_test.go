@@ -144,3 +144,26 @@ func TestHeaderSecrets(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkJSONNoSecret is a results line without a secret, redacted with
+// a set of two: the per-record cost of redaction on the collector.
+func BenchmarkJSONNoSecret(b *testing.B) {
+	s := New("Bearer s3cr3t-token-value", "another-secret-value")
+	line := []byte(`{"type":"call","id":123,"seq":122,"tool":"slow_task","t":"2026-12-03T08:29:45.123456Z","sent_us":12,"headers_us":340,"first_progress_us":1200,"response_us":20123,"end_us":20200,"outcome":"ok","status":200,"progress":{"count":20,"max_gap_us":1100,"rate_max":10},"faults":[{"kind":"cancel","at_us":200}]}` + "\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := s.JSON(line); &out[0] != &line[0] {
+			b.Fatal("a line without a secret was copied")
+		}
+	}
+}
+
+// TestNoSecretNoAllocation: redacting a line that holds no secret
+// allocates nothing.
+func TestNoSecretNoAllocation(t *testing.T) {
+	s := New("Bearer s3cr3t-token-value", "another-secret-value")
+	line := []byte(`{"type":"call","id":1,"tool":"echo","outcome":"ok","error":"a plain message"}`)
+	if n := testing.AllocsPerRun(100, func() { s.JSON(line); s.Bytes(line) }); n != 0 {
+		t.Errorf("%v allocations per line without a secret, want 0", n)
+	}
+}
