@@ -124,29 +124,34 @@ func (r *truthRec) ended(completed bool) {
 }
 
 // page returns the records updated at or after since, oldest update first,
-// at most limit of them.
+// at most limit of them. Only those are copied (with their progress): the
+// others are only sorted, by pointer, under the lock the handlers take too.
 func (t *truthLog) page(since time.Time, limit int) results.TruthPage {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	p := results.TruthPage{Now: time.Now(), Capacity: t.cap, Dropped: t.dropped, Calls: []results.TruthCall{}}
 	if len(t.ring) > 0 {
 		p.Oldest = t.ring[t.head].Started
 	}
+	var match []*results.TruthCall
 	for _, c := range t.ring {
 		if !c.Updated.Before(since) {
-			cp := *c
-			cp.Progress = slices.Clone(c.Progress)
-			p.Calls = append(p.Calls, cp)
+			match = append(match, c)
 		}
 	}
-	t.mu.Unlock()
-	slices.SortFunc(p.Calls, func(a, b results.TruthCall) int {
+	slices.SortFunc(match, func(a, b *results.TruthCall) int {
 		if c := a.Updated.Compare(b.Updated); c != 0 {
 			return c
 		}
 		return int(a.N) - int(b.N)
 	})
-	if len(p.Calls) > limit {
-		p.Calls, p.More = p.Calls[:limit], true
+	if len(match) > limit {
+		match, p.More = match[:limit], true
+	}
+	p.Calls = make([]results.TruthCall, len(match))
+	for i, c := range match {
+		p.Calls[i] = *c
+		p.Calls[i].Progress = slices.Clone(c.Progress)
 	}
 	return p
 }
