@@ -112,7 +112,7 @@ func (p *h2Conns) adopt(ctx context.Context, nc net.Conn) (*http.ClientConn, err
 	defer p.mu.Unlock()
 	if p.closed {
 		cc.Close()
-		return nil, errors.New("transport closed")
+		return nil, fmt.Errorf("HTTP/2 with %s: the client is closed", p.t.display)
 	}
 	p.conns = append(p.conns, cc)
 	p.addrs[cc] = [2]net.Addr{nc.LocalAddr(), nc.RemoteAddr()}
@@ -290,7 +290,7 @@ func (s *h2Stream) Read(p []byte) (int, error) {
 	body := s.body
 	s.mu.Unlock()
 	if body == nil {
-		return 0, errors.New("HTTP/2 stream read before its response")
+		return 0, errors.New("read HTTP/2 stream: its response has not come yet")
 	}
 	n, err := body.Read(p)
 	if err != nil && err != io.EOF && s.timedOut.Load() {
@@ -300,7 +300,7 @@ func (s *h2Stream) Read(p []byte) (int, error) {
 }
 
 func (s *h2Stream) Write([]byte) (int, error) {
-	return 0, errors.New("HTTP/2 stream: the request is already sent")
+	return 0, errors.New("write HTTP/2 stream: the request is already sent")
 }
 
 // Close resets the stream unless it is over, and frees its buffers.

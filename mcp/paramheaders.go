@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -62,11 +63,7 @@ func (p *ParamHeaders) Learn(tools []Tool) {
 func (p *ParamHeaders) Invalid() map[string]error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	out := make(map[string]error, len(p.invalid))
-	for k, v := range p.invalid {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.invalid)
 }
 
 // learn fills p from c's tools/list, once for all the clients sharing p.
