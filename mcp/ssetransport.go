@@ -186,14 +186,15 @@ func (t *sseTransport) fail(at time.Time, err error) {
 // start POSTs the request to the endpoint; the server accepts it with 202
 // and answers on the stream. Another status ends the call with it.
 func (t *sseTransport) start(ctx context.Context, call *Call) error {
-	select {
-	case <-t.readEnd:
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return t.failErr
-	default:
-	}
+	// The check and the insert under one lock: fail swaps the calls out
+	// and sets failErr under it, so a call is either refused here or
+	// ended there, never lost between the two.
 	t.mu.Lock()
+	if t.failErr != nil {
+		err := t.failErr
+		t.mu.Unlock()
+		return err
+	}
 	t.calls[call.id] = call
 	t.mu.Unlock()
 	call.sent = time.Now()
