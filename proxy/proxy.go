@@ -106,6 +106,7 @@ func (p *Proxy) CheckUpstream(ctx context.Context) error {
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p)
+	newSSEFront(p).register(mux) // the 2024-11-05 HTTP+SSE transport: /sse and /messages
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	served := make(chan error, 1)
@@ -179,14 +180,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32600, "method "+r.Method+" not allowed")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, -32600, fmt.Sprintf("request body over %d bytes", MaxBody))
-			return
-		}
-		writeRPCError(w, http.StatusBadRequest, nil, -32700, "read request body: "+err.Error())
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	trimmed := bytes.TrimSpace(body)
@@ -218,6 +213,22 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.forward(w, r, body)
 	}
+}
+
+// readBody reads a client's request body, at most MaxBody bytes; when
+// it cannot, it answers the request with the JSON-RPC error and says so.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, -32600, fmt.Sprintf("request body over %d bytes", MaxBody))
+			return nil, false
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, -32700, "read request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
 }
 
 // draw makes the faults' random choices for call seq: each draws from
