@@ -31,6 +31,7 @@ type Proxy struct {
 	upstream *url.URL
 	client   *http.Client
 	stdio    *stdioUpstream // nil for an HTTP upstream
+	sse      *sseUpstream   // the 2024-11-05 HTTP+SSE upstream, or nil
 	rec      *recorder
 	seq      atomic.Uint64
 
@@ -61,6 +62,10 @@ func New(pf *scenarios.ProxyFile) (*Proxy, error) {
 		tr.MaxIdleConnsPerHost = 64
 		tr.DisableCompression = true // pass bytes through as the upstream wrote them
 		p.upstream, p.client = u, &http.Client{Transport: tr}
+		if pf.Upstream.Transport == scenarios.HTTPSSE {
+			p.sse = newSSEUpstream(u, pf.Upstream.Headers, tr)
+			p.client = &http.Client{Transport: p.sse}
+		}
 	default:
 		return nil, errors.New("new proxy: no upstream")
 	}
@@ -126,11 +131,15 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Close stops a stdio upstream (Serve does it when it returns); it does
-// nothing for an HTTP upstream, or the second time.
+// Close stops a stdio upstream and closes an HTTP+SSE upstream's
+// sessions (Serve does it when it returns); it does nothing for a
+// Streamable HTTP upstream, or the second time.
 func (p *Proxy) Close() {
 	if p.stdio != nil {
 		p.closeOnce.Do(p.stdio.stop)
+	}
+	if p.sse != nil {
+		p.closeOnce.Do(p.sse.stop)
 	}
 }
 

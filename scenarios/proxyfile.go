@@ -19,7 +19,7 @@ type ProxyFile struct {
 	Name     string
 	Seed     int64
 	Listen   string       // a loopback host:port; Streamable HTTP at /mcp
-	Upstream *HTTPTarget  // only URL and Headers are read; nil with Stdio
+	Upstream *HTTPTarget  // only URL, Headers and Transport are read; nil with Stdio
 	Stdio    *StdioTarget // a server the proxy starts: Command, Env, Dir
 	Hold     Duration     // how long an endless call is held; default DefaultHold
 	Faults   []Fault
@@ -46,7 +46,8 @@ func proxyUpstreamFields() fields {
 		{Name: "http", Type: objectOf(fields{
 			{Name: "url", Type: StringType(), Required: true, Doc: "the upstream MCP endpoint, http:// or https://"},
 			{Name: "headers", Type: StringMapType(), Doc: "added to every forwarded request"},
-		}), Doc: "a server reachable over Streamable HTTP"},
+			{Name: "transport", Type: EnumType(httpTransports...), Doc: "auto or streamable (default): Streamable HTTP; sse: the 2024-11-05 HTTP+SSE transport"},
+		}), Doc: "a server reachable over Streamable HTTP, or HTTP+SSE"},
 		{Name: "stdio", Type: objectOf(fields{
 			{Name: "command", Type: ListOf(StringType()).nonEmpty(), Required: true, Doc: "the program and its arguments"},
 			{Name: "env", Type: StringMapType(), Doc: "added to the environment"},
@@ -104,7 +105,7 @@ func (d *decoder) proxyFile(root ast.Node) *ProxyFile {
 		switch u.exactlyOneValue("http", "stdio") {
 		case "http":
 			h := u.sub("http")
-			h.known("url", "headers")
+			h.known("url", "headers", "transport")
 			if !h.bad {
 				p.Upstream = d.http(h)
 			}

@@ -1,0 +1,117 @@
+package proxy_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+)
+
+// sseServer is the Go SDK's HTTP+SSE server (2024-11-05) on 127.0.0.1,
+// with its own counts: echo calls answered, wait calls started and
+// cancelled (by a notifications/cancelled, which the SDK turns into the
+// handler's context ending).
+type sseServer struct {
+	url                        string
+	echoes, started, cancelled atomic.Int64
+}
+
+func startSSEServer(t *testing.T) *sseServer {
+	t.Helper()
+	s := &sseServer{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "sdk-sse", Version: "0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "echoes text"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*mcp.CallToolResult, any, error) {
+			s.echoes.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "wait", Description: "sends one progress, then waits to be cancelled"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			s.started.Add(1)
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1})
+			}
+			<-ctx.Done()
+			s.cancelled.Add(1)
+			return nil, nil, ctx.Err()
+		})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	s.url = "http://" + ln.Addr().String() + "/sse"
+	return s
+}
+
+// TestSSEUpstreamRun puts `mcpchaos run` in front of the proxy, and the
+// Go SDK's HTTP+SSE server behind it (upstream transport sse): echo
+// calls pass, and every wait call, which the run's 1s cap cancels, is
+// cancelled on the server too. The run reaches the proxy over Streamable
+// HTTP, and over HTTP+SSE (both sides of the proxy then speak 2024-11-05).
+func TestSSEUpstreamRun(t *testing.T) {
+	tests := []struct{ name, target, protocol string }{
+		{name: "streamable front", target: `{url: "%s"}`, protocol: "auto"},
+		// Each 2026 request gets an upstream session of its own, and the
+		// closed stream (the 2026 cancel) becomes notifications/cancelled.
+		{name: "streamable front, 2026-07-28", target: `{url: "%s"}`, protocol: "2026-07-28"},
+		{name: "sse front", target: `{url: "%s", transport: sse}`, protocol: "auto"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			up := startSSEServer(t)
+			r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
+			url := r.url
+			if strings.Contains(tc.target, "sse") {
+				url = r.sseURL()
+			}
+			scenario := writeFile(t, "run.yaml", `name: sse-upstream
+target:
+  http: `+fmt.Sprintf(tc.target, url)+`
+protocol: `+tc.protocol+`
+load:
+  rate: 6/1s
+  duration: 1s
+timeouts: {idle: 1s, max: 1s}
+calls:
+  - {tool: echo, arguments: {text: hi}}
+  - {tool: wait, progress: true}
+# A 2026 client sees the 2024-11-05 server's results without resultType:
+# a true protocol violation, passed through as it is; not this test's point.
+fail_on_violation: false
+checks:
+  - calls.ok > 0
+  - calls.timeout_cap > 0
+  - calls.transport_error == 0
+  - calls.protocol_error == 0
+`)
+			ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, bin.Need(t), "run", scenario).CombinedOutput()
+			if err != nil {
+				t.Fatalf("mcpchaos run: %v\n%s\nrecords: %s", err, out, dump(r.p.Records()))
+			}
+			testutil.Eventually(t, "every wait call cancelled on the server", func() bool {
+				return up.started.Load() > 0 && up.cancelled.Load() == up.started.Load()
+			})
+			r.stop()
+			sum := r.p.Summary().Clients
+			if sum.Calls == 0 || up.echoes.Load() == 0 || up.echoes.Load()+up.started.Load() != int64(sum.Calls) {
+				t.Errorf("the proxy saw %d calls, the server %d echoes and %d waits", sum.Calls, up.echoes.Load(), up.started.Load())
+			}
+			t.Logf("server: %d echoes, %d waits, %d cancelled; proxy: %+v", up.echoes.Load(), up.started.Load(), up.cancelled.Load(), sum)
+		})
+	}
+}
