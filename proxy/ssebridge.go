@@ -56,20 +56,27 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	key, c := compactJSON(m.ID), &sseCall{cancel: cancel}
-	if isRequest {
-		s.mu.Lock()
-		full := len(s.calls) >= maxSessionCalls
-		if !full {
+	s.mu.Lock()
+	ended, full := s.ended, isRequest && len(s.calls) >= maxSessionCalls
+	if !ended && !full {
+		s.running.Add(1) // never after end began to wait: ended is set first
+		if isRequest {
 			s.calls[key] = c
 		}
-		s.mu.Unlock()
-		if full {
-			cancel()
-			writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: %d requests of this session in flight already", maxSessionCalls))
-			return
-		}
+	}
+	s.mu.Unlock()
+	switch {
+	case ended:
+		cancel()
+		writeRPCError(w, http.StatusNotFound, nil, -32600, fmt.Sprintf("mcpchaos proxy: session %q has ended", clip(s.id)))
+		return
+	case full:
+		cancel()
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: %d requests of this session in flight already", maxSessionCalls))
+		return
 	}
 	finish := func() {
+		defer s.running.Done()
 		cancel()
 		if isRequest {
 			s.untrack(key, c)

@@ -51,7 +51,10 @@ type sseSession struct {
 	ctx    context.Context
 	cancel context.CancelFunc // ends every call of the session
 
+	running sync.WaitGroup // messages being handled
+
 	mu       sync.Mutex
+	ended    bool                // the stream ended: no more messages
 	upstream string              // the upstream's Mcp-Session-Id (2025)
 	version  string              // the protocol version initialize settled
 	calls    map[string]*sseCall // requests in flight, by id (compact JSON)
@@ -137,13 +140,21 @@ func (f *sseFront) end(s *sseSession) {
 	close(s.done)
 	s.cancel()
 	s.mu.Lock()
+	s.ended = true
 	up, version := s.upstream, s.version
 	s.mu.Unlock()
 	if up == "" {
 		return
 	}
+	// The calls' cancels go up before the session ends.
 	ctx, cancel := context.WithTimeout(context.Background(), sseDeleteTimeout)
 	defer cancel()
+	finished := make(chan struct{})
+	go func() { s.running.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, sseStreamPath, nil)
 	if err != nil {
 		return

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	mcpchaos "github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/proxy"
 )
 
@@ -186,5 +188,57 @@ func TestSSEFrontBadInput(t *testing.T) {
 	cs := sdkSSESession(t, r.sseURL())
 	if res, err := cs.CallTool(t.Context(), slowTask(1)); err != nil || res.IsError {
 		t.Errorf("CallTool after the bad input: %v, %v", res, err)
+	}
+}
+
+// TestSSEFrontStreamDropped: an HTTP+SSE client that closes its event
+// stream with a call open ends its session, and the call is cancelled on
+// the server (here the SDK's own HTTP+SSE server, behind the proxy's
+// HTTP+SSE upstream: 2024-11-05 on both sides). The client is plain HTTP:
+// the SDK's client does not close its stream while a call is open.
+func TestSSEFrontStreamDropped(t *testing.T) {
+	up := startSSEServer(t)
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
+	ctx, closeStream := context.WithCancel(t.Context())
+	defer closeStream()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.sseURL(), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := mcpchaos.NewSSEReader(resp.Body, 1<<20)
+	endpoint, err := events.Next()
+	if err != nil || events.Event() != "endpoint" {
+		t.Fatalf("first event %q %q, %v; want the endpoint", events.Event(), endpoint, err)
+	}
+	messages := strings.TrimSuffix(r.url, "/mcp") + string(endpoint)
+	post := func(msg string) {
+		t.Helper()
+		resp, err := http.Post(messages, "application/json", strings.NewReader(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST %s: HTTP %d, want 202", msg, resp.StatusCode)
+		}
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if data, err := events.Next(); err != nil || !strings.Contains(string(data), `"id":1`) {
+		t.Fatalf("initialize: got %s, %v", data, err)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	testutil.Eventually(t, "the call to start on the server", func() bool { return up.started.Load() == 1 })
+	closeStream()
+	testutil.Eventually(t, "the call cancelled on the server", func() bool { return up.cancelled.Load() == 1 })
+	testutil.Eventually(t, "the call's record", func() bool {
+		recs := r.p.Records()
+		return len(recs) == 1 && recs[0].Reaction != ""
+	})
+	r.stop()
+	if rec := r.p.Records()[0]; rec.Reaction != "cancelled" || rec.CancelHow != "stream_closed" {
+		t.Errorf("record: got %s (%s), want cancelled, stream_closed\n%s", rec.Reaction, rec.CancelHow, dump(r.p.Records()))
 	}
 }
