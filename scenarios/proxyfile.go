@@ -18,7 +18,7 @@ type ProxyFile struct {
 	File     string
 	Name     string
 	Seed     int64
-	Listen   string       // a loopback host:port; Streamable HTTP at /mcp
+	Listen   string       // a loopback host:port; Streamable HTTP at /mcp, HTTP+SSE at /sse
 	Upstream *HTTPTarget  // only URL, Headers and Transport are read; nil with Stdio
 	Stdio    *StdioTarget // a server the proxy starts: Command, Env, Dir
 	Hold     Duration     // how long an endless call is held; default DefaultHold
@@ -34,7 +34,7 @@ func proxyFields() fields {
 	return fields{
 		{Name: "name", Type: StringType(), Doc: "the proxy's name; default: the file's base name"},
 		{Name: "seed", Type: IntType(), Doc: "every random choice derives from it; default 1"},
-		{Name: "listen", Type: StringType(), Required: true, Doc: "a loopback HOST:PORT; Streamable HTTP is served at /mcp"},
+		{Name: "listen", Type: StringType(), Required: true, Doc: "a loopback HOST:PORT; Streamable HTTP is served at /mcp, HTTP+SSE at /sse"},
 		{Name: "upstream", Type: oneKeyOf(proxyUpstreamFields(), "http", "stdio"), Required: true, Doc: "the server calls are forwarded to: http: {url} or stdio: {command}"},
 		{Name: "hold", Type: DurationType(), Doc: "how long an endless call is held before the proxy gives up; default 5m"},
 		{Name: "faults", Type: ListOf(AnyObjectType()), Doc: "faults injected toward the client, per call"},
