@@ -204,17 +204,9 @@ func (s *sseSession) pump(ctx context.Context, iw *innerWriter, pr *io.PipeReade
 
 // settle notes the protocol version of initialize's answer.
 func (s *sseSession) settle(m *message, data []byte) {
-	if m.Method != "initialize" {
-		return
-	}
-	var r struct {
-		Result struct {
-			Version string `json:"protocolVersion"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(data, &r) == nil && r.Result.Version != "" && len(r.Result.Version) < 64 {
+	if v := initializeVersion(m, data); v != "" {
 		s.mu.Lock()
-		s.version = r.Result.Version
+		s.version = v
 		s.mu.Unlock()
 	}
 }

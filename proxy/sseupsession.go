@@ -205,31 +205,11 @@ func (s *upSession) request(req *http.Request, body []byte, m *message) (*http.R
 	return resp, nil
 }
 
-// stream writes a request's messages to pw as SSE events until its
-// response; when ctx ends first (the client closed its stream), it
-// cancels the request upstream.
+// stream writes a request's messages to pw until its response; when
+// the client closes its stream first, it cancels the request upstream.
 func (s *upSession) stream(ctx context.Context, c *upCall, pw *io.PipeWriter) {
 	defer close(c.gone)
-	for {
-		select {
-		case b, ok := <-c.events:
-			if !ok {
-				pw.Close()
-				return
-			}
-			if _, err := fmt.Fprintf(pw, "event: message\ndata: %s\n\n", b); err != nil {
-				s.cancelCall(c, "the client stopped reading")
-				return
-			}
-		case <-ctx.Done():
-			s.cancelCall(c, "the client closed its stream")
-			pw.CloseWithError(ctx.Err())
-			return
-		case <-s.ended:
-			pw.CloseWithError(errSessionEnded)
-			return
-		}
-	}
+	relay(ctx, c.events, s.ended, errSessionEnded, pw, func(reason string) { s.cancelCall(c, reason) })
 }
 
 // cancelCall POSTs notifications/cancelled for a request still in
