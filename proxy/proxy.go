@@ -63,7 +63,7 @@ func New(pf *scenarios.ProxyFile) (*Proxy, error) {
 		tr.DisableCompression = true // pass bytes through as the upstream wrote them
 		p.upstream, p.client = u, &http.Client{Transport: tr}
 		if pf.Upstream.Transport == scenarios.HTTPSSE {
-			p.sse = newSSEUpstream(u, pf.Upstream.Headers, tr)
+			p.sse = newSSEUpstream(u, tr)
 			p.client = &http.Client{Transport: p.sse}
 		}
 	default:

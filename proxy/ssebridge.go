@@ -143,6 +143,11 @@ func (s *sseSession) innerRequest(ctx context.Context, r *http.Request, body []b
 		return nil, fmt.Errorf("mcpchaos proxy: HTTP+SSE message: %w", err)
 	}
 	req.Header = r.Header.Clone()
+	// The answer is read here, as it comes: not compressed; the session
+	// headers are the proxy's, not the client's.
+	for _, k := range []string{"Accept-Encoding", "Mcp-Session-Id", "Mcp-Protocol-Version"} {
+		req.Header.Del(k)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	s.mu.Lock()

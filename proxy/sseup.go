@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -33,8 +34,7 @@ import (
 // came. GET has no equivalent (405); DELETE ends the session.
 type sseUpstream struct {
 	url    *url.URL
-	header map[string]string // the proxy file's headers, on every request
-	client *http.Client      // the HTTP transport to the server
+	client *http.Client // the HTTP transport to the server
 
 	mu       sync.Mutex
 	sessions map[string]*upSession // by the Mcp-Session-Id given to the client
@@ -48,8 +48,8 @@ const (
 	upInitID        = `"mcpchaos-proxy-initialize"`
 )
 
-func newSSEUpstream(u *url.URL, header map[string]string, rt http.RoundTripper) *sseUpstream {
-	return &sseUpstream{url: u, header: header, client: &http.Client{Transport: rt}, sessions: map[string]*upSession{}}
+func newSSEUpstream(u *url.URL, rt http.RoundTripper) *sseUpstream {
+	return &sseUpstream{url: u, client: &http.Client{Transport: rt}, sessions: map[string]*upSession{}}
 }
 
 // RoundTrip answers one forwarded request from the upstream session it
@@ -83,7 +83,7 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	own := false // a session for this one request
 	switch {
 	case isRequest && m.Method == "initialize":
-		if s, err = u.open(req.Context(), false); err != nil {
+		if s, err = u.open(req.Context(), req.Header, false); err != nil {
 			return u.failed(req, m.ID, err)
 		}
 		sid = rand.Text()
@@ -99,7 +99,7 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	case !isRequest:
 		return answer(req, http.StatusAccepted, "", nil), nil // nothing to tell a session that is not there
 	default:
-		if s, err = u.open(req.Context(), true); err != nil {
+		if s, err = u.open(req.Context(), req.Header, true); err != nil {
 			return u.failed(req, m.ID, err)
 		}
 		own = true
@@ -148,10 +148,23 @@ func (u *sseUpstream) add(sid string, s *upSession) bool {
 	return true
 }
 
+// lookup finds a session; nil when there is none, or its stream ended
+// (then it is forgotten: the client's next request gets 404, as from a
+// 2025 server whose session expired).
 func (u *sseUpstream) lookup(sid string) *upSession {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.sessions[sid]
+	s := u.sessions[sid]
+	if s == nil {
+		return nil
+	}
+	select {
+	case <-s.ended:
+		delete(u.sessions, sid)
+		return nil
+	default:
+		return s
+	}
 }
 
 // take removes a session and returns it.
@@ -175,16 +188,19 @@ func (u *sseUpstream) stop() {
 }
 
 // open GETs the server's URL and reads its endpoint event; with
-// handshake, it also initializes the session itself (2024-11-05).
-func (u *sseUpstream) open(ctx context.Context, handshake bool) (*upSession, error) {
+// handshake, it also initializes the session itself (2024-11-05). The
+// session's requests carry the headers of the request that opened it
+// (the client's and the proxy file's), less those of Streamable HTTP.
+func (u *sseUpstream) open(ctx context.Context, header http.Header, handshake bool) (*upSession, error) {
 	sctx, cancel := context.WithCancel(context.Background())
-	s := &upSession{u: u, cancel: cancel, calls: map[string]*upCall{}, tokens: map[string]*upCall{}, ended: make(chan struct{})}
+	s := &upSession{u: u, header: sessionHeader(header), cancel: cancel, calls: map[string]*upCall{},
+		tokens: map[string]*upCall{}, ended: make(chan struct{})}
 	req, err := http.NewRequestWithContext(sctx, http.MethodGet, u.url.String(), nil)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("HTTP+SSE upstream: GET %s: %w", u.url, err)
 	}
-	u.headers(req)
+	req.Header = s.header.Clone()
 	req.Header.Set("Accept", "text/event-stream")
 	opened := make(chan error, 1)
 	go s.read(req, opened)
@@ -207,12 +223,21 @@ func (u *sseUpstream) open(ctx context.Context, handshake bool) (*upSession, err
 	return s, nil
 }
 
-// headers sets the proxy file's headers on a request to the server.
-func (u *sseUpstream) headers(req *http.Request) {
-	for k, v := range u.header {
-		req.Header.Set(k, v)
+// sessionHeader is what of a forwarded request's headers goes with an
+// HTTP+SSE session's requests: not the hop-by-hop ones, not those of
+// Streamable HTTP (Mcp-*) nor those that describe one message.
+func sessionHeader(h http.Header) http.Header {
+	out := http.Header{}
+	for k, vs := range h {
+		if hopHeaders[k] || strings.HasPrefix(k, "Mcp-") || contains(messageHeaders, k) {
+			continue
+		}
+		out[k] = vs
 	}
+	return out
 }
+
+var messageHeaders = []string{"Accept", "Accept-Encoding", "Content-Type", "Last-Event-Id"}
 
 // closeAfter is a response body that runs done once it is closed.
 type closeAfter struct {
@@ -238,7 +263,7 @@ func (s *upSession) post(ctx context.Context, msg []byte) (int, http.Header, err
 	if err != nil {
 		return 0, nil, fmt.Errorf("HTTP+SSE upstream: POST %s: %w", s.endpoint, err)
 	}
-	s.u.headers(req)
+	req.Header = s.header.Clone()
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.u.client.Do(req)
 	if err != nil {

@@ -22,6 +22,9 @@ import (
 type sseServer struct {
 	url                        string
 	echoes, started, cancelled atomic.Int64
+	// bare counts the requests without the headers X-Client: c (the
+	// client's) and X-Proxy: p (the proxy file's).
+	bare atomic.Int64
 }
 
 func startSSEServer(t *testing.T) *sseServer {
@@ -49,7 +52,13 @@ func startSSEServer(t *testing.T) *sseServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)}
+	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Client") != "c" || r.Header.Get("X-Proxy") != "p" {
+			s.bare.Add(1)
+		}
+		sse.ServeHTTP(w, r)
+	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	s.url = "http://" + ln.Addr().String() + "/sse"
@@ -63,18 +72,18 @@ func startSSEServer(t *testing.T) *sseServer {
 // HTTP, and over HTTP+SSE (both sides of the proxy then speak 2024-11-05).
 func TestSSEUpstreamRun(t *testing.T) {
 	tests := []struct{ name, target, protocol string }{
-		{name: "streamable front", target: `{url: "%s"}`, protocol: "auto"},
+		{name: "streamable front", target: `{url: "%s", headers: {X-Client: c}}`, protocol: "auto"},
 		// Each 2026 request gets an upstream session of its own, and the
 		// closed stream (the 2026 cancel) becomes notifications/cancelled.
-		{name: "streamable front, 2026-07-28", target: `{url: "%s"}`, protocol: "2026-07-28"},
-		{name: "sse front", target: `{url: "%s", transport: sse}`, protocol: "auto"},
+		{name: "streamable front, 2026-07-28", target: `{url: "%s", headers: {X-Client: c}}`, protocol: "2026-07-28"},
+		{name: "sse front", target: `{url: "%s", transport: sse, headers: {X-Client: c}}`, protocol: "auto"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			up := startSSEServer(t)
-			r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
+			r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse, headers: {X-Proxy: p}}}", up.url), "1m", "  []\n")
 			url := r.url
-			if strings.Contains(tc.target, "sse") {
+			if strings.Contains(tc.target, "transport: sse") {
 				url = r.sseURL()
 			}
 			scenario := writeFile(t, "run.yaml", `name: sse-upstream
@@ -110,6 +119,9 @@ checks:
 			sum := r.p.Summary().Clients
 			if sum.Calls == 0 || up.echoes.Load() == 0 || up.echoes.Load()+up.started.Load() != int64(sum.Calls) {
 				t.Errorf("the proxy saw %d calls, the server %d echoes and %d waits", sum.Calls, up.echoes.Load(), up.started.Load())
+			}
+			if n := up.bare.Load(); n > 0 {
+				t.Errorf("%d requests reached the server without the client's and the proxy file's headers", n)
 			}
 			t.Logf("server: %d echoes, %d waits, %d cancelled; proxy: %+v", up.echoes.Load(), up.started.Load(), up.cancelled.Load(), sum)
 		})

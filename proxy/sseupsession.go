@@ -20,7 +20,8 @@ import (
 // of a GET, and the endpoint its first event named.
 type upSession struct {
 	u         *sseUpstream
-	sid       string // the Mcp-Session-Id given to the client; "" for a request's own session
+	sid       string      // the Mcp-Session-Id given to the client; "" for a request's own session
+	header    http.Header // sent with every request of the session
 	endpoint  *url.URL
 	cancel    context.CancelFunc // closes the GET
 	ended     chan struct{}      // closed when the stream has ended
