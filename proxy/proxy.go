@@ -62,9 +62,13 @@ func New(pf *scenarios.ProxyFile) (*Proxy, error) {
 		tr.MaxIdleConnsPerHost = 64
 		tr.DisableCompression = true // pass bytes through as the upstream wrote them
 		p.upstream, p.client = u, &http.Client{Transport: tr}
-		if pf.Upstream.Transport == scenarios.HTTPSSE {
+		switch pf.Upstream.Transport {
+		case scenarios.HTTPSSE:
 			p.sse = newSSEUpstream(u, tr)
 			p.client = &http.Client{Transport: p.sse}
+		case "", scenarios.HTTPAuto: // Streamable HTTP, or HTTP+SSE when the server answers that way
+			p.sse = newSSEUpstream(u, tr)
+			p.client = &http.Client{Transport: &autoUpstream{streamable: tr, sse: p.sse}}
 		}
 	default:
 		return nil, errors.New("new proxy: no upstream")

@@ -31,7 +31,8 @@ import (
 // token. When the client closes a request's stream (the 2026 cancel,
 // or the proxy's own cut), the proxy POSTs notifications/cancelled for it:
 // the 2024-11-05 cancel. A client's notifications/cancelled passes as it
-// came. GET has no equivalent (405); DELETE ends the session.
+// came. GET has no equivalent (405); DELETE ends the session. With
+// transport auto, autoUpstream (sseauto.go) decides whether to use it.
 type sseUpstream struct {
 	url    *url.URL
 	client *http.Client // the HTTP transport to the server

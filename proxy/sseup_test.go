@@ -127,3 +127,25 @@ checks:
 		})
 	}
 }
+
+// TestSSEUpstreamAuto: with the upstream's transport left to auto, the
+// proxy finds that the SDK's HTTP+SSE server is one (its POST is a plain
+// 400, its GET the endpoint event), and the SDK's Streamable client calls
+// through, in both eras.
+func TestSSEUpstreamAuto(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			up := startSSEServer(t)
+			r := serveProxy(t, fmt.Sprintf("{http: {url: %q}}", up.url), "1m", "  []\n")
+			cs := sdkSession(t, r.url, era.version)
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+			if err != nil || res.IsError || up.echoes.Load() != 1 {
+				t.Fatalf("CallTool through the proxy: %v, %v; the server answered %d", res, err, up.echoes.Load())
+			}
+			r.stop()
+			if recs := r.p.Records(); len(recs) != 1 || recs[0].Reaction != "answered" {
+				t.Errorf("records: %s", dump(recs))
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func proxyUpstreamFields() fields {
 		{Name: "http", Type: objectOf(fields{
 			{Name: "url", Type: StringType(), Required: true, Doc: "the upstream MCP endpoint, http:// or https://"},
 			{Name: "headers", Type: StringMapType(), Doc: "added to every forwarded request"},
-			{Name: "transport", Type: EnumType(httpTransports...), Doc: "auto or streamable (default): Streamable HTTP; sse: the 2024-11-05 HTTP+SSE transport"},
+			{Name: "transport", Type: EnumType(httpTransports...), Doc: "auto (default): Streamable HTTP, or HTTP+SSE when the server answers that way; streamable; sse: the 2024-11-05 HTTP+SSE transport"},
 		}), Doc: "a server reachable over Streamable HTTP, or HTTP+SSE"},
 		{Name: "stdio", Type: objectOf(fields{
 			{Name: "command", Type: ListOf(StringType()).nonEmpty(), Required: true, Doc: "the program and its arguments"},
