@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -64,8 +66,35 @@ func newSSEFront(p *Proxy) *sseFront { return &sseFront{p: p, sessions: map[stri
 
 // register routes the transport's two paths on mux.
 func (f *sseFront) register(mux *http.ServeMux) {
-	mux.HandleFunc(sseStreamPath, f.serveStream)
-	mux.HandleFunc(sseMessagesPath, f.serveMessage)
+	mux.HandleFunc(sseStreamPath, localOnly(f.serveStream))
+	mux.HandleFunc(sseMessagesPath, localOnly(f.serveMessage))
+}
+
+// localOnly refuses a request whose Origin is not on this machine (403),
+// as the 2024-11-05 transport asks of servers against DNS rebinding; a
+// request without Origin (not from a browser) passes.
+func localOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
+			writeRPCError(w, http.StatusForbidden, nil, -32600, fmt.Sprintf("mcpchaos proxy: Origin %q is not this machine", clip(o)))
+			return
+		}
+		h(w, r)
+	}
+}
+
+// loopbackOrigin reports whether origin names localhost or a loopback IP.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // open makes a session, or returns nil when maxSSESessions are open.

@@ -155,22 +155,29 @@ func openStream(t *testing.T, r *running) (string, *bufio.Reader) {
 
 // TestSSEFrontBadInput: a POST that is not JSON gets HTTP 400 with the
 // JSON-RPC parse error, a POST for an unknown or missing session 404 or
-// 400, and the proxy goes on serving the session.
+// 400, one from a web page elsewhere (Origin) 403, and the proxy goes on
+// serving the session.
 func TestSSEFrontBadInput(t *testing.T) {
 	r := startProxy(t, "1m", "")
 	messages, _ := openStream(t, r)
 	base := strings.TrimSuffix(r.url, "/mcp")
 	tests := []struct {
-		name, url, body string
-		status, code    int
+		name, url, body, origin string
+		status, code            int
 	}{
 		{name: "garbage", url: messages, body: "{not json", status: 400, code: -32700},
+		{name: "another origin", url: messages, body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, origin: "http://evil.example", status: 403, code: -32600},
 		{name: "unknown session", url: base + "/messages?sessionId=nope", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, status: 404, code: -32600},
 		{name: "no session", url: base + "/messages", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, status: 400, code: -32600},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := http.Post(tc.url, "application/json", strings.NewReader(tc.body))
+			req, _ := http.NewRequest(http.MethodPost, tc.url, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
