@@ -71,7 +71,9 @@ func TestSSEFrontSDKClient(t *testing.T) {
 				if rec.Reaction != "cancelled" || rec.CancelHow != "notification" || !rec.CancelNotified {
 					t.Errorf("record: got %s (%s, notified %v), want cancelled by notification", rec.Reaction, rec.CancelHow, rec.CancelNotified)
 				}
-				if rec.CancelAfterMs < 900 || rec.CancelAfterMs > 1000+10_000 {
+				// The deadline counts from before the POST, which a busy
+				// machine may take a while to hand over: a wide margin.
+				if rec.CancelAfterMs < 500 || rec.CancelAfterMs > 1000+10_000 {
 					t.Errorf("record: cancelled after %vms, want about 1s", rec.CancelAfterMs)
 				}
 			}},
