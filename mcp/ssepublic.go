@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"bufio"
+	"fmt"
 	"io"
+	"net/url"
 )
 
 // SSEReader reads the data of Server-Sent Events from a stream with the
@@ -20,6 +22,28 @@ func NewSSEReader(rd io.Reader, max int) *SSEReader {
 // io.EOF at the end of the stream, and an error IsOversize reports for
 // data over the bound.
 func (r *SSEReader) Next() ([]byte, error) { return r.r.next() }
+
+// Event is the name of the event Next last returned ("" for the default,
+// message), valid until the next call.
+func (r *SSEReader) Event() string { return string(r.r.event) }
+
+// SSEEndpoint checks the first event of a 2024-11-05 HTTP+SSE stream
+// opened at base: it must be an "endpoint" event whose data is the URL
+// (absolute, or relative to base) that messages are POSTed to, on base's
+// origin. The client's transport and the proxy's upstream both use it.
+func SSEEndpoint(base *url.URL, event string, data []byte) (*url.URL, error) {
+	if event != "endpoint" {
+		return nil, fmt.Errorf("the first event is %q, not \"endpoint\"", event)
+	}
+	ep, err := base.Parse(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("endpoint %q: %v", clipBytes(data), err)
+	}
+	if ep.Scheme != base.Scheme || ep.Host != base.Host {
+		return nil, fmt.Errorf("endpoint %q is on another origin than %s", ep.String(), base.Host)
+	}
+	return ep, nil
+}
 
 // LineReader reads newline-delimited JSON-RPC messages (stdio framing)
 // with the bounds of the client's own reader: a line over max bytes is an

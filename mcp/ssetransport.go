@@ -66,16 +66,10 @@ func openSSE(ctx context.Context, c *Client, h *httpTransport) (*sseTransport, e
 	if err != nil {
 		return fail("no endpoint event: %v", err)
 	}
-	if string(conn.sse.event) != "endpoint" {
-		return fail("the first event is %q, not \"endpoint\"", conn.sse.event)
-	}
 	base, _ := url.Parse(h.display)
-	ep, err := base.Parse(string(data))
+	ep, err := SSEEndpoint(base, string(conn.sse.event), data)
 	if err != nil {
-		return fail("endpoint %q: %v", clipBytes(data), err)
-	}
-	if ep.Scheme != base.Scheme || ep.Host != base.Host {
-		return fail("endpoint %q is on another origin than %s", ep.String(), base.Host)
+		return fail("%v", err)
 	}
 	_ = conn.nc.SetDeadline(time.Time{})
 	post := &httpTransport{c: c, addr: h.addr, path: ep.RequestURI(), display: h.display, tls: h.tlsH1,

@@ -48,6 +48,7 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		return
 	}
 
+	accepted(r.Context()) // an HTTP+SSE client's POST gets its 202 now
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	up, err := p.upstreamRequest(ctx, r, body)

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
@@ -39,7 +38,7 @@ func cut(w http.ResponseWriter, rst bool) error {
 	if err != nil {
 		return fmt.Errorf("disconnect: take the connection: %w", err)
 	}
-	if tc, ok := conn.(*net.TCPConn); ok && rst {
+	if tc, ok := conn.(interface{ SetLinger(int) error }); ok && rst { // a TCP connection, or an HTTP+SSE session's stream
 		if err := tc.SetLinger(0); err != nil {
 			conn.Close()
 			return fmt.Errorf("disconnect: set SO_LINGER 0: %w", err)

@@ -5,6 +5,10 @@
 // It serves Streamable HTTP at /mcp and forwards every request to the
 // upstream's endpoint, headers and all, so both eras pass through: a
 // 2026-07-28 request is its own POST, a 2025 one carries its session id.
+// It also serves the 2024-11-05 HTTP+SSE transport at /sse, each POSTed
+// message handled by the /mcp side in process (ssefront.go,
+// ssebridge.go), and speaks it to an upstream with transport sse
+// (sseup.go, sseupsession.go).
 // Every tools/call is a call: the proxy draws the faults for it from the
 // proxy file's seed and the call's sequence number, then either answers it
 // itself (throttle) or forwards it and rewrites the stream on its way back

@@ -37,12 +37,21 @@ func startProxy(t *testing.T, hold string, faults string) *running {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { target.Close() })
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q}}", target.URL), hold, faults)
+	r.target = target
+	return r
+}
+
+// serveProxy starts a proxy in front of upstream (the YAML of the proxy
+// file's upstream), with hold and faults as startProxy takes them.
+func serveProxy(t *testing.T, upstream, hold, faults string) *running {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := fmt.Sprintf("name: test\nseed: 7\nlisten: %s\nupstream: {http: {url: %q}}\nhold: %s\nfaults:\n%s",
-		ln.Addr(), target.URL, hold, faults)
+	file := fmt.Sprintf("name: test\nseed: 7\nlisten: %s\nupstream: %s\nhold: %s\nfaults:\n%s",
+		ln.Addr(), upstream, hold, faults)
 	pf, err := scenarios.ParseProxy("test.yaml", []byte(file))
 	if err != nil {
 		t.Fatalf("ParseProxy:\n%s\n%v", file, err)
@@ -69,7 +78,7 @@ func startProxy(t *testing.T, hold string, faults string) *running {
 		}
 	}
 	t.Cleanup(stop)
-	return &running{p: p, url: "http://" + ln.Addr().String() + "/mcp", target: target, stop: stop}
+	return &running{p: p, url: "http://" + ln.Addr().String() + "/mcp", stop: stop}
 }
 
 // writeFile writes a file into the test's directory and returns its path.

@@ -31,6 +31,7 @@ type Proxy struct {
 	upstream *url.URL
 	client   *http.Client
 	stdio    *stdioUpstream // nil for an HTTP upstream
+	sse      *sseUpstream   // the 2024-11-05 HTTP+SSE upstream, or nil
 	rec      *recorder
 	seq      atomic.Uint64
 
@@ -61,6 +62,14 @@ func New(pf *scenarios.ProxyFile) (*Proxy, error) {
 		tr.MaxIdleConnsPerHost = 64
 		tr.DisableCompression = true // pass bytes through as the upstream wrote them
 		p.upstream, p.client = u, &http.Client{Transport: tr}
+		switch pf.Upstream.Transport {
+		case scenarios.HTTPSSE:
+			p.sse = newSSEUpstream(u, tr)
+			p.client = &http.Client{Transport: p.sse}
+		case "", scenarios.HTTPAuto: // Streamable HTTP, or HTTP+SSE when the server answers that way
+			p.sse = newSSEUpstream(u, tr)
+			p.client = &http.Client{Transport: &autoUpstream{streamable: tr, sse: p.sse}}
+		}
 	default:
 		return nil, errors.New("new proxy: no upstream")
 	}
@@ -106,6 +115,7 @@ func (p *Proxy) CheckUpstream(ctx context.Context) error {
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p)
+	newSSEFront(p).register(mux) // the 2024-11-05 HTTP+SSE transport: /sse and /messages
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	served := make(chan error, 1)
@@ -126,11 +136,15 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Close stops a stdio upstream (Serve does it when it returns); it does
-// nothing for an HTTP upstream, or the second time.
+// Close stops a stdio upstream and closes an HTTP+SSE upstream's
+// sessions (Serve does it when it returns); it does nothing for a
+// Streamable HTTP upstream, or the second time.
 func (p *Proxy) Close() {
 	if p.stdio != nil {
 		p.closeOnce.Do(p.stdio.stop)
+	}
+	if p.sse != nil {
+		p.closeOnce.Do(p.sse.stop)
 	}
 }
 
@@ -182,14 +196,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32600, "method "+r.Method+" not allowed")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, -32600, fmt.Sprintf("request body over %d bytes", MaxBody))
-			return
-		}
-		writeRPCError(w, http.StatusBadRequest, nil, -32700, "read request body: "+err.Error())
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	trimmed := bytes.TrimSpace(body)
@@ -221,6 +229,22 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.forward(w, r, body)
 	}
+}
+
+// readBody reads a client's request body, at most MaxBody bytes; when
+// it cannot, it answers the request with the JSON-RPC error and says so.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, -32600, fmt.Sprintf("request body over %d bytes", MaxBody))
+			return nil, false
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, -32700, "read request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
 }
 
 // draw makes the faults' random choices for call seq: each draws from

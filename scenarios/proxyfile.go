@@ -18,8 +18,8 @@ type ProxyFile struct {
 	File     string
 	Name     string
 	Seed     int64
-	Listen   string       // a loopback host:port; Streamable HTTP at /mcp
-	Upstream *HTTPTarget  // only URL and Headers are read; nil with Stdio
+	Listen   string       // a loopback host:port; Streamable HTTP at /mcp, HTTP+SSE at /sse
+	Upstream *HTTPTarget  // only URL, Headers and Transport are read; nil with Stdio
 	Stdio    *StdioTarget // a server the proxy starts: Command, Env, Dir
 	Hold     Duration     // how long an endless call is held; default DefaultHold
 	// IdentityHeader (clients.identity_header) names the request header
@@ -37,7 +37,7 @@ func proxyFields() fields {
 	return fields{
 		{Name: "name", Type: StringType(), Doc: "the proxy's name; default: the file's base name"},
 		{Name: "seed", Type: IntType(), Doc: "every random choice derives from it; default 1"},
-		{Name: "listen", Type: StringType(), Required: true, Doc: "a loopback HOST:PORT; Streamable HTTP is served at /mcp"},
+		{Name: "listen", Type: StringType(), Required: true, Doc: "a loopback HOST:PORT; Streamable HTTP is served at /mcp, HTTP+SSE at /sse"},
 		{Name: "upstream", Type: oneKeyOf(proxyUpstreamFields(), "http", "stdio"), Required: true, Doc: "the server calls are forwarded to: http: {url} or stdio: {command}"},
 		{Name: "hold", Type: DurationType(), Doc: "how long an endless call is held before the proxy gives up; default 5m"},
 		{Name: "clients", Type: objectOf(proxyClientFields()), Doc: "how the proxy tells clients apart"},
@@ -56,7 +56,8 @@ func proxyUpstreamFields() fields {
 		{Name: "http", Type: objectOf(fields{
 			{Name: "url", Type: StringType(), Required: true, Doc: "the upstream MCP endpoint, http:// or https://"},
 			{Name: "headers", Type: StringMapType(), Doc: "added to every forwarded request"},
-		}), Doc: "a server reachable over Streamable HTTP"},
+			{Name: "transport", Type: EnumType(httpTransports...), Doc: "auto (default): Streamable HTTP, or HTTP+SSE when the server answers that way; streamable; sse: the 2024-11-05 HTTP+SSE transport"},
+		}), Doc: "a server reachable over Streamable HTTP, or HTTP+SSE"},
 		{Name: "stdio", Type: objectOf(fields{
 			{Name: "command", Type: ListOf(StringType()).nonEmpty(), Required: true, Doc: "the program and its arguments"},
 			{Name: "env", Type: StringMapType(), Doc: "added to the environment"},
@@ -114,7 +115,7 @@ func (d *decoder) proxyFile(root ast.Node) *ProxyFile {
 		switch u.exactlyOneValue("http", "stdio") {
 		case "http":
 			h := u.sub("http")
-			h.known("url", "headers")
+			h.known("url", "headers", "transport")
 			if !h.bad {
 				p.Upstream = d.http(h)
 			}

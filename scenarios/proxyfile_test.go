@@ -23,6 +23,7 @@ func TestParseProxy(t *testing.T) {
 		{"upstream stdio empty command", "listen: 127.0.0.1:1\nupstream: {stdio: {command: []}}\n", `command`},
 		{"upstream key of a scenario only", "listen: 127.0.0.1:1\nupstream: {http: {url: \"http://h/mcp\", pid: 3}}\n", `unknown key "pid"`},
 		{"upstream bad url", "listen: 127.0.0.1:1\nupstream: {http: {url: \"ftp://h/mcp\"}}\n", `ftp`},
+		{"upstream transport unknown", "listen: 127.0.0.1:1\nupstream: {http: {url: \"http://h/sse\", transport: websocket}}\n", `p.yaml:2:51: upstream.http.transport: invalid value "websocket" (want one of: auto, streamable, sse)`},
 		{"hold zero", head + "hold: 0s\n", `must be positive`},
 		{"clients identity header", head + "clients: {identity_header: X-Client-Id}\n", ""},
 		{"clients identity header invalid", head + "clients: {identity_header: \"X Client\"}\n", `p.yaml:3:28: clients.identity_header: invalid header name "X Client"`},
@@ -56,6 +57,24 @@ func TestParseProxyStdio(t *testing.T) {
 	}
 	if p.Upstream != nil || p.Stdio == nil || len(p.Stdio.Command) != 3 || p.Stdio.Env["A"] != "b" {
 		t.Fatalf("got %+v, stdio %+v", p, p.Stdio)
+	}
+}
+
+func TestParseProxySSE(t *testing.T) {
+	tests := []struct{ name, http, want string }{
+		{name: "sse", http: `{url: "http://127.0.0.1:8080/sse", transport: sse}`, want: HTTPSSE},
+		{name: "default", http: `{url: "http://127.0.0.1:8080/mcp"}`, want: HTTPAuto},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ParseProxy("p.yaml", []byte("listen: 127.0.0.1:1\nupstream: {http: "+tc.http+"}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Upstream.Transport != tc.want {
+				t.Errorf("transport: got %q, want %q", p.Upstream.Transport, tc.want)
+			}
+		})
 	}
 }
 
