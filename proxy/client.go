@@ -10,12 +10,20 @@ import (
 // a hostile client cannot make every record and index entry large.
 const maxIdentity = 256
 
+// sseClientKey marks, in a request's context, the HTTP+SSE session whose
+// message the request carries (ssebridge.go).
+type sseClientKey struct{}
+
 // clientOf names the client that sent r, the key of its records, its
-// re-issues and its Retry-After: "session:ID" when r carries an
-// Mcp-Session-Id (the 2025 revisions); else "HEADER:VALUE" when the proxy
+// re-issues and its Retry-After: "sse:ID" for a message of an HTTP+SSE
+// session (2024-11-05, the proxy's own session id); else "session:ID"
+// when r carries an Mcp-Session-Id (the 2025 revisions); else "HEADER:VALUE" when the proxy
 // file's clients.identity_header is set and r carries it; else the remote
 // IP and the User-Agent, "IP UA". Each part is cut at 256 bytes.
 func (p *Proxy) clientOf(r *http.Request) string {
+	if id, ok := r.Context().Value(sseClientKey{}).(string); ok {
+		return "sse:" + id
+	}
 	if s := r.Header.Get("Mcp-Session-Id"); s != "" {
 		return "session:" + cutIdentity(s)
 	}

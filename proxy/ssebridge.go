@@ -138,10 +138,12 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 // for a message of the session: the client's headers, and the upstream
 // session's id and version once initialize settled them.
 func (s *sseSession) innerRequest(ctx context.Context, r *http.Request, body []byte, method string) (*http.Request, error) {
+	ctx = context.WithValue(ctx, sseClientKey{}, s.id)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/mcp", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("mcpchaos proxy: HTTP+SSE message: %w", err)
 	}
+	req.RemoteAddr = r.RemoteAddr
 	req.Header = r.Header.Clone()
 	// The answer is read here, as it comes: not compressed; the session
 	// headers are the proxy's, not the client's.

@@ -121,6 +121,9 @@ func TestSSEFrontSDKClient(t *testing.T) {
 			recs := r.p.Records()
 			t.Logf("err %v; record: %s", err, dump(recs))
 			tc.check(t, res, err, recs[0])
+			if !strings.HasPrefix(recs[0].Client, "sse:") {
+				t.Errorf("record: client %q, want the HTTP+SSE session (sse:ID)", recs[0].Client)
+			}
 		})
 	}
 }
