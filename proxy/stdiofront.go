@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
@@ -226,17 +225,9 @@ func (b *bridge) post(ctx context.Context, line []byte, m *message) {
 
 // answered notes a 2025 initialize's protocol version.
 func (b *bridge) answered(m *message, data []byte) {
-	if m.Method != "initialize" {
-		return
-	}
-	var r struct {
-		Result struct {
-			Version string `json:"protocolVersion"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(data, &r) == nil && r.Result.Version != "" && !strings.ContainsAny(r.Result.Version, "\r\n") {
+	if v := initializeVersion(m, data); v != "" {
 		b.mu.Lock()
-		b.version = r.Result.Version
+		b.version = v
 		b.mu.Unlock()
 	}
 }

@@ -28,10 +28,10 @@ func newProxyFlags(stdout io.Writer) (*pflag.FlagSet, *proxyFlags) {
 		"usage: mcpchaos proxy [--stdio] [--summary-json FILE] [--output FILE] PROXY.yaml",
 		"",
 		"A fault-injecting MCP proxy for testing clients and gateways: it serves",
-		"Streamable HTTP at /mcp on the file's listen address, forwards to its",
-		"upstream, injects the file's faults toward the client and records how the",
-		"client reacted. It runs until interrupted, then prints the summary and",
-		"writes the outputs.",
+		"Streamable HTTP at /mcp (and the 2024-11-05 HTTP+SSE transport at /sse) on",
+		"the file's listen address, forwards to its upstream, injects the file's",
+		"faults toward the client and records how the client reacted. It runs until",
+		"interrupted, then prints the summary and writes the outputs.",
 		"")
 	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the summary as JSON to `FILE`")
 	fs.StringVar(&f.output, "output", "", "write one JSON record per call to `FILE`, as each call ends")
@@ -93,7 +93,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
 			return 2
 		}
-		fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp, forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
+		fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp (HTTP+SSE clients: http://%[1]s/sse), forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
 		serveErr = p.Serve(ctx, ln)
 	}
 	code := 0
