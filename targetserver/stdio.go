@@ -3,8 +3,11 @@ package targetserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"syscall"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
@@ -34,7 +37,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if ctx.Err() != nil {
 		return nil // asked to stop
 	}
-	if err != nil {
+	// A client that closed its end of stdout has gone, as much as one that
+	// closed stdin: a normal end, whatever the server was still writing
+	// (a late cancel's answer, progress after a stop delay).
+	if err != nil && !errors.Is(err, syscall.EPIPE) && !errors.Is(err, os.ErrClosed) {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
 	if d := s.cfg.ExitDelay; d > 0 {
