@@ -149,7 +149,7 @@ func (f *sseFront) serveStream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case rst := <-s.cut:
-			f.p.rec.endOpen(s.recordKey(), s.open(), reactDisconnected, time.Now())
+			f.p.rec.endOpen(sseClient(s.id), s.open(), reactDisconnected, time.Now())
 			_ = cut(w, rst) // the call that asked is recorded already
 			return
 		case <-r.Context().Done():
@@ -218,14 +218,6 @@ func (f *sseFront) serveMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.dispatch(w, r, s, body)
-}
-
-// recordKey is the client key the session's calls are recorded under:
-// the upstream's session id.
-func (s *sseSession) recordKey() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.upstream
 }
 
 // open returns the ids of the session's requests in flight.
