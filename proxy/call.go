@@ -12,9 +12,16 @@ import (
 
 // call handles one tools/call: it draws the faults, records the call,
 // and answers it itself (throttle), forwards it untouched, or forwards it
-// and rewrites the answer's stream (see rewrite). The proxy's stop ends
+// and rewrites the answer's stream (see rewrite); a call beyond the
+// calls in flight the proxy takes (admit) gets HTTP 503. The proxy's stop ends
 // r's context (Serve's base context), and a call it ends is open_at_stop.
 func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *message, cp *callParams) {
+	client := p.clientOf(r)
+	if !p.rec.admit(client) {
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf(
+			"mcpchaos proxy: %d calls of client %q (or %d of all clients) in flight already", maxClientCalls, clip(client), maxOpenCalls))
+		return
+	}
 	start := time.Now()
 	var closedAt atomic.Pointer[time.Time]
 	stopStamp := context.AfterFunc(r.Context(), func() { t := time.Now(); closedAt.Store(&t) })
@@ -26,7 +33,7 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		req = req[:maxRecordedRequest]
 	}
 	rec := &CallRecord{Seq: seq, ID: append(json.RawMessage(nil), m.ID...), Session: r.Header.Get("Mcp-Session-Id"),
-		Client: p.clientOf(r), Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
+		Client: client, Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
 	if pl.throttle != nil {
 		rec.RetryAfterMs = ms(pl.throttle.retryAfter)
 	}

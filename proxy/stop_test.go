@@ -87,18 +87,12 @@ func TestStopEndsCallsOpen(t *testing.T) {
 // each read until its stream ends.
 func startHTTPCalls(t *testing.T, target string) (*proxy.Proxy, func()) {
 	r := serveProxy(t, fmt.Sprintf("{http: {url: %q}}", target), "1m", stopFaults)
-	for i, body := range stopCalls {
-		tool := []string{"slow_task", "echo"}[i]
+	for _, body := range stopCalls {
 		go func() {
-			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, r.url, strings.NewReader(body))
+			req, err := mcpRequest(t.Context(), r.url, body)
 			if err != nil {
 				return
 			}
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-			req.Header.Set("Mcp-Method", "tools/call")
-			req.Header.Set("Mcp-Name", tool)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				return
