@@ -16,6 +16,10 @@ import (
 // calls in flight the proxy takes (admit) gets HTTP 503. The proxy's stop ends
 // r's context (Serve's base context), and a call it ends is open_at_stop.
 func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *message, cp *callParams) {
+	if p.stopAt.Load() != nil { // a call after the stop would miss the flush
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, "mcpchaos proxy: stopping")
+		return
+	}
 	client := p.clientOf(r)
 	if !p.rec.admit(client) {
 		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf(

@@ -22,18 +22,7 @@ func TestClientCallCap(t *testing.T) {
 	r := startProxy(t, "1m", "  - {kind: drop_response, tools: [echo]}\n")
 	const echo = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"held"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	for range clientCap {
-		go func() {
-			req, err := mcpRequest(t.Context(), r.url, echo)
-			if err != nil {
-				return
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return
-			}
-			defer resp.Body.Close()
-			_, _ = io.Copy(io.Discard, resp.Body) // held until the proxy stops
-		}()
+		go holdCall(t, r.url, echo) // held until the proxy stops
 	}
 	testutil.Eventually(t, "every held call open at the proxy", func() bool { return len(r.p.Records()) == clientCap })
 	status, body := post(t, r.url, strings.Replace(echo, `"id":1`, `"id":2`, 1))

@@ -158,6 +158,20 @@ func openStream(t *testing.T, r *running) (string, *bufio.Reader) {
 	return strings.TrimSuffix(r.url, "/mcp") + data, br
 }
 
+// postMessage POSTs msg to an HTTP+SSE session's messages URL and wants
+// the 202.
+func postMessage(t *testing.T, messages, msg string) {
+	t.Helper()
+	resp, err := http.Post(messages, "application/json", strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST %s: HTTP %d, want 202", msg, resp.StatusCode)
+	}
+}
+
 // TestSSEFrontBadInput: a POST that is not JSON gets HTTP 400 with the
 // JSON-RPC parse error, a POST for an unknown or missing session 404 or
 // 400, one from a web page elsewhere (Origin) 403, and the proxy goes on
@@ -225,17 +239,7 @@ func TestSSEFrontStreamDropped(t *testing.T) {
 		t.Fatalf("first event %q %q, %v; want the endpoint", events.Event(), endpoint, err)
 	}
 	messages := strings.TrimSuffix(r.url, "/mcp") + string(endpoint)
-	post := func(msg string) {
-		t.Helper()
-		resp, err := http.Post(messages, "application/json", strings.NewReader(msg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("POST %s: HTTP %d, want 202", msg, resp.StatusCode)
-		}
-	}
+	post := func(msg string) { t.Helper(); postMessage(t, messages, msg) }
 	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 	if data, err := events.Next(); err != nil || !strings.Contains(string(data), `"id":1`) {
 		t.Fatalf("initialize: got %s, %v", data, err)
@@ -263,17 +267,7 @@ func TestSSEFrontDisconnectEndsSession(t *testing.T) {
 	r := startProxy(t, "1m", "  - {kind: disconnect, tools: [echo]}\n")
 	messages, br := openStream(t, r)
 	events := mcpchaos.NewSSEReader(br, 1<<20)
-	post := func(msg string) {
-		t.Helper()
-		resp, err := http.Post(messages, "application/json", strings.NewReader(msg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("POST %s: HTTP %d, want 202", msg, resp.StatusCode)
-		}
-	}
+	post := func(msg string) { t.Helper(); postMessage(t, messages, msg) }
 	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 	if data, err := events.Next(); err != nil || !strings.Contains(string(data), `"id":1`) {
 		t.Fatalf("initialize: got %s, %v", data, err)

@@ -88,20 +88,24 @@ func TestStopEndsCallsOpen(t *testing.T) {
 func startHTTPCalls(t *testing.T, target string) (*proxy.Proxy, func()) {
 	r := serveProxy(t, fmt.Sprintf("{http: {url: %q}}", target), "1m", stopFaults)
 	for _, body := range stopCalls {
-		go func() {
-			req, err := mcpRequest(t.Context(), r.url, body)
-			if err != nil {
-				return
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return
-			}
-			defer resp.Body.Close()
-			_, _ = io.Copy(io.Discard, resp.Body) // until the proxy stops
-		}()
+		go holdCall(t, r.url, body)
 	}
 	return r.p, r.stop
+}
+
+// holdCall posts body to url as a 2026-07-28 client and reads the answer
+// until its stream ends (the proxy stops, or the test does).
+func holdCall(t *testing.T, url, body string) {
+	req, err := mcpRequest(t.Context(), url, body)
+	if err != nil {
+		return
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
 }
 
 // startStdioCalls serves a proxy with ServeStdio and writes stopCalls on
