@@ -2,9 +2,11 @@ package proxy_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
@@ -50,5 +52,39 @@ func TestClientCallCap(t *testing.T) {
 	r.stop()
 	if sum := r.p.Summary().Clients; sum.Calls != clientCap+1 {
 		t.Errorf("summary: %d calls, want %d (the refused one is not a call)", sum.Calls, clientCap+1)
+	}
+}
+
+// TestSSESessionNotificationCap: an HTTP+SSE client whose notifications
+// the upstream never finishes taking has at most 64 of them in flight
+// (maxSessionCalls): the next POST gets 503, not one more goroutine.
+func TestSSESessionNotificationCap(t *testing.T) {
+	const sessionCap = 64
+	release := make(chan struct{})
+	var arrived atomic.Int64
+	up := serveUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: streamable}}", up+"/mcp"), "1m", "  []\n")
+	t.Cleanup(func() { close(release) }) // before the proxy stops
+	messages, _ := openStream(t, r)
+	const note = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	for range sessionCap {
+		postMessage(t, messages, note)
+	}
+	testutil.Eventually(t, "every notification at the upstream", func() bool { return arrived.Load() == sessionCap })
+	resp, err := http.Post(messages, "application/json", strings.NewReader(note))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "notifications of this session in flight") {
+		t.Errorf("notification %d: HTTP %d %s, want 503", sessionCap+1, resp.StatusCode, b)
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/mcpchaos/mcpchaos/proxy"
 )
 
-// serveUpstream serves a hand-made HTTP+SSE upstream on loopback until
-// the test ends, and returns its /sse URL.
+// serveUpstream serves a hand-made upstream on loopback until the test
+// ends, and returns its URL (http://HOST:PORT).
 func serveUpstream(t *testing.T, h http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -26,7 +26,7 @@ func serveUpstream(t *testing.T, h http.Handler) string {
 	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/sse"
+	return "http://" + ln.Addr().String()
 }
 
 // TestSSEUpstreamHostile: an HTTP+SSE upstream that answers the GET
@@ -82,7 +82,7 @@ func TestSSEUpstreamHostile(t *testing.T) {
 				default:
 				}
 			})
-			r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", serveUpstream(t, mux)), "1m", "  []\n")
+			r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", serveUpstream(t, mux)+"/sse"), "1m", "  []\n")
 			for i := range 2 { // the second: still serving
 				resp, err := http.Post(r.url, "application/json", strings.NewReader(initialize))
 				if err != nil {
@@ -146,7 +146,7 @@ func TestSSEUpstreamServerRequestFlood(t *testing.T) {
 		answering.Add(-1)
 		w.WriteHeader(http.StatusAccepted)
 	})
-	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", serveUpstream(t, mux)), "1m", "  []\n")
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", serveUpstream(t, mux)+"/sse"), "1m", "  []\n")
 	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // before the proxy stops
 	status, body := post(t, r.url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 	if status != http.StatusOK || !strings.Contains(body, `"flood"`) {
