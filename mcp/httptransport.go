@@ -44,8 +44,8 @@ type httpTransport struct {
 	byTok   map[int64]*Call        // calls whose stream is read, by progress token (otherstream.go)
 	listen  *listener              // a 2025 session's standalone GET stream (httpget.go)
 	// answering bounds the answers to server requests in flight
-	// (serverreq.go); nil until the first.
-	answering chan struct{}
+	// (serverreq.go).
+	answering ServerAnswers
 }
 
 // httpConn is one keep-alive connection and the buffers its responses are

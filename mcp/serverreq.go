@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -11,34 +12,46 @@ import (
 // the reader goroutine.
 
 const (
-	// maxAnswering bounds the answers in flight per transport: a server
-	// that floods requests gets at most this many connections from us;
-	// the requests beyond are left unanswered (they are all counted in
+	// MaxAnswering bounds the answers in flight per transport (and per
+	// upstream of the proxy, which shares ServerAnswers): a server that
+	// floods requests gets at most this many connections from us; the
+	// requests beyond are left unanswered (they are all counted in
 	// protocol.connection.server_requests).
-	maxAnswering = 16
+	MaxAnswering = 16
 	// answerTimeout bounds one answer's POST.
 	answerTimeout = 5 * time.Second
 )
 
-// answerServerRequest POSTs the answer to m unless maxAnswering answers
-// are already in flight.
-func (t *httpTransport) answerServerRequest(m *inMsg) {
-	t.mu.Lock()
-	if t.answering == nil {
-		t.answering = make(chan struct{}, maxAnswering)
-	}
-	slots := t.answering
-	t.mu.Unlock()
+// ServerAnswers bounds the answers to a server's requests in flight, for
+// a client that POSTs each one on a connection of its own, off the
+// goroutine that reads the server's stream. Its zero value is ready.
+type ServerAnswers struct {
+	once  sync.Once
+	slots chan struct{}
+}
+
+// Go runs post in a goroutine of its own, with a context that ends after
+// answerTimeout, unless MaxAnswering answers are in flight already; it
+// reports whether it did.
+func (a *ServerAnswers) Go(post func(ctx context.Context)) bool {
+	a.once.Do(func() { a.slots = make(chan struct{}, MaxAnswering) })
 	select {
-	case slots <- struct{}{}:
+	case a.slots <- struct{}{}:
 	default:
-		return
+		return false
 	}
-	msg := serverRequestAnswer(m)
 	go func() {
-		defer func() { <-slots }()
+		defer func() { <-a.slots }()
 		ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
 		defer cancel()
-		_, _ = t.exchange(ctx, "", msg)
+		post(ctx)
 	}()
+	return true
+}
+
+// answerServerRequest POSTs the answer to m unless MaxAnswering answers
+// are already in flight.
+func (t *httpTransport) answerServerRequest(m *inMsg) {
+	msg := serverRequestAnswer(m)
+	t.answering.Go(func(ctx context.Context) { _, _ = t.exchange(ctx, "", msg) })
 }

@@ -16,7 +16,7 @@ import (
 
 // TestServerRequestFloodIsBounded: a 2025 server that writes 3,000 pings
 // on its GET stream, and never finishes reading our answers, gets at most
-// maxAnswering answers in flight from us, not a connection per ping; every
+// MaxAnswering answers in flight from us, not a connection per ping; every
 // ping is still counted.
 func TestServerRequestFloodIsBounded(t *testing.T) {
 	const pings = 3000
@@ -71,8 +71,8 @@ func TestServerRequestFloodIsBounded(t *testing.T) {
 		_ = c.Close(ctx)
 	}()
 	testutil.Eventually(t, "every ping read", func() bool { return c.Stats().ServerRequests == pings })
-	testutil.Eventually(t, "the first answers to arrive", func() bool { return answering.Load() == maxAnswering })
-	if got := most.Load(); got > maxAnswering {
-		t.Fatalf("%d answers in flight at once to a ping flood, want at most %d", got, maxAnswering)
+	testutil.Eventually(t, "the first answers to arrive", func() bool { return answering.Load() == MaxAnswering })
+	if got := most.Load(); got > MaxAnswering {
+		t.Fatalf("%d answers in flight at once to a ping flood, want at most %d", got, MaxAnswering)
 	}
 }

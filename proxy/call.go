@@ -12,8 +12,20 @@ import (
 
 // call handles one tools/call: it draws the faults, records the call,
 // and answers it itself (throttle), forwards it untouched, or forwards it
-// and rewrites the answer's stream (see rewrite).
+// and rewrites the answer's stream (see rewrite); a call beyond the
+// calls in flight the proxy takes (admit) gets HTTP 503. The proxy's stop ends
+// r's context (Serve's base context), and a call it ends is open_at_stop.
 func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *message, cp *callParams) {
+	if p.stopAt.Load() != nil { // a call after the stop would miss the flush
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, "mcpchaos proxy: stopping")
+		return
+	}
+	client := p.clientOf(r)
+	if !p.rec.admit(client) {
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf(
+			"mcpchaos proxy: %d calls of client %q (or %d of all clients) in flight already", maxClientCalls, clip(client), maxOpenCalls))
+		return
+	}
 	start := time.Now()
 	var closedAt atomic.Pointer[time.Time]
 	stopStamp := context.AfterFunc(r.Context(), func() { t := time.Now(); closedAt.Store(&t) })
@@ -25,16 +37,23 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		req = req[:maxRecordedRequest]
 	}
 	rec := &CallRecord{Seq: seq, ID: append(json.RawMessage(nil), m.ID...), Session: r.Header.Get("Mcp-Session-Id"),
-		Client: p.clientOf(r), Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
+		Client: client, Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
 	if pl.throttle != nil {
 		rec.RetryAfterMs = ms(pl.throttle.retryAfter)
 	}
 	oc := p.rec.start(rec, cp.Arguments)
-	closed := func() time.Time {
-		if t := closedAt.Load(); t != nil {
-			return *t
+	// gone is how the call ends when its client side closed: open_at_stop
+	// when the proxy's stop came first (it closes every request), else
+	// the client's cancel by closing its stream, when it closed.
+	gone := func() (reaction, how string, at time.Time) {
+		t := closedAt.Load()
+		if p.stopFirst(t) {
+			return reactOpenAtStop, "", time.Now()
 		}
-		return time.Now()
+		if t == nil {
+			return reactCancelled, cancelStreamClosed, time.Now()
+		}
+		return reactCancelled, cancelStreamClosed, *t
 	}
 
 	if t := pl.throttle; t != nil {
@@ -60,7 +79,8 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 				err = copyResponse(w, resp)
 				switch {
 				case r.Context().Err() != nil:
-					p.rec.end(oc, reactCancelled, cancelStreamClosed, closed())
+					reaction, how, at := gone()
+					p.rec.end(oc, reaction, how, at)
 				case err != nil:
 					p.rec.fail(oc, err, time.Now())
 				default:
@@ -68,15 +88,24 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 				}
 				return
 			}
-			reaction, how, at := p.rewrite(ctx, w, resp, m, cp, &pl, oc, start, closed)
+			reaction, how, at := p.rewrite(ctx, w, resp, m, cp, &pl, oc, start, gone)
 			p.rec.end(oc, reaction, how, at)
 			return
 		}
 	}
 	if r.Context().Err() != nil {
-		p.rec.end(oc, reactCancelled, cancelStreamClosed, closed())
+		reaction, how, at := gone()
+		p.rec.end(oc, reaction, how, at)
 		return
 	}
 	writeRPCError(w, http.StatusBadGateway, m.ID, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
 	p.rec.fail(oc, err, time.Now())
+}
+
+// stopFirst reports whether the proxy stopped before a call's client
+// side closed at closed (nil: not closed): the stop, not the client,
+// ended the call.
+func (p *Proxy) stopFirst(closed *time.Time) bool {
+	at := p.stopAt.Load()
+	return at != nil && (closed == nil || !closed.Before(*at))
 }

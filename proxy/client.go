@@ -22,7 +22,7 @@ type sseClientKey struct{}
 // IP and the User-Agent, "IP UA". Each part is cut at 256 bytes.
 func (p *Proxy) clientOf(r *http.Request) string {
 	if id, ok := r.Context().Value(sseClientKey{}).(string); ok {
-		return "sse:" + id
+		return sseClient(id)
 	}
 	if s := r.Header.Get("Mcp-Session-Id"); s != "" {
 		return "session:" + cutIdentity(s)
@@ -45,3 +45,7 @@ func cutIdentity(s string) string {
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
+
+// sseClient is the client key of HTTP+SSE session id: its records are
+// kept under it (clientOf), and a cut of its stream ends them by it.
+func sseClient(id string) string { return "sse:" + id }

@@ -50,19 +50,7 @@ func serveProxy(t *testing.T, upstream, hold, faults string) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := fmt.Sprintf("name: test\nseed: 7\nlisten: %s\nupstream: %s\nhold: %s\nfaults:\n%s",
-		ln.Addr(), upstream, hold, faults)
-	pf, err := scenarios.ParseProxy("test.yaml", []byte(file))
-	if err != nil {
-		t.Fatalf("ParseProxy:\n%s\n%v", file, err)
-	}
-	p, err := proxy.New(pf)
-	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
-	}
-	if err := p.CheckUpstream(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, ln.Addr().String(), upstream, hold, faults)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- p.Serve(ctx, ln) }()
@@ -79,6 +67,26 @@ func serveProxy(t *testing.T, upstream, hold, faults string) *running {
 	}
 	t.Cleanup(stop)
 	return &running{p: p, url: "http://" + ln.Addr().String() + "/mcp", stop: stop}
+}
+
+// newProxy builds a proxy for listen and upstream, with hold and faults
+// as startProxy takes them, and checks its upstream (a stdio one starts).
+func newProxy(t *testing.T, listen, upstream, hold, faults string) *proxy.Proxy {
+	t.Helper()
+	file := fmt.Sprintf("name: test\nseed: 7\nlisten: %s\nupstream: %s\nhold: %s\nfaults:\n%s",
+		listen, upstream, hold, faults)
+	pf, err := scenarios.ParseProxy("test.yaml", []byte(file))
+	if err != nil {
+		t.Fatalf("ParseProxy:\n%s\n%v", file, err)
+	}
+	p, err := proxy.New(pf)
+	if err != nil {
+		t.Fatalf("proxy.New: %v", err)
+	}
+	if err := p.CheckUpstream(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // writeFile writes a file into the test's directory and returns its path.

@@ -37,8 +37,14 @@ type Proxy struct {
 
 	stopOnce  sync.Once
 	closeOnce sync.Once
-	stopping  chan struct{} // closed when Serve's context ends: held calls end
+	stopping  chan struct{}             // closed when Serve's context ends: held calls end
+	stopAt    atomic.Pointer[time.Time] // when it was closed
+	handlers  sync.WaitGroup            // Serve's handlers running
 }
+
+// stopWait bounds how long Serve waits, once stopped, for its handlers
+// to record their calls before it writes what is still open.
+const stopWait = 5 * time.Second
 
 // New builds a proxy for a decoded proxy file. It decodes the faults'
 // own keys; a problem is a scenarios.Errors entry naming FILE:LINE:COLUMN.
@@ -109,15 +115,24 @@ func (p *Proxy) CheckUpstream(ctx context.Context) error {
 	return c.Close()
 }
 
-// Serve serves the proxy on ln until ctx ends, then ends every held call
-// (recorded open_at_stop), lets the handlers finish for up to a second
-// and closes every connection.
+// Serve serves the proxy on ln until ctx ends. Then it ends every
+// request (each call in flight is recorded open_at_stop, not as a
+// client's cancel), waits up to stopWait for the handlers to return,
+// closes every connection, and writes the calls still open, as
+// open_at_stop: once Serve returns, the summary and --output agree.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p)
 	newSSEFront(p).register(mux) // the 2024-11-05 HTTP+SSE transport: /sse and /messages
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	base, endRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer endRequests()
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base },
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p.handlers.Add(1)
+			defer p.handlers.Done()
+			mux.ServeHTTP(w, r)
+		})}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -125,15 +140,33 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("proxy: serve on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
-	p.stopOnce.Do(func() { close(p.stopping) })
-	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	p.stopOnce.Do(func() {
+		now := time.Now()
+		p.stopAt.Store(&now) // before any request ends: see stopFirst
+		close(p.stopping)
+	})
+	endRequests()
+	sctx, cancel := context.WithTimeout(context.Background(), stopWait)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
 	}
+	waitBounded(&p.handlers, time.Second) // after Close, a handler still ending
 	p.rec.flush()
 	p.Close()
 	return nil
+}
+
+// waitBounded waits for wg, at most d.
+func waitBounded(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // Close stops a stdio upstream and closes an HTTP+SSE upstream's

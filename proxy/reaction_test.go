@@ -56,9 +56,28 @@ func TestRetryAfterAndReissue(t *testing.T) {
 // status and the body read.
 func post(t *testing.T, url, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	req, err := mcpRequest(t.Context(), url, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		t.Fatalf("read the answer: %v", err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// mcpRequest is the POST of body to url as a 2026-07-28 client sends
+// it, with the headers the body implies.
+func mcpRequest(ctx context.Context, url, body string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -75,16 +94,7 @@ func post(t *testing.T, url, body string) (int, string) {
 			req.Header.Set("Mcp-Name", m.Params.Name)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		t.Fatalf("read the answer: %v", err)
-	}
-	return resp.StatusCode, string(b)
+	return req, nil
 }
 
 // TestReissueSameID sends one tools/call twice with the same id after a

@@ -82,6 +82,12 @@ const (
 	maxThrottledPerClient = 64
 	// maxRecent is how many of the latest calls Records returns.
 	maxRecent = 1024
+	// maxClientCalls bounds one client's calls in flight, and
+	// maxOpenCalls all clients' together: a call beyond is refused by the
+	// proxy itself (HTTP 503), not recorded. A client names itself (see
+	// clientOf), so only the second bounds a hostile one.
+	maxClientCalls = 256
+	maxOpenCalls   = 4096
 	// notifyGrace is how long a call the client cancelled by closing its
 	// stream waits for the client's notifications/cancelled before its
 	// record is written.
@@ -112,7 +118,9 @@ type recorder struct {
 	cancelAt  *report.ProxyHistogram
 	held      *report.ProxyHistogram
 	out       output
-	stopped   bool // flush was called: records no longer wait for a last fact
+	stopped   bool           // flush was called: records no longer wait for a last fact
+	inflight  map[string]int // calls admitted and not ended, by client
+	nInflight int            // their sum
 }
 
 // openCall is a call in flight; cancel ends the proxy's side of it when
@@ -124,9 +132,35 @@ type openCall struct {
 }
 
 func newRecorder() *recorder {
-	return &recorder{open: map[string]*openCall{}, notify: newBoundedIndex[*CallRecord](maxIndexed),
+	return &recorder{open: map[string]*openCall{}, inflight: map[string]int{}, notify: newBoundedIndex[*CallRecord](maxIndexed),
 		unfilled: newBoundedIndex[prior](maxIndexed), throttled: newBoundedIndex[[]*CallRecord](maxIndexed),
 		faults: map[string]int{}, cancelAt: report.NewProxyHistogram(), held: report.NewProxyHistogram()}
+}
+
+// admit counts a call of client in flight, unless maxClientCalls of it
+// or maxOpenCalls in all are; a call admitted is started next, and its
+// end frees the place.
+func (r *recorder) admit(client string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inflight[client] >= maxClientCalls || r.nInflight >= maxOpenCalls {
+		return false
+	}
+	r.inflight[client]++
+	r.nInflight++
+	return true
+}
+
+// release frees an admitted call's place; r.mu is held.
+func (r *recorder) release(client string) {
+	if n := r.inflight[client]; n > 1 {
+		r.inflight[client] = n - 1
+	} else if n == 1 {
+		delete(r.inflight, client)
+	} else {
+		return // not admitted (a test's call)
+	}
+	r.nInflight--
 }
 
 // start records a new call and links it to the client's earlier calls.
@@ -222,6 +256,7 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	if r.open[rec.idKey] == oc {
 		delete(r.open, rec.idKey)
 	}
+	r.release(rec.Client)
 	rec.ended = at
 	if rec.Reaction == "" {
 		rec.Reaction, rec.CancelHow = reaction, how

@@ -47,7 +47,8 @@ var t0 = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
 // TestRecordsStream: a record is written when its call settles — at its
 // end, or for a call cancelled by a closed stream when the client's
 // notification arrives, or for a throttled call at the client's next
-// call — and flush writes whatever still waits.
+// call — and flush ends what is open (open_at_stop) and writes whatever
+// still waits.
 func TestRecordsStream(t *testing.T) {
 	tests := []struct {
 		name string
@@ -79,10 +80,14 @@ func TestRecordsStream(t *testing.T) {
 			r.end(call(r, 2, "b", 1, `{}`, 0), reactCancelled, cancelStreamClosed, t0.Add(time.Second))
 			r.flush()
 		}, []string{"1 throttled false -", "2 cancelled false -"}},
-		{"after flush nothing waits", func(r *recorder) {
+		{"flush ends what is open as open_at_stop, for good", func(r *recorder) {
 			oc := call(r, 1, "a", 1, `{}`, 0)
 			r.flush()
 			r.end(oc, reactCancelled, cancelStreamClosed, t0.Add(time.Second))
+		}, []string{"1 open_at_stop false -"}},
+		{"after flush nothing waits", func(r *recorder) {
+			r.flush()
+			r.end(call(r, 1, "a", 1, `{}`, 0), reactCancelled, cancelStreamClosed, t0.Add(time.Second))
 		}, []string{"1 cancelled false -"}},
 	}
 	for _, tc := range tests {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/report"
 )
@@ -74,10 +75,23 @@ func (r *recorder) marshal(recs ...*CallRecord) [][]byte {
 	return lines
 }
 
-// flush writes every record still waiting for a last fact (a late
-// notification, the client's next call), as it stands; Serve calls it
-// when it stops. A call that ends later is written as it ends.
+// flush ends every call still open as open_at_stop and writes every
+// record still waiting for a last fact (a late notification, the
+// client's next call), as it stands; Serve calls it when it stops, after
+// its handlers returned. A handler that ends one of those calls later
+// changes nothing: only a call's first end counts.
 func (r *recorder) flush() {
+	r.mu.Lock()
+	open := make([]*openCall, 0, len(r.open))
+	for _, oc := range r.open {
+		open = append(open, oc)
+	}
+	r.mu.Unlock()
+	sort.Slice(open, func(i, j int) bool { return open[i].rec.Seq < open[j].rec.Seq })
+	now := time.Now()
+	for _, oc := range open {
+		r.end(oc, reactOpenAtStop, "", now)
+	}
 	r.mu.Lock()
 	r.stopped = true
 	pending := r.notify.TakeAll()

@@ -89,9 +89,10 @@ func (s sseWriter) event(data []byte) error {
 // rewrite answers a call whose plan changes the stream: it answers with
 // its own SSE stream, passes on, withholds or delays what the upstream
 // sends, and adds its own progress or cancel, until the call ends. It
-// returns the reaction, how the client cancelled, and when.
+// returns the reaction, how the client cancelled, and when; clientGone
+// says it when the client's side closed.
 func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.Response, m *message, cp *callParams,
-	pl *plan, oc *openCall, start time.Time, closed func() time.Time) (reaction, how string, at time.Time) {
+	pl *plan, oc *openCall, start time.Time, clientGone func() (string, string, time.Time)) (reaction, how string, at time.Time) {
 	msgs := make(chan upstreamMsg)
 	go readUpstream(ctx, resp, msgs)
 	copyHeaders(w.Header(), resp.Header, "Content-Type")
@@ -99,7 +100,6 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	out := sseWriter{w: w, rc: http.NewResponseController(w)}
-	clientGone := func() (string, string, time.Time) { return reactCancelled, cancelStreamClosed, closed() }
 	if err := out.rc.Flush(); err != nil {
 		return clientGone()
 	}

@@ -49,17 +49,28 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 	isRequest := m.Method != "" && len(m.ID) > 0
 	if isRequest && m.Method == "server/discover" {
 		// The transport has no 2026-07-28 binding: answered as a
-		// 2024-11-05 server would, so the client falls back to initialize.
+		// 2024-11-05 server would, so the client falls back to initialize;
+		// queued without waiting, or refused when the stream is behind.
+		if !s.offer(rpcError(m.ID, -32601, "Method not found: server/discover (mcpchaos proxy: the HTTP+SSE transport is 2024-11-05)")) {
+			writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: session %q: %d messages wait for the stream already", clip(s.id), maxQueuedEvents))
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
-		go s.send(s.ctx, rpcError(m.ID, -32601, "Method not found: server/discover (mcpchaos proxy: the HTTP+SSE transport is 2024-11-05)"))
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	key, c := compactJSON(m.ID), &sseCall{cancel: cancel}
 	s.mu.Lock()
-	ended, full := s.ended, isRequest && len(s.calls) >= maxSessionCalls
+	// Requests and notifications in flight are bounded apart, so a
+	// client at its cap of requests can still cancel one.
+	n := &s.notes
+	if isRequest {
+		n = &s.requests
+	}
+	ended, full := s.ended, *n >= maxSessionCalls
 	if !ended && !full {
 		s.running.Add(1) // never after end began to wait: ended is set first
+		*n++
 		if isRequest {
 			s.calls[key] = c
 		}
@@ -72,15 +83,22 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 		return
 	case full:
 		cancel()
-		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: %d requests of this session in flight already", maxSessionCalls))
+		what := "notifications"
+		if isRequest {
+			what = "requests"
+		}
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: %d %s of this session in flight already", maxSessionCalls, what))
 		return
 	}
 	finish := func() {
 		defer s.running.Done()
 		cancel()
-		if isRequest {
-			s.untrack(key, c)
+		s.mu.Lock()
+		*n--
+		if isRequest && s.calls[key] == c {
+			delete(s.calls, key)
 		}
+		s.mu.Unlock()
 	}
 	decided := make(chan struct{})
 	var once sync.Once
@@ -231,14 +249,6 @@ func failure(id json.RawMessage, status int, body []byte) []byte {
 		return rpcError(id, *e.Error.Code, e.Error.Message)
 	}
 	return rpcError(id, -32603, fmt.Sprintf("mcpchaos proxy: the upstream answered HTTP %d", status))
-}
-
-func (s *sseSession) untrack(key string, c *sseCall) {
-	s.mu.Lock()
-	if s.calls[key] == c {
-		delete(s.calls, key)
-	}
-	s.mu.Unlock()
 }
 
 // cancelCall ends the proxy's side of a request in flight.

@@ -29,7 +29,7 @@ import (
 // Bounds of the HTTP+SSE front.
 const (
 	maxSSESessions   = 256 // open event streams; one more GET gets 503
-	maxSessionCalls  = 64  // requests of one session in flight; one more POST gets 503
+	maxSessionCalls  = 64  // requests, and apart notifications, of one session in flight; one more POST gets 503
 	maxQueuedEvents  = 64  // messages waiting for the stream; senders wait beyond it
 	sseSessionParam  = "sessionId"
 	sseMessagesPath  = "/messages"
@@ -60,6 +60,8 @@ type sseSession struct {
 	upstream string              // the upstream's Mcp-Session-Id (2025)
 	version  string              // the protocol version initialize settled
 	calls    map[string]*sseCall // requests in flight, by id (compact JSON)
+	requests int                 // requests in flight (an id used twice counts twice)
+	notes    int                 // notifications in flight
 }
 
 func newSSEFront(p *Proxy) *sseFront { return &sseFront{p: p, sessions: map[string]*sseSession{}} }
@@ -149,7 +151,7 @@ func (f *sseFront) serveStream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case rst := <-s.cut:
-			f.p.rec.endOpen(s.recordKey(), s.open(), reactDisconnected, time.Now())
+			f.p.rec.endOpen(sseClient(s.id), s.open(), reactDisconnected, time.Now())
 			_ = cut(w, rst) // the call that asked is recorded already
 			return
 		case <-r.Context().Done():
@@ -220,14 +222,6 @@ func (f *sseFront) serveMessage(w http.ResponseWriter, r *http.Request) {
 	f.dispatch(w, r, s, body)
 }
 
-// recordKey is the client key the session's calls are recorded under:
-// the upstream's session id.
-func (s *sseSession) recordKey() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.upstream
-}
-
 // open returns the ids of the session's requests in flight.
 func (s *sseSession) open() []json.RawMessage {
 	s.mu.Lock()
@@ -249,6 +243,22 @@ func (s *sseSession) send(ctx context.Context, data []byte) bool {
 	case <-ctx.Done():
 	}
 	return false
+}
+
+// offer queues a message for the stream without waiting; false when the
+// queue is full or the stream ended.
+func (s *sseSession) offer(data []byte) bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	select {
+	case s.events <- data:
+		return true
+	default:
+		return false
+	}
 }
 
 // clip bounds a client's value quoted in an error.

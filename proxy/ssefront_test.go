@@ -158,6 +158,20 @@ func openStream(t *testing.T, r *running) (string, *bufio.Reader) {
 	return strings.TrimSuffix(r.url, "/mcp") + data, br
 }
 
+// postMessage POSTs msg to an HTTP+SSE session's messages URL and wants
+// the 202.
+func postMessage(t *testing.T, messages, msg string) {
+	t.Helper()
+	resp, err := http.Post(messages, "application/json", strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST %s: HTTP %d, want 202", msg, resp.StatusCode)
+	}
+}
+
 // TestSSEFrontBadInput: a POST that is not JSON gets HTTP 400 with the
 // JSON-RPC parse error, a POST for an unknown or missing session 404 or
 // 400, one from a web page elsewhere (Origin) 403, and the proxy goes on
@@ -225,17 +239,7 @@ func TestSSEFrontStreamDropped(t *testing.T) {
 		t.Fatalf("first event %q %q, %v; want the endpoint", events.Event(), endpoint, err)
 	}
 	messages := strings.TrimSuffix(r.url, "/mcp") + string(endpoint)
-	post := func(msg string) {
-		t.Helper()
-		resp, err := http.Post(messages, "application/json", strings.NewReader(msg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("POST %s: HTTP %d, want 202", msg, resp.StatusCode)
-		}
-	}
+	post := func(msg string) { t.Helper(); postMessage(t, messages, msg) }
 	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 	if data, err := events.Next(); err != nil || !strings.Contains(string(data), `"id":1`) {
 		t.Fatalf("initialize: got %s, %v", data, err)
@@ -252,5 +256,38 @@ func TestSSEFrontStreamDropped(t *testing.T) {
 	r.stop()
 	if rec := r.p.Records()[0]; rec.Reaction != "cancelled" || rec.CancelHow != "stream_closed" {
 		t.Errorf("record: got %s (%s), want cancelled, stream_closed\n%s", rec.Reaction, rec.CancelHow, dump(r.p.Records()))
+	}
+}
+
+// TestSSEFrontDisconnectEndsSession: a disconnect that hits one call of
+// an HTTP+SSE session cuts the session's one event stream, so every call
+// of the session in flight ends with it, and each is recorded
+// disconnected (the proxy cut it), none as a client's cancel.
+func TestSSEFrontDisconnectEndsSession(t *testing.T) {
+	r := startProxy(t, "1m", "  - {kind: disconnect, tools: [echo]}\n")
+	messages, br := openStream(t, r)
+	events := mcpchaos.NewSSEReader(br, 1<<20)
+	post := func(msg string) { t.Helper(); postMessage(t, messages, msg) }
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if data, err := events.Next(); err != nil || !strings.Contains(string(data), `"id":1`) {
+		t.Fatalf("initialize: got %s, %v", data, err)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_task","arguments":{"steps":100,"step_ms":100}}}`)
+	testutil.Eventually(t, "the slow call open at the proxy", func() bool { return len(r.p.Records()) == 1 })
+	post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+	testutil.Eventually(t, "both calls' records", func() bool {
+		recs := r.p.Records()
+		return len(recs) == 2 && recs[0].Reaction != "" && recs[1].Reaction != ""
+	})
+	r.stop()
+	recs := r.p.Records()
+	for _, rec := range recs {
+		if rec.Reaction != "disconnected" {
+			t.Errorf("call %d (%s): got %s (%s), want disconnected\n%s", rec.Seq, rec.Tool, rec.Reaction, rec.CancelHow, dump(recs))
+		}
+	}
+	if sum := r.p.Summary().Clients; sum.Cancelled != 0 {
+		t.Errorf("summary: %d cancelled, want 0 (the proxy cut the stream)", sum.Cancelled)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/mcp"
 )
 
 // sseUpstream is an upstream that speaks the 2024-11-05 HTTP+SSE
@@ -36,6 +38,10 @@ import (
 type sseUpstream struct {
 	url    *url.URL
 	client *http.Client // the HTTP transport to the server
+	// answers bounds the answers to the server's requests in flight, over
+	// every session: at most mcp.MaxAnswering POSTs; the requests beyond
+	// are left unanswered, as mcpchaos run leaves them.
+	answers mcp.ServerAnswers
 
 	mu       sync.Mutex
 	sessions map[string]*upSession // by the Mcp-Session-Id given to the client

@@ -6,10 +6,28 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/proxy"
 )
+
+// serveUpstream serves a hand-made upstream on loopback until the test
+// ends, and returns its URL (http://HOST:PORT).
+func serveUpstream(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
 
 // TestSSEUpstreamHostile: an HTTP+SSE upstream that answers the GET
 // badly, or sends an event over the bound, fails the client's initialize
@@ -64,14 +82,7 @@ func TestSSEUpstreamHostile(t *testing.T) {
 				default:
 				}
 			})
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := &http.Server{Handler: mux}
-			go srv.Serve(ln)
-			t.Cleanup(func() { srv.Close() })
-			r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", "http://"+ln.Addr().String()+"/sse"), "1m", "  []\n")
+			r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", serveUpstream(t, mux)+"/sse"), "1m", "  []\n")
 			for i := range 2 { // the second: still serving
 				resp, err := http.Post(r.url, "application/json", strings.NewReader(initialize))
 				if err != nil {
@@ -84,5 +95,65 @@ func TestSSEUpstreamHostile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSSEUpstreamServerRequestFlood: an HTTP+SSE upstream that writes
+// 3,000 pings on a session's stream, and never finishes reading the
+// answers, gets at most mcp.MaxAnswering answers in flight from the
+// proxy, not a goroutine and a connection per ping; the session goes on
+// (the client's initialize, answered after the pings, gets through).
+func TestSSEUpstreamServerRequestFlood(t *testing.T) {
+	const pings = 3000
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	var answering, most atomic.Int64
+	initialized := make(chan struct{}, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "event: endpoint\ndata: /messages\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-initialized:
+		case <-r.Context().Done():
+			return
+		}
+		for i := range pings {
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"p%d\",\"method\":\"ping\"}\n\n", i)
+		}
+		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"serverInfo\":{\"name\":\"flood\",\"version\":\"1\"}}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if strings.Contains(string(body), `"initialize"`) {
+			initialized <- struct{}{}
+		}
+		if !strings.Contains(string(body), `"result"`) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		n := answering.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		answering.Add(-1)
+		w.WriteHeader(http.StatusAccepted)
+	})
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", serveUpstream(t, mux)+"/sse"), "1m", "  []\n")
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // before the proxy stops
+	status, body := post(t, r.url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if status != http.StatusOK || !strings.Contains(body, `"flood"`) {
+		t.Fatalf("initialize after the flood: HTTP %d %s, want the server's answer", status, body)
+	}
+	testutil.Eventually(t, "the first answers to arrive", func() bool { return answering.Load() >= mcp.MaxAnswering })
+	if got := most.Load(); got > mcp.MaxAnswering {
+		t.Fatalf("%d answers in flight at once to a ping flood, want at most %d", got, mcp.MaxAnswering)
 	}
 }

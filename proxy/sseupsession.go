@@ -100,8 +100,9 @@ func (s *upSession) markEnded() {
 }
 
 // route hands a message to its request: answers by id, progress by
-// token. A server request is answered (ping) or refused; other
-// notifications belong to no request and are dropped.
+// token. A server request is answered (ping) or refused, unless
+// mcp.MaxAnswering answers are in flight (then it is left unanswered);
+// other notifications belong to no request and are dropped.
 func (s *upSession) route(data []byte) {
 	var in message
 	if json.Unmarshal(data, &in) != nil {
@@ -118,11 +119,7 @@ func (s *upSession) route(data []byte) {
 		if in.Method == "ping" {
 			reply, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": in.ID, "result": map[string]any{}})
 		}
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), upCancelTimeout)
-			defer cancel()
-			_, _, _ = s.post(ctx, reply)
-		}()
+		s.u.answers.Go(func(ctx context.Context) { _, _, _ = s.post(ctx, reply) })
 	case in.Method == "notifications/progress":
 		var p struct {
 			Token json.RawMessage `json:"progressToken"`

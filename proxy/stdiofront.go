@@ -23,7 +23,8 @@ import (
 // notifications/cancelled from the client (the stdio cancel) is posted
 // too, so the record says how the client cancelled, and then the call's
 // request is closed, which closes the upstream request. It returns when
-// in ends (the client closed the proxy's stdin) or ctx does.
+// in ends (the client closed the proxy's stdin: its calls in flight are
+// its cancels) or ctx does (the proxy's stop: they are open_at_stop).
 func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -33,6 +34,11 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- p.Serve(sctx, ln) }()
+	// The client's requests outlive an interrupt until Serve has stopped
+	// (its calls in flight are then open_at_stop, not the client's
+	// cancels); the client closing stdin cancels them at once.
+	bctx, endPosts := context.WithCancel(context.WithoutCancel(ctx))
+	defer endPosts()
 	b := &bridge{url: "http://" + ln.Addr().String() + "/mcp", out: out, inflight: map[string]context.CancelFunc{}}
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
@@ -50,7 +56,7 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 			}
 			select {
 			case lines <- append([]byte(nil), line...):
-			case <-sctx.Done():
+			case <-bctx.Done():
 				return
 			}
 		}
@@ -59,7 +65,7 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 	for done := false; !done; {
 		select {
 		case line := <-lines:
-			b.handle(sctx, &wg, line)
+			b.handle(bctx, &wg, line)
 		case err := <-readErr:
 			if !errors.Is(err, io.EOF) {
 				err = fmt.Errorf("proxy --stdio: read stdin: %w", err)
@@ -77,9 +83,10 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 			done = true
 		}
 	}
-	b.cancelAll()
+	err = <-served // interrupted: Serve stops first, and ends the calls
+	endPosts()
 	wg.Wait()
-	return <-served
+	return err
 }
 
 // bridge posts a stdio client's messages to the proxy's HTTP side.

@@ -61,7 +61,8 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	// Each call's record is written to --output as the call settles, so
-	// the file is created (or refused) before anything listens.
+	// the file is created (or refused) before anything listens; a later
+	// check that fails removes it again, as run's outputs.abort does.
 	var out io.WriteCloser
 	if f.output != "" {
 		if out, err = createOutput(ctx, f.output, jsonOutput); err != nil {
@@ -70,10 +71,15 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		p.SetOutput(out)
 	}
-	if err := p.CheckUpstream(ctx); err != nil {
+	abort := func() {
+		p.SetOutput(nil)
 		if out != nil {
 			out.Close()
+			os.Remove(f.output)
 		}
+	}
+	if err := p.CheckUpstream(ctx); err != nil {
+		abort()
 		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
 		return 2
 	}
@@ -87,9 +93,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		ln, err := lc.Listen(ctx, "tcp", pf.Listen)
 		if err != nil {
 			p.Close()
-			if out != nil {
-				out.Close()
-			}
+			abort()
 			fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
 			return 2
 		}

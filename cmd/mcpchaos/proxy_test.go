@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -18,7 +20,8 @@ import (
 
 // TestProxyBadInput: a proxy file with an unknown key, an upstream that
 // cannot be reached, a listen address in use and an --output that cannot
-// be created each exit 2 with one line, before anything listens.
+// be created each exit 2 with one line, before anything listens, and
+// leave no --output file behind (as run removes its outputs).
 func TestProxyBadInput(t *testing.T) {
 	target, err := targetserver.StartHTTP(t.Context(), targetserver.Config{}, "")
 	if err != nil {
@@ -52,10 +55,17 @@ func TestProxyBadInput(t *testing.T) {
 			if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := runCLI(t, t.Context(), append(append([]string{"proxy"}, tc.args...), path)...)
+			args, output := tc.args, filepath.Join(t.TempDir(), "calls.jsonl")
+			if args == nil {
+				args = []string{"--output", output}
+			}
+			code, stdout, stderr := runCLI(t, t.Context(), append(append([]string{"proxy"}, args...), path)...)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			if code != 2 || stdout != "" || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
 				t.Fatalf("got exit %d, stdout %q, stderr %q; want 2 and one line with %q", code, stdout, stderr, tc.want)
+			}
+			if _, err := os.Stat(output); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("--output %s: %v, want it removed", output, err)
 			}
 		})
 	}
