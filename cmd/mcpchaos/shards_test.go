@@ -30,7 +30,7 @@ load:
   rate: 40/1s
   duration: 4s
   max_in_flight: 200
-timeouts: {idle: 2s, max: 2s} # each shard reads its probes 2 s (+1 s) after the load's end
+timeouts: {idle: 5s, max: 5s} # a starved machine stays within them; each shard reads its probes 5 s (+1 s) after the load's end
 calls:
   - {tool: slow_task, weight: 3, arguments: {steps: 4, step_ms: 100}, progress: true}
   - {tool: echo, weight: 1, arguments: {text: hi}}
@@ -155,8 +155,8 @@ func (r *shardRun) report(name string, files ...string) map[string]any {
 // the same --start-at instant, against one built-in target, merged by
 // `mcpchaos report`, are the single run of the same scenario and seed:
 // the same calls by seq (tool, outcome, faults), the same totals, outcome
-// counts and faults, leaked call-seconds (some, and not more than the
-// single run's), and an achieved rate within 1% of the offered.
+// counts and faults, leaked call-seconds not more than the single run's,
+// and an achieved rate within 1% of the offered.
 func TestShardsAddUp(t *testing.T) {
 	tg, err := targetserver.StartHTTP(context.Background(), targetserver.Config{StopDelay: time.Second}, "")
 	if err != nil {
@@ -199,14 +199,19 @@ func TestShardsAddUp(t *testing.T) {
 	// 100 ms. The single run compares each reading with its own calls in
 	// flight during the read; the merge, with each shard's at its peak
 	// around the reading (series.PeakSum): never fewer calls than the
-	// shards had in flight, so never more leaked work than there was,
-	// though on a busy machine (samples further apart) it may find much
-	// less than the single run. Some remains: each cut call leaks 250 ms.
+	// shards had in flight, so never more leaked work than there was, and
+	// often less than the single run (by about the calls a shard starts or
+	// ends within one sampling period). On a starved machine slow reads
+	// and sparse samples hide the 250 ms of each cut call: two busy loops
+	// beside the test left the merge 0 where the single run found 7.8.
+	// So only the upper bound is sure (the old stale sum broke it: 13.1
+	// merged, 7.3 single); TestMergeSharedLeak shows that the merge does
+	// find leaked work.
 	const leaked = "cancellation.leaked_call_seconds"
 	w, g := num(t, whole, leaked), num(t, merged, leaked)
 	t.Logf("%s: merged shards %g, single run %g", leaked, g, w)
-	if w < 1 || g <= 0 || g > 1.3*w+0.5 {
-		t.Errorf("%s: merged shards %g, single run %g; want some in both, the merge's at most the single run's (+30%% + 0.5)", leaked, g, w)
+	if g < 0 || g > 1.3*w+0.5 {
+		t.Errorf("%s: merged shards %g, single run %g; want at most the single run's (+30%% + 0.5)", leaked, g, w)
 	}
 	offered, achieved := num(t, merged, "rate.offered"), num(t, merged, "rate.achieved")
 	if math.Abs(achieved-offered) > offered/100 || math.Abs(offered-40) > 0.4 {
