@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -69,6 +70,11 @@ type shape struct {
 	every       time.Duration
 	sampleEvery int
 	shard       *results.Shard
+	// shared: the shard of a server every shard shares, as the engine
+	// writes it: a sample every sampleEvery calls at the shard's own
+	// instants (offset by its first seq, in ms), and a trailer whose run
+	// inputs mark the probes as the shared server's.
+	shared bool
 }
 
 // genShaped writes a results file of the given shape (see genResults).
@@ -109,12 +115,38 @@ func genShaped(b *testing.B, path string, sh shape) {
 		}
 		if i%sh.sampleEvery == sh.sampleEvery-1 {
 			s := results.Sample{Type: results.TypeSample, T: r.Scheduled, ClientInFlight: 50, OfferedRate: float64(sh.sampleEvery), Probes: map[string]float64{"inflight": 48}}
+			if sh.shared {
+				s.T = s.T.Add(time.Duration(sh.first) * time.Millisecond)
+				s.ClientInFlight = 45 + i%11
+				s.Probes["inflight"] = float64(sh.step) * 50
+			}
 			if err := w.Write(&s); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
+	if sh.shared {
+		sharedTrailer(b, w, t0.Add(time.Duration(sh.first+uint64(sh.calls)*sh.step)*sh.every))
+	}
 	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// sharedTrailer writes the trailer of a shard of a shared server: its
+// probe, inflight, read the server (baseline 0) after every shard's calls,
+// and measures leaked work, which the merge computes from every shard's
+// samples.
+func sharedTrailer(b *testing.B, w *results.Writer, ended time.Time) {
+	b.Helper()
+	in := report.RunInputs{Orphans: report.Orphans{Drained: true, ByProbe: map[string]float64{"inflight": 0},
+		ProbeErrors: []string{report.SharedLeakNote}, Counting: 1,
+		Shared: &report.SharedServer{AfterAll: true, LeakProbe: "inflight", ServerProbes: []string{"inflight"}}}}
+	raw, err := report.EncodeInputs(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Write(&results.Trailer{Type: results.TypeTrailer, Ended: ended, Run: raw}); err != nil {
 		b.Fatal(err)
 	}
 }

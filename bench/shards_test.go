@@ -16,8 +16,11 @@ import (
 // binary, in its own process) merging the results files of 100 shards,
 // each of 2,000 calls/s for MERGE_SECONDS seconds (default 10: 2,000,000
 // calls in all), and reports its wall time, CPU seconds and peak RSS. The
-// files are generated as a sharded run writes them: shard i holds the seqs
-// i, i+100, ..., scheduled on one global timeline of 200,000 calls/s.
+// files are generated as a sharded run of a shared server writes them:
+// shard i holds the seqs i, i+100, ..., scheduled on one global timeline
+// of 200,000 calls/s, a probe sample every 100 ms at its own instants, and
+// a trailer that leaves the leaked call-seconds to the merge (the samples
+// it holds are the merge's only memory that grows with shards × seconds).
 func BenchmarkMergeShards(b *testing.B) {
 	setup(b)
 	const shards, perShard = 100, 2000
@@ -33,8 +36,8 @@ func BenchmarkMergeShards(b *testing.B) {
 	for i := range shards {
 		p := filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl.gz", i))
 		genShaped(b, p, shape{calls: perShard * secs, first: uint64(i), step: shards,
-			every: time.Second / (shards * perShard), sampleEvery: perShard,
-			shard: &results.Shard{Index: i, Count: shards}})
+			every: time.Second / (shards * perShard), sampleEvery: perShard / 10,
+			shard: &results.Shard{Index: i, Count: shards}, shared: true})
 		st, err := os.Stat(p)
 		if err != nil {
 			b.Fatal(err)

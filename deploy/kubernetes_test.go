@@ -50,7 +50,8 @@ func strict(t *testing.T, path string, v any) {
 // strictly into the Kubernetes API types, and checks the shards' Job: Indexed,
 // completions and parallelism equal to --shards, the container running
 // `mcpchaos run --shards`, results on the shared volume that the merge Job
-// reads, one file per shard index.
+// reads, one file per shard index; and the merge Job's wait for them,
+// bounded (checkMergeWait).
 func TestKubernetesManifests(t *testing.T) {
 	var k kustomization
 	strict(t, "kubernetes/kustomization.yaml", &k)
@@ -144,6 +145,7 @@ func TestKubernetesManifests(t *testing.T) {
 	if reports == 0 {
 		t.Error("the merge Job runs no mcpchaos report")
 	}
+	checkMergeWait(t, merge, n)
 }
 
 func mapsKeys(m map[string]*batchv1.Job) func(func(string) bool) {

@@ -184,7 +184,10 @@ func (r *runner) shardHeader(late time.Duration) *results.Shard {
 // every shard calls: an HTTP target named by its URL. (A builtin target is
 // started by each shard, and stdio servers are each shard's own
 // processes: nothing is shared.) Its probes read the server's whole work,
-// every shard's calls included.
+// every shard's calls included. Every HTTP target is taken as shared,
+// whatever its address: a loopback URL may be one server that every shard
+// on the machine calls (as in the tests) or a per-pod sidecar; what to do
+// for the latter is in docs/distributed.md.
 func (p Plan) SharesServer() bool { return p.Shard.Count > 1 && p.Target.HTTP != nil }
 
 // SharedProbesNote is what a shard of a shared server with probes says when

@@ -36,7 +36,8 @@ func (pr *probeRun) sharedFrom(lastStop, ownEnd time.Time) time.Time {
 }
 
 // shared records, in a shard of a shared server, that its probes read the
-// server's whole work, and says where the leaked call-seconds are.
+// server's whole work, which of them do (every probe but a log probe, which
+// counts this shard's calls), and says where the leaked call-seconds are.
 func (pr *probeRun) shared(out *report.Orphans) {
 	p := pr.r.plan
 	if !p.SharesServer() || len(pr.counts) == 0 && pr.proc == nil {
@@ -46,6 +47,13 @@ func (pr *probeRun) shared(out *report.Orphans) {
 		out.Shared = &report.SharedServer{}
 	}
 	_, out.Shared.AfterAll = p.othersOver()
+	out.Shared.ServerProbes = out.Shared.ServerProbes[:0]
+	for _, c := range pr.counts {
+		out.Shared.ServerProbes = append(out.Shared.ServerProbes, c.Name())
+	}
+	if pr.proc != nil {
+		out.Shared.ServerProbes = append(out.Shared.ServerProbes, pr.procName)
+	}
 	if len(pr.counts) > 0 {
 		pr.errors = append(pr.errors, report.SharedLeakNote)
 	}

@@ -128,7 +128,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		}
 		if ok {
 			inputs = append(inputs, in)
-			shared.learn(in.Orphans)
+			shared.learn(path, in.Orphans)
 		}
 		if dur <= 0 {
 			spans = false

@@ -27,6 +27,10 @@ type SharedServer struct {
 	// its reading before the load.
 	LeakProbe string  `json:"leak_probe,omitempty"`
 	Baseline  float64 `json:"baseline"`
+	// ServerProbes names the probes that read the server's whole work
+	// (metric, tool, process): the same reading in every shard. The
+	// others (log probes) count this shard's calls alone.
+	ServerProbes []string `json:"server_probes,omitempty"`
 }
 
 // SharedLeakNote is the probe note of a shard of a shared server: its
@@ -37,19 +41,26 @@ const SharedLeakNote = "leaked call-seconds: this shard's probes count the calls
 
 // mergeShared merges a shared server's readings: every shard read the same
 // server-wide quantity, so the merge takes the largest reading (the sum
-// would count it once per shard). The leaked call-seconds are measured
-// from every shard's samples afterwards (sharedSamples.leaked).
+// would count it once per shard) — of the probes that read the server
+// (ServerProbes); a log probe's orphans are each shard's calls, and add
+// up. The leaked call-seconds are measured from every shard's samples
+// afterwards (sharedSamples.leaked).
 func mergeShared(o *Orphans, in Orphans) {
 	o.Orphaned = max(o.Orphaned, in.Orphaned)
 	for k, v := range in.ByProbe {
 		if o.ByProbe == nil {
 			o.ByProbe = map[string]float64{}
 		}
-		o.ByProbe[k] = max(o.ByProbe[k], v)
+		if slices.Contains(in.Shared.ServerProbes, k) {
+			o.ByProbe[k] = max(o.ByProbe[k], v)
+		} else {
+			o.ByProbe[k] += v
+		}
 	}
 	o.LeftoverCPUSeconds = max(o.LeftoverCPUSeconds, in.LeftoverCPUSeconds)
 	if o.Shared == nil {
 		s := *in.Shared
+		s.ServerProbes = slices.Clone(s.ServerProbes)
 		o.Shared = &s
 		return
 	}
@@ -83,27 +94,43 @@ func mergeSharedWindows(w *Windows, in Windows) {
 //
 // The shards of one run have the same probes: once a file's trailer says
 // whether they shared a server and which probe measures leaked work
-// (learn), the samples of other probes, or all of them, are let go.
+// (learn), the samples of other probes, or all of them, are let go. A
+// shard without a leak probe (its baseline could not be read), or naming
+// another one, leaves the leaked work unmeasured: why says so.
 type sharedSamples struct {
 	on      bool // the file being read is collected
 	off     bool // a trailer said the shards' server is not shared
 	keep    string
+	why     string // the leaked call-seconds cannot be measured: why
 	clients [][]series.Point
 	probes  map[string][]series.Point
 }
 
 // file starts a file: a shard whose server may be shared is collected.
 func (s *sharedSamples) file(h *results.Header) {
-	s.on = !s.off && h.Shard != nil && h.Transport == "http"
+	s.on = !s.off && s.why == "" && h.Shard != nil && h.Transport == "http"
 	if s.on {
 		s.clients = append(s.clients, nil)
 	}
 }
 
-// learn takes what a file's trailer said of its probes.
-func (s *sharedSamples) learn(o Orphans) {
-	if o.Shared == nil || o.Shared.LeakProbe == "" {
+// learn takes what the trailer of a file, path, said of its probes.
+func (s *sharedSamples) learn(path string, o Orphans) {
+	switch {
+	case s.off:
+		return
+	case o.Shared == nil:
 		s.off, s.on, s.clients, s.probes = true, false, nil, nil
+		return
+	case s.why != "":
+		return
+	case o.Shared.LeakProbe == "":
+		s.why = path + " has no leak probe (its baseline or its samples could not be read)"
+	case s.keep != "" && o.Shared.LeakProbe != s.keep:
+		s.why = "the shards measure leaked work with different probes (" + s.keep + ", " + o.Shared.LeakProbe + ")"
+	}
+	if s.why != "" {
+		s.on, s.clients, s.probes = false, nil, nil
 		return
 	}
 	s.keep = o.Shared.LeakProbe
@@ -134,19 +161,32 @@ func (s *sharedSamples) add(smp *results.Sample) {
 
 // leaked sets the leaked call-seconds of a shared server: the leak probe's
 // readings, by every shard, above the largest of their baselines, minus
-// the sum of every shard's calls in flight, each a step series on the wall
-// clock (a shard counts 0 before its first sample). It needs every
-// shard: with one missing, its calls would be taken for leaked work, and
-// the returned note says why nothing was measured.
+// the sum of every shard's calls in flight, each counted at its peak
+// around the reading (series.PeakSum: never less than the shard had in
+// flight). It needs every shard (with one missing, its calls would be
+// taken for leaked work), one leak probe named by all, and samples of it:
+// otherwise the leaked call-seconds stay unset, the shards' probe note
+// gives way to one that says they were not measured and why, and leaked
+// returns it for the merge's notes.
 func (s *sharedSamples) leaked(o *Orphans, missing []string) (note string) {
-	if o.Shared == nil || o.Shared.LeakProbe == "" {
+	if o.Shared == nil || s.off {
 		return ""
 	}
-	if len(missing) > 0 {
-		return "leaked call-seconds of the shared server not measured: without shards " + strings.Join(missing, ", ") +
-			", their calls would count as leaked"
+	why := s.why
+	server := s.probes[s.keep]
+	switch {
+	case why != "":
+	case len(missing) > 0:
+		why = "without shards " + strings.Join(missing, ", ") + ", their calls would count as leaked"
+	case len(server) == 0:
+		why = "no shard recorded a sample of " + s.keep
 	}
-	o.LeakedCallSeconds = series.LeakedCallSeconds(s.probes[o.Shared.LeakProbe], series.Sum(s.clients...), o.Shared.Baseline)
 	o.ProbeErrors = slices.DeleteFunc(o.ProbeErrors, func(e string) bool { return e == SharedLeakNote })
+	if why != "" {
+		note = "leaked call-seconds of the shared server not measured: " + why
+		o.ProbeErrors = append(o.ProbeErrors, note)
+		return note
+	}
+	o.LeakedCallSeconds = series.LeakedCallSeconds(server, series.PeakSum(server, s.clients...), o.Shared.Baseline)
 	return ""
 }

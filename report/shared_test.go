@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,21 +15,22 @@ import (
 )
 
 // TestMergeSharedReadings: the probe readings of shards that shared one
-// server are the server's, so their merge takes the largest; those of
-// shards with servers of their own (stdio), and of files written before
-// the shared mark existed, add up.
+// server are the server's, so their merge takes the largest; a log
+// probe's, each shard's own calls, add up, as do those of shards with
+// servers of their own (stdio) and of files written before the shared
+// mark existed.
 func TestMergeSharedReadings(t *testing.T) {
 	shared := func(after bool, base float64) *SharedServer {
-		return &SharedServer{AfterAll: after, LeakProbe: "gauge", Baseline: base}
+		return &SharedServer{AfterAll: after, LeakProbe: "gauge", Baseline: base, ServerProbes: []string{"gauge", "process"}}
 	}
 	windows := Windows{Count: 2, Cancelled: 3, LeftoverCPUS: 0.5, MeasuredMs: 2000, Above: 1, List: []Window{{StartMs: 1000}, {StartMs: 3000}}}
 	reading := func(n, cpu float64, s *SharedServer) RunInputs {
-		return RunInputs{Orphans: Orphans{Orphaned: n, ByProbe: map[string]float64{"gauge": n, "process": n + 1},
+		return RunInputs{Orphans: Orphans{Orphaned: n, ByProbe: map[string]float64{"gauge": n, "process": n + 1, "log": 2},
 			LeftoverCPUSeconds: cpu, Drained: true, Shared: s, Windows: windows}}
 	}
 	// A trailer of an older mcpchaos: no "shared" member.
 	var old RunInputs
-	if err := json.Unmarshal([]byte(`{"orphans":{"orphaned":3,"by_probe":{"gauge":3,"process":4},"leftover_cpu_s":0.5,"drained":true}}`), &old); err != nil {
+	if err := json.Unmarshal([]byte(`{"orphans":{"orphaned":3,"by_probe":{"gauge":3,"process":4,"log":2},"leftover_cpu_s":0.5,"drained":true}}`), &old); err != nil {
 		t.Fatal(err)
 	}
 	old.Orphans.Windows = windows
@@ -47,7 +49,8 @@ func TestMergeSharedReadings(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := MergeInputs(tt.in).Orphans
-			wantByProbe := map[string]float64{"gauge": tt.orphaned, "process": tt.orphaned + float64(len(tt.in))}
+			// The log probe's 2 orphans of each run add up in any case.
+			wantByProbe := map[string]float64{"gauge": tt.orphaned, "process": tt.orphaned + float64(len(tt.in)), "log": 2 * float64(len(tt.in))}
 			if tt.shared != nil {
 				wantByProbe["process"] = tt.orphaned + 1
 			}
@@ -55,7 +58,7 @@ func TestMergeSharedReadings(t *testing.T) {
 				t.Errorf("orphaned %g, by probe %v, leftover CPU %g; want %g, %v, %g",
 					o.Orphaned, o.ByProbe, o.LeftoverCPUSeconds, tt.orphaned, wantByProbe, tt.cpu)
 			}
-			if (o.Shared == nil) != (tt.shared == nil) || o.Shared != nil && *o.Shared != *tt.shared {
+			if !reflect.DeepEqual(o.Shared, tt.shared) {
 				t.Errorf("shared %+v, want %+v", o.Shared, tt.shared)
 			}
 			// The windows' cancels are each shard's; a shared server's
@@ -91,8 +94,10 @@ func sameByProbe(a, b map[string]float64) bool {
 // that nobody waited for: 3 leaked call-seconds, which only the sum of the
 // shards' calls in flight shows (each shard alone sees the others' calls
 // as leaked; the shards record none). The largest baseline counts (0.5
-// would make 5). Without every shard, nothing is measured, and a note
-// says why.
+// would make 5). Without every shard, without a leak probe in every shard
+// (its baseline could not be read), with shards naming different leak
+// probes, or without samples, nothing is measured — never 0 as if
+// measured: the merge's notes and the probe notes say why.
 func TestMergeSharedLeak(t *testing.T) {
 	f, err := results.Open(runFile)
 	if err != nil {
@@ -109,23 +114,32 @@ func TestMergeSharedLeak(t *testing.T) {
 		{0.5, []pt{{0, 0, 3}, {1, 1, 5}, {2, 1, 7}, {3, 0, 3}, {4, 0, 1}}},
 	}
 	dir := t.TempDir()
-	var paths []string
-	for i, sh := range shards {
-		h := f.Header
-		h.Transport = "http"
-		h.Shard = &results.Shard{Index: i, Count: len(shards), StartAt: t0}
-		in := RunInputs{Duration: 4 * time.Second, Orphans: Orphans{Drained: true, ProbeErrors: []string{SharedLeakNote},
-			Shared: &SharedServer{AfterAll: true, LeakProbe: "gauge", Baseline: sh.baseline}}}
-		tr := results.Trailer{Type: results.TypeTrailer, Ended: t0.Add(5 * time.Second), Run: mustInputs(t, in)}
-		lines := []any{&h}
-		for _, p := range sh.samples {
-			lines = append(lines, &results.Sample{Type: results.TypeSample, T: t0.Add(time.Duration(p.s * float64(time.Second))),
-				ClientInFlight: int(p.client), Probes: map[string]float64{"gauge": p.server}})
+	// write writes the three shards' files under name, the leak probe
+	// shard i names being probe(i), with their samples or none.
+	write := func(name string, probe func(i int) string, samples bool) []string {
+		var paths []string
+		for i, sh := range shards {
+			h := f.Header
+			h.Transport = "http"
+			h.Shard = &results.Shard{Index: i, Count: len(shards), StartAt: t0}
+			in := RunInputs{Duration: 4 * time.Second, Orphans: Orphans{Drained: true, ProbeErrors: []string{SharedLeakNote},
+				Shared: &SharedServer{AfterAll: true, LeakProbe: probe(i), Baseline: sh.baseline, ServerProbes: []string{"gauge", "other"}}}}
+			tr := results.Trailer{Type: results.TypeTrailer, Ended: t0.Add(5 * time.Second), Run: mustInputs(t, in)}
+			lines := []any{&h}
+			for _, p := range sh.samples {
+				if samples {
+					lines = append(lines, &results.Sample{Type: results.TypeSample, T: t0.Add(time.Duration(p.s * float64(time.Second))),
+						ClientInFlight: int(p.client), Probes: map[string]float64{"gauge": p.server, "other": p.server}})
+				}
+			}
+			path := filepath.Join(dir, name+"-"+string(rune('0'+i))+".jsonl")
+			writeLines(t, path, append(lines, &tr)...)
+			paths = append(paths, path)
 		}
-		path := filepath.Join(dir, "shard-"+string(rune('0'+i))+".jsonl")
-		writeLines(t, path, append(lines, &tr)...)
-		paths = append(paths, path)
+		return paths
 	}
+	gauge := func(int) string { return "gauge" }
+	paths := write("shard", gauge, true)
 	for _, tt := range []struct {
 		name   string
 		paths  []string
@@ -135,6 +149,11 @@ func TestMergeSharedLeak(t *testing.T) {
 		{name: "every shard", paths: paths, leaked: 3},
 		{name: "any order", paths: []string{paths[2], paths[0], paths[1]}, leaked: 3},
 		{name: "one missing", paths: paths[:2], note: "leaked call-seconds of the shared server not measured: without shards 2"},
+		{name: "a shard without a leak probe", paths: write("unread", func(i int) string { return []string{"gauge", "", "gauge"}[i] }, true),
+			note: "unread-1.jsonl has no leak probe"},
+		{name: "shards name different leak probes", paths: write("differ", func(i int) string { return []string{"gauge", "gauge", "other"}[i] }, true),
+			note: "the shards measure leaked work with different probes (gauge, other)"},
+		{name: "no samples", paths: write("empty", gauge, false), note: "no shard recorded a sample of gauge"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := Merge(context.Background(), tt.paths, MergeOptions{})
@@ -148,9 +167,11 @@ func TestMergeSharedLeak(t *testing.T) {
 			if s := m.Summary(); math.Abs(s.Cancellation.LeakedCallSeconds-tt.leaked) > 1e-9 {
 				t.Errorf("the summary's leaked call-seconds %g, want %g", s.Cancellation.LeakedCallSeconds, tt.leaked)
 			}
-			noted := slices.ContainsFunc(m.Notes, func(n string) bool { return tt.note != "" && strings.Contains(n, tt.note) })
-			if noted != (tt.note != "") || slices.Contains(o.ProbeErrors, SharedLeakNote) == (tt.note == "") {
-				t.Errorf("notes %q, probe notes %q; want the note %q, and the shards' note only when not measured", m.Notes, o.ProbeErrors, tt.note)
+			has := func(list []string) bool {
+				return slices.ContainsFunc(list, func(n string) bool { return tt.note != "" && strings.Contains(n, tt.note) })
+			}
+			if has(m.Notes) != (tt.note != "") || has(o.ProbeErrors) != (tt.note != "") || slices.Contains(o.ProbeErrors, SharedLeakNote) {
+				t.Errorf("notes %q, probe notes %q; want the note %q in both, and never the shards' note", m.Notes, o.ProbeErrors, tt.note)
 			}
 		})
 	}

@@ -2,7 +2,7 @@
 // points in time (a probe's readings of the server, the client's calls in
 // flight), whose value holds from each point until the next. The engine
 // measures leaked work with it during a run, and the report when it merges
-// the shards of a run that shared one server. It uses the standard library
+// the shards of a run that shared one server (PeakSum). It uses the standard library
 // only, so every layer above it can share this one copy.
 package series
 
@@ -84,36 +84,71 @@ func DrainTime(series []Point, baseline float64, after time.Time) (time.Time, bo
 	return at, found
 }
 
-// Sum returns the step series that is, at every instant, the sum of the
-// values of several step series: a point at each instant where one of them
-// changes. Before its first point a series counts 0 (the client's calls in
-// flight, sampled from the start of its load); after its last, its last
-// value holds. Points need not be sorted; NaN values are dropped.
-func Sum(list ...[]Point) []Point {
-	type change struct {
-		t     time.Time
-		delta float64
+// PeakSum returns, at each instant of server (a probe's readings of a
+// server that several clients call), the sum of the clients' calls in
+// flight (each client's step series), each client counted at its peak
+// around that instant, so that the sum never under-counts the clients:
+// a client sampled at that very instant counts that sample (which holds
+// its peak during the probe's read, as the engine records it); any other
+// counts the larger of its last sample before the instant and its first
+// after it (the first before its first sample, the last after its last).
+//
+// Counting each client at its last sample instead, a step series sampled
+// at its own instants, lags whenever calls start faster than they end (a
+// ramp): the server's reading then exceeds the stale sum by calls the
+// clients do wait for, and LeakedCallSeconds, which keeps only positive
+// differences, takes that noise for leaked work. The peak errs the other
+// way: it may hide a little leaked work, never invent it.
+//
+// The result has one point per distinct instant of server, sorted, to be
+// given to LeakedCallSeconds with server. Points need not be sorted; NaN
+// values are dropped; a client with no points counts 0.
+func PeakSum(server []Point, clients ...[]Point) []Point {
+	s := steps(server)
+	cs := make([][]Point, len(clients))
+	for i, c := range clients {
+		cs[i] = steps(c)
 	}
-	var changes []change
-	for _, s := range list {
-		prev := 0.0
-		for _, p := range steps(s) {
-			changes = append(changes, change{p.T, p.V - prev})
-			prev = p.V
-		}
-	}
-	slices.SortStableFunc(changes, func(a, b change) int { return a.t.Compare(b.t) })
-	out := make([]Point, 0, len(changes))
-	total := 0.0
-	for _, c := range changes {
-		total += c.delta
-		if n := len(out); n > 0 && out[n-1].T.Equal(c.t) {
-			out[n-1].V = total
+	next := make([]int, len(cs)) // per client: its first point at or after t
+	out := make([]Point, 0, len(s))
+	for _, p := range s {
+		t := p.T
+		if n := len(out); n > 0 && out[n-1].T.Equal(t) {
 			continue
 		}
-		out = append(out, Point{T: c.t, V: total})
+		total := 0.0
+		for i, c := range cs {
+			j := next[i]
+			for j < len(c) && c[j].T.Before(t) {
+				j++
+			}
+			next[i] = j
+			total += peakAt(c, j, t)
+		}
+		out = append(out, Point{T: t, V: total})
 	}
 	return out
+}
+
+// peakAt is a client's count at t (see PeakSum), j its first point at or
+// after t.
+func peakAt(c []Point, j int, t time.Time) float64 {
+	if j < len(c) && c[j].T.Equal(t) {
+		v := c[j].V
+		for k := j + 1; k < len(c) && c[k].T.Equal(t); k++ {
+			v = max(v, c[k].V)
+		}
+		return v
+	}
+	switch {
+	case len(c) == 0:
+		return 0
+	case j == 0:
+		return c[0].V
+	case j == len(c):
+		return c[j-1].V
+	}
+	return max(c[j-1].V, c[j].V)
 }
 
 // steps returns the non-NaN points of series sorted by time (stable, so

@@ -88,36 +88,68 @@ func TestLeakedCallSeconds(t *testing.T) {
 	}
 }
 
-// TestSum: the sum of step series is a step series that changes wherever
-// one of them does; a series counts 0 before its first point and holds its
-// last value after it.
-func TestSum(t *testing.T) {
+// TestPeakSum: each client counts its sample at the server's instant, else
+// the larger of its neighbours (its first before its first sample, its
+// last after its last): never less than the client had in flight then.
+func TestPeakSum(t *testing.T) {
 	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
-		name string
-		list [][]Point
-		want []Point
+		name    string
+		server  []Point
+		clients [][]Point
+		want    []Point
 	}{
-		{name: "none", want: []Point{}},
-		{name: "one series is itself", list: [][]Point{pts(0, 1, 1, 3, 2, 0)}, want: pts(0, 1, 1, 3, 2, 0)},
-		{name: "interleaved", list: [][]Point{pts(0, 2, 2, 0), pts(1, 5, 3, 1)}, want: pts(0, 2, 1, 7, 2, 5, 3, 1)},
-		{name: "0 before the first point, last value after", list: [][]Point{pts(0, 1), pts(5, 4, 6, 2)},
-			want: pts(0, 1, 5, 5, 6, 3)},
-		{name: "same instant: one point", list: [][]Point{pts(1, 2), pts(1, 3)}, want: pts(1, 5)},
-		{name: "unsorted and failed samples", list: [][]Point{pts(2, 0, 0, 4, 1, nan)}, want: pts(0, 4, 2, 0)},
+		{name: "no clients", server: pts(0, 1, 1, 1), want: pts(0, 0, 1, 0)},
+		{name: "no server points", clients: [][]Point{pts(0, 1)}, want: []Point{}},
+		{name: "a sample at the instant counts alone", server: pts(1, 0), clients: [][]Point{pts(0, 9, 1, 2, 2, 9)}, want: pts(1, 2)},
+		{name: "between samples the larger neighbour", server: pts(1.5, 0, 2.5, 0), clients: [][]Point{pts(1, 2, 2, 5, 3, 1)},
+			want: pts(1.5, 5, 2.5, 5)},
+		{name: "before the first sample, after the last", server: pts(0, 0, 9, 0), clients: [][]Point{pts(1, 4, 2, 3)}, want: pts(0, 4, 9, 3)},
+		{name: "clients add up", server: pts(1, 0, 2, 0), clients: [][]Point{pts(1, 2, 3, 4), pts(0.5, 1, 2, 7)}, want: pts(1, 9, 2, 11)},
+		{name: "one point per instant, sorted; failed samples dropped", server: pts(2, 0, 1, 0, 1, nan, 2, 5),
+			clients: [][]Point{pts(2, 1, 1, nan, 1, 3)}, want: pts(1, 3, 2, 1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Sum(tt.list...)
+			got := PeakSum(tt.server, tt.clients...)
 			if len(got) != len(tt.want) {
-				t.Fatalf("Sum = %v, want %v", got, tt.want)
+				t.Fatalf("PeakSum = %v, want %v", got, tt.want)
 			}
 			for i := range got {
 				if !got[i].T.Equal(tt.want[i].T) || math.Abs(got[i].V-tt.want[i].V) > 1e-9 {
-					t.Fatalf("Sum = %v, want %v", got, tt.want)
+					t.Fatalf("PeakSum = %v, want %v", got, tt.want)
 				}
 			}
 		})
+	}
+}
+
+// TestPeakSumNoFalseLeak: two clients, each sampled once a second at its
+// own instants, ramp up by 10 calls a second to 30 and hold; the server,
+// read at every client's instants, runs exactly their calls, then 3 calls
+// more for nobody from 4 s to 5 s. Summing each client's last sample lags
+// the ramp, so the server looked ahead of the clients by calls they waited
+// for (15 call-seconds of false leak, 18 in all); the peak around each
+// instant finds the 3 call-seconds alone.
+func TestPeakSumNoFalseLeak(t *testing.T) {
+	t.Parallel()
+	load := func(s float64) float64 { return min(10*s, 30) }
+	var a, b, server []Point
+	for s := 0.0; s <= 6; s += 0.5 {
+		own := Point{T: at(s), V: load(s)}
+		if math.Mod(s, 1) == 0 {
+			a = append(a, own)
+		} else {
+			b = append(b, own)
+		}
+		extra := 0.0
+		if s >= 4 && s < 5 {
+			extra = 3
+		}
+		server = append(server, Point{T: at(s), V: 2*load(s) + extra})
+	}
+	if got := LeakedCallSeconds(server, PeakSum(server, a, b), 0); math.Abs(got-3) > 1e-9 {
+		t.Errorf("leaked call-seconds %g, want 3: the ramp taken for leaked work", got)
 	}
 }

@@ -30,7 +30,7 @@ load:
   rate: 40/1s
   duration: 4s
   max_in_flight: 200
-timeouts: {idle: 2s, max: 2s} # each shard reads its probes 2 s (+1 s) after the load's end
+timeouts: {idle: 5s, max: 5s} # a starved machine stays within them; each shard reads its probes 5 s (+1 s) after the load's end
 calls:
   - {tool: slow_task, weight: 3, arguments: {steps: 4, step_ms: 100}, progress: true}
   - {tool: echo, weight: 1, arguments: {text: hi}}
@@ -76,35 +76,45 @@ func callsBySeq(t *testing.T, paths ...string) map[uint64]callKey {
 	return calls
 }
 
-// TestShardsAddUp: four shards, each its own mcpchaos process started on
-// the same --start-at instant, against one built-in target, merged by
-// `mcpchaos report`, are the single run of the same scenario and seed:
-// the same calls by seq (tool, outcome, faults), the same totals, outcome
-// counts, faults and orphans, and an achieved rate within 1% of the
-// offered.
-func TestShardsAddUp(t *testing.T) {
-	self := bin.Need(t)
-	tg, err := targetserver.StartHTTP(context.Background(), targetserver.Config{StopDelay: time.Second}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	dir := t.TempDir()
-	scenario := writeScenario(t, "shards.yaml", fmt.Sprintf(shardScenario, tg.URL, tg.MetricsURL))
-	mcpchaos := func(env []string, args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, self, args...)
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+// shardRun runs the mcpchaos binary of the tests in dir.
+type shardRun struct {
+	t        *testing.T
+	self     string
+	dir      string
+	scenario string
+}
 
-	single := filepath.Join(dir, "single.jsonl")
-	if out, err := mcpchaos(nil, "run", "-q", "-o", single, scenario); err != nil {
-		t.Fatalf("the single run: %v\n%s", err, out)
-	}
+// newShardRun writes the scenario (a format with the target's URL and
+// metrics URL) for one built-in target.
+func newShardRun(t *testing.T, format string, tg *targetserver.Running) *shardRun {
+	return &shardRun{t: t, self: bin.Need(t), dir: t.TempDir(),
+		scenario: writeScenario(t, "shards.yaml", fmt.Sprintf(format, tg.URL, tg.MetricsURL))}
+}
 
+// run runs mcpchaos with args, the environment plus env, for 2 minutes at
+// most.
+func (r *shardRun) run(env []string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.self, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// single runs the scenario in one process into name.
+func (r *shardRun) single(name string) string {
+	path := filepath.Join(r.dir, name)
+	if out, err := r.run(nil, "run", "-q", "-o", path, r.scenario); err != nil {
+		r.t.Fatalf("the single run: %v\n%s", err, out)
+	}
+	return path
+}
+
+// shards runs the scenario as four shard processes started on one
+// --start-at instant (the fourth the way a Kubernetes Indexed Job runs
+// it), and returns their results files.
+func (r *shardRun) shards() []string {
 	// Far enough ahead for four processes to start on a busy machine.
 	startAt := time.Now().Add(6 * time.Second).UTC().Format(time.RFC3339Nano)
 	var shards []string
@@ -112,22 +122,50 @@ func TestShardsAddUp(t *testing.T) {
 	outs := make([]string, 4)
 	errs := make([]error, 4)
 	for i := range 4 {
-		out := filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
+		out := filepath.Join(r.dir, fmt.Sprintf("shard-%d.jsonl", i))
 		shards = append(shards, out)
-		args := []string{"run", "-q", "-o", out, "--shard", fmt.Sprintf("%d/4", i), "--start-at", startAt, scenario}
+		args := []string{"run", "-q", "-o", out, "--shard", fmt.Sprintf("%d/4", i), "--start-at", startAt, r.scenario}
 		var env []string
-		if i == 3 { // the way a Kubernetes Indexed Job runs it
-			args = []string{"run", "-q", "-o", out, scenario}
+		if i == 3 {
+			args = []string{"run", "-q", "-o", out, r.scenario}
 			env = []string{"JOB_COMPLETION_INDEX=3", "MCPCHAOS_SHARDS=4", "MCPCHAOS_START_AT=" + startAt}
 		}
-		wg.Go(func() { outs[i], errs[i] = mcpchaos(env, args...) })
+		wg.Go(func() { outs[i], errs[i] = r.run(env, args...) })
 	}
 	wg.Wait()
 	for i := range 4 {
 		if errs[i] != nil || strings.Contains(outs[i], "reached --start-at") {
-			t.Fatalf("shard %d/4: %v\n%s", i, errs[i], outs[i])
+			r.t.Fatalf("shard %d/4: %v\n%s", i, errs[i], outs[i])
 		}
 	}
+	return shards
+}
+
+// report merges files into the JSON summary name, and reads it.
+func (r *shardRun) report(name string, files ...string) map[string]any {
+	path := filepath.Join(r.dir, name)
+	args := append([]string{"report", "--same-scenario", "--format", "json", "-o", path}, files...)
+	if out, err := r.run(nil, args...); err != nil {
+		r.t.Fatalf("mcpchaos %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return readJSON(r.t, path)
+}
+
+// TestShardsAddUp: four shards, each its own mcpchaos process started on
+// the same --start-at instant, against one built-in target, merged by
+// `mcpchaos report`, are the single run of the same scenario and seed:
+// the same calls by seq (tool, outcome, faults), the same totals, outcome
+// counts and faults, leaked call-seconds not more than the single run's,
+// and an achieved rate within 1% of the offered.
+func TestShardsAddUp(t *testing.T) {
+	tg, err := targetserver.StartHTTP(context.Background(), targetserver.Config{StopDelay: time.Second}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	r := newShardRun(t, shardScenario, tg)
+	single := r.single("single.jsonl")
+	shards := r.shards()
 
 	want, got := callsBySeq(t, single), callsBySeq(t, shards...)
 	if len(want) != 160 {
@@ -144,16 +182,8 @@ func TestShardsAddUp(t *testing.T) {
 		}
 	}
 
-	report := func(name string, files ...string) map[string]any {
-		path := filepath.Join(dir, name)
-		args := append([]string{"report", "--same-scenario", "--format", "json", "-o", path}, files...)
-		if out, err := mcpchaos(nil, args...); err != nil {
-			t.Fatalf("mcpchaos %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return readJSON(t, path)
-	}
-	whole, merged := report("single.json", single), report("merged.json", shards...)
-	keys := []string{"calls.total", "cancellation.orphaned", "faults.cancel.injected", "faults.cancel.skipped"}
+	whole, merged := r.report("single.json", single), r.report("merged.json", shards...)
+	keys := []string{"calls.total", "faults.cancel.injected", "faults.cancel.skipped"}
 	for _, o := range results.Outcomes {
 		keys = append(keys, "calls."+o)
 	}
@@ -166,11 +196,22 @@ func TestShardsAddUp(t *testing.T) {
 		t.Error("no cancel fault injected: the scenario tests nothing")
 	}
 	// The leaked call-seconds are measured on a clock and sampled every
-	// 100 ms: the merge of the shards finds about the single run's.
+	// 100 ms. The single run compares each reading with its own calls in
+	// flight during the read; the merge, with each shard's at its peak
+	// around the reading (series.PeakSum): never fewer calls than the
+	// shards had in flight, so never more leaked work than there was, and
+	// often less than the single run (by about the calls a shard starts or
+	// ends within one sampling period). On a starved machine slow reads
+	// and sparse samples hide the 250 ms of each cut call: two busy loops
+	// beside the test left the merge 0 where the single run found 7.8.
+	// So only the upper bound is sure (the old stale sum broke it: 13.1
+	// merged, 7.3 single); TestMergeSharedLeak shows that the merge does
+	// find leaked work.
 	const leaked = "cancellation.leaked_call_seconds"
-	t.Logf("%s: merged shards %g, single run %g", leaked, num(t, merged, leaked), num(t, whole, leaked))
-	if w, g := num(t, whole, leaked), num(t, merged, leaked); w < 1 || math.Abs(g-w) > 0.3*w+0.5 {
-		t.Errorf("%s: merged shards %g, single run %g; want about the same, and some", leaked, g, w)
+	w, g := num(t, whole, leaked), num(t, merged, leaked)
+	t.Logf("%s: merged shards %g, single run %g", leaked, g, w)
+	if g < 0 || g > 1.3*w+0.5 {
+		t.Errorf("%s: merged shards %g, single run %g; want at most the single run's (+30%% + 0.5)", leaked, g, w)
 	}
 	offered, achieved := num(t, merged, "rate.offered"), num(t, merged, "rate.achieved")
 	if math.Abs(achieved-offered) > offered/100 || math.Abs(offered-40) > 0.4 {
@@ -178,9 +219,56 @@ func TestShardsAddUp(t *testing.T) {
 	}
 
 	// The same shards with one of them twice are refused, with the reason.
-	out, err := mcpchaos(nil, append([]string{"report", "--format", "json", "-o", filepath.Join(dir, "dup.json")},
+	out, err := r.run(nil, append([]string{"report", "--format", "json", "-o", filepath.Join(r.dir, "dup.json")},
 		append(slices.Clone(shards), shards[2])...)...)
 	if err == nil || !strings.Contains(out, "are both shard 2/4") {
 		t.Errorf("merging shard 2 twice: %v\n%s", err, out)
+	}
+}
+
+// orphanScenario leaves every call running on the server: each is cut
+// (by the cancel fault at 500 ms, or by timeouts.max at 1 s) and the
+// target notices a cancel only after 30 s, so the calls run long past
+// every probe reading. They send no progress: the machine stays quiet.
+const orphanScenario = `name: shard-orphans
+seed: 7
+target:
+  http: {url: %q}
+load:
+  rate: 20/1s
+  duration: 2s
+timeouts: {idle: 1s, max: 1s}
+calls:
+  - {tool: slow_task, arguments: {steps: 100, step_ms: 100}}
+faults:
+  - {kind: cancel, probability: 0.5, after: 500ms} # long after the call reached the server
+orphans:
+  grace: 300ms
+  drain_max: 300ms
+  probes: [{name: inflight, metric: {url: %q, name: mcpchaos_target_inflight}}]
+fail_on_violation: false # the orphans are violations: the test counts them
+`
+
+// TestShardsOrphans: the orphans four shards of a shared server find,
+// merged, are the single run's, not four times as many: every shard read
+// the server's whole in-flight gauge, once every shard's calls were over.
+// Each run has a target of its own, so the single run's orphans are not
+// the shards' baseline.
+func TestShardsOrphans(t *testing.T) {
+	target := func() *targetserver.Running {
+		tg, err := targetserver.StartHTTP(context.Background(), targetserver.Config{StopDelay: 30 * time.Second}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg
+	}
+	whole := newShardRun(t, orphanScenario, target())
+	sharded := newShardRun(t, orphanScenario, target())
+	w, g := whole.report("single.json", whole.single("single.jsonl")), sharded.report("merged.json", sharded.shards()...)
+	for _, k := range []string{"calls.total", "cancellation.orphaned", "cancellation.by_probe.inflight"} {
+		if wn, gn := num(t, w, k), num(t, g, k); wn != gn || wn != 40 {
+			t.Errorf("%s: merged shards %g, single run %g; want 40 (every call)", k, gn, wn)
+		}
 	}
 }
