@@ -76,15 +76,18 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		if resp, err = p.client.Do(up); err == nil {
 			defer resp.Body.Close()
 			if !pl.rewrites() || resp.StatusCode != http.StatusOK {
+				// An answer copied to its end was delivered, whatever
+				// ended the request after it (the proxy's stop, say); a
+				// copy cut short was ended by the client or the stop.
 				err = copyResponse(w, resp)
 				switch {
+				case err == nil:
+					p.rec.end(oc, reactAnswered, "", time.Now())
 				case r.Context().Err() != nil:
 					reaction, how, at := gone()
 					p.rec.end(oc, reaction, how, at)
-				case err != nil:
-					p.rec.fail(oc, err, time.Now())
 				default:
-					p.rec.end(oc, reactAnswered, "", time.Now())
+					p.rec.fail(oc, err, time.Now())
 				}
 				return
 			}

@@ -142,6 +142,12 @@ func TestSSEUpstreamAuto(t *testing.T) {
 			if err != nil || res.IsError || up.echoes.Load() != 1 {
 				t.Fatalf("CallTool through the proxy: %v, %v; the server answered %d", res, err, up.echoes.Load())
 			}
+			// The answer reaches the client a moment before its handler
+			// settles the record: a stop in between ends it open_at_stop.
+			testutil.Eventually(t, "the call's record", func() bool {
+				recs := r.p.Records()
+				return len(recs) == 1 && recs[0].Reaction != ""
+			})
 			r.stop()
 			if recs := r.p.Records(); len(recs) != 1 || recs[0].Reaction != "answered" {
 				t.Errorf("records: %s", dump(recs))

@@ -266,9 +266,18 @@ func TestShardsOrphans(t *testing.T) {
 	whole := newShardRun(t, orphanScenario, target())
 	sharded := newShardRun(t, orphanScenario, target())
 	w, g := whole.report("single.json", whole.single("single.jsonl")), sharded.report("merged.json", sharded.shards()...)
-	for _, k := range []string{"calls.total", "cancellation.orphaned", "cancellation.by_probe.inflight"} {
-		if wn, gn := num(t, w, k), num(t, g, k); wn != gn || wn != 40 {
-			t.Errorf("%s: merged shards %g, single run %g; want 40 (every call)", k, gn, wn)
+	if wn, gn := num(t, w, "calls.total"), num(t, g, "calls.total"); wn != 40 || gn != 40 {
+		t.Errorf("calls.total: merged shards %g, single run %g; want 40", gn, wn)
+	}
+	// Every call is left running, but on a starved machine a call may
+	// fail to reach its server at all: each run's orphans are its calls
+	// give or take two, and the merge is nowhere near the 160 that adding
+	// the four shards' readings of the one gauge would give.
+	for _, k := range []string{"cancellation.orphaned", "cancellation.by_probe.inflight"} {
+		wn, gn := num(t, w, k), num(t, g, k)
+		if wn < 38 || wn > 40 || gn < 38 || gn > 40 {
+			t.Errorf("%s: merged shards %g, single run %g; want 38 to 40 each (every call left running)", k, gn, wn)
 		}
+		t.Logf("%s: merged shards %g, single run %g", k, gn, wn)
 	}
 }
