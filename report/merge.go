@@ -93,6 +93,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 					return ctx.Err()
 				}
 				m.Agg.Add(r)
+				shared.call(r)
 				if o.OnRecord != nil {
 					return o.OnRecord(r)
 				}

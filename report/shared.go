@@ -3,6 +3,7 @@ package report
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/series"
@@ -43,8 +44,8 @@ const SharedLeakNote = "leaked call-seconds: this shard's probes count the calls
 // server-wide quantity, so the merge takes the largest reading (the sum
 // would count it once per shard) — of the probes that read the server
 // (ServerProbes); a log probe's orphans are each shard's calls, and add
-// up. The leaked call-seconds are measured from every shard's samples
-// afterwards (sharedSamples.leaked).
+// up. The leaked call-seconds are measured from every shard's calls and
+// samples afterwards (sharedSamples.leaked).
 func mergeShared(o *Orphans, in Orphans) {
 	o.Orphaned = max(o.Orphaned, in.Orphaned)
 	for k, v := range in.ByProbe {
@@ -88,9 +89,12 @@ func mergeSharedWindows(w *Windows, in Windows) {
 }
 
 // sharedSamples collects, while a merge reads the files of shards over
-// HTTP, what the leaked call-seconds of a shared server need: each shard's
-// calls in flight, and every shard's readings of each probe (they read
-// the same server, so together they are one finer series of it).
+// HTTP, what the leaked call-seconds of a shared server need: every
+// shard's calls, from send to end, counted on a time grid (series.Bins:
+// memory bounded by the run's length, not its calls), each shard's
+// sampled calls in flight (used only when no call was sent), and every
+// shard's readings of each probe (they read the same server, so together
+// they are one finer series of it).
 //
 // The shards of one run have the same probes: once a file's trailer says
 // whether they shared a server and which probe measures leaked work
@@ -102,6 +106,7 @@ type sharedSamples struct {
 	off     bool // a trailer said the shards' server is not shared
 	keep    string
 	why     string // the leaked call-seconds cannot be measured: why
+	calls   series.Bins
 	clients [][]series.Point
 	probes  map[string][]series.Point
 }
@@ -120,7 +125,7 @@ func (s *sharedSamples) learn(path string, o Orphans) {
 	case s.off:
 		return
 	case o.Shared == nil:
-		s.off, s.on, s.clients, s.probes = true, false, nil, nil
+		s.off, s.on, s.clients, s.probes, s.calls = true, false, nil, nil, series.Bins{}
 		return
 	case s.why != "":
 		return
@@ -130,7 +135,7 @@ func (s *sharedSamples) learn(path string, o Orphans) {
 		s.why = "the shards measure leaked work with different probes (" + s.keep + ", " + o.Shared.LeakProbe + ")"
 	}
 	if s.why != "" {
-		s.on, s.clients, s.probes = false, nil, nil
+		s.on, s.clients, s.probes, s.calls = false, nil, nil, series.Bins{}
 		return
 	}
 	s.keep = o.Shared.LeakProbe
@@ -139,6 +144,19 @@ func (s *sharedSamples) learn(path string, o Orphans) {
 			delete(s.probes, name)
 		}
 	}
+}
+
+// call takes one call record of the file being read: a call that was
+// sent counts in flight from its send to its end (or its response, when
+// later); one never sent reached no server. No allocation but the grid's
+// growth.
+func (s *sharedSamples) call(r *results.Record) {
+	if !s.on || r.SentUs <= 0 || r.Scheduled.IsZero() {
+		return
+	}
+	sent := r.Scheduled.Add(time.Duration(r.SentUs) * time.Microsecond)
+	end := r.Scheduled.Add(time.Duration(max(r.EndUs, r.ResponseUs)) * time.Microsecond)
+	s.calls.Add(sent, end)
 }
 
 // add takes one sample of the file being read.
@@ -161,9 +179,11 @@ func (s *sharedSamples) add(smp *results.Sample) {
 
 // leaked sets the leaked call-seconds of a shared server: the leak probe's
 // readings, by every shard, above the largest of their baselines, minus
-// the sum of every shard's calls in flight, each counted at its peak
-// around the reading (series.PeakSum: never less than the shard had in
-// flight). It needs every shard (with one missing, its calls would be
+// every shard's calls in flight, counted from their records in the
+// reading's bin (series.Bins.CountAt: every call that touches the bin, so
+// never less than the calls in flight; when no shard sent a call, the
+// shards' samples, each at its peak around the reading, series.PeakSum).
+// It needs every shard (with one missing, its calls would be
 // taken for leaked work), one leak probe named by all, and samples of it:
 // otherwise the leaked call-seconds stay unset, the shards' probe note
 // gives way to one that says they were not measured and why, and leaked
@@ -187,6 +207,10 @@ func (s *sharedSamples) leaked(o *Orphans, missing []string) (note string) {
 		o.ProbeErrors = append(o.ProbeErrors, note)
 		return note
 	}
-	o.LeakedCallSeconds = series.LeakedCallSeconds(server, series.PeakSum(server, s.clients...), o.Shared.Baseline)
+	client := s.calls.CountAt(server)
+	if s.calls.Len() == 0 {
+		client = series.PeakSum(server, s.clients...)
+	}
+	o.LeakedCallSeconds = series.LeakedCallSeconds(server, client, o.Shared.Baseline)
 	return ""
 }

@@ -2,8 +2,9 @@
 // points in time (a probe's readings of the server, the client's calls in
 // flight), whose value holds from each point until the next. The engine
 // measures leaked work with it during a run, and the report when it merges
-// the shards of a run that shared one server (PeakSum). It uses the standard library
-// only, so every layer above it can share this one copy.
+// the shards of a run that shared one server (their calls counted on a
+// time grid, Bins, or their samples' peaks, PeakSum). It uses the standard
+// library only, so every layer above it can share this one copy.
 package series
 
 import (
