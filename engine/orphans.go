@@ -316,6 +316,7 @@ func (pr *probeRun) sampler() {
 // a call that ended while a probe was being read is not taken for the
 // server's leftover work.
 func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[string]float64 {
+	began := time.Now()
 	pr.r.inflight.markPeak()
 	vals, _ := pr.sampleAll(ctx, max(timeout, time.Second))
 	if pr.servers != nil && pr.servers != pr.proc {
@@ -330,7 +331,8 @@ func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[strin
 	pr.client = append(pr.client, probes.Point{T: now, V: float64(inflight)})
 	pr.mu.Unlock()
 	if w, on := pr.r.opts.Writer, pr.r.opts.OnSample; w != nil || on != nil {
-		s := &results.Sample{Type: results.TypeSample, T: now, ClientInFlight: inflight, Probes: map[string]float64{}}
+		s := &results.Sample{Type: results.TypeSample, T: now, ReadUs: max(now.Sub(began).Microseconds(), 1),
+			ClientInFlight: inflight, Probes: map[string]float64{}}
 		if pr.r.pace != nil {
 			s.OfferedRate = pr.r.pace.Rate(now.Sub(pr.r.began))
 		}

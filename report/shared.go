@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -108,12 +109,27 @@ type sharedSamples struct {
 	why     string // the leaked call-seconds cannot be measured: why
 	calls   series.Bins
 	clients [][]series.Point
-	probes  map[string][]series.Point
+	probes  map[string][]reading
+	last    time.Time // the file's previous sample
 }
+
+// reading is one probe reading of a shard: the engine stamps it when the
+// read ends (T), its value holds at some instant of the read, which began
+// at from: the sample's read_us before T, or, in files of versions that
+// did not record it, at the latest at the shard's previous sample.
+type reading struct {
+	series.Point
+	from time.Time
+}
+
+// maxRead bounds how long before its stamp a reading may have begun (a
+// probe's read times out after the sampling period, or 1 s).
+const maxRead = time.Second
 
 // file starts a file: a shard whose server may be shared is collected.
 func (s *sharedSamples) file(h *results.Header) {
 	s.on = !s.off && s.why == "" && h.Shard != nil && h.Transport == "http"
+	s.last = time.Time{}
 	if s.on {
 		s.clients = append(s.clients, nil)
 	}
@@ -166,14 +182,22 @@ func (s *sharedSamples) add(smp *results.Sample) {
 	}
 	last := &s.clients[len(s.clients)-1]
 	*last = append(*last, series.Point{T: smp.T, V: float64(smp.ClientInFlight)})
+	from := smp.T.Add(-maxRead)
+	switch {
+	case smp.ReadUs > 0:
+		from = smp.T.Add(-time.Duration(min(smp.ReadUs, maxRead.Microseconds())) * time.Microsecond)
+	case s.last.After(from) && !s.last.After(smp.T):
+		from = s.last
+	}
+	s.last = smp.T
 	for name, v := range smp.Probes {
 		if s.keep != "" && name != s.keep {
 			continue
 		}
 		if s.probes == nil {
-			s.probes = map[string][]series.Point{}
+			s.probes = map[string][]reading{}
 		}
-		s.probes[name] = append(s.probes[name], series.Point{T: smp.T, V: v})
+		s.probes[name] = append(s.probes[name], reading{series.Point{T: smp.T, V: v}, from})
 	}
 }
 
@@ -193,12 +217,12 @@ func (s *sharedSamples) leaked(o *Orphans, missing []string) (note string) {
 		return ""
 	}
 	why := s.why
-	server := s.probes[s.keep]
+	readings := s.probes[s.keep]
 	switch {
 	case why != "":
 	case len(missing) > 0:
 		why = "without shards " + strings.Join(missing, ", ") + ", their calls would count as leaked"
-	case len(server) == 0:
+	case len(readings) == 0:
 		why = "no shard recorded a sample of " + s.keep
 	}
 	o.ProbeErrors = slices.DeleteFunc(o.ProbeErrors, func(e string) bool { return e == SharedLeakNote })
@@ -207,10 +231,38 @@ func (s *sharedSamples) leaked(o *Orphans, missing []string) (note string) {
 		o.ProbeErrors = append(o.ProbeErrors, note)
 		return note
 	}
-	client := s.calls.CountAt(server)
-	if s.calls.Len() == 0 {
+	server := make([]series.Point, len(readings))
+	for i, r := range readings {
+		server[i] = r.Point
+	}
+	var client []series.Point
+	if s.calls.Len() > 0 {
+		client = s.callsAt(readings)
+	} else {
 		client = series.PeakSum(server, s.clients...)
 	}
 	o.LeakedCallSeconds = series.LeakedCallSeconds(server, client, o.Shared.Baseline)
 	return ""
+}
+
+// callsAt returns, at each distinct instant of readings (sorted), the most
+// calls in flight during the reads stamped then: the largest count of the
+// bins from each read's beginning (at the latest) to its stamp, as the
+// engine takes the most calls in flight during a read. The bin of the
+// stamp alone would miss the calls that ended during the read.
+func (s *sharedSamples) callsAt(readings []reading) []series.Point {
+	slices.SortStableFunc(readings, func(a, b reading) int { return a.T.Compare(b.T) })
+	out := make([]series.Point, 0, len(readings))
+	for _, r := range readings {
+		if math.IsNaN(r.V) {
+			continue
+		}
+		v := s.calls.Max(r.from, r.T)
+		if n := len(out); n > 0 && out[n-1].T.Equal(r.T) {
+			out[n-1].V = max(out[n-1].V, v)
+			continue
+		}
+		out = append(out, series.Point{T: r.T, V: v})
+	}
+	return out
 }

@@ -202,8 +202,12 @@ type Fault struct {
 
 // Sample is one reading of the probes and the client during the run.
 type Sample struct {
-	Type           string             `json:"type"`
+	Type string `json:"type"`
+	// T is when the probes' read ended; ReadUs how long it took (0 in
+	// files of older versions): a probe's value holds at some instant of
+	// [T − ReadUs, T], and ClientInFlight is the most calls in flight then.
 	T              time.Time          `json:"t"`
+	ReadUs         int64              `json:"read_us,omitempty"`
 	ClientInFlight int                `json:"client_inflight"`
 	OfferedRate    float64            `json:"offered_rate"`
 	Probes         map[string]float64 `json:"probes,omitempty"`

@@ -30,11 +30,16 @@ type Bins struct {
 	starts []int32 // intervals whose first bin is i
 	ends   []int32 // intervals whose last bin is i-1 (so index len may be used)
 	n      int     // intervals added
+	// counted: starts holds each bin's count (Max was called), ends nil.
+	counted bool
 }
 
 // Add counts one interval from from to to (to before from counts as
 // from).
 func (b *Bins) Add(from, to time.Time) {
+	if b.counted {
+		panic("series: Bins.Add after Max")
+	}
 	if b.width == 0 {
 		b.width, b.origin = BinWidth, from
 	}
@@ -110,28 +115,45 @@ func (b *Bins) coarsen() {
 }
 
 // CountAt returns, at each distinct instant of server (sorted, NaN
-// dropped, as in PeakSum), the intervals counted in that instant's bin: a
-// series to give to LeakedCallSeconds with server, in place of PeakSum's
-// when the calls themselves are known.
+// dropped, as in PeakSum), the intervals counted in that instant's bin.
 func (b *Bins) CountAt(server []Point) []Point {
 	s := steps(server)
 	out := make([]Point, 0, len(s))
-	k, open := 0, int64(0) // open: the count of bin k-1
 	for _, p := range s {
 		if n := len(out); n > 0 && out[n-1].T.Equal(p.T) {
 			continue
 		}
-		v := 0.0
-		if b.width > 0 && !p.T.Before(b.origin) {
-			i := b.index(p.T)
-			for ; k <= i && k < len(b.starts); k++ {
-				open += int64(b.starts[k]) - int64(b.ends[k])
-			}
-			if i < len(b.starts) {
-				v = float64(open)
-			}
-		}
-		out = append(out, Point{T: p.T, V: v})
+		out = append(out, Point{T: p.T, V: b.Max(p.T, p.T)})
 	}
 	return out
+}
+
+// Max returns the largest count of the bins from the bin of from to the
+// bin of to: the most intervals open at any instant between them (and at
+// most the intervals that start or end within a bin more). The first call
+// turns the differences into counts, in place: Add after it panics.
+func (b *Bins) Max(from, to time.Time) float64 {
+	if b.width == 0 {
+		return 0
+	}
+	if !b.counted {
+		open := int32(0)
+		for k := range b.starts {
+			open += b.starts[k] - b.ends[k]
+			b.starts[k] = open
+		}
+		b.ends, b.counted = nil, true
+	}
+	if to.Before(b.origin) || to.Before(from) {
+		return 0
+	}
+	i, j := 0, min(b.index(to), len(b.starts)-1)
+	if from.After(b.origin) {
+		i = b.index(from)
+	}
+	v := int32(0)
+	for k := i; k <= j; k++ {
+		v = max(v, b.starts[k])
+	}
+	return float64(v)
 }
