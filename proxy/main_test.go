@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -97,6 +98,26 @@ func writeFile(t *testing.T, name, text string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// runScenario writes scenario to a file and runs `mcpchaos run` on it,
+// within testutil.WaitLong; a failure is fatal, its message followed by
+// more() when more is set (the proxy's records, say). It returns what the
+// run printed.
+func runScenario(t *testing.T, scenario string, more func() string) []byte {
+	t.Helper()
+	path := writeFile(t, "run.yaml", scenario)
+	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin.Need(t), "run", path).CombinedOutput()
+	if err != nil {
+		extra := ""
+		if more != nil {
+			extra = "\n" + more()
+		}
+		t.Fatalf("mcpchaos run: %v\n%s%s", err, out, extra)
+	}
+	return out
 }
 
 // dump is the records as JSON, for failure messages.

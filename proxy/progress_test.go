@@ -3,7 +3,6 @@ package proxy_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -72,20 +71,8 @@ func TestSDKClientProgressFaults(t *testing.T) {
 		for _, era := range eras {
 			t.Run(era.name+"/"+tc.name, func(t *testing.T) {
 				r := startProxy(t, "1500ms", tc.faults)
-				var mu sync.Mutex
-				var got []float64
-				c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, &mcp.ClientOptions{
-					ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-						mu.Lock()
-						got = append(got, req.Params.Progress)
-						mu.Unlock()
-					}})
-				cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: r.url, MaxRetries: -1},
-					&mcp.ClientSessionOptions{ProtocolVersion: era.version})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer cs.Close()
+				seen := &progressSeen{}
+				cs := sdkSessionWith(t, r.url, era.version, seen.options())
 				ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 				defer cancel()
 				res, err := cs.CallTool(ctx, slowTask(tc.steps))
@@ -97,10 +84,9 @@ func TestSDKClientProgressFaults(t *testing.T) {
 				// a moment after CallTool returned.
 				wait(ctx, 100*time.Millisecond)
 				r.stop()
-				mu.Lock()
-				defer mu.Unlock()
+				got := seen.values()
 				t.Logf("progress handed to the handler: %v; err %v", got, err)
-				tc.check(t, append([]float64(nil), got...), res, err, r.p.Records()[0])
+				tc.check(t, got, res, err, r.p.Records()[0])
 			})
 		}
 	}

@@ -1,8 +1,6 @@
 package proxy_test
 
 import (
-	"context"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -24,7 +22,7 @@ import (
 // is logged (2.000s..2.002s on an idle machine).
 func TestRunClientCancelsAtCap(t *testing.T) {
 	r := startProxy(t, "1m", "  - {kind: progress_endless, every: 250ms}\n")
-	scenario := writeFile(t, "run.yaml", `name: through-proxy
+	out := runScenario(t, `name: through-proxy
 target:
   http: {url: "`+r.url+`"}
 load:
@@ -33,13 +31,7 @@ load:
 timeouts: {idle: 1s, max: 2s}
 calls:
   - {tool: slow_task, arguments: {steps: 2, step_ms: 50}, progress: true}
-`)
-	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin.Need(t), "run", scenario).CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 0) {
-		t.Fatalf("mcpchaos run: %v\n%s", err, out)
-	}
+`, nil)
 	r.stop()
 	recs := r.p.Records()
 	sum := r.p.Summary().Clients
@@ -65,7 +57,7 @@ calls:
 // too, none left running.
 func TestCancelPassesThrough(t *testing.T) {
 	r := startProxy(t, "1m", "  []\n")
-	scenario := writeFile(t, "run.yaml", `name: gateway
+	runScenario(t, `name: gateway
 target:
   http: {url: "`+r.url+`"}
 load:
@@ -74,12 +66,7 @@ load:
 timeouts: {idle: 1s, max: 2s}
 calls:
   - {tool: slow_task, arguments: {steps: 40, step_ms: 100}, progress: true}
-`)
-	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, bin.Need(t), "run", scenario).CombinedOutput(); err != nil {
-		t.Fatalf("mcpchaos run: %v\n%s", err, out)
-	}
+`, nil)
 	sum := r.p.Summary().Clients
 	if sum.Calls == 0 || sum.CancelledByClose != sum.Calls {
 		t.Fatalf("want every call cancelled by a closed stream, got %+v", sum)

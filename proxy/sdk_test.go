@@ -17,7 +17,13 @@ import (
 // ("" lets it choose: 2026-07-28 first).
 func sdkSession(t *testing.T, url, version string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, nil)
+	return sdkSessionWith(t, url, version, nil)
+}
+
+// sdkSessionWith is sdkSession with the client's options.
+func sdkSessionWith(t *testing.T, url, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, opts)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -25,6 +31,28 @@ func sdkSession(t *testing.T, url, version string) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// progressSeen keeps the progress values an SDK client's handler got.
+type progressSeen struct {
+	mu  sync.Mutex
+	got []float64
+}
+
+// options are client options whose progress handler keeps every value.
+func (p *progressSeen) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		p.mu.Lock()
+		p.got = append(p.got, req.Params.Progress)
+		p.mu.Unlock()
+	}}
+}
+
+// values returns a copy of the values so far.
+func (p *progressSeen) values() []float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]float64(nil), p.got...)
 }
 
 func slowTask(steps int) *mcp.CallToolParams {
@@ -170,20 +198,8 @@ func TestSDKClientProgressFlood(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			r := startProxy(t, "1m", "  - {kind: progress_flood, hz: 200}\n")
-			var mu sync.Mutex
-			var got []float64
-			c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, &mcp.ClientOptions{
-				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-					mu.Lock()
-					got = append(got, req.Params.Progress)
-					mu.Unlock()
-				}})
-			cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: r.url, MaxRetries: -1},
-				&mcp.ClientSessionOptions{ProtocolVersion: era.version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			seen := &progressSeen{}
+			cs := sdkSessionWith(t, r.url, era.version, seen.options())
 			ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 			defer cancel()
 			res, err := cs.CallTool(ctx, slowTask(10)) // about 500ms
@@ -191,8 +207,7 @@ func TestSDKClientProgressFlood(t *testing.T) {
 				t.Fatalf("CallTool: %v, %v", res, err)
 			}
 			r.stop()
-			mu.Lock()
-			defer mu.Unlock()
+			got := seen.values()
 			// 500ms at 200 Hz is 100; a loaded machine delivers fewer,
 			// but far more than the upstream's own 10.
 			if len(got) < 20 {

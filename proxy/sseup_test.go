@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -86,7 +85,7 @@ func TestSSEUpstreamRun(t *testing.T) {
 			if strings.Contains(tc.target, "transport: sse") {
 				url = r.sseURL()
 			}
-			scenario := writeFile(t, "run.yaml", `name: sse-upstream
+			runScenario(t, `name: sse-upstream
 target:
   http: `+fmt.Sprintf(tc.target, url)+`
 protocol: `+tc.protocol+`
@@ -105,13 +104,7 @@ checks:
   - calls.timeout_cap > 0
   - calls.transport_error == 0
   - calls.protocol_error == 0
-`)
-			ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
-			defer cancel()
-			out, err := exec.CommandContext(ctx, bin.Need(t), "run", scenario).CombinedOutput()
-			if err != nil {
-				t.Fatalf("mcpchaos run: %v\n%s\nrecords: %s", err, out, dump(r.p.Records()))
-			}
+`, func() string { return "records: " + dump(r.p.Records()) })
 			testutil.Eventually(t, "every wait call cancelled on the server", func() bool {
 				return up.started.Load() > 0 && up.cancelled.Load() == up.started.Load()
 			})

@@ -95,7 +95,7 @@ func TestStdioUpstream(t *testing.T) {
 		p, url, stdin, stop := startStdioProxy(t, "  - {kind: progress_endless}\n")
 		// slow_task runs 4s: still running upstream when the client's
 		// cap cancels it at 2s.
-		scenario := writeFile(t, "run.yaml", `name: stdio-through-proxy
+		runScenario(t, `name: stdio-through-proxy
 target:
   http: {url: "`+url+`"}
 load:
@@ -104,12 +104,7 @@ load:
 timeouts: {idle: 1s, max: 2s}
 calls:
   - {tool: slow_task, arguments: {steps: 40, step_ms: 100}, progress: true}
-`)
-		ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
-		defer cancel()
-		if out, err := exec.CommandContext(ctx, bin.Need(t), "run", scenario).CombinedOutput(); err != nil {
-			t.Fatalf("mcpchaos run: %v\n%s", err, out)
-		}
+`, nil)
 		stop()
 		sum := p.Summary().Clients
 		if sum.Calls == 0 || sum.Cancelled != sum.Calls {
