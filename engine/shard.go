@@ -89,13 +89,17 @@ func ParseShard(v string) (Shard, error) {
 	return s, s.Validate()
 }
 
-// Validate checks 0 ≤ Index < Count (the zero value is valid: no shard).
+// Validate checks 0 ≤ Index < Count ≤ results.MaxShards (the zero value is
+// valid: no shard).
 func (s Shard) Validate() error {
 	if s == (Shard{}) {
 		return nil
 	}
 	if s.Count < 1 {
 		return fmt.Errorf("shard %q: the count must be at least 1", s.String())
+	}
+	if s.Count > results.MaxShards {
+		return fmt.Errorf("shard %q: the count must be at most %d", s.String(), results.MaxShards)
 	}
 	if s.Index < 0 || s.Index >= s.Count {
 		return fmt.Errorf("shard %q: the index must be from 0 to %d", s.String(), s.Count-1)

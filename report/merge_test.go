@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -129,8 +130,12 @@ func TestMergeEqualsOneFile(t *testing.T) {
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl.gz")
 	ta, tb := *f.Trailer, *f.Trailer
 	ta.Run, tb.Run = mustInputs(t, first), mustInputs(t, second)
+	// The second half's header is another run's (a start 1 ns later): the
+	// same header twice is the same run given twice, refused.
+	hb := f.Header
+	hb.Started = hb.Started.Add(time.Nanosecond)
 	writeResults(t, a, f.Header, even, &ta)
-	writeResults(t, b, f.Header, odd, &tb)
+	writeResults(t, b, hb, odd, &tb)
 
 	wantText, wantJSON, _ := mergeSummary(t, all)
 	gotText, gotJSON, m := mergeSummary(t, a, b)

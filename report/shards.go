@@ -12,14 +12,24 @@ import (
 // shardSet checks the shards of a merge as their headers are read: the
 // shards of one run add up to it only when they all split the run the same
 // way, each index once, and no whole run is mixed in (its calls would count
-// twice).
+// twice), and no whole run is given twice (the same start, seed and
+// scenario).
 type shardSet struct {
 	count   int
-	first   string         // the first file read
-	whole   string         // a file of a whole run, if any
-	seen    map[int]string // shard index → file
+	first   string           // the first file read
+	whole   string           // a file of a whole run, if any
+	runs    map[runID]string // whole run → the file that held it first
+	seen    map[int]string   // shard index → file
 	startAt time.Time
 	skewed  bool
+}
+
+// runID tells one whole run from another: two files with the same start
+// instant (to the nanosecond), seed and scenario hold the same calls.
+type runID struct {
+	started  int64
+	seed     int64
+	scenario string
 }
 
 // add takes file path's header; an error refuses the merge, with the
@@ -35,6 +45,18 @@ func (s *shardSet) add(path string, h *results.Header) error {
 				path, s.seen[s.any()], s.any(), s.count)
 		}
 		s.whole = path
+		if h.Started.IsZero() {
+			return nil // no identity to compare
+		}
+		id := runID{started: h.Started.UnixNano(), seed: h.Seed, scenario: h.Scenario}
+		if other, dup := s.runs[id]; dup {
+			return fmt.Errorf("merge results: %s and %s are the same run (scenario %q, seed %d, started %s): its calls would count twice",
+				other, path, h.Scenario, h.Seed, h.Started.UTC().Format(time.RFC3339Nano))
+		}
+		if s.runs == nil {
+			s.runs = map[runID]string{}
+		}
+		s.runs[id] = path
 		return nil
 	}
 	if s.whole != "" {
@@ -86,12 +108,27 @@ func (s *shardSet) notes() []string {
 	return notes
 }
 
+// missing lists the shards not seen, as ranges ("3", "5-9999"): at most
+// one entry per shard seen, however large the count.
 func (s *shardSet) missing() []string {
 	var m []string
-	for i := range s.count {
-		if _, ok := s.seen[i]; !ok {
-			m = append(m, strconv.Itoa(i))
+	from := -1 // the first missing index of the current range
+	for i := 0; i <= s.count; i++ {
+		_, seen := s.seen[i]
+		if i < s.count && !seen {
+			if from < 0 {
+				from = i
+			}
+			continue
 		}
+		switch {
+		case from < 0:
+		case from == i-1:
+			m = append(m, strconv.Itoa(from))
+		default:
+			m = append(m, strconv.Itoa(from)+"-"+strconv.Itoa(i-1))
+		}
+		from = -1
 	}
 	return m
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // TestMergeShards: the shards of one run merge (a missing one is a note);
-// shards of different splits, a shard twice, a whole run among shards and
-// shards of another scenario or seed are refused with the reason, with or
-// without SameScenario.
+// shards of different splits, a shard twice, a whole run among shards,
+// shards of another scenario or seed and the same whole run twice are
+// refused with the reason, with or without SameScenario. Missing shards
+// are named as ranges, however many.
 func TestMergeShards(t *testing.T) {
 	f, err := results.Open(runFile)
 	if err != nil {
@@ -39,6 +40,10 @@ func TestMergeShards(t *testing.T) {
 	seed := file("seed.jsonl", of(2, 3), func(h *results.Header) { h.Seed = 77 })
 	name := file("name.jsonl", of(2, 3), func(h *results.Header) { h.Scenario = "another" })
 	skew := file("skew.jsonl", &results.Shard{Index: 2, Count: 3, StartAt: at.Add(time.Second)}, nil)
+	copyOf := file("copy.jsonl", nil, nil)
+	later := file("later.jsonl", nil, func(h *results.Header) { h.Started = h.Started.Add(time.Minute) })
+	many := file("many.jsonl", of(2, results.MaxShards), nil)
+	last := file("last.jsonl", of(results.MaxShards-1, results.MaxShards), nil)
 
 	for _, tt := range []struct {
 		name   string
@@ -56,6 +61,12 @@ func TestMergeShards(t *testing.T) {
 		{name: "shards after a whole run", paths: []string{whole, s1}, refuse: "s1.jsonl is shard 1/3 and " + whole + " a whole run"},
 		{name: "another seed", paths: []string{s0, s1, seed}, refuse: "seed.jsonl ran another scenario than " + s0 + " (seed 77, not 13)"},
 		{name: "another scenario", paths: []string{s0, name}, refuse: `scenario "another", not "golden-report"`},
+		{name: "the same whole run twice", paths: []string{whole, later, copyOf},
+			refuse: whole + " and " + copyOf + ` are the same run (scenario "golden-report", seed 13, started `},
+		{name: "one file twice", paths: []string{whole, whole}, refuse: whole + " and " + whole + " are the same run"},
+		{name: "two whole runs", paths: []string{whole, later}},
+		{name: "missing shards as ranges", paths: []string{many, last},
+			notes: []string{"shards 0-1, 3-9998 of 10000 missing: the merge holds 2/10000 of the run's schedule"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := Merge(context.Background(), tt.paths, MergeOptions{})

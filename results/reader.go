@@ -207,6 +207,13 @@ func (s *scanner) line(b []byte, n int, last bool) error {
 		if s.hdr.Type != typ {
 			return fail(errTwoTypes)
 		}
+		if sh := s.hdr.Shard; sh != nil {
+			if err := sh.Validate(); err != nil {
+				// Not torn, even as the last line: the header decoded and
+				// states a split that cannot be.
+				return fmt.Errorf("line %d: header: %w", n, err)
+			}
+		}
 		s.header = true
 		return call(s.h.Header, &s.hdr)
 	case TypeCall:

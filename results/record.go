@@ -8,6 +8,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -59,6 +60,25 @@ type Shard struct {
 	Count   int       `json:"count"`
 	StartAt time.Time `json:"start_at,omitzero"`
 	LateUs  int64     `json:"late_us,omitempty"`
+}
+
+// MaxShards is the most shards a run may be split into (run's --shard and
+// --shards, and a results header): a merge lists the missing ones, and a
+// count beyond any real deployment is a typo or a crafted file.
+const MaxShards = 10000
+
+// Validate checks that a shard can be one of a real split: a count from 1
+// to MaxShards and an index from 0 to count-1.
+func (s Shard) Validate() error {
+	switch {
+	case s.Count < 1:
+		return fmt.Errorf("shard %d/%d: the count must be at least 1", s.Index, s.Count)
+	case s.Count > MaxShards:
+		return fmt.Errorf("shard %d/%d: the count must be at most %d", s.Index, s.Count, MaxShards)
+	case s.Index < 0 || s.Index >= s.Count:
+		return fmt.Errorf("shard %d/%d: the index must be from 0 to %d", s.Index, s.Count, s.Count-1)
+	}
+	return nil
 }
 
 // Outcomes: exactly one per call.

@@ -381,6 +381,9 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"type":"header"}` + "\n" + `{"type":"trailer","ended":"x"}`))
 	f.Add([]byte(`{"type":"header"}` + "\n" + `{"type":"sample","probes":{"a":1}}` + "\n{"))
 	f.Add([]byte("\n\n\n"))
+	f.Add([]byte(`{"type":"header","shard":{"index":0,"count":2147483647}}` + "\n"))
+	f.Add([]byte(`{"type":"header","shard":{"index":5,"count":2}}` + "\n" + `{"type":"call","seq":5}` + "\n"))
+	f.Add([]byte(`{"type":"header","started":"2026-12-03T12:00:00Z","shard":{"index":1,"count":3,"start_at":"2026-12-03T12:00:00Z"}}` + "\n"))
 	f.Add([]byte{0x1f, 0x8b, 0, 0})
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -397,6 +400,9 @@ func FuzzRead(f *testing.F) {
 		}
 		if file.Header.Type != TypeHeader {
 			t.Fatalf("Read succeeded without a header: %+v", file.Header)
+		}
+		if sh := file.Header.Shard; sh != nil && (sh.Count < 1 || sh.Count > MaxShards || sh.Index < 0 || sh.Index >= sh.Count) {
+			t.Fatalf("Read accepted an impossible shard %d/%d", sh.Index, sh.Count)
 		}
 		for _, r := range file.Records {
 			if r.Type != TypeCall {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // The environment a sharded run reads when its flags do not say: a
@@ -81,6 +82,9 @@ func (f *shardFlags) shardOf(fs *pflag.FlagSet, lookup func(string) (string, boo
 	}
 	if count < 1 {
 		return engine.Shard{}, fmt.Errorf("%s %d: want at least 1 shard", from, count)
+	}
+	if count > results.MaxShards {
+		return engine.Shard{}, fmt.Errorf("%s %d: want at most %d shards", from, count, results.MaxShards)
 	}
 	v, ok := lookup(envJobIndex)
 	if !ok || strings.TrimSpace(v) == "" {
