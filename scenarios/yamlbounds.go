@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/goccy/go-yaml/token"
 )
@@ -29,6 +30,21 @@ const yamlIndicators = "-?:,[]{}#&*!|>'\"%@`"
 // stays within. A token is delimited by blanks or indicators, so there
 // cannot be more tokens than runs of blanks plus indicators, plus one.
 func countTokens(data []byte) Pos {
+	_, p := tokensUpTo(data, MaxTokens)
+	return p
+}
+
+// TokenEstimate is the over-estimate of the YAML tokens in data that the
+// bound MaxTokens is held to (see countTokens): a writer of scenarios
+// (mcpchaos init) keeps its file within it.
+func TokenEstimate(data []byte) int {
+	n, _ := tokensUpTo(data, math.MaxInt)
+	return n
+}
+
+// tokensUpTo counts tokens as countTokens does, stopping at the position
+// where the count passes limit.
+func tokensUpTo(data []byte, limit int) (int, Pos) {
 	var isIndicator [256]bool
 	for i := 0; i < len(yamlIndicators); i++ {
 		isIndicator[yamlIndicators[i]] = true
@@ -52,14 +68,14 @@ func countTokens(data []byte) Pos {
 				n++
 			}
 		}
-		if n > MaxTokens {
-			return Pos{Line: line, Column: max(col, 1)}
+		if n > limit {
+			return n, Pos{Line: line, Column: max(col, 1)}
 		}
 		if c == '\n' {
 			line, col = line+1, 0
 		}
 	}
-	return Pos{}
+	return n, Pos{}
 }
 
 // pathLevel is one open collection while checkTokens walks the tokens.

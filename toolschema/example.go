@@ -21,26 +21,36 @@ import (
 // left out. The arguments are checked against the schema: when they do not
 // match (a pattern mcpchaos cannot satisfy, say), err says where, and the
 // arguments are still returned, to be fixed by hand.
+//
+// The arguments are bounded (MaxExampleValues, MaxExampleBytes,
+// MaxExampleDepth): past a bound, args is nil and err wraps ErrTooLarge.
 func (s *Schema) Example() (args map[string]any, optional []string, err error) {
 	root := deref(s.root)
 	args = map[string]any{}
+	b := &budget{}
 	for name, p := range root.Properties {
 		p = deref(p)
 		switch {
 		case slices.Contains(root.Required, name):
-			args[name] = s.value(p, 0)
+			args[name] = s.value(p, 1, b)
 		case p != nil && (p.Const != nil || p.Default != nil):
-			args[name] = s.value(p, 0)
+			args[name] = s.value(p, 1, b)
 		default:
 			optional = append(optional, name)
+			continue
 		}
+		b.spend(0, len(name), 1)
 	}
 	for _, name := range root.Required {
 		if _, ok := args[name]; !ok {
 			args[name] = "example" // required, but not described
+			b.spend(1, len(name)+len("example"), 1)
 		}
 	}
 	sort.Strings(optional)
+	if b.over {
+		return nil, optional, ErrTooLarge
+	}
 	raw, jerr := json.Marshal(args)
 	if jerr != nil {
 		return args, optional, jerr
@@ -52,41 +62,44 @@ func (s *Schema) Example() (args map[string]any, optional []string, err error) {
 // recursive schema would otherwise never end).
 const maxDepth = 6
 
-// value makes one value the schema s accepts, as far as it can tell.
-func (sc *Schema) value(s *jsonschema.Schema, depth int) any {
-	if s == nil || depth > maxDepth {
+// value makes one value the schema s accepts, as far as it can tell,
+// taking what it makes from b (nil once b is spent).
+func (sc *Schema) value(s *jsonschema.Schema, depth int, b *budget) any {
+	if s == nil || depth > maxDepth || b.over {
 		return nil
 	}
-	switch {
-	case s.Const != nil:
-		return *s.Const
-	case s.Default != nil:
-		return *s.Default
-	case len(s.Examples) > 0:
-		return s.Examples[0]
-	case s.Enum != nil && len(s.Enum.Values) > 0:
-		return s.Enum.Values[0]
+	if v, ok := given(s); ok {
+		if !b.spendValue(v, depth) {
+			return nil
+		}
+		return v
 	}
 	if s.Types == nil {
 		if s.Ref != nil {
-			return sc.value(s.Ref, depth+1)
+			return sc.value(s.Ref, depth+1, b)
 		}
 		for _, sub := range slices.Concat(s.AllOf, s.AnyOf, s.OneOf) {
 			if t := typesOf(sub, 0); len(t) == 1 && t[0] == "null" {
 				continue
 			}
-			return sc.value(deref(sub), depth+1)
+			return sc.value(deref(sub), depth+1, b)
 		}
+	}
+	if !b.spend(1, 0, depth) {
+		return nil
 	}
 	switch pickType(typesOf(s, 0), s) {
 	case "object":
 		obj := map[string]any{}
 		for _, name := range s.Required {
-			obj[name] = sc.value(deref(s.Properties[name]), depth+1)
+			if !b.spend(0, len(name), depth) {
+				return nil
+			}
+			obj[name] = sc.value(deref(s.Properties[name]), depth+1, b)
 		}
 		return obj
 	case "array":
-		return sc.array(s, depth)
+		return sc.array(s, depth, b)
 	case "integer":
 		return number(s, true)
 	case "number":
@@ -96,7 +109,25 @@ func (sc *Schema) value(s *jsonschema.Schema, depth int) any {
 	case "null":
 		return nil
 	}
-	return sc.text(s)
+	t := sc.text(s)
+	b.spend(0, len(t), depth)
+	return t
+}
+
+// given returns the value the schema names itself: its const, default,
+// first example or first enum value, in that order.
+func given(s *jsonschema.Schema) (any, bool) {
+	switch {
+	case s.Const != nil:
+		return *s.Const, true
+	case s.Default != nil:
+		return *s.Default, true
+	case len(s.Examples) > 0:
+		return s.Examples[0], true
+	case s.Enum != nil && len(s.Enum.Values) > 0:
+		return s.Enum.Values[0], true
+	}
+	return nil, false
 }
 
 // pickType chooses the type to make a value of: the first of the allowed
@@ -114,7 +145,7 @@ func pickType(types []string, s *jsonschema.Schema) string {
 	return "string"
 }
 
-func (sc *Schema) array(s *jsonschema.Schema, depth int) []any {
+func (sc *Schema) array(s *jsonschema.Schema, depth int, b *budget) []any {
 	n := 0
 	if s.MinItems != nil {
 		n = *s.MinItems
@@ -133,7 +164,7 @@ func (sc *Schema) array(s *jsonschema.Schema, depth int) []any {
 		if i < len(s.PrefixItems) {
 			item = s.PrefixItems[i]
 		}
-		out = append(out, sc.value(deref(item), depth+1))
+		out = append(out, sc.value(deref(item), depth+1, b))
 	}
 	return out
 }

@@ -2,9 +2,35 @@ package toolschema
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
+
+// recursiveSchema is 250 bytes whose arguments, expanded without bound,
+// would be ten to the depth of values: a node whose ten required
+// properties are each a node.
+const recursiveSchema = `{"type":"object","required":["a","b","c","d","e","f","g","h","i","j"],"properties":{
+"a":{"$ref":"#"},"b":{"$ref":"#"},"c":{"$ref":"#"},"d":{"$ref":"#"},"e":{"$ref":"#"},
+"f":{"$ref":"#"},"g":{"$ref":"#"},"h":{"$ref":"#"},"i":{"$ref":"#"},"j":{"$ref":"#"}}}`
+
+// TestExampleRecursiveIsQuick: the recursive schema is given up on at
+// once, not after a walk of its expansion (which once took 3 GB).
+func TestExampleRecursiveIsQuick(t *testing.T) {
+	s, err := Compile("tool", []byte(recursiveSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, _, err := s.Example(); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Example: %v, want ErrTooLarge", err)
+	}
+	if took := time.Since(start); took > 10*time.Second { // generous: 1 ms unloaded
+		t.Errorf("Example took %s", took)
+	}
+}
 
 func TestExample(t *testing.T) {
 	tests := []struct {
@@ -13,6 +39,7 @@ func TestExample(t *testing.T) {
 		want     string // the arguments as JSON (keys sorted)
 		optional []string
 		invalid  bool // the arguments cannot satisfy the schema
+		tooLarge bool // Example gives up: ErrTooLarge, no arguments
 	}{
 		{name: "defaults of optional knobs", schema: stepSchema, want: `{"step_ms":100,"steps":10}`},
 		{name: "required string, optional left out", schema: strictSchema, want: `{"query":"example"}`,
@@ -37,6 +64,13 @@ func TestExample(t *testing.T) {
 			want: `{"i":3}`},
 		{name: "recursive schema ends", schema: `{"type":"object","required":["n"],"$defs":{"node":{"type":"object","required":["next"],
 			"properties":{"next":{"$ref":"#/$defs/node"}}}},"properties":{"n":{"$ref":"#/$defs/node"}}}`, invalid: true},
+		{name: "ten required children of its own kind", schema: recursiveSchema, tooLarge: true},
+		{name: "a default nested 200 levels", schema: `{"type":"object","required":["a"],"properties":{"a":{"default":` +
+			strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}}}`, tooLarge: true},
+		{name: "a default of 100,000 values", schema: `{"type":"object","required":["a"],"properties":{"a":{"default":[` +
+			strings.Repeat("1,", 99_999) + `1]}}}`, tooLarge: true},
+		{name: "a 1 MB example", schema: `{"type":"object","required":["a"],"properties":{"a":{"type":"string","examples":["` +
+			strings.Repeat("x", 1<<20) + `"]}}}`, tooLarge: true},
 		{name: "a pattern it cannot meet", schema: `{"type":"object","required":["id"],"properties":{"id":{"type":"string","pattern":"^[0-9]+$"}}}`,
 			want: `{"id":"example"}`, invalid: true},
 	}
@@ -47,6 +81,12 @@ func TestExample(t *testing.T) {
 				t.Fatal(err)
 			}
 			args, optional, err := s.Example()
+			if tt.tooLarge {
+				if !errors.Is(err, ErrTooLarge) || args != nil {
+					t.Fatalf("Example = %.200v, %v; want no arguments and ErrTooLarge", args, err)
+				}
+				return
+			}
 			if (err != nil) != tt.invalid {
 				t.Fatalf("Example error = %v, want invalid %v", err, tt.invalid)
 			}

@@ -22,6 +22,10 @@ type starter struct {
 	server   serverInfo
 	tools    []mcp.Tool
 	protocol string // "auto", or the revision forced with --protocol
+
+	fitted  bool        // entries and left are made (starterfit.go)
+	entries []toolEntry // the tools written
+	left    []skipped   // the tools left out
 }
 
 // starterOut is the file and what a person should know about it.
@@ -35,6 +39,9 @@ type starterOut struct {
 
 // render writes the scenario.
 func (s starter) render() (starterOut, error) {
+	if !s.fitted {
+		return s.fit()
+	}
 	var out starterOut
 	var b strings.Builder
 	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
@@ -93,8 +100,8 @@ func (s starter) render() (starterOut, error) {
 	line("  # One entry per tool, its arguments made from its inputSchema (required properties, defaults,")
 	line("  # enums, examples, types, minimums): replace them with values your server expects.")
 	line("  # weight sets how often a tool is picked relative to the others (default 1).")
-	for _, t := range s.tools {
-		entry, note := s.call(t)
+	for _, e := range s.entries {
+		t, entry, note := e.tool, e.lines, e.note
 		if note != "" {
 			out.notes = append(out.notes, note)
 		}
@@ -110,6 +117,14 @@ func (s starter) render() (starterOut, error) {
 		for _, l := range entry {
 			line("  %s", l)
 		}
+	}
+	comments, notes := skippedComments(s.left)
+	for _, c := range comments {
+		line("  # %s", c)
+	}
+	out.notes = append(out.notes, notes...)
+	if out.calls == 0 && len(out.disabled) == 0 {
+		return out, fmt.Errorf("no tool of the server can be written in a scenario: %s", strings.Join(notes, "; "))
 	}
 	if out.calls == 0 {
 		return out, fmt.Errorf("every tool of the server says it is destructive (%s): mcpchaos init calls none of them; write the calls by hand", strings.Join(out.disabled, ", "))
@@ -157,7 +172,10 @@ func (s starter) call(t mcp.Tool) (lines []string, note string) {
 		}
 		lines = append(lines, "  # optional, not set: "+strings.Join(names, ", "))
 	}
-	if err != nil {
+	if n, ok := argsNote(t.Name, err); ok {
+		lines = append(lines, "  # FIX: "+oneLineText(err.Error()))
+		note = n
+	} else if err != nil {
 		lines = append(lines, "  # FIX: "+oneLineText(err.Error()))
 		note = fmt.Sprintf("tool %q: the generated arguments do not match its inputSchema yet (%v): fix them in the file, or run will refuse them", t.Name, err)
 	}
