@@ -57,5 +57,19 @@ func NewLineReader(rd io.Reader, max int) *LineReader {
 }
 
 // Next returns the next line without its line ending, valid until the
-// next call; io.EOF at the end.
-func (r *LineReader) Next() ([]byte, error) { return r.r.next(true, 0) }
+// next call; io.EOF at the end. For a line over the bound it returns the
+// line's first bytes (at most oversizeHead of them, for OversizeID) and
+// the error IsOversize reports.
+func (r *LineReader) Next() ([]byte, error) { return r.r.next(true, oversizeHead) }
+
+// oversizeHead is how much of an oversize line is kept to read its id
+// from (as the client's own stdio reader does).
+const oversizeHead = 4096
+
+// OversizeID reads the top-level numeric "id" of a message from its first
+// bytes (an oversize line's head, from Next), when the id comes early
+// enough to be read.
+func OversizeID(head []byte) (int64, bool) {
+	var sc scanner
+	return prefixID(&sc, head)
+}

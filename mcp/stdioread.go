@@ -14,7 +14,7 @@ func (t *stdioTransport) read() {
 	var m inMsg
 	for {
 		t.waitGate()
-		line, err := lr.next(true, 4096)
+		line, err := lr.next(true, oversizeHead)
 		at := time.Now()
 		if IsOversize(err) {
 			t.oversize(&sc, line, at, err)

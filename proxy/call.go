@@ -86,6 +86,9 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 				case r.Context().Err() != nil:
 					reaction, how, at := gone()
 					p.rec.end(oc, reaction, how, at)
+				case tooLarge(err):
+					_ = answerTooLarge(w, m.ID) // the client may be gone: no matter
+					p.rec.fail(oc, errAnswerTooLarge, time.Now())
 				default:
 					p.rec.fail(oc, err, time.Now())
 				}

@@ -19,7 +19,9 @@ const clientCap = 256
 // TestClientCallCap: one client (one address and User-Agent) holds
 // clientCap calls open on /mcp (drop_response withholds echo's answers);
 // its next call is refused by the proxy itself, HTTP 503 with a JSON-RPC
-// error, and not recorded, while another client's call still passes.
+// error, and not recorded, while another client's call still passes. The
+// held calls share one id: each after the first is flagged as the
+// client's violation (duplicate_id).
 func TestClientCallCap(t *testing.T) {
 	r := startProxy(t, "1m", "  - {kind: drop_response, tools: [echo]}\n")
 	const echo = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"held"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -52,6 +54,21 @@ func TestClientCallCap(t *testing.T) {
 	r.stop()
 	if sum := r.p.Summary().Clients; sum.Calls != clientCap+1 {
 		t.Errorf("summary: %d calls, want %d (the refused one is not a call)", sum.Calls, clientCap+1)
+	}
+	// The held calls all had id 1, each sent while the others were in
+	// flight: every one after the first is the client's JSON-RPC
+	// violation, in the summary and in its record.
+	if sum := r.p.Summary().Clients; sum.DuplicateIDs != clientCap-1 {
+		t.Errorf("summary: %d duplicate ids, want %d", sum.DuplicateIDs, clientCap-1)
+	}
+	flagged := 0
+	for _, rec := range r.p.Records() {
+		if rec.Violation == "duplicate_id" {
+			flagged++
+		}
+	}
+	if flagged != clientCap-1 {
+		t.Errorf("%d records flag a duplicate id, want %d", flagged, clientCap-1)
 	}
 }
 

@@ -19,7 +19,12 @@ import (
 
 var bin testutil.Binary
 
-func TestMain(m *testing.M) { os.Exit(testutil.Main(m, &bin)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(bigAnswerEnv) != "" {
+		os.Exit(serveBigAnswer()) // the test binary re-executed as a stdio server
+	}
+	os.Exit(testutil.Main(m, &bin))
+}
 
 // running is a proxy serving on 127.0.0.1 in front of a built-in target.
 type running struct {

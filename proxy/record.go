@@ -22,6 +22,10 @@ const (
 	reactDisconnected   = "disconnected"    // the proxy cut the client's connection
 )
 
+// violationDuplicateID: a client's call used the id of another of its
+// calls still in flight (JSON-RPC requires ids unique among them).
+const violationDuplicateID = "duplicate_id"
+
 // How a client cancelled.
 const (
 	cancelStreamClosed = "stream_closed" // it closed the request's stream (the 2026 cancel)
@@ -51,6 +55,9 @@ type CallRecord struct {
 	CancelNotified bool    `json:"cancel_notified,omitempty"`
 	HeldMs         float64 `json:"held_ms,omitempty"`
 	Error          string  `json:"error,omitempty"`
+	// Violation is what the client did against JSON-RPC with this call:
+	// "duplicate_id", an id of one of its calls still in flight.
+	Violation string `json:"violation,omitempty"`
 
 	// Reissue is "new_id" or "same_id" when this call repeats an earlier
 	// unanswered one of the same client (same tool and arguments);
@@ -199,6 +206,10 @@ func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
 		}
 		settled = ts
 	}
+	if _, dup := r.open[rec.idKey]; dup {
+		rec.Violation = violationDuplicateID
+		r.sum.DuplicateIDs++
+	}
 	oc := &openCall{rec: rec, cancel: make(chan struct{})}
 	r.open[rec.idKey] = oc
 	lines := r.marshal(settled...)
@@ -320,6 +331,8 @@ func (r *recorder) count(rec *CallRecord) {
 	case reactNeverCancelled:
 		r.sum.NeverCancelled++
 		r.held.Record(time.Duration(rec.HeldMs * float64(time.Millisecond)))
+	case reactUpstreamError:
+		r.sum.UpstreamErrors++
 	}
 }
 

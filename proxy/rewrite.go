@@ -230,6 +230,10 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 				if um.err != nil {
 					err = um.err
 				}
+				if tooLarge(err) {
+					_ = answerTooLarge(w, m.ID) // the client may be gone: no matter
+					err = errAnswerTooLarge
+				}
 				p.rec.fail(oc, err, time.Now())
 				return reactUpstreamError, "", time.Now()
 			}

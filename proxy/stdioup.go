@@ -52,6 +52,9 @@ type stdioCall struct {
 	upToken     string
 	events      chan []byte   // messages for the client; closed after the final response
 	gone        chan struct{} // closed when the client stopped reading
+	// err, set before events is closed, ends the client's stream instead
+	// of a final response (errAnswerTooLarge).
+	err error
 }
 
 func newStdioUpstream(spec *scenarios.StdioTarget) *stdioUpstream {
@@ -174,7 +177,7 @@ func (u *stdioUpstream) stream(ctx context.Context, upID int64, c *stdioCall, pw
 		select {
 		case b, ok := <-c.events:
 			if !ok {
-				pw.Close()
+				pw.CloseWithError(c.err) // nil: the stream's end
 				return
 			}
 			if _, err := fmt.Fprintf(pw, "event: message\ndata: %s\n\n", b); err != nil {
@@ -251,7 +254,8 @@ func (u *stdioUpstream) read() {
 	for {
 		line, err := lr.Next()
 		if mcp.IsOversize(err) {
-			continue // no call can be told: it times out or is cancelled
+			u.oversize(line)
+			continue
 		}
 		if err != nil {
 			return
@@ -262,6 +266,27 @@ func (u *stdioUpstream) read() {
 		}
 		u.route(m)
 	}
+}
+
+// oversize ends the call whose answer is a line over MaxBody, when the
+// line's id comes early enough to be read (head is its first 4 KiB): the
+// call's stream ends with errAnswerTooLarge, on which the proxy answers
+// the client with a JSON-RPC error and records the upstream's failure.
+// A line whose id cannot be read is dropped: its call waits for the
+// client's timeout or cancel.
+func (u *stdioUpstream) oversize(head []byte) {
+	upID, ok := mcp.OversizeID(head)
+	if !ok {
+		return
+	}
+	u.mu.Lock()
+	c := u.calls[upID]
+	u.mu.Unlock()
+	if c == nil || !u.forget(upID) {
+		return // late: cancelled or unknown
+	}
+	c.err = errAnswerTooLarge
+	close(c.events)
 }
 
 func (u *stdioUpstream) route(m map[string]json.RawMessage) {

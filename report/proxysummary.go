@@ -20,17 +20,23 @@ type ProxySummary struct {
 
 // ProxyClients are the summary's clients.* keys.
 type ProxyClients struct {
-	Calls              int64            `json:"calls"`
-	Cancelled          int64            `json:"cancelled"`
-	CancelledByClose   int64            `json:"cancelled_by_close"`
-	CancelledByNotify  int64            `json:"cancelled_by_notification"`
-	NeverCancelled     int64            `json:"never_cancelled"`
-	Reissued           int64            `json:"reissued"`
-	ReissuedSameID     int64            `json:"reissued_same_id"`
-	RetryAfterHonoured int64            `json:"retry_after_honoured"`
-	RetryAfterIgnored  int64            `json:"retry_after_ignored"`
-	CancelAfterMs      ProxyPercentiles `json:"cancel_after_ms"`
-	HeldMs             ProxyPercentiles `json:"held_ms"`
+	Calls              int64 `json:"calls"`
+	Cancelled          int64 `json:"cancelled"`
+	CancelledByClose   int64 `json:"cancelled_by_close"`
+	CancelledByNotify  int64 `json:"cancelled_by_notification"`
+	NeverCancelled     int64 `json:"never_cancelled"`
+	Reissued           int64 `json:"reissued"`
+	ReissuedSameID     int64 `json:"reissued_same_id"`
+	RetryAfterHonoured int64 `json:"retry_after_honoured"`
+	RetryAfterIgnored  int64 `json:"retry_after_ignored"`
+	// UpstreamErrors counts the calls the upstream failed (unreachable,
+	// an answer over the proxy's message size): not the client's doing.
+	UpstreamErrors int64 `json:"upstream_errors"`
+	// DuplicateIDs counts the calls a client sent with the id of one of
+	// its calls still in flight: a JSON-RPC violation by the client.
+	DuplicateIDs  int64            `json:"duplicate_ids"`
+	CancelAfterMs ProxyPercentiles `json:"cancel_after_ms"`
+	HeldMs        ProxyPercentiles `json:"held_ms"`
 }
 
 // ProxyPercentiles are percentiles of a distribution, in milliseconds.
@@ -71,10 +77,12 @@ func WriteProxyText(w io.Writer, s *ProxySummary) error {
   never cancelled     %d (held p50 %s, max %s)
   re-issued           %d (same id %d)
   Retry-After         honoured %d, ignored %d
+  upstream errors     %d
+  duplicate ids       %d (calls sent with the id of the client's call in flight: a JSON-RPC violation)
 `, s.Name, s.Listen, s.Seed, c.Calls, c.Cancelled, c.CancelledByClose, c.CancelledByNotify,
 		fmtMs(c.CancelAfterMs.P50), fmtMs(c.CancelAfterMs.P99), fmtMs(c.CancelAfterMs.Max),
 		c.NeverCancelled, fmtMs(c.HeldMs.P50), fmtMs(c.HeldMs.Max),
-		c.Reissued, c.ReissuedSameID, c.RetryAfterHonoured, c.RetryAfterIgnored)
+		c.Reissued, c.ReissuedSameID, c.RetryAfterHonoured, c.RetryAfterIgnored, c.UpstreamErrors, c.DuplicateIDs)
 	if err != nil {
 		return fmt.Errorf("write proxy summary: %w", err)
 	}

@@ -1,0 +1,78 @@
+package proxy_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bigAnswerEnv makes the test binary a stdio MCP server written with the
+// official Go SDK, whose tool "big" answers with more text than the
+// proxy forwards (20 MiB, one line on stdout), and "small" with a word.
+const bigAnswerEnv = "MCPCHAOS_PROXY_BIG_ANSWER"
+
+func serveBigAnswer() int {
+	s := mcp.NewServer(&mcp.Implementation{Name: "big-answer", Version: "1"}, nil)
+	text := func(n int) mcp.ToolHandler {
+		return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", n)}}}, nil
+		}
+	}
+	s.AddTool(&mcp.Tool{Name: "big", InputSchema: map[string]any{"type": "object"}}, text(20<<20))
+	s.AddTool(&mcp.Tool{Name: "small", InputSchema: map[string]any{"type": "object"}}, text(5))
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestStdioUpstreamAnswerTooLarge: a stdio upstream (an SDK server)
+// answers a call with a line over the proxy's 16 MiB: the SDK client gets
+// a JSON-RPC error at once (not an empty stream until its own timeout),
+// the call is recorded as the upstream's failure (upstream_error, with
+// the reason, counted in clients.upstream_errors), never as the client's
+// cancel; the upstream's next answer still comes through. Forwarded
+// untouched, and rewritten by a fault (delay_response), alike.
+func TestStdioUpstreamAnswerTooLarge(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := fmt.Sprintf("{stdio: {command: [%q], env: {%s: '1'}}}", self, bigAnswerEnv)
+	for _, tt := range []struct{ name, faults string }{
+		{"forwarded", "  []\n"},
+		{"rewritten", "  - {kind: delay_response, for: 10ms}\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := serveProxy(t, upstream, "1m", tt.faults)
+			cs := sdkSession(t, r.url, "")
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // generous: at once, unloaded
+			defer cancel()
+			start := time.Now()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "big"})
+			if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "larger than 16777216 bytes") {
+				t.Fatalf("call big after %s: %v, %v; want the proxy's JSON-RPC error", time.Since(start), res, err)
+			}
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "small"})
+			if err != nil || res.IsError {
+				t.Fatalf("call small after big: %v, %v", res, err)
+			}
+			r.stop()
+			sum := r.p.Summary().Clients
+			if sum.Calls != 2 || sum.UpstreamErrors != 1 || sum.Cancelled != 0 {
+				t.Errorf("summary %+v, want 2 calls, 1 upstream error, none cancelled\n%s", sum, dump(r.p.Records()))
+			}
+			for _, rec := range r.p.Records() {
+				if rec.Tool == "big" && (rec.Reaction != "upstream_error" || !strings.Contains(rec.Error, "larger than 16777216 bytes")) {
+					t.Errorf("big recorded %q (%q), want upstream_error with the reason", rec.Reaction, rec.Error)
+				}
+			}
+		})
+	}
+}
