@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -42,6 +43,11 @@ type RejectedTool struct {
 func (r RejectedTool) String() string {
 	return fmt.Sprintf("tool %q is left out: its x-mcp-header annotations break the spec's rules (%v), and a Streamable HTTP client must not use it", r.Name, r.Reason)
 }
+
+// ErrListCut is a tools/list walk whose context ended while pages were
+// still coming: a list without end, or a server that stopped answering
+// after its first pages. The caller names the time it gave the walk.
+var ErrListCut = errors.New("the list did not end in the time given")
 
 // ListTools returns the server's tools, every page, without the rejected
 // ones (see ToolList).
@@ -88,6 +94,11 @@ func (c *Client) listToolPages(ctx context.Context) (*ToolList, error) {
 		}
 		r := c.roundTrip(ctx, methodToolsList, "", members, metaOptions{modern: c.era.Modern()})
 		if err := r.failure(methodToolsList); err != nil {
+			if page > 1 && ctx.Err() != nil {
+				// The time was the whole walk's, not this page's: say so
+				// (ErrListCut), not how little of it the page had left.
+				return nil, fmt.Errorf("tools/list: %w at page %d (%d tools so far): %w", ErrListCut, page, len(out.Tools), ctx.Err())
+			}
 			if page > 1 {
 				return nil, fmt.Errorf("page %d: %w", page, err)
 			}

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // toolsPager answers tools/list with pages chosen by next: given the
@@ -98,5 +101,32 @@ func TestListToolPages(t *testing.T) {
 				t.Errorf("page 1 is not the raw result: %s", l.Pages[0])
 			}
 		})
+	}
+}
+
+// TestListToolPagesCut: a walk whose time runs out after its first pages
+// (a server that pages slowly, or stops answering) says that the list did
+// not end in the time given, at which page and with how many tools: not
+// how little of the time the last page had left.
+func TestListToolPagesCut(t *testing.T) {
+	t.Parallel()
+	str := func(s string) *string { return &s }
+	release := make(chan struct{})
+	f := toolsPager(t, func(c string) ([]string, *string) {
+		n, _ := strconv.Atoi(c)
+		if n == 3 {
+			<-release // page 4 never comes in the time given
+		}
+		return []string{"t" + c}, str(strconv.Itoa(n + 1))
+	})
+	t.Cleanup(func() { close(release) }) // before the server's own cleanup, which waits for its handlers
+	c := dialFake(t, f, Config{})
+	ctx, cancel := context.WithTimeout(ctxT(t), 500*time.Millisecond)
+	defer cancel()
+	_, err := c.ListToolPages(ctx)
+	if !errors.Is(err, ErrListCut) || !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(err.Error(), "the list did not end in the time given at page 4 (3 tools so far)") ||
+		strings.Contains(err.Error(), "timed out after") {
+		t.Fatalf("err = %v, want ErrListCut at page 4 with 3 tools", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -27,6 +28,9 @@ func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, 
 		ctx, cancel := context.WithTimeout(ctx, toolsCheckTimeout)
 		defer cancel()
 		l, err := c.ListToolPages(ctx)
+		if errors.Is(err, mcp.ErrListCut) {
+			return fmt.Errorf("check the scenario's tools before the load, within %s: %w (%s)", toolsCheckTimeout, err, noSchemaCheckHint)
+		}
 		if err != nil {
 			return fmt.Errorf("check the scenario's tools before the load: %w (%s)", err, noSchemaCheckHint)
 		}

@@ -153,6 +153,9 @@ func (t target) listTools(ctx context.Context) (*mcp.Client, *mcp.ToolList, erro
 		_ = c.Close(cctx)
 	}()
 	l, err := c.ListToolPages(ctx)
+	if errors.Is(err, mcp.ErrListCut) {
+		return c, nil, fmt.Errorf("list the tools of %s within --timeout %s: %w", t.what(), t.timeout, err)
+	}
 	if err != nil {
 		return c, nil, fmt.Errorf("list the tools of %s: %w", t.what(), err)
 	}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// endlessPagesServer is an SDK server over loopback HTTP whose tools/list
+// has no end: each page names one tool and a next cursor, and the fourth
+// page never comes.
+func endlessPagesServer(t *testing.T) string {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "endless-pages", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "t0", InputSchema: rawSchema(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
+	release := make(chan struct{})
+	var pages atomic.Int64
+	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method != "tools/list" {
+				return next(ctx, method, req)
+			}
+			n := pages.Add(1)
+			if n > 3 {
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
+				return nil, ctx.Err()
+			}
+			name := "t" + strconv.FormatInt(n, 10)
+			return &sdk.ListToolsResult{Tools: []*sdk.Tool{{Name: name, InputSchema: map[string]any{"type": "object"}}},
+				NextCursor: "after-" + name}, nil
+		}
+	})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(release) }) // runs first: no handler left waiting
+	return ts.URL + "/mcp"
+}
+
+// TestToolsListWithoutEnd: `tools` and `init` against a list that does
+// not end in --timeout name that timeout, the page and the tools so far,
+// not the milliseconds the last page had left.
+func TestToolsListWithoutEnd(t *testing.T) {
+	for _, cmd := range []string{"tools", "init"} {
+		t.Run(cmd, func(t *testing.T) {
+			url := endlessPagesServer(t)
+			args := []string{cmd, "--timeout", "2s", url}
+			if cmd == "init" {
+				args = []string{cmd, "-o", "-", "--timeout", "2s", url}
+			}
+			code, _, stderr := runCLI(t, t.Context(), args...)
+			want := "within --timeout 2s: tools/list: the list did not end in the time given at page 4 (3 tools so far)"
+			if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "timed out after") {
+				t.Errorf("%s: exit code %d, stderr:\n%s\nwant exit code 2 and %q", cmd, code, stderr, want)
+			}
+		})
+	}
+}
