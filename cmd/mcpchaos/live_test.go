@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -159,4 +160,41 @@ func hasLabel(ls []*dto.LabelPair, name, value string) bool {
 		}
 	}
 	return false
+}
+
+// TestNoteEveryInterface: a --metrics-listen address without a host, or
+// with an unspecified one, is said on stderr to serve every interface;
+// a host of its own is not.
+func TestNoteEveryInterface(t *testing.T) {
+	for _, tt := range []struct {
+		name, addr, bound string
+		note              bool
+	}{
+		{name: "no host", addr: ":0", bound: "[::]:41234", note: true},
+		{name: "0.0.0.0", addr: "0.0.0.0:9090", bound: "0.0.0.0:9090", note: true},
+		{name: "::", addr: "[::]:9090", bound: "[::]:9090", note: true},
+		{name: "loopback", addr: "127.0.0.1:0", bound: "127.0.0.1:41234"},
+		{name: "IPv6 loopback", addr: "[::1]:0", bound: "[::1]:41234"},
+		{name: "a name", addr: "localhost:9090", bound: "127.0.0.1:9090"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			noteEveryInterface(&b, "mcpchaos run", tt.addr, tt.bound)
+			want := fmt.Sprintf("mcpchaos run: note: --metrics-listen %q serves every network interface of this machine", tt.addr)
+			if got := strings.Contains(b.String(), want); got != tt.note {
+				t.Errorf("stderr %q, want the note: %v", b.String(), tt.note)
+			}
+		})
+	}
+}
+
+// TestMetricsListenNoHost: `mcpchaos run --metrics-listen :0` says on
+// stderr that it serves every interface, and the port to name for this
+// machine alone.
+func TestMetricsListenNoHost(t *testing.T) {
+	path := writeScenario(t, "s.yaml", "target: {builtin: {}}\ncalls: [{tool: echo, arguments: {text: hi}}]\nload: {rate: 2/s, duration: 500ms}\n")
+	code, _, stderr := runCLI(t, t.Context(), "run", "-q", "--metrics-listen", ":0", path)
+	if code != 0 || !strings.Contains(stderr, `mcpchaos run: note: --metrics-listen ":0" serves every network interface of this machine; give a host to serve one, e.g. 127.0.0.1:`) {
+		t.Errorf("exit code %d, stderr:\n%s", code, stderr)
+	}
 }

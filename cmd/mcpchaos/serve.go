@@ -147,7 +147,7 @@ func serveStdio(ctx context.Context, cfg targetserver.Config, metricsAddr string
 		return 2
 	}
 	defer s.Close()
-	where := "no metrics endpoint"
+	where, bound := "no metrics endpoint", ""
 	if metricsAddr != "" {
 		var lc net.ListenConfig
 		ln, err := lc.Listen(ctx, "tcp", metricsAddr)
@@ -158,10 +158,14 @@ func serveStdio(ctx context.Context, cfg targetserver.Config, metricsAddr string
 		hs := &http.Server{Handler: metricsMux(s), ReadHeaderTimeout: 10 * time.Second}
 		go hs.Serve(ln)
 		defer hs.Close()
-		where = "metrics on http://" + ln.Addr().String() + "/metrics"
+		bound = ln.Addr().String()
+		where = "metrics on http://" + bound + "/metrics"
 	}
 	// stdout carries the protocol: the status line goes to stderr.
 	fmt.Fprintf(stderr, "mcpchaos serve: MCP on stdio, %s (%s)\n", where, knobSummary(cfg))
+	if bound != "" {
+		noteEveryInterface(stderr, "mcpchaos serve", metricsAddr, bound)
+	}
 	if err := s.ServeStdio(ctx, stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
 		return 1
