@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
@@ -85,5 +86,29 @@ func TestStarterHostileNames(t *testing.T) {
 	}
 	if bytes.Contains(out.yaml, []byte("\nload: {rate: 100000/1s}")) || bytes.Contains(out.yaml, []byte("\nfaults: [{kind: cancel}]")) {
 		t.Errorf("a name from the server wrote YAML of its own:\n%s", out.yaml)
+	}
+}
+
+// TestStarterHostileServerName: a server name and version with line
+// breaks, or of megabytes, stay within their comment and name: line: the
+// file parses, its keys are the starter's own, and its size is small.
+func TestStarterHostileServerName(t *testing.T) {
+	for _, tt := range []struct{ name, version string }{
+		{"evil\nload: {rate: 100000/1s}", "1\r\nfaults: [{kind: cancel}]"},
+		{strings.Repeat("n", 10<<20), strings.Repeat("v", 1<<20)},
+	} {
+		server := goldenServer
+		server.Name, server.Version = tt.name, tt.version
+		s := starter{target: target{url: "http://127.0.0.1:8080/mcp"}, server: server, tools: goldenTools[:1], protocol: "auto"}
+		out, err := s.render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenarios.Parse("starter.yaml", out.yaml); err != nil {
+			t.Fatalf("the starter scenario does not parse: %v\n%.2000s", err, out.yaml)
+		}
+		if bytes.Contains(out.yaml, []byte("\nload: {rate: 100000/1s}")) || bytes.Contains(out.yaml, []byte("\nfaults: [{kind: cancel}]")) || len(out.yaml) > 16<<10 {
+			t.Errorf("the server's name or version wrote YAML of its own, or %d bytes:\n%.2000s", len(out.yaml), out.yaml)
+		}
 	}
 }

@@ -49,9 +49,14 @@ type skipped struct {
 	name, why string
 }
 
+// maxStarterServerName bounds the server's name and version as the file
+// names them (in a comment and in name:).
+const maxStarterServerName = 256
+
 // fit makes every tool's entry, leaves out those that cannot be written
 // and those past the file's bounds, and renders the rest.
 func (s starter) fit() (starterOut, error) {
+	s.server.Name, s.server.Version = serverLabel(s.server.Name), serverLabel(s.server.Version)
 	var kept []toolEntry
 	var left []skipped
 	bytes, tokens := 0, 0
@@ -151,6 +156,22 @@ func entryLines(data []byte, entries []toolEntry) []int {
 		}
 	}
 	return starts
+}
+
+// serverLabel is the server's name or version as the file writes it, in a
+// comment as well as in name:: on one line (a line break would end the
+// comment and write YAML of the server's own), at most
+// maxStarterServerName bytes.
+func serverLabel(s string) string {
+	s = oneLineText(s)
+	if len(s) > maxStarterServerName {
+		cut := maxStarterServerName
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
 }
 
 // badToolName says why a tool name cannot be written, or "".
