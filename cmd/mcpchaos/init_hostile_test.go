@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,10 +35,7 @@ func hostileToolServer(t *testing.T, hostile []*sdk.Tool, filler int) string {
 	for i := range filler {
 		s.AddTool(&sdk.Tool{Name: fmt.Sprintf("filler_%04d", i), InputSchema: fillerSchema}, handler)
 	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return ts.URL + "/mcp"
+	return serveSDKStateless(t, s)
 }
 
 // fillerSchema gives each filler tool an arguments line of a few tokens.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,11 +40,9 @@ func endlessPagesServer(t *testing.T) string {
 				NextCursor: "after-" + name}, nil
 		}
 	})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() { close(release) }) // runs first: no handler left waiting
-	return ts.URL + "/mcp"
+	url := serveSDKStateless(t, s)
+	t.Cleanup(func() { close(release) }) // runs before the server's close: no handler left waiting
+	return url
 }
 
 // TestToolsListWithoutEnd: `tools` and `init` against a list that does

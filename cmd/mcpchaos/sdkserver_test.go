@@ -101,6 +101,16 @@ func sdkHTTP(t *testing.T, stateless bool) string {
 	return ts.URL + "/mcp"
 }
 
+// serveSDKStateless serves s over loopback HTTP without sessions (a
+// 2026-07-28 server) until the test ends, and returns its /mcp URL.
+func serveSDKStateless(t *testing.T, s *sdk.Server) string {
+	t.Helper()
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
 // sdkStdioCommand is the command that runs the SDK server over stdio.
 func sdkStdioCommand(t *testing.T) []string {
 	t.Helper()
