@@ -112,3 +112,16 @@ func TestStarterHostileServerName(t *testing.T) {
 		}
 	}
 }
+
+// TestStarterNoToolWritable: when every tool is left out, init writes no
+// file and says why, tool by tool.
+func TestStarterNoToolWritable(t *testing.T) {
+	tools := []mcp.Tool{{Name: "", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: strings.Repeat("n", 2000), InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	s := starter{target: target{url: "http://127.0.0.1:8080/mcp"}, server: goldenServer, tools: tools, protocol: "auto"}
+	_, err := s.render()
+	if err == nil || !strings.Contains(err.Error(), `no tool of the server can be written in a scenario: tool "" left out of the scenario: an empty name`) ||
+		!strings.Contains(err.Error(), "a name of 2000 bytes, more than 1024") {
+		t.Fatalf("render: %v", err)
+	}
+}
