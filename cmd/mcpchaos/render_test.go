@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +124,25 @@ func TestStarterNoToolWritable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `no tool of the server can be written in a scenario: tool "" left out of the scenario: an empty name`) ||
 		!strings.Contains(err.Error(), "a name of 2000 bytes, more than 1024") {
 		t.Fatalf("render: %v", err)
+	}
+}
+
+// TestStarterManyBadNames: thousands of tools left out for their names
+// cost a few lines, not one each: the file stays within validate's bounds.
+func TestStarterManyBadNames(t *testing.T) {
+	tools := []mcp.Tool{{Name: "good", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	for i := range 5000 {
+		tools = append(tools, mcp.Tool{Name: fmt.Sprintf("%d%s", i, strings.Repeat("n", 1100)), InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	s := starter{target: target{url: "http://127.0.0.1:8080/mcp"}, server: goldenServer, tools: tools, protocol: "auto"}
+	out, err := s.render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.notes) != 21 || !strings.Contains(out.notes[20], "4980 more tools left out for their names or entries") {
+		t.Errorf("%d notes, the last %q", len(out.notes), out.notes[len(out.notes)-1])
+	}
+	if err := scenarios.CheckWritten("starter.yaml", out.yaml); err != nil || len(out.yaml) > 64<<10 {
+		t.Errorf("%d bytes: %v", len(out.yaml), err)
 	}
 }

@@ -196,33 +196,45 @@ func entryCost(lines []string) (bytes, tokens int) {
 }
 
 // skippedComments are the comment lines and the notes for the tools left
-// out: the tools past the bounds in one of each, the others one by one.
+// out: the first maxSkipNames left out for their own sake one by one, the
+// others in one line; the tools past the file's bounds in one line.
 func skippedComments(left []skipped) (comments, notes []string) {
-	var past []string
+	var past, more []string
 	for _, l := range left {
-		if l.why == "past the file's bounds" {
+		switch {
+		case l.why == "past the file's bounds":
 			past = append(past, l.name)
-			continue
+		case len(notes) < maxSkipNames:
+			name := shortName(l.name)
+			comments = append(comments, fmt.Sprintf("left out: tool %s, %s", name, l.why))
+			notes = append(notes, fmt.Sprintf("tool %s left out of the scenario: %s", name, l.why))
+		default:
+			more = append(more, l.name)
 		}
-		name := shortName(l.name)
-		comments = append(comments, fmt.Sprintf("left out: tool %s, %s", name, l.why))
-		notes = append(notes, fmt.Sprintf("tool %s left out of the scenario: %s", name, l.why))
+	}
+	if len(more) > 0 {
+		why := fmt.Sprintf("%d more tools left out for their names or entries, as above: %s", len(more), someNames(more))
+		comments, notes = append(comments, why), append(notes, why)
 	}
 	if len(past) > 0 {
-		names := make([]string, 0, maxSkipNames)
-		for _, n := range past[:min(len(past), maxSkipNames)] {
-			names = append(names, shortName(n))
-		}
-		list := strings.Join(names, ", ")
-		if len(past) > maxSkipNames {
-			list += fmt.Sprintf(" and %d more", len(past)-maxSkipNames)
-		}
 		why := fmt.Sprintf("%d tools left out: the file would pass the bounds validate holds a scenario to (%d bytes, %d YAML tokens); "+
-			"add them by hand in place of others: %s", len(past), scenarios.MaxFileSize, scenarios.MaxTokens, list)
-		comments = append(comments, why)
-		notes = append(notes, why)
+			"add them by hand in place of others: %s", len(past), scenarios.MaxFileSize, scenarios.MaxTokens, someNames(past))
+		comments, notes = append(comments, why), append(notes, why)
 	}
 	return comments, notes
+}
+
+// someNames lists the first maxSkipNames names, and how many more.
+func someNames(names []string) string {
+	list := make([]string, 0, maxSkipNames)
+	for _, n := range names[:min(len(names), maxSkipNames)] {
+		list = append(list, shortName(n))
+	}
+	out := strings.Join(list, ", ")
+	if len(names) > maxSkipNames {
+		out += fmt.Sprintf(" and %d more", len(names)-maxSkipNames)
+	}
+	return out
 }
 
 // shortName quotes a tool name for a comment or a note: on one line, at
