@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +52,8 @@ type gwNotes struct {
 	marker   []byte // our own marker's text
 	progress []report.GatewayProgress
 	crossed  string
+	// answered: a result reached us; echoed: one carried our marker.
+	answered, echoed bool
 }
 
 // noteProgress keeps a received notification (cs.mu held).
@@ -62,7 +65,15 @@ func (n *gwNotes) noteProgress(ev mcp.Event) {
 
 // noteResult compares the marker an answer carries with ours (cs.mu held).
 func (n *gwNotes) noteResult(r mcp.Result) {
-	if n != nil && len(r.Marker) > 0 && n.crossed == "" && string(r.Marker) != string(n.marker) {
+	if n == nil {
+		return
+	}
+	n.answered = true
+	switch {
+	case len(r.Marker) == 0:
+	case string(r.Marker) == string(n.marker):
+		n.echoed = true
+	case n.crossed == "":
 		n.crossed = string(r.Marker)
 	}
 }
@@ -74,10 +85,16 @@ type gatewayRun struct {
 
 	readMu sync.Mutex // one read of the truths at a time
 	errs   []string
+	// unread is the last error of each target never read yet, by index:
+	// summarised in one line if it never answers (unreadLine).
+	unread map[int]string
 
 	mu      sync.Mutex
 	calls   []report.GatewayCall
 	dropped int
+	// cuts are when our disconnect faults cut a stdio process, by its
+	// number: every call in flight on it ended with it.
+	cuts map[int][]time.Time
 
 	// stop ends the periodic reads; cutRead cuts the one in progress, so
 	// that finish never waits for it (its final read reads again).
@@ -126,17 +143,53 @@ func (g *gatewayRun) start(ctx context.Context) {
 func (g *gatewayRun) read(ctx context.Context, final bool) {
 	g.readMu.Lock()
 	defer g.readMu.Unlock()
-	for _, t := range g.truths {
+	for i, t := range g.truths {
 		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if final {
 			rctx, cancel = readContext(ctx, probes.DefaultTruthTimeout)
 		}
 		err := t.Read(rctx)
 		cancel()
-		if err != nil && (final || ctx.Err() == nil) {
+		switch {
+		case err == nil || (!final && ctx.Err() != nil):
+		case !t.Answered():
+			if g.unread == nil {
+				g.unread = map[int]string{}
+			}
+			g.unread[i] = err.Error()
+		default:
 			g.noteErr(err.Error())
 		}
 	}
+}
+
+// unreadLine summarises the targets whose truth was never read in one
+// line (each would otherwise repeat the same "connection refused"), or ""
+// when every target answered at least once.
+func (g *gatewayRun) unreadLine() (line string, n int) {
+	var urls []string
+	first := ""
+	for i, t := range g.truths {
+		if t.Answered() {
+			continue
+		}
+		if first == "" {
+			first = g.unread[i]
+		}
+		urls = append(urls, t.Base())
+	}
+	if len(urls) == 0 {
+		return "", 0
+	}
+	list := strings.Join(urls[:min(len(urls), 5)], ", ")
+	if len(urls) > 5 {
+		list += fmt.Sprintf(", and %d more", len(urls)-5)
+	}
+	if first == "" {
+		first = "never read"
+	}
+	return fmt.Sprintf("the truth of %d of %d targets was never read (is a built-in target serving GET /calls there?): %s; the first error: %s",
+		len(urls), len(g.truths), list, first), len(urls)
 }
 
 func (g *gatewayRun) noteErr(s string) {
@@ -176,19 +229,53 @@ func (g *gatewayRun) add(cs *callState) {
 	}
 	c := report.GatewayCall{Marker: string(cs.gw.marker), RequestID: cs.rec.ID, Response: cs.responseAt,
 		Progress: cs.gw.progress, Crossed: cs.gw.crossed, ReadPaused: !cs.pausedAt.IsZero(),
-		RetryAfter: cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0}
+		RetryAfter: cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0,
+		Answered:   cs.gw.answered, Echoed: cs.gw.echoed}
 	// A plain disconnect of a 2025 era is not a cancel.
-	if !(cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern()) {
+	if cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern() {
+		c.Disconnected = cs.cancelAt
+	} else {
 		c.Cancelled = cs.cancelAt
 	}
+	stdio, process, sent, end := cs.info.Transport == "stdio", cs.rec.Process, cs.sent, cs.endAt
 	cs.mu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if stdio && c.Cancelled.IsZero() && c.Disconnected.IsZero() {
+		c.Disconnected = cutDuring(g.cuts[process], sent, end)
+	}
 	if len(g.calls) >= maxGatewayCalls {
 		g.dropped++
 		return
 	}
 	g.calls = append(g.calls, c)
+}
+
+// noteCut remembers that our disconnect fault cut the stdio process a call
+// ran on, at: the calls in flight on it end with it, which is our doing,
+// not the gateway's (a bridge whose stdin we close ends its upstream
+// requests).
+func (g *gatewayRun) noteCut(cs *callState, at time.Time) {
+	if g == nil || cs.info.Transport != "stdio" {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cuts == nil {
+		g.cuts = map[int][]time.Time{}
+	}
+	g.cuts[cs.rec.Process] = append(g.cuts[cs.rec.Process], at)
+}
+
+// cutDuring returns the first cut at or after sent and not after end (a
+// zero end: still in flight), or zero.
+func cutDuring(cuts []time.Time, sent, end time.Time) time.Time {
+	for _, at := range cuts {
+		if !at.Before(sent) && (end.IsZero() || !at.After(end)) {
+			return at
+		}
+	}
+	return time.Time{}
 }
 
 // finish stops the periodic reads, waits (within truthSettleMax) for the
@@ -227,7 +314,12 @@ func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
 	defer g.mu.Unlock()
 	out := report.JoinGateway(g.calls, truth)
 	out.Truth = urls
-	out.Errors = g.errs
+	line, unread := g.unreadLine()
+	out.TruthUnread = unread
+	if line != "" {
+		out.Errors = append(out.Errors, line)
+	}
+	out.Errors = append(out.Errors, g.errs...)
 	if g.dropped > 0 {
 		out.Errors = append(out.Errors, fmt.Sprintf("%d calls beyond the first %d were not joined", g.dropped, maxGatewayCalls))
 	}

@@ -200,6 +200,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		if len(facts) > 0 {
 			v.Evidence += "; " + strings.Join(facts, "; ")
 		}
+		v = judgeByTruth(s, v, stopped, facts)
 	case !leftover:
 		v.Status = StatusPass
 		v.Evidence = stopped + "; no work seen after a cancel"
