@@ -52,8 +52,16 @@ type gwNotes struct {
 	marker   []byte // our own marker's text
 	progress []report.GatewayProgress
 	crossed  string
-	// answered: a result reached us; echoed: one carried our marker.
-	answered, echoed bool
+	// answered: a result reached us; echoed: one carried our marker;
+	// hinted: a retry hint in any form reached us (retryhint.go).
+	answered, echoed, hinted bool
+}
+
+// noteHint keeps whether an event carried a retry hint (cs.mu held).
+func (n *gwNotes) noteHint(ev mcp.Event) {
+	if n != nil && !n.hinted {
+		n.hinted = hintIn(ev)
+	}
 }
 
 // noteProgress keeps a received notification (cs.mu held).
@@ -229,7 +237,7 @@ func (g *gatewayRun) add(cs *callState) {
 	}
 	c := report.GatewayCall{Marker: string(cs.gw.marker), RequestID: cs.rec.ID, Response: cs.responseAt,
 		Progress: cs.gw.progress, Crossed: cs.gw.crossed, ReadPaused: !cs.pausedAt.IsZero(),
-		RetryAfter: cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0,
+		RetryAfter: cs.gw.hinted || (cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0),
 		Answered:   cs.gw.answered, Echoed: cs.gw.echoed}
 	// A plain disconnect of a 2025 era is not a cancel.
 	if cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern() {

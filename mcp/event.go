@@ -161,6 +161,9 @@ type Event struct {
 	ContentType string
 	// RetryAfter from a Retry-After header; -1 when absent.
 	RetryAfter time.Duration
+	// RateLimitReset from RateLimit-Reset, X-RateLimit-Reset or the
+	// RateLimit field (ratelimithdr.go); -1 when absent.
+	RateLimitReset time.Duration
 
 	// EvProgress
 	Progress float64
