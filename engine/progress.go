@@ -39,7 +39,7 @@ func (cs *callState) onProgress(ev mcp.Event) {
 			cs.rec.Violations.Add("non_monotonic", 1)
 		}
 		cs.lastAlive = ev.At
-		cs.onProgressFaults(cs.prog.count, ev.At)
+		cs.onProgressFaults(cs.prog.count, ev.At, ev.Burst)
 	}
 }
 

@@ -167,6 +167,7 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 			strayMsg = cmp.Or(strayMsg, stray(&conn.msg, err))
 			continue
 		}
+		call.ahead = conn.body.Buffered() > 0
 		isFinal, broken := call.deliver(&conn.sc, &conn.msg, at)
 		if broken != nil {
 			call.end(at, broken)
