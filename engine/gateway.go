@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -93,9 +92,10 @@ type gatewayRun struct {
 
 	readMu sync.Mutex // one read of the truths at a time
 	errs   []string
-	// unread is the last error of each target never read yet, by index:
-	// summarised in one line if it never answers (unreadLine).
-	unread map[int]string
+	// failed is the first read error of each target, by index: one line
+	// for those never read, one for those that failed after answering
+	// (truthLines).
+	failed map[int]string
 
 	mu      sync.Mutex
 	calls   []report.GatewayCall
@@ -158,46 +158,10 @@ func (g *gatewayRun) read(ctx context.Context, final bool) {
 		}
 		err := t.Read(rctx)
 		cancel()
-		switch {
-		case err == nil || (!final && ctx.Err() != nil):
-		case !t.Answered():
-			if g.unread == nil {
-				g.unread = map[int]string{}
-			}
-			g.unread[i] = err.Error()
-		default:
-			g.noteErr(err.Error())
+		if err != nil && (final || ctx.Err() == nil) {
+			g.noteFailed(i, err)
 		}
 	}
-}
-
-// unreadLine summarises the targets whose truth was never read in one
-// line (each would otherwise repeat the same "connection refused"), or ""
-// when every target answered at least once.
-func (g *gatewayRun) unreadLine() (line string, n int) {
-	var urls []string
-	first := ""
-	for i, t := range g.truths {
-		if t.Answered() {
-			continue
-		}
-		if first == "" {
-			first = g.unread[i]
-		}
-		urls = append(urls, t.Base())
-	}
-	if len(urls) == 0 {
-		return "", 0
-	}
-	list := strings.Join(urls[:min(len(urls), 5)], ", ")
-	if len(urls) > 5 {
-		list += fmt.Sprintf(", and %d more", len(urls)-5)
-	}
-	if first == "" {
-		first = "never read"
-	}
-	return fmt.Sprintf("the truth of %d of %d targets was never read (is a built-in target serving GET /calls there?): %s; the first error: %s",
-		len(urls), len(g.truths), list, first), len(urls)
 }
 
 func (g *gatewayRun) noteErr(s string) {
@@ -322,12 +286,9 @@ func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
 	defer g.mu.Unlock()
 	out := report.JoinGateway(g.calls, truth)
 	out.Truth = urls
-	line, unread := g.unreadLine()
+	lines, unread := g.truthLines()
 	out.TruthUnread = unread
-	if line != "" {
-		out.Errors = append(out.Errors, line)
-	}
-	out.Errors = append(out.Errors, g.errs...)
+	out.Errors = append(lines, g.errs...)
 	if g.dropped > 0 {
 		out.Errors = append(out.Errors, fmt.Sprintf("%d calls beyond the first %d were not joined", g.dropped, maxGatewayCalls))
 	}

@@ -177,7 +177,7 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 	if g.LagMs.Count > 0 {
 		base += fmt.Sprintf("; progress lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", g.LagMs.P50, g.LagMs.P99, g.LagMs.Max)
 	}
-	if g.NotSeen > 0 {
+	if g.NotSeen > 0 && !notSeenUnsure(g) {
 		base += fmt.Sprintf("; %s not recorded by any target", plural(g.NotSeen, "call"))
 	}
 	if len(g.Errors) > 0 {

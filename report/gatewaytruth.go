@@ -158,7 +158,7 @@ func incompleteTruth(g *GatewaySummary, ev map[string][]string) string {
 	if g.TruthUnread > 0 {
 		why = append(why, fmt.Sprintf("gateway.truth_unread %d of %s never answered", g.TruthUnread, plural(len(g.Truth), "target")))
 	}
-	if g.NotSeen > 0 && len(g.Errors) > 0 && g.TruthUnread == 0 {
+	if notSeenUnsure(g) {
 		why = append(why, fmt.Sprintf("%s not recorded by any target while reading the truth failed", plural(g.NotSeen, "call")))
 	}
 	if len(why) == 0 {
@@ -177,4 +177,10 @@ func firstOf(ev []string) string {
 		s += "; ..."
 	}
 	return s
+}
+
+// notSeenUnsure: calls no target recorded while reading some target's
+// truth failed: they may have run where the reads failed.
+func notSeenUnsure(g *GatewaySummary) bool {
+	return g.NotSeen > 0 && len(g.Errors) > 0 && g.TruthUnread == 0
 }
