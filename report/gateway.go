@@ -234,7 +234,7 @@ func (g *Gateway) judgeProgress(c *GatewayCall, t *results.TruthCall, lags map[i
 		return
 	}
 	used := make([]bool, len(c.Progress))
-	lost := 0
+	lost, reordered := 0, 0
 	var sentFirst, sentLast time.Time
 	for _, p := range t.Progress {
 		if p.At.After(t.Completed) {
@@ -258,8 +258,15 @@ func (g *Gateway) judgeProgress(c *GatewayCall, t *results.TruthCall, lags map[i
 			continue
 		}
 		used[j] = true
+		if c.Progress[j].At.After(c.Response) {
+			reordered++ // sent before the result, received after it
+		}
 		lag := max(c.Progress[j].At.Sub(p.At), 0)
 		lags[lag.Microseconds()/LagBinUs]++
+	}
+	if reordered > 0 {
+		g.ProgressReordered += reordered
+		g.note("progress_reordered", "%s: %s the target sent before its result reached us after it", c.Marker, plural(reordered, "notification"))
 	}
 	if lost > 0 {
 		g.ProgressLost += lost

@@ -41,6 +41,11 @@ type GatewayCounts struct {
 	ProgressHeld        int `json:"progress_held"`
 	ProgressLost        int `json:"progress_lost"`
 	RetryAfterLost      int `json:"retry_after_lost"`
+	// ProgressReordered counts notifications a target sent before a
+	// call's result that reached us after it (a gateway that moved them to
+	// another stream, or held them): the progress verdict does not blame
+	// the server for them (gatewayprogress.go).
+	ProgressReordered int `json:"progress_reordered"`
 
 	// Unrecorded is how many of our calls got a result though no target
 	// recorded them (not counted in NotSeen); Unended how many had an
@@ -66,6 +71,7 @@ func (c *GatewayCounts) add(in GatewayCounts) {
 	c.ProgressHeld += in.ProgressHeld
 	c.ProgressLost += in.ProgressLost
 	c.RetryAfterLost += in.RetryAfterLost
+	c.ProgressReordered += in.ProgressReordered
 	c.Unrecorded += in.Unrecorded
 	c.Unended += in.Unended
 	c.TruthUnread += in.TruthUnread
@@ -137,6 +143,7 @@ var gatewayKeys = []struct {
 	{"progress_held", "call whose progress came only with its result", func(g *GatewayCounts) int { return g.ProgressHeld }},
 	{"progress_lost", "progress notification sent and never received", func(g *GatewayCounts) int { return g.ProgressLost }},
 	{"retry_after_lost", "Retry-After sent and never received", func(g *GatewayCounts) int { return g.RetryAfterLost }},
+	{"progress_reordered", "progress sent before the result, received after it", func(g *GatewayCounts) int { return g.ProgressReordered }},
 }
 
 // gatewayVerdict: anything the gateway did to a call that a transparent

@@ -188,3 +188,35 @@ func TestCancellationVerdictFromTruth(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressVerdictReordered: after_response violations that the
+// targets' records show were sent before the result are the gateway's,
+// not the server's; anything else still counts against the server.
+func TestProgressVerdictReordered(t *testing.T) {
+	withProgress := func(opts ...opt) *results.Record {
+		return call(0, results.OK, append([]opt{resp(500), progress(results.Progress{Count: 2, Values: []float64{1, 2}, Last: 2})}, opts...)...)
+	}
+	for _, tc := range []struct {
+		name      string
+		recs      []*results.Record
+		reordered int
+		want      string
+	}{
+		{"all reordered", []*results.Record{withProgress(violation("after_response", 3))}, 3, StatusPass},
+		{"more than reordered", []*results.Record{withProgress(violation("after_response", 3))}, 2, StatusViolation},
+		{"another violation too", []*results.Record{withProgress(violation("after_response", 3), violation("non_monotonic", 1))}, 3, StatusViolation},
+		{"no gateway counts", []*results.Record{withProgress(violation("after_response", 1))}, 0, StatusViolation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := aggregate(tc.recs...)
+			a.SetInputs(RunInputs{Gateway: &Gateway{GatewayCounts: GatewayCounts{Calls: 1, Executions: 1, ProgressReordered: tc.reordered}}})
+			v := verdictOf(t, a.Summary(testMeta("2025-11-25")), AreaProgress)
+			if v.Status != tc.want {
+				t.Errorf("status %q (%s), want %q", v.Status, v.Evidence, tc.want)
+			}
+			if tc.want == StatusPass && !strings.Contains(v.Evidence, "reordered by the gateway") {
+				t.Errorf("evidence %q does not say the gateway reordered them", v.Evidence)
+			}
+		})
+	}
+}

@@ -293,6 +293,9 @@ func probesAbove(byProbe map[string]float64) string {
 // progressVerdict: a broken progress rule is a violation; floods, stalls
 // and progress that stopped short of its total are warnings.
 func progressVerdict(s *Summary, ev evidence) Verdict {
+	if v, ok := reorderedProgress(s, ev); ok {
+		return v
+	}
 	v := Verdict{Area: AreaProgress}
 	p := s.Progress
 	seen := fmt.Sprintf("%s on %s", plural(p.Notifications, "notification"), plural(p.Calls, "call"))
