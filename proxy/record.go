@@ -94,10 +94,17 @@ const (
 	notifyGrace = 2 * time.Second
 )
 
+// reissueWindow: a later identical call with a new id re-issues an
+// unanswered one only when it starts within this of that call's end (a
+// client that reuses the id re-issues whenever it does). Beyond it, it is
+// the client's next call, not a retry of that one.
+const reissueWindow = 5 * time.Second
+
 // prior is an unanswered call that a later identical one re-issues.
 type prior struct {
-	seq uint64
-	id  string
+	seq   uint64
+	id    string
+	ended time.Time
 }
 
 // recorder owns the records; every method is safe for concurrent use. It
@@ -176,10 +183,13 @@ func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
 		r.faults[k]++
 	}
 	if prev, ok := r.unfilled.Take(rec.argsKey); ok {
-		rec.ReissueOf = prev.seq
-		rec.Reissue = "new_id"
-		r.sum.Reissued++
-		if prev.id == compactJSON(rec.ID) {
+		sameID := prev.id == compactJSON(rec.ID)
+		if sameID || rec.Start.Sub(prev.ended) <= reissueWindow {
+			rec.ReissueOf = prev.seq
+			rec.Reissue = "new_id"
+			r.sum.Reissued++
+		}
+		if sameID {
 			rec.Reissue = "same_id"
 			r.sum.ReissuedSameID++
 		}
@@ -269,7 +279,7 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	}
 	r.count(rec)
 	if rec.Reaction != reactAnswered {
-		r.unfilled.Put(rec.argsKey, prior{seq: rec.Seq, id: compactJSON(rec.ID)})
+		r.unfilled.Put(rec.argsKey, prior{seq: rec.Seq, id: compactJSON(rec.ID), ended: at})
 	}
 	var evicted []*CallRecord
 	switch {

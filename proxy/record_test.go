@@ -219,3 +219,32 @@ func TestLongID(t *testing.T) {
 		}
 	})
 }
+
+// TestReissueWindow: a later identical call re-issues an unanswered one
+// when it reuses the id, whenever it comes, or with a new id within
+// reissueWindow of that call's end; later, it is the client's next call.
+func TestReissueWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		id    int
+		after time.Duration // from the first call's end
+		want  string
+	}{
+		{"new id at once", 2, 100 * time.Millisecond, "new_id"},
+		{"new id within the window", 2, reissueWindow, "new_id"},
+		{"new id beyond the window", 2, reissueWindow + time.Millisecond, ""},
+		{"same id beyond the window", 1, time.Minute, "same_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := newTestRecorder()
+			r.end(call(r, 1, "a", 1, `{"x":1}`, 0), reactThrottled, "", t0.Add(time.Second))
+			oc := call(r, 2, "a", tc.id, `{"x":1}`, time.Second+tc.after)
+			if oc.rec.Reissue != tc.want || (tc.want != "" && oc.rec.ReissueOf != 1) {
+				t.Errorf("reissue %q of %d, want %q of 1", oc.rec.Reissue, oc.rec.ReissueOf, tc.want)
+			}
+			if sum := r.summary(); (sum.Reissued == 1) != (tc.want != "") {
+				t.Errorf("summary reissued %d, want it counted only for a re-issue", sum.Reissued)
+			}
+		})
+	}
+}
