@@ -20,6 +20,10 @@ const (
 	reactUpstreamError  = "upstream_error"  // the upstream could not be reached or failed
 	reactOpenAtStop     = "open_at_stop"    // still open when the proxy stopped
 	reactDisconnected   = "disconnected"    // the proxy cut the client's connection
+	// reactGaveUp: a client of a 2025 session closed the call's stream and
+	// sent no notifications/cancelled: there a closed stream is no cancel,
+	// the client gave up on the call without telling the server.
+	reactGaveUp = "gave_up"
 )
 
 // How a client cancelled.
@@ -50,7 +54,9 @@ type CallRecord struct {
 	// call (as well as closing its stream, when CancelHow says so).
 	CancelNotified bool    `json:"cancel_notified,omitempty"`
 	HeldMs         float64 `json:"held_ms,omitempty"`
-	Error          string  `json:"error,omitempty"`
+	// ClosedAfterMs: when a client that gave up closed the call's stream.
+	ClosedAfterMs float64 `json:"closed_after_ms,omitempty"`
+	Error         string  `json:"error,omitempty"`
 
 	// Reissue is "new_id" or "same_id" when this call repeats an earlier
 	// unanswered one of the same client (same tool and arguments);
@@ -67,6 +73,9 @@ type CallRecord struct {
 	ended   time.Time
 	argsKey string // client, tool and arguments, for re-issues
 	idKey   string // client and id, for notifications/cancelled
+	// legacy: the call came in a 2025 session (Mcp-Session-Id), where
+	// closing its stream is not a cancel.
+	legacy bool
 }
 
 // The recorder's bounds: what it keeps in memory however long the proxy
@@ -233,6 +242,11 @@ func (r *recorder) cancelled(client string, id json.RawMessage, at time.Time) bo
 	var lines [][]byte
 	if rec, ok := r.notify.Take(key); ok {
 		rec.CancelNotified = true
+		if rec.Reaction == reactGaveUp { // it did cancel, after closing
+			r.sum.GaveUp--
+			rec.Reaction, rec.CancelHow, rec.CancelAfterMs = reactCancelled, cancelNotification, ms(at.Sub(rec.Start))
+			r.count(rec)
+		}
 		lines = r.marshal(rec)
 	}
 	r.mu.Unlock()
@@ -269,6 +283,10 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	r.release(rec.Client)
 	rec.ended = at
 	if rec.Reaction == "" {
+		if reaction == reactCancelled && how == cancelStreamClosed && rec.legacy {
+			reaction, how = reactGaveUp, ""
+			rec.ClosedAfterMs = ms(at.Sub(rec.Start))
+		}
 		rec.Reaction, rec.CancelHow = reaction, how
 		switch reaction {
 		case reactCancelled:
@@ -293,7 +311,7 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 		for _, e := range r.throttled.Put(rec.Client, append(ts, rec)) {
 			evicted = append(evicted, e...)
 		}
-	case rec.CancelHow == cancelStreamClosed && !rec.CancelNotified:
+	case (rec.CancelHow == cancelStreamClosed || rec.Reaction == reactGaveUp) && !rec.CancelNotified:
 		evicted = r.notify.Put(rec.idKey, rec)
 		time.AfterFunc(notifyGrace, func() { r.settleNotify(rec) })
 	default:
@@ -327,6 +345,8 @@ func (r *recorder) count(rec *CallRecord) {
 			r.sum.CancelledByClose++
 		}
 		r.cancelAt.Record(time.Duration(rec.CancelAfterMs * float64(time.Millisecond)))
+	case reactGaveUp:
+		r.sum.GaveUp++
 	case reactNeverCancelled:
 		r.sum.NeverCancelled++
 		r.held.Record(time.Duration(rec.HeldMs * float64(time.Millisecond)))
