@@ -42,8 +42,8 @@ fail_on_violation: false
 
 // TestSupergateway: supergateway 4.0.0 in its two Streamable HTTP modes.
 // Stateful (a child per session) passes every call through, and the
-// target's records show each cancelled call stopped: both verdicts pass on
-// that truth. Stateless spawns a child per request and kills it after its
+// target's records settle the cancellation verdict: each cancelled call
+// stopped (pass; on an idle machine, every one). Stateless spawns a child per request and kills it after its
 // answer: the cancel reaches a fresh child and the truth dies with each
 // one, so neither verdict may pass.
 func TestSupergateway(t *testing.T) {
@@ -70,10 +70,23 @@ faults:
 			g, gv, cv := o.Sum.Gateway, o.verdict(t, report.AreaGateway), o.verdict(t, report.AreaCancellation)
 			cancelled := o.Sum.Calls.Cancelled
 			if stateful {
-				if cancelled == 0 || g.Stops.Cancelled.Stopped != cancelled || gv.Status != report.StatusPass ||
-					cv.Status != report.StatusPass || !strings.Contains(cv.Evidence, "gateway.truth") {
-					t.Errorf("stateful: %d cancelled, stops %+v; gateway %q, cancellation %q (%s): want every cancelled call stopped, both pass",
-						cancelled, g.Stops, gv.Status, cv.Status, cv.Evidence)
+				// The truth covers every call, and the verdicts follow it: on
+				// an idle machine every cancelled call stopped and both pass;
+				// on a starved one a cancel may reach the target too late,
+				// and the records say so (ran_on: a cancellation violation).
+				st := g.Stops.Cancelled
+				want := report.StatusPass
+				if st.RanOn > 0 {
+					want = report.StatusViolation
+				}
+				if cancelled == 0 || st.Unknown != 0 || st.Stopped+st.RanOn != cancelled ||
+					gv.Status == report.StatusNotObservable || gv.Status == report.StatusNotExercised ||
+					cv.Status != want || (want == report.StatusPass && !strings.Contains(cv.Evidence, "gateway.truth")) {
+					t.Errorf("stateful: %d cancelled, stops %+v; gateway %q (%s), cancellation %q (%s): want the truth to cover every call and the cancellation verdict %q",
+						cancelled, g.Stops, gv.Status, gv.Evidence, cv.Status, cv.Evidence, want)
+				}
+				if st.RanOn > 0 {
+					t.Logf("%d cancelled calls ran on at the target (a slow machine): %s", st.RanOn, cv.Evidence)
 				}
 				return
 			}
