@@ -1,8 +1,6 @@
 package gateways
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -21,26 +19,8 @@ type reorder struct {
 }
 
 func (g *reorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	resp, err := forward(context.WithoutCancel(r.Context()), g.upstream, r, body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	copyHeader(w, resp)
-	w.WriteHeader(resp.StatusCode)
-	out := &writer{w: w}
-	if _, call := isToolsCall(body); !call || !isSSE(resp) {
-		io.Copy(flushWriter{out}, resp.Body)
-		return
-	}
 	var held [][]byte
-	readEvents(resp.Body, func(ev event) {
+	relayCallEvents(w, r, g.upstream, func(out *writer, ev event) {
 		m, ok := parseMessage(ev.data)
 		switch {
 		case ok && m.method() == "notifications/progress":
@@ -58,7 +38,7 @@ func (g *reorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			out.write(ev.encode())
 		}
-	})
+	}, nil)
 }
 
 // TestReorderingGatewayNotBlamedOnServer: notifications a gateway moves
