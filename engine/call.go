@@ -162,6 +162,7 @@ func (cs *callState) onEvent(ev mcp.Event) {
 	if !cs.resumedAt.IsZero() && ev.At.Sub(cs.resumedAt) <= burstWindow && ev.At.After(cs.resumedAt) {
 		cs.burst++
 	}
+	cs.gw.noteHint(ev)
 	switch ev.Kind {
 	case mcp.EvHeaders:
 		cs.headersAt, cs.status, cs.retryAfter = ev.At, ev.Status, ev.RetryAfter

@@ -43,6 +43,7 @@ func (c faultCall) CancelAnyway(reason string) error {
 
 func (c faultCall) Disconnect(mode mcp.AbortMode) error {
 	return c.cs.stopWith(results.Disconnected, c.reason(), time.Time{}, func(call *mcp.Call) error {
+		c.cs.r.gw.noteCut(c.cs, time.Now())
 		return call.Abort(mode)
 	})
 }

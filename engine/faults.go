@@ -25,9 +25,11 @@ type armed struct {
 	paused bool // it stopped reading the call's stream
 	rec    int  // its entry in the record's faults, once fired
 	// after_progress faults: due is the fallback moment (progressfallback.go),
-	// quiet that it moves with each progress, fallback that it came first.
-	due             time.Time
-	quiet, fallback bool
+	// quiet that it moves with each progress, fallback that it came first;
+	// held that its progress came in a burst, at heldAt (progressburst.go).
+	due                   time.Time
+	quiet, fallback, held bool
+	heldAt                time.Time
 }
 
 // drawFaults makes every fault's random choices for the call, in scenario
@@ -73,10 +75,18 @@ func (cs *callState) armFaults() {
 // cs.mu is released): "after the N-th progress" is exact however busy the
 // machine. On stdio the reader is shared by every call of the process and
 // must not wait for one call's fault, so the fault acts on a goroutine.
-func (cs *callState) onProgressFaults(n int, at time.Time) {
+func (cs *callState) onProgressFaults(n int, at time.Time, burst bool) {
+	burst = burst && cs.info.Transport == "http"
+	if !burst {
+		cs.releaseHeld()
+	}
 	for _, a := range cs.armed {
 		if a.when.Progress > n && a.quiet && !a.done {
 			cs.moveFallback(a, at)
+		}
+		if a.when.Progress == n && !a.done && burst {
+			a.held, a.heldAt = true, at
+			continue
 		}
 		if a.when.Progress == n && !a.done {
 			a.done = true
@@ -156,8 +166,11 @@ func (cs *callState) skippedFaults() {
 			if a.when.Progress == 0 && !a.when.AtResponse && !cs.sent.IsZero() {
 				at = cs.us(cs.sent.Add(a.when.After))
 			}
-			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: at, Skipped: true,
-				Detail: "the call ended first"})
+			detail := "the call ended first"
+			if a.held {
+				detail = heldDetail(a)
+			}
+			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: at, Skipped: true, Detail: detail})
 		}
 	}
 }

@@ -51,6 +51,16 @@ type gwNotes struct {
 	marker   []byte // our own marker's text
 	progress []report.GatewayProgress
 	crossed  string
+	// answered: a result reached us; echoed: one carried our marker;
+	// hinted: a retry hint in any form reached us (retryhint.go).
+	answered, echoed, hinted bool
+}
+
+// noteHint keeps whether an event carried a retry hint (cs.mu held).
+func (n *gwNotes) noteHint(ev mcp.Event) {
+	if n != nil && !n.hinted {
+		n.hinted = hintIn(ev)
+	}
 }
 
 // noteProgress keeps a received notification (cs.mu held).
@@ -62,7 +72,15 @@ func (n *gwNotes) noteProgress(ev mcp.Event) {
 
 // noteResult compares the marker an answer carries with ours (cs.mu held).
 func (n *gwNotes) noteResult(r mcp.Result) {
-	if n != nil && len(r.Marker) > 0 && n.crossed == "" && string(r.Marker) != string(n.marker) {
+	if n == nil {
+		return
+	}
+	n.answered = true
+	switch {
+	case len(r.Marker) == 0:
+	case string(r.Marker) == string(n.marker):
+		n.echoed = true
+	case n.crossed == "":
 		n.crossed = string(r.Marker)
 	}
 }
@@ -74,10 +92,17 @@ type gatewayRun struct {
 
 	readMu sync.Mutex // one read of the truths at a time
 	errs   []string
+	// failed is the first read error of each target, by index: one line
+	// for those never read, one for those that failed after answering
+	// (truthLines).
+	failed map[int]string
 
 	mu      sync.Mutex
 	calls   []report.GatewayCall
 	dropped int
+	// cuts are when our disconnect faults cut a stdio process, by its
+	// number: every call in flight on it ended with it.
+	cuts map[int][]time.Time
 
 	// stop ends the periodic reads; cutRead cuts the one in progress, so
 	// that finish never waits for it (its final read reads again).
@@ -126,7 +151,7 @@ func (g *gatewayRun) start(ctx context.Context) {
 func (g *gatewayRun) read(ctx context.Context, final bool) {
 	g.readMu.Lock()
 	defer g.readMu.Unlock()
-	for _, t := range g.truths {
+	for i, t := range g.truths {
 		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if final {
 			rctx, cancel = readContext(ctx, probes.DefaultTruthTimeout)
@@ -134,7 +159,7 @@ func (g *gatewayRun) read(ctx context.Context, final bool) {
 		err := t.Read(rctx)
 		cancel()
 		if err != nil && (final || ctx.Err() == nil) {
-			g.noteErr(err.Error())
+			g.noteFailed(i, err)
 		}
 	}
 }
@@ -176,19 +201,53 @@ func (g *gatewayRun) add(cs *callState) {
 	}
 	c := report.GatewayCall{Marker: string(cs.gw.marker), RequestID: cs.rec.ID, Response: cs.responseAt,
 		Progress: cs.gw.progress, Crossed: cs.gw.crossed, ReadPaused: !cs.pausedAt.IsZero(),
-		RetryAfter: cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0}
+		RetryAfter: cs.gw.hinted || (cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0),
+		Answered:   cs.gw.answered, Echoed: cs.gw.echoed}
 	// A plain disconnect of a 2025 era is not a cancel.
-	if !(cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern()) {
+	if cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern() {
+		c.Disconnected = cs.cancelAt
+	} else {
 		c.Cancelled = cs.cancelAt
 	}
+	stdio, process, sent, end := cs.info.Transport == "stdio", cs.rec.Process, cs.sent, cs.endAt
 	cs.mu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if stdio && c.Cancelled.IsZero() && c.Disconnected.IsZero() {
+		c.Disconnected = cutDuring(g.cuts[process], sent, end)
+	}
 	if len(g.calls) >= maxGatewayCalls {
 		g.dropped++
 		return
 	}
 	g.calls = append(g.calls, c)
+}
+
+// noteCut remembers that our disconnect fault cut the stdio process a call
+// ran on, at: the calls in flight on it end with it, which is our doing,
+// not the gateway's (a bridge whose stdin we close ends its upstream
+// requests).
+func (g *gatewayRun) noteCut(cs *callState, at time.Time) {
+	if g == nil || cs.info.Transport != "stdio" {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cuts == nil {
+		g.cuts = map[int][]time.Time{}
+	}
+	g.cuts[cs.rec.Process] = append(g.cuts[cs.rec.Process], at)
+}
+
+// cutDuring returns the first cut at or after sent and not after end (a
+// zero end: still in flight), or zero.
+func cutDuring(cuts []time.Time, sent, end time.Time) time.Time {
+	for _, at := range cuts {
+		if !at.Before(sent) && (end.IsZero() || !at.After(end)) {
+			return at
+		}
+	}
+	return time.Time{}
 }
 
 // finish stops the periodic reads, waits (within truthSettleMax) for the
@@ -227,7 +286,9 @@ func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
 	defer g.mu.Unlock()
 	out := report.JoinGateway(g.calls, truth)
 	out.Truth = urls
-	out.Errors = g.errs
+	lines, unread := g.truthLines()
+	out.TruthUnread = unread
+	out.Errors = append(lines, g.errs...)
 	if g.dropped > 0 {
 		out.Errors = append(out.Errors, fmt.Sprintf("%d calls beyond the first %d were not joined", g.dropped, maxGatewayCalls))
 	}

@@ -13,7 +13,8 @@ import (
 //   - in order, each notification's value must increase (non_monotonic);
 //   - none may come after the call's final response (after_response);
 //   - none may come later than the progress grace after our cancel
-//     (after_cancel; one read after a stalled read does not count);
+//     (after_cancel; one read after a stalled read does not count, nor
+//     any after a plain disconnect of a 2025 era, which is no cancel);
 //   - more than progress.flood_hz notifications in any one second is a
 //     flood, a gap longer than progress.stall while the call runs is a
 //     stall, and a result while the last value is below the total is
@@ -30,7 +31,12 @@ func (cs *callState) onProgress(ev mcp.Event) {
 		cs.rec.LateProgress++
 		if cs.beyondGrace(ev.At) {
 			cs.lastSeen = ev.At
-			cs.rec.Violations.Add("after_cancel", 1)
+			// A plain disconnect of a 2025 era is no cancel: progress that
+			// still comes (on the session's GET stream, or through a
+			// gateway that kept the upstream request) breaks no rule.
+			if !(cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern()) {
+				cs.rec.Violations.Add("after_cancel", 1)
+			}
 		}
 	case ev.AfterFinal:
 		cs.rec.Violations.Add("after_response", 1)
@@ -39,7 +45,7 @@ func (cs *callState) onProgress(ev mcp.Event) {
 			cs.rec.Violations.Add("non_monotonic", 1)
 		}
 		cs.lastAlive = ev.At
-		cs.onProgressFaults(cs.prog.count, ev.At)
+		cs.onProgressFaults(cs.prog.count, ev.At, ev.Burst)
 	}
 }
 

@@ -93,6 +93,9 @@ type Call struct {
 	headers []byte  // extra header lines (Mcp-Param-*), HTTP only
 
 	// transport-specific
+	// ahead: more of the call's own stream was already received when the
+	// message being delivered was read (Event.Burst); set by its reader.
+	ahead   bool
 	conn    *httpConn
 	raw     bool          // control request: deliver raw result bytes
 	release chan struct{} // 2025 HTTP: closed when released (httpstale.go)
@@ -341,7 +344,7 @@ func (call *Call) notification(sc *scanner, m *inMsg, at time.Time) {
 		id, ours := tokenID(p.token, p.tokenIsStr)
 		switch {
 		case ours && id == call.tok && call.tok != 0:
-			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal})
+			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal, Burst: call.ahead})
 		case ours && call.creditElsewhere(id, &p, at):
 			// Another call's progress on this stream, credited to it; a
 			// violation of the stream's scope in 2026 (see otherstream.go).

@@ -161,6 +161,9 @@ type Event struct {
 	ContentType string
 	// RetryAfter from a Retry-After header; -1 when absent.
 	RetryAfter time.Duration
+	// RateLimitReset from RateLimit-Reset, X-RateLimit-Reset or the
+	// RateLimit field (ratelimithdr.go); -1 when absent.
+	RateLimitReset time.Duration
 
 	// EvProgress
 	Progress float64
@@ -171,6 +174,11 @@ type Event struct {
 	// session's standalone GET stream) and was credited to the call by its
 	// token (see Stats.OtherStream).
 	OtherStream bool
+	// Burst: more of the call's stream had already been received when
+	// this notification was read (HTTP: the rest of one read from the
+	// connection), as when a buffering gateway releases held progress with
+	// the result in one piece. What follows it may be the final response.
+	Burst bool
 
 	// EvResult
 	Result Result

@@ -47,7 +47,7 @@ func (t *httpTransport) read(call *Call) {
 	at := time.Now()
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	call.emit(Event{Kind: EvHeaders, At: at, Status: resp.StatusCode, ContentType: ct,
-		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), at)})
+		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), at), RateLimitReset: rateLimitReset(resp.Header, at)})
 	if call.method == methodInitialize && resp.StatusCode/100 == 2 {
 		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 			t.mu.Lock()
@@ -167,6 +167,7 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 			strayMsg = cmp.Or(strayMsg, stray(&conn.msg, err))
 			continue
 		}
+		call.ahead = conn.body.Buffered() > 0
 		isFinal, broken := call.deliver(&conn.sc, &conn.msg, at)
 		if broken != nil {
 			call.end(at, broken)

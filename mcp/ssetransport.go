@@ -200,7 +200,7 @@ func (t *sseTransport) start(ctx context.Context, call *Call) error {
 	if status/100 != 2 {
 		t.forget(call.id)
 		at := time.Now()
-		call.emit(Event{Kind: EvHeaders, At: at, Status: status, RetryAfter: -1})
+		call.emit(Event{Kind: EvHeaders, At: at, Status: status, RetryAfter: -1, RateLimitReset: -1})
 		call.end(at, nil)
 	}
 	return nil

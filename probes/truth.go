@@ -43,6 +43,7 @@ type Truth struct {
 	dropped int64
 	recs    map[uint64]results.TruthCall
 	notes   []string
+	read    bool // a Read succeeded
 }
 
 // NewTruth returns the truth source of the built-in target at base
@@ -81,7 +82,7 @@ func (t *Truth) Read(ctx context.Context) error {
 		}
 		switch {
 		case !p.More:
-			t.since = p.Now
+			t.since, t.read = p.Now, true
 			return nil
 		case len(p.Calls) == 0 || !p.Calls[len(p.Calls)-1].Updated.After(t.since):
 			return fmt.Errorf("read truth from %q: a page with more to come did not advance past %s", t.shown, t.since.Format(time.RFC3339Nano))
@@ -124,6 +125,9 @@ func (t *Truth) page(ctx context.Context) (results.TruthPage, error) {
 	}
 	return p, nil
 }
+
+// Answered reports whether a Read ever succeeded.
+func (t *Truth) Answered() bool { return t.read }
 
 // Calls returns the records read so far.
 func (t *Truth) Calls() []results.TruthCall {

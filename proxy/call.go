@@ -37,7 +37,7 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		req = req[:maxRecordedRequest]
 	}
 	rec := &CallRecord{Seq: seq, ID: append(json.RawMessage(nil), m.ID...), Session: r.Header.Get("Mcp-Session-Id"),
-		Client: client, Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start}
+		Client: client, Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start, legacy: legacyStream(r)}
 	if pl.throttle != nil {
 		rec.RetryAfterMs = ms(pl.throttle.retryAfter)
 	}
@@ -114,4 +114,13 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 func (p *Proxy) stopFirst(closed *time.Time) bool {
 	at := p.stopAt.Load()
 	return at != nil && (closed == nil || !closed.Before(*at))
+}
+
+// legacyStream reports whether closing r's stream is no cancel: a request
+// of a 2025 Streamable HTTP session (it carries Mcp-Session-Id). The
+// HTTP+SSE front's requests are not: there the client drops the session's
+// one event stream, which ends the session and every call of it.
+func legacyStream(r *http.Request) bool {
+	_, sse := r.Context().Value(sseClientKey{}).(string)
+	return r.Header.Get("Mcp-Session-Id") != "" && !sse
 }

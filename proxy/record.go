@@ -20,6 +20,10 @@ const (
 	reactUpstreamError  = "upstream_error"  // the upstream could not be reached or failed
 	reactOpenAtStop     = "open_at_stop"    // still open when the proxy stopped
 	reactDisconnected   = "disconnected"    // the proxy cut the client's connection
+	// reactGaveUp: a client of a 2025 session closed the call's stream and
+	// sent no notifications/cancelled: there a closed stream is no cancel,
+	// the client gave up on the call without telling the server.
+	reactGaveUp = "gave_up"
 )
 
 // violationDuplicateID: a client's call used the id of another of its
@@ -54,7 +58,9 @@ type CallRecord struct {
 	// call (as well as closing its stream, when CancelHow says so).
 	CancelNotified bool    `json:"cancel_notified,omitempty"`
 	HeldMs         float64 `json:"held_ms,omitempty"`
-	Error          string  `json:"error,omitempty"`
+	// ClosedAfterMs: when a client that gave up closed the call's stream.
+	ClosedAfterMs float64 `json:"closed_after_ms,omitempty"`
+	Error         string  `json:"error,omitempty"`
 	// Violation is what the client did against JSON-RPC with this call:
 	// "duplicate_id", an id of one of its calls still in flight.
 	Violation string `json:"violation,omitempty"`
@@ -74,6 +80,9 @@ type CallRecord struct {
 	ended   time.Time
 	argsKey string // client, tool and arguments, for re-issues
 	idKey   string // client and id, for notifications/cancelled
+	// legacy: the call came in a 2025 session (Mcp-Session-Id), where
+	// closing its stream is not a cancel.
+	legacy bool
 }
 
 // The recorder's bounds: what it keeps in memory however long the proxy
@@ -101,10 +110,17 @@ const (
 	notifyGrace = 2 * time.Second
 )
 
+// reissueWindow: a later identical call with a new id re-issues an
+// unanswered one only when it starts within this of that call's end (a
+// client that reuses the id re-issues whenever it does). Beyond it, it is
+// the client's next call, not a retry of that one.
+const reissueWindow = 5 * time.Second
+
 // prior is an unanswered call that a later identical one re-issues.
 type prior struct {
-	seq uint64
-	id  string
+	seq   uint64
+	id    string
+	ended time.Time
 }
 
 // recorder owns the records; every method is safe for concurrent use. It
@@ -183,10 +199,13 @@ func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
 		r.faults[k]++
 	}
 	if prev, ok := r.unfilled.Take(rec.argsKey); ok {
-		rec.ReissueOf = prev.seq
-		rec.Reissue = "new_id"
-		r.sum.Reissued++
-		if prev.id == compactJSON(rec.ID) {
+		sameID := prev.id == compactJSON(rec.ID)
+		if sameID || rec.Start.Sub(prev.ended) <= reissueWindow {
+			rec.ReissueOf = prev.seq
+			rec.Reissue = "new_id"
+			r.sum.Reissued++
+		}
+		if sameID {
 			rec.Reissue = "same_id"
 			r.sum.ReissuedSameID++
 		}
@@ -234,6 +253,11 @@ func (r *recorder) cancelled(client string, id json.RawMessage, at time.Time) bo
 	var lines [][]byte
 	if rec, ok := r.notify.Take(key); ok {
 		rec.CancelNotified = true
+		if rec.Reaction == reactGaveUp { // it did cancel, after closing
+			r.sum.GaveUp--
+			rec.Reaction, rec.CancelHow, rec.CancelAfterMs = reactCancelled, cancelNotification, ms(at.Sub(rec.Start))
+			r.count(rec)
+		}
 		lines = r.marshal(rec)
 	}
 	r.mu.Unlock()
@@ -270,6 +294,10 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	r.release(rec.Client)
 	rec.ended = at
 	if rec.Reaction == "" {
+		if reaction == reactCancelled && how == cancelStreamClosed && rec.legacy {
+			reaction, how = reactGaveUp, ""
+			rec.ClosedAfterMs = ms(at.Sub(rec.Start))
+		}
 		rec.Reaction, rec.CancelHow = reaction, how
 		switch reaction {
 		case reactCancelled:
@@ -280,7 +308,7 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	}
 	r.count(rec)
 	if rec.Reaction != reactAnswered {
-		r.unfilled.Put(rec.argsKey, prior{seq: rec.Seq, id: compactJSON(rec.ID)})
+		r.unfilled.Put(rec.argsKey, prior{seq: rec.Seq, id: compactJSON(rec.ID), ended: at})
 	}
 	var evicted []*CallRecord
 	switch {
@@ -294,7 +322,7 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 		for _, e := range r.throttled.Put(rec.Client, append(ts, rec)) {
 			evicted = append(evicted, e...)
 		}
-	case rec.CancelHow == cancelStreamClosed && !rec.CancelNotified:
+	case (rec.CancelHow == cancelStreamClosed || rec.Reaction == reactGaveUp) && !rec.CancelNotified:
 		evicted = r.notify.Put(rec.idKey, rec)
 		time.AfterFunc(notifyGrace, func() { r.settleNotify(rec) })
 	default:
@@ -328,6 +356,8 @@ func (r *recorder) count(rec *CallRecord) {
 			r.sum.CancelledByClose++
 		}
 		r.cancelAt.Record(time.Duration(rec.CancelAfterMs * float64(time.Millisecond)))
+	case reactGaveUp:
+		r.sum.GaveUp++
 	case reactNeverCancelled:
 		r.sum.NeverCancelled++
 		r.held.Record(time.Duration(rec.HeldMs * float64(time.Millisecond)))

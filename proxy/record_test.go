@@ -219,3 +219,79 @@ func TestLongID(t *testing.T) {
 		}
 	})
 }
+
+// TestReissueWindow: a later identical call re-issues an unanswered one
+// when it reuses the id, whenever it comes, or with a new id within
+// reissueWindow of that call's end; later, it is the client's next call.
+func TestReissueWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		id    int
+		after time.Duration // from the first call's end
+		want  string
+	}{
+		{"new id at once", 2, 100 * time.Millisecond, "new_id"},
+		{"new id within the window", 2, reissueWindow, "new_id"},
+		{"new id beyond the window", 2, reissueWindow + time.Millisecond, ""},
+		{"same id beyond the window", 1, time.Minute, "same_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := newTestRecorder()
+			r.end(call(r, 1, "a", 1, `{"x":1}`, 0), reactThrottled, "", t0.Add(time.Second))
+			oc := call(r, 2, "a", tc.id, `{"x":1}`, time.Second+tc.after)
+			if oc.rec.Reissue != tc.want || (tc.want != "" && oc.rec.ReissueOf != 1) {
+				t.Errorf("reissue %q of %d, want %q of 1", oc.rec.Reissue, oc.rec.ReissueOf, tc.want)
+			}
+			if sum := r.summary(); (sum.Reissued == 1) != (tc.want != "") {
+				t.Errorf("summary reissued %d, want it counted only for a re-issue", sum.Reissued)
+			}
+		})
+	}
+}
+
+// TestGaveUp: in a 2025 session (legacy) a closed stream is no cancel: a
+// call whose client closed it and sent no notifications/cancelled within
+// notifyGrace gave up; one whose notification follows cancelled (by
+// notification); in 2026 the closed stream is the cancel.
+func TestGaveUp(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		legacy   bool
+		notify   bool
+		reaction string
+		how      string
+		gaveUp   int64
+		byNotify int64
+		byClose  int64
+	}{
+		{"2025, no notification", true, false, "gave_up", "", 1, 0, 0},
+		{"2025, notification after the close", true, true, "cancelled", "notification", 0, 1, 0},
+		{"2026, closed stream", false, false, "cancelled", "stream_closed", 0, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r, l := newTestRecorder()
+				oc := r.start(&CallRecord{Seq: 1, ID: json.RawMessage("1"), Client: "a", Tool: "echo", Start: t0, legacy: tc.legacy},
+					json.RawMessage(`{}`))
+				r.end(oc, reactCancelled, cancelStreamClosed, t0.Add(time.Second))
+				if tc.notify {
+					r.cancelled("a", json.RawMessage("1"), t0.Add(1200*time.Millisecond))
+				}
+				time.Sleep(notifyGrace + time.Second)
+				synctest.Wait()
+				recs := written(t, l)
+				sum := r.summary()
+				if len(recs) != 1 || recs[0].Reaction != tc.reaction || recs[0].CancelHow != tc.how {
+					t.Fatalf("records %+v, want one %s (%s)", recs, tc.reaction, tc.how)
+				}
+				if sum.GaveUp != tc.gaveUp || sum.CancelledByNotify != tc.byNotify || sum.CancelledByClose != tc.byClose ||
+					sum.Cancelled != tc.byNotify+tc.byClose {
+					t.Errorf("summary %+v", sum)
+				}
+				if tc.reaction == "gave_up" && recs[0].ClosedAfterMs != 1000 {
+					t.Errorf("closed_after_ms %v, want 1000", recs[0].ClosedAfterMs)
+				}
+			})
+		})
+	}
+}

@@ -73,6 +73,14 @@ type GatewayCall struct {
 	// ReadPaused: we paused reading the call's answer (the stall_read
 	// fault), so when its progress arrived says nothing of the gateway.
 	ReadPaused bool
+	// Disconnected is when our own disconnect ended the call without
+	// being a cancel: a plain disconnect in a 2025 era, or the end of a
+	// stdio bridge whose stdin we closed while the call was in flight
+	// (a cut the call shares). Zero otherwise.
+	Disconnected time.Time
+	// Answered: a result (not a JSON-RPC error) reached us; Echoed: it
+	// carried the call's own marker, so a target ran the call.
+	Answered, Echoed bool
 }
 
 // GatewayProgress is one notification received.
@@ -114,7 +122,7 @@ func JoinGateway(calls []GatewayCall, truth []results.TruthCall) Gateway {
 			g.DuplicateExecutions++
 			g.note("duplicate_executions", "%s ran %d times (request ids %s)", m, len(ex), requestIDs(ex))
 		}
-		if c := ours[m]; c == nil || c.Cancelled.IsZero() {
+		if c := ours[m]; c == nil || (c.Cancelled.IsZero() && c.Disconnected.IsZero()) {
 			t := answering(byMarker[m])
 			if by := cancelBefore(cancels, t.Cancelled, m); by != nil {
 				g.MisdirectedCancels++
@@ -137,16 +145,22 @@ func JoinGateway(calls []GatewayCall, truth []results.TruthCall) Gateway {
 				break
 			}
 		}
+		if len(ex) == 0 && len(throttled[c.Marker]) == 0 {
+			g.judgeUnrecorded(c)
+		}
+		g.judgeStop(c, ex)
 		if len(ex) == 0 {
-			if len(throttled[c.Marker]) == 0 {
-				g.NotSeen++
-			}
 			continue
 		}
-		if !c.Cancelled.IsZero() && (c.Response.IsZero() || c.Cancelled.Before(c.Response)) && lostCancel(ex, c.Cancelled) {
-			g.LostCancels++
-			g.note("lost_cancels", "%s: cancelled by us, ran to its end at the target %s later, which never learned of the cancel",
-				c.Marker, msText(ex[len(ex)-1].Completed.Sub(c.Cancelled)))
+		if unended(ex) {
+			g.Unended++
+			g.note("unended", "%s: its record at the target never ended", c.Marker)
+		}
+		if !c.Cancelled.IsZero() && (c.Response.IsZero() || c.Cancelled.Before(c.Response)) {
+			if why := lostCancel(ex, c.Cancelled); why != "" {
+				g.LostCancels++
+				g.note("lost_cancels", "%s: cancelled by us, %s, which never learned of the cancel", c.Marker, why)
+			}
 		}
 		g.judgeProgress(c, answering(ex), lags)
 	}
@@ -179,17 +193,26 @@ func cancelBefore(cancels []*GatewayCall, at time.Time, marker string) *GatewayC
 	return nil
 }
 
-// lostCancel: no execution learned of the cancel, and one ran to its end
-// well after it.
-func lostCancel(ex []*results.TruthCall, cancelled time.Time) bool {
-	late := false
+// lostCancel says how the cancel was lost, or "": no execution learned of
+// it, and one ran to its end well after it, or sent progress well after
+// it and never ended (its process died with the call: the record stops
+// there, but the work did not stop for the cancel).
+func lostCancel(ex []*results.TruthCall, cancelled time.Time) string {
+	why := ""
 	for _, t := range ex {
 		if !t.Cancelled.IsZero() || !t.StreamClosed.IsZero() {
-			return false
+			return ""
 		}
-		late = late || (!t.Completed.IsZero() && t.Completed.After(cancelled.Add(lostCancelMargin)))
+		last := lastWork(t)
+		switch {
+		case why != "":
+		case !t.Completed.IsZero() && t.Completed.After(cancelled.Add(lostCancelMargin)):
+			why = "ran to its end at the target " + msText(t.Completed.Sub(cancelled)) + " later"
+		case t.Ended.IsZero() && last.After(cancelled.Add(lostCancelMargin)):
+			why = "still sent progress at the target " + msText(last.Sub(cancelled)) + " later and its record never ended"
+		}
 	}
-	return late
+	return why
 }
 
 // answering picks the execution whose answer we would have got: the last
@@ -211,7 +234,7 @@ func (g *Gateway) judgeProgress(c *GatewayCall, t *results.TruthCall, lags map[i
 		return
 	}
 	used := make([]bool, len(c.Progress))
-	lost := 0
+	lost, reordered := 0, 0
 	var sentFirst, sentLast time.Time
 	for _, p := range t.Progress {
 		if p.At.After(t.Completed) {
@@ -235,8 +258,15 @@ func (g *Gateway) judgeProgress(c *GatewayCall, t *results.TruthCall, lags map[i
 			continue
 		}
 		used[j] = true
+		if c.Progress[j].At.After(c.Response) {
+			reordered++ // sent before the result, received after it
+		}
 		lag := max(c.Progress[j].At.Sub(p.At), 0)
 		lags[lag.Microseconds()/LagBinUs]++
+	}
+	if reordered > 0 {
+		g.ProgressReordered += reordered
+		g.note("progress_reordered", "%s: %s the target sent before its result reached us after it", c.Marker, plural(reordered, "notification"))
 	}
 	if lost > 0 {
 		g.ProgressLost += lost

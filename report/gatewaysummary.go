@@ -19,6 +19,8 @@ type GatewaySummary struct {
 	LagMs   GatewayLag     `json:"lag_ms"`
 	EraSeen map[string]int `json:"era_seen"`
 	Errors  []string       `json:"errors,omitempty"`
+	// evidence is the join's evidence per key, for the verdicts.
+	evidence map[string][]string
 }
 
 // GatewayCounts are the counts of the join, the same in the run input
@@ -39,6 +41,22 @@ type GatewayCounts struct {
 	ProgressHeld        int `json:"progress_held"`
 	ProgressLost        int `json:"progress_lost"`
 	RetryAfterLost      int `json:"retry_after_lost"`
+	// ProgressReordered counts notifications a target sent before a
+	// call's result that reached us after it (a gateway that moved them to
+	// another stream, or held them): the progress verdict does not blame
+	// the server for them (gatewayprogress.go).
+	ProgressReordered int `json:"progress_reordered"`
+
+	// Unrecorded is how many of our calls got a result though no target
+	// recorded them (not counted in NotSeen); Unended how many had an
+	// execution whose record never ended; TruthUnread how many targets
+	// never answered a read of their records. Any of them makes the truth
+	// incomplete (gatewaytruth.go).
+	Unrecorded  int `json:"unrecorded"`
+	Unended     int `json:"unended"`
+	TruthUnread int `json:"truth_unread"`
+	// Stops is what the records say of the calls we stopped.
+	Stops GatewayStops `json:"stops"`
 }
 
 // add adds in's counts (merged runs).
@@ -53,6 +71,11 @@ func (c *GatewayCounts) add(in GatewayCounts) {
 	c.ProgressHeld += in.ProgressHeld
 	c.ProgressLost += in.ProgressLost
 	c.RetryAfterLost += in.RetryAfterLost
+	c.ProgressReordered += in.ProgressReordered
+	c.Unrecorded += in.Unrecorded
+	c.Unended += in.Unended
+	c.TruthUnread += in.TruthUnread
+	c.Stops.add(in.Stops)
 }
 
 // GatewayLag is the lag of progress notifications through the gateway:
@@ -71,7 +94,7 @@ func gatewaySummary(g *Gateway) *GatewaySummary {
 		return nil
 	}
 	s := &GatewaySummary{Truth: slices.Clone(g.Truth), GatewayCounts: g.GatewayCounts,
-		EraSeen: maps.Clone(g.EraSeen), Errors: slices.Clone(g.Errors)}
+		EraSeen: maps.Clone(g.EraSeen), Errors: slices.Clone(g.Errors), evidence: g.Evidence}
 	if s.Truth == nil {
 		s.Truth = []string{}
 	}
@@ -120,6 +143,7 @@ var gatewayKeys = []struct {
 	{"progress_held", "call whose progress came only with its result", func(g *GatewayCounts) int { return g.ProgressHeld }},
 	{"progress_lost", "progress notification sent and never received", func(g *GatewayCounts) int { return g.ProgressLost }},
 	{"retry_after_lost", "Retry-After sent and never received", func(g *GatewayCounts) int { return g.RetryAfterLost }},
+	{"progress_reordered", "progress sent before the result, received after it", func(g *GatewayCounts) int { return g.ProgressReordered }},
 }
 
 // gatewayVerdict: anything the gateway did to a call that a transparent
@@ -160,17 +184,26 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 	if g.LagMs.Count > 0 {
 		base += fmt.Sprintf("; progress lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", g.LagMs.P50, g.LagMs.P99, g.LagMs.Max)
 	}
-	if g.NotSeen > 0 {
+	if g.NotSeen > 0 && !notSeenUnsure(g) {
 		base += fmt.Sprintf("; %s not recorded by any target", plural(g.NotSeen, "call"))
 	}
 	if len(g.Errors) > 0 {
 		base += "; " + strings.Join(g.Errors, "; ")
 	}
-	if len(facts) == 0 {
+	incomplete := incompleteTruth(g, ev)
+	switch {
+	case len(facts) > 0 && incomplete != "":
+		v.Evidence = strings.Join(facts, "; ") + "; " + incomplete + "; " + base
+	case len(facts) > 0:
+		v.Evidence = strings.Join(facts, "; ") + "; " + base
+	case incomplete != "":
+		// Part of the truth is missing: what it does not cover may hide
+		// anything the counts look for.
+		v.Status = StatusNotObservable
+		v.Evidence = incomplete + "; " + base
+	default:
 		v.Evidence = "the gateway passed every call through as sent: " + base
-		return v
 	}
-	v.Evidence = strings.Join(facts, "; ") + "; " + base
 	return v
 }
 
@@ -195,6 +228,18 @@ func (s *Summary) textGateway(t *textOut) {
 		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.key, "_", " "), k.n(&g.GatewayCounts)))
 	}
 	t.items("", counts...)
+	if g.Unrecorded+g.Unended+g.TruthUnread > 0 {
+		t.items("", fmt.Sprintf("incomplete truth: unrecorded %d", g.Unrecorded), fmt.Sprintf("unended %d", g.Unended),
+			fmt.Sprintf("truth unread %d", g.TruthUnread))
+	}
+	for _, st := range []struct {
+		what string
+		n    StopCounts
+	}{{"cancelled", g.Stops.Cancelled}, {"disconnected", g.Stops.Disconnected}} {
+		if st.n.total() > 0 {
+			t.items("", fmt.Sprintf("%s calls at the targets: %d stopped, %d ran on, %d unknown", st.what, st.n.Stopped, st.n.RanOn, st.n.Unknown))
+		}
+	}
 	if g.LagMs.Count > 0 {
 		t.items("", fmt.Sprintf("progress lag p50 %s   p99 %s   max %s (%d notifications)",
 			fmtMs(g.LagMs.P50), fmtMs(g.LagMs.P99), fmtMs(g.LagMs.Max), g.LagMs.Count))

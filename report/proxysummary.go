@@ -25,6 +25,7 @@ type ProxyClients struct {
 	CancelledByClose   int64 `json:"cancelled_by_close"`
 	CancelledByNotify  int64 `json:"cancelled_by_notification"`
 	NeverCancelled     int64 `json:"never_cancelled"`
+	GaveUp             int64 `json:"gave_up"`
 	Reissued           int64 `json:"reissued"`
 	ReissuedSameID     int64 `json:"reissued_same_id"`
 	RetryAfterHonoured int64 `json:"retry_after_honoured"`
@@ -75,13 +76,14 @@ func WriteProxyText(w io.Writer, s *ProxySummary) error {
   cancelled           %d (stream closed %d, notification %d)
   cancel after        p50 %s  p99 %s  max %s
   never cancelled     %d (held p50 %s, max %s)
+  gave up             %d (2025: closed the stream, no cancel)
   re-issued           %d (same id %d)
   Retry-After         honoured %d, ignored %d
   upstream errors     %d
   duplicate ids       %d (calls sent with the id of the client's call in flight: a JSON-RPC violation)
 `, s.Name, s.Listen, s.Seed, c.Calls, c.Cancelled, c.CancelledByClose, c.CancelledByNotify,
 		fmtMs(c.CancelAfterMs.P50), fmtMs(c.CancelAfterMs.P99), fmtMs(c.CancelAfterMs.Max),
-		c.NeverCancelled, fmtMs(c.HeldMs.P50), fmtMs(c.HeldMs.Max),
+		c.NeverCancelled, fmtMs(c.HeldMs.P50), fmtMs(c.HeldMs.Max), c.GaveUp,
 		c.Reissued, c.ReissuedSameID, c.RetryAfterHonoured, c.RetryAfterIgnored, c.UpstreamErrors, c.DuplicateIDs)
 	if err != nil {
 		return fmt.Errorf("write proxy summary: %w", err)

@@ -200,6 +200,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		if len(facts) > 0 {
 			v.Evidence += "; " + strings.Join(facts, "; ")
 		}
+		v = judgeByTruth(s, v, stopped, facts)
 	case !leftover:
 		v.Status = StatusPass
 		v.Evidence = stopped + "; no work seen after a cancel"
@@ -292,6 +293,9 @@ func probesAbove(byProbe map[string]float64) string {
 // progressVerdict: a broken progress rule is a violation; floods, stalls
 // and progress that stopped short of its total are warnings.
 func progressVerdict(s *Summary, ev evidence) Verdict {
+	if v, ok := reorderedProgress(s, ev); ok {
+		return v
+	}
 	v := Verdict{Area: AreaProgress}
 	p := s.Progress
 	seen := fmt.Sprintf("%s on %s", plural(p.Notifications, "notification"), plural(p.Calls, "call"))

@@ -2,7 +2,6 @@ package gateways
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"sync/atomic"
@@ -70,26 +69,8 @@ type dropLast struct {
 }
 
 func (d *dropLast) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	resp, err := forward(context.WithoutCancel(r.Context()), d.upstream, r, body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	copyHeader(w, resp)
-	w.WriteHeader(resp.StatusCode)
-	out := &writer{w: w}
-	if _, call := isToolsCall(body); !call || !isSSE(resp) {
-		io.Copy(io.MultiWriter(flushWriter{out}), resp.Body)
-		return
-	}
 	var held []byte
-	readEvents(resp.Body, func(ev event) {
+	relayCallEvents(w, r, d.upstream, func(out *writer, ev event) {
 		m, ok := parseMessage(ev.data)
 		switch {
 		case ok && m.method() == "notifications/progress":
@@ -104,10 +85,11 @@ func (d *dropLast) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			out.write(ev.encode())
 		}
+	}, func(out *writer) {
+		if held != nil {
+			out.write(held)
+		}
 	})
-	if held != nil {
-		out.write(held)
-	}
 }
 
 // flushWriter is an io.Writer over a writer.

@@ -94,6 +94,7 @@ func gatewayCounts(g *report.GatewaySummary) map[string]int {
 		"progress_held":        g.ProgressHeld,
 		"progress_lost":        g.ProgressLost,
 		"retry_after_lost":     g.RetryAfterLost,
+		"progress_reordered":   g.ProgressReordered,
 	}
 }
 

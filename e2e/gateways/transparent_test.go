@@ -42,8 +42,8 @@ faults:
 }
 
 // TestTruthNotATarget: truth read from something that is not a built-in
-// target is an error the summary shows, and the gateway verdict says
-// nothing was exercised; the run itself completes.
+// target is an error the summary shows (once, in one line), and the
+// gateway verdict says nothing was exercised; the run itself completes.
 func TestTruthNotATarget(t *testing.T) {
 	t.Parallel()
 	tg := target(t, targetserver.Config{})
@@ -54,11 +54,14 @@ calls:
   - {tool: echo, arguments: {text: hi}}
 `))
 	g := o.Sum.Gateway
-	if g == nil || len(g.Errors) == 0 || !strings.Contains(g.Errors[0], notTarget) || !strings.Contains(g.Errors[0], "status 404") {
+	if g == nil || len(g.Errors) != 1 || !strings.Contains(g.Errors[0], notTarget) || !strings.Contains(g.Errors[0], "status 404") {
 		t.Fatalf("gateway %+v: want an error naming %s and its 404", g, notTarget)
 	}
-	if g.Calls == 0 || g.Executions != 0 || g.NotSeen != g.Calls {
-		t.Errorf("calls %d, executions %d, not seen %d: want every call not seen", g.Calls, g.Executions, g.NotSeen)
+	// The target behind the proxy answered each call with its marker: an
+	// execution no truth we read recorded, not a call never delivered.
+	if g.Calls == 0 || g.Executions != 0 || g.Unrecorded != g.Calls || g.NotSeen != 0 || g.TruthUnread != 1 {
+		t.Errorf("calls %d, executions %d, unrecorded %d, not seen %d, truth unread %d: want every call unrecorded, none not seen, 1 target unread",
+			g.Calls, g.Executions, g.Unrecorded, g.NotSeen, g.TruthUnread)
 	}
 	v := o.Sum.Verdicts[len(o.Sum.Verdicts)-1]
 	if v.Area != report.AreaGateway || v.Status != report.StatusNotExercised || !strings.Contains(v.Evidence, "status 404") {

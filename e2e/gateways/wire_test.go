@@ -179,3 +179,33 @@ func isToolsCall(body []byte) (message, bool) {
 	m, ok := parseMessage(body)
 	return m, ok && m.method() == "tools/call"
 }
+
+// relayCallEvents forwards r to upstream (the upstream request outlives
+// the client's, as a gateway's does) and copies the answer back; the SSE
+// stream of a tools/call goes event by event through each, which writes
+// what it will to out, then end (nil: nothing more). Every other answer
+// is copied as it comes.
+func relayCallEvents(w http.ResponseWriter, r *http.Request, upstream string, each func(out *writer, ev event), end func(out *writer)) {
+	body, err := readBody(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	resp, err := forward(context.WithoutCancel(r.Context()), upstream, r, body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	copyHeader(w, resp)
+	w.WriteHeader(resp.StatusCode)
+	out := &writer{w: w}
+	if _, call := isToolsCall(body); !call || !isSSE(resp) {
+		io.Copy(flushWriter{out}, resp.Body)
+		return
+	}
+	readEvents(resp.Body, func(ev event) { each(out, ev) })
+	if end != nil {
+		end(out)
+	}
+}

@@ -2,10 +2,8 @@ package testutil
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,21 +106,7 @@ func startNginx(t testing.TB, bin, conf, addr string) (n *Nginx, inUse bool, err
 			<-exited
 		}
 	}
-	up := Poll(WaitLong, func() bool {
-		select {
-		case <-exited:
-			return true
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		if err != nil {
-			return false
-		}
-		c.Close()
-		return true
-	})
+	up := waitListening(addr, exited)
 	select {
 	case <-exited:
 		out := n.stderr.String()

@@ -1,0 +1,186 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// How much of the truth a gateway join rests on, and what the targets'
+// records say of the calls we stopped. A verdict built on part of the
+// truth is never a pass: a call the targets never recorded, or a record
+// that never ended, is unknown, not "nothing went wrong".
+
+// ranOnAfter: an execution still working (sending progress, or ending)
+// more than this after we stopped its call ran on; one that ran to its
+// end later than our stop plus lostCancelMargin did too.
+const ranOnAfter = time.Second
+
+// GatewayStops is what the targets' records say of the calls we stopped:
+// by a cancel (a cancel notification, a timeout, or a 2026-07-28
+// disconnect), and by a plain disconnect in a 2025 era (ours, or the end
+// of a stdio bridge we cut), which is not a cancel there.
+type GatewayStops struct {
+	Cancelled    StopCounts `json:"cancelled"`
+	Disconnected StopCounts `json:"disconnected"`
+}
+
+// StopCounts sorts the calls we stopped by their executions' records.
+type StopCounts struct {
+	// Stopped: every execution ended without working past the stop
+	// (ranOnAfter), or ran to its end before it (the cancel crossed the
+	// result).
+	Stopped int `json:"stopped"`
+	// RanOn: an execution ran to its end more than 100 ms after the stop,
+	// or was still working more than 1 s after it.
+	RanOn int `json:"ran_on"`
+	// Unknown: no target recorded the call, or its record never ended
+	// and shows no work past the stop.
+	Unknown int `json:"unknown"`
+}
+
+func (s *StopCounts) add(in StopCounts) {
+	s.Stopped += in.Stopped
+	s.RanOn += in.RanOn
+	s.Unknown += in.Unknown
+}
+
+func (s StopCounts) total() int { return s.Stopped + s.RanOn + s.Unknown }
+
+func (g *GatewayStops) add(in GatewayStops) {
+	g.Cancelled.add(in.Cancelled)
+	g.Disconnected.add(in.Disconnected)
+}
+
+// fate is what became of one stopped call at the targets.
+type fate int
+
+const (
+	fateStopped fate = iota
+	fateRanOn
+	fateUnknown
+)
+
+// stopFate judges a call we stopped at `at` by its executions; why says
+// what the records show (for a call that ran on or is unknown).
+func stopFate(ex []*results.TruthCall, at time.Time) (f fate, why string) {
+	if len(ex) == 0 {
+		return fateUnknown, "no target recorded it"
+	}
+	f = fateStopped
+	for _, t := range ex {
+		switch last := lastWork(t); {
+		case !t.Completed.IsZero() && t.Completed.After(at.Add(lostCancelMargin)):
+			return fateRanOn, "ran to its end at the target " + msText(t.Completed.Sub(at)) + " after we stopped it"
+		case last.After(at.Add(ranOnAfter)) && t.Ended.IsZero():
+			return fateRanOn, "was still working at the target " + msText(last.Sub(at)) + " after we stopped it (its record never ended)"
+		case last.After(at.Add(ranOnAfter)):
+			return fateRanOn, "stopped at the target only " + msText(last.Sub(at)) + " after we stopped it"
+		case t.Ended.IsZero():
+			f, why = fateUnknown, "its record never ended"
+		}
+	}
+	return f, why
+}
+
+// lastWork is the last sign of work in a record: its end, or its last
+// progress when it never ended.
+func lastWork(t *results.TruthCall) time.Time {
+	last := t.Ended
+	if len(t.Progress) > 0 && t.Progress[len(t.Progress)-1].At.After(last) {
+		last = t.Progress[len(t.Progress)-1].At
+	}
+	return last
+}
+
+// unended reports whether one of the executions never ended.
+func unended(ex []*results.TruthCall) bool {
+	for _, t := range ex {
+		if t.Ended.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeStop sorts a call we stopped (a cancel, or a 2025 disconnect) by
+// its records. A call whose answer came before our stop was not stopped.
+func (g *Gateway) judgeStop(c *GatewayCall, ex []*results.TruthCall) {
+	at, counts, key := c.Cancelled, &g.Stops.Cancelled, "stops.cancelled"
+	if at.IsZero() {
+		at, counts, key = c.Disconnected, &g.Stops.Disconnected, "stops.disconnected"
+	}
+	if at.IsZero() || (!c.Response.IsZero() && c.Response.Before(at)) {
+		return
+	}
+	switch f, why := stopFate(ex, at); f {
+	case fateStopped:
+		counts.Stopped++
+	case fateRanOn:
+		counts.RanOn++
+		g.note(key+".ran_on", "%s %s", c.Marker, why)
+	case fateUnknown:
+		counts.Unknown++
+		g.note(key+".unknown", "%s: %s", c.Marker, why)
+	}
+}
+
+// judgeUnrecorded counts a call no target recorded: an execution the
+// truth misses when a result reached us (a target echoed its marker, or
+// something answered it), else a call the gateway never delivered.
+func (g *Gateway) judgeUnrecorded(c *GatewayCall) {
+	switch {
+	case c.Echoed:
+		g.Unrecorded++
+		g.note("unrecorded", "%s: its answer echoed its marker, so a target ran it, but no target recorded it", c.Marker)
+	case c.Answered:
+		g.Unrecorded++
+		g.note("unrecorded", "%s: answered with a result, but no target recorded it", c.Marker)
+	default:
+		g.NotSeen++
+	}
+}
+
+// incompleteTruth says why the truth covers only part of the calls, or ""
+// when it covers them all: calls answered that no target recorded,
+// records that never ended, targets never read, or calls not seen while
+// reading the truth failed.
+func incompleteTruth(g *GatewaySummary, ev map[string][]string) string {
+	var why []string
+	if g.Unrecorded > 0 {
+		why = append(why, fmt.Sprintf("gateway.unrecorded %d (%s)", g.Unrecorded, firstOf(ev["unrecorded"])))
+	}
+	if g.Unended > 0 {
+		why = append(why, fmt.Sprintf("gateway.unended %d (%s)", g.Unended, firstOf(ev["unended"])))
+	}
+	if g.TruthUnread > 0 {
+		why = append(why, fmt.Sprintf("gateway.truth_unread %d of %s never answered", g.TruthUnread, plural(len(g.Truth), "target")))
+	}
+	if notSeenUnsure(g) {
+		why = append(why, fmt.Sprintf("%s not recorded by any target while reading the truth failed", plural(g.NotSeen, "call")))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "incomplete truth: " + strings.Join(why, "; ")
+}
+
+// firstOf gives the first evidence line of a key, or "".
+func firstOf(ev []string) string {
+	if len(ev) == 0 {
+		return "no example kept"
+	}
+	s := ev[0]
+	if len(ev) > 1 {
+		s += "; ..."
+	}
+	return s
+}
+
+// notSeenUnsure: calls no target recorded while reading some target's
+// truth failed: they may have run where the reads failed.
+func notSeenUnsure(g *GatewaySummary) bool {
+	return g.NotSeen > 0 && len(g.Errors) > 0 && g.TruthUnread == 0
+}
