@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 
 		// Unknown and missing keys.
 		{"unknown top-level key", lines("trget: {builtin: {}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
-			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, gateway, checks, fail_on_violation)`,
+			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, client, gateway, checks, fail_on_violation)`,
 			`x.yaml:1:1: missing required key "target"`,
 		}},
 		{"unknown nested key", withHead("progress: {grace: 1s, stal: 2s}"), []string{
