@@ -49,6 +49,9 @@ func (a *ServerAnswers) Go(post func(ctx context.Context)) bool {
 	return true
 }
 
+// sendAnswer POSTs an answer to a server request.
+func (t *httpTransport) sendAnswer(ctx context.Context, msg []byte) { _, _ = t.exchange(ctx, "", msg) }
+
 // answerServerRequest POSTs the answer to m unless MaxAnswering answers
 // are already in flight.
 func (t *httpTransport) answerServerRequest(m *inMsg) {

@@ -99,6 +99,9 @@ func (s *Server) addTools(srv *mcp.Server) {
 			"(leaked ones included); this call does not count itself.",
 		InputSchema: map[string]any{"type": "object"},
 	}, s.inflight)
+	if s.cfg.Confirm {
+		s.addDeploy(srv)
+	}
 }
 
 func (s *Server) echo(_ context.Context, req *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
