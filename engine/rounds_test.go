@@ -132,8 +132,8 @@ func TestRounds(t *testing.T) {
 				}
 			}},
 		{name: "content with requests", client: accepting(), serverSaw: 1,
-			answers:   []string{`{"resultType":"input_required","content":[{"type":"text","text":"x"}],"inputRequests":{"c":{"method":"elicitation/create","params":{}}}}`},
-			outcome:   results.ProtocolError, violation: violInputWithContent},
+			answers: []string{`{"resultType":"input_required","content":[{"type":"text","text":"x"}],"inputRequests":{"c":{"method":"elicitation/create","params":{}}}}`},
+			outcome: results.ProtocolError, violation: violInputWithContent},
 		{name: "neither requests nor state", client: accepting(), serverSaw: 1,
 			answers: []string{`{"resultType":"input_required"}`},
 			outcome: results.ProtocolError, violation: violInputEmpty},
@@ -223,7 +223,7 @@ func TestAnswersRespond(t *testing.T) {
 		Elicitation: &scenarios.Elicitation{Action: "decline", Think: scenarios.Duration(time.Second)},
 		Sampling:    &scenarios.Sampling{Text: "hi", Model: "m", StopReason: "endTurn", Think: scenarios.Duration(2 * time.Second)},
 		Roots:       []scenarios.Root{{URI: "file:///a"}}, HasRoots: true,
-		ByTool:      map[string]scenarios.ToolAnswers{"t": {Elicitation: &scenarios.Elicitation{Action: "cancel"}}},
+		ByTool: map[string]scenarios.ToolAnswers{"t": {Elicitation: &scenarios.Elicitation{Action: "cancel"}}},
 	}}
 	reqs := `{"e":{"method":"elicitation/create","params":{}},"s":{"method":"sampling/createMessage","params":{}},"r":{"method":"roots/list"}}`
 	got, err := a.respond("other", []byte(reqs))
