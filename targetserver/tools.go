@@ -70,7 +70,8 @@ func stepSchema() map[string]any {
 	}
 }
 
-// addTools registers the four tools on srv.
+// addTools registers the four tools on srv, and deploy with the confirm
+// knob (confirm.go).
 func (s *Server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        ToolEcho,
