@@ -125,8 +125,9 @@ type Client struct {
 	discover   *DiscoverResult
 	initStatus int // the HTTP status of the initialize answer
 	stats      connStats
-	// inputAnswering bounds the 2025 input answers waiting to be sent.
-	inputAnswering delayedAnswers
+	// inputAnswering bounds the 2025 input answers waiting to be sent
+	// (input.go); its limit is MaxInputAnswering.
+	inputAnswering ServerAnswers
 }
 
 // transport is what the HTTP and stdio transports do for a Client.
@@ -166,6 +167,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.ClientInfo = Implementation{Name: "mcpchaos", Version: "dev"}
 	}
 	c := &Client{cfg: cfg, ids: cfg.IDs}
+	c.inputAnswering.limit = MaxInputAnswering
 	if c.ids == nil {
 		c.ids = new(IDSource)
 	}

@@ -88,7 +88,7 @@ func (c *Client) inputRequest(m *inMsg, call *Call, at time.Time, send func(ctx 
 		}
 		msg = responseTo(m, result)
 	}
-	if !c.inputAnswering.Go(think, func(ctx context.Context) { send(ctx, msg) }) {
+	if !c.inputAnswering.after(think, func(ctx context.Context) { send(ctx, msg) }) {
 		c.stats.serverRequests.Add(1) // dropped: more waiting than the bound
 	}
 	return true
@@ -108,30 +108,4 @@ func idText(m *inMsg) string {
 		return `"` + string(m.idRaw) + `"` // idRaw is the string's JSON body, escapes and all
 	}
 	return string(m.idRaw)
-}
-
-// delayedAnswers runs answers after a wait, at most MaxInputAnswering at
-// once. Its zero value is ready.
-type delayedAnswers struct{ ServerAnswers }
-
-// Go runs post after wait, in a goroutine of its own, with a context that
-// ends answerTimeout after the wait; false when too many are waiting.
-func (a *delayedAnswers) Go(wait time.Duration, post func(ctx context.Context)) bool {
-	a.once.Do(func() { a.slots = make(chan struct{}, MaxInputAnswering) })
-	select {
-	case a.slots <- struct{}{}:
-	default:
-		return false
-	}
-	go func() {
-		defer func() { <-a.slots }()
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			<-t.C
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
-		defer cancel()
-		post(ctx)
-	}()
-	return true
 }

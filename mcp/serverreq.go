@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -28,13 +29,18 @@ const (
 type ServerAnswers struct {
 	once  sync.Once
 	slots chan struct{}
+	limit int // 0: MaxAnswering
 }
 
 // Go runs post in a goroutine of its own, with a context that ends after
 // answerTimeout, unless MaxAnswering answers are in flight already; it
 // reports whether it did.
-func (a *ServerAnswers) Go(post func(ctx context.Context)) bool {
-	a.once.Do(func() { a.slots = make(chan struct{}, MaxAnswering) })
+func (a *ServerAnswers) Go(post func(ctx context.Context)) bool { return a.after(0, post) }
+
+// after is Go, with post run after wait (the wait holds its slot); the
+// context's answerTimeout starts after the wait.
+func (a *ServerAnswers) after(wait time.Duration, post func(ctx context.Context)) bool {
+	a.once.Do(func() { a.slots = make(chan struct{}, cmp.Or(a.limit, MaxAnswering)) })
 	select {
 	case a.slots <- struct{}{}:
 	default:
@@ -42,6 +48,10 @@ func (a *ServerAnswers) Go(post func(ctx context.Context)) bool {
 	}
 	go func() {
 		defer func() { <-a.slots }()
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			<-t.C
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
 		defer cancel()
 		post(ctx)

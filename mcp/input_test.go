@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+)
+
+// cannedAnswers answers elicitation only, as a client section with
+// client.elicitation would.
+type cannedAnswers struct{}
+
+func (cannedAnswers) AnswerInput(tool, method string, _ []byte) ([]byte, time.Duration, bool) {
+	if method != MethodElicit {
+		return nil, 0, false
+	}
+	return []byte(`{"action":"accept","content":{"tool":"` + tool + `"}}`), 0, true
+}
+
+// TestLegacyInputRequests: a 2025 server's input requests on a call's
+// stream are answered with a POST of their own when declared (the call
+// sees EvInput), refused with method-not-found and reported as
+// undeclared_input when not; the capabilities go into initialize.
+func TestLegacyInputRequests(t *testing.T) {
+	t.Parallel()
+	f := startLegacyFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+		if req.Method != methodToolsCall {
+			return false
+		}
+		writeSSE(w,
+			`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"sure?","requestedSchema":{"type":"object"}}}`,
+			`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}`,
+			resultJSON(req.ID, "done"))
+		return true
+	})
+	c := dialFake(t, f, Config{Protocol: Era20251125, Capabilities: []byte(`{"elicitation":{}}`), Answerer: cannedAnswers{}})
+	_, evs := runCall(t, c, "deploy", false)
+	var inputs []string
+	for _, ev := range evs {
+		if ev.Kind == EvInput {
+			inputs = append(inputs, ev.Detail)
+		}
+	}
+	if len(inputs) != 1 || inputs[0] != "elicitation" || !hasViolation(evs, ViolUndeclaredInput) {
+		t.Errorf("inputs %v, undeclared violation %v; want one elicitation and the sampling request undeclared", inputs, hasViolation(evs, ViolUndeclaredInput))
+	}
+	answer := func(id string) string {
+		for _, r := range f.requests() {
+			if strings.Contains(string(r.Body), `"id":"`+id+`"`) {
+				return string(r.Body)
+			}
+		}
+		return ""
+	}
+	testutil.Eventually(t, "both answers posted", func() bool { return answer("e1") != "" && answer("s1") != "" })
+	if got := answer("e1"); got != `{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{"tool":"deploy"}}}` {
+		t.Errorf("elicitation answer %s", got)
+	}
+	if got := answer("s1"); !strings.Contains(got, `"code":-32601`) {
+		t.Errorf("sampling answer %s, want method-not-found", got)
+	}
+	for _, r := range f.requests() {
+		if r.Method == methodInitialize && !strings.Contains(string(r.Body), `"capabilities":{"elicitation":{}}`) {
+			t.Errorf("initialize %s does not declare elicitation", r.Body)
+		}
+	}
+	if st := c.Stats(); st.ServerRequests != 0 || st.InputElicitation != 0 {
+		t.Errorf("connection stats %+v: the requests on the call's stream belong to the call", st)
+	}
+}
