@@ -76,6 +76,7 @@ type callState struct {
 	// rules (its violation is recorded).
 	inputReqs, reqState []byte
 	inputBroken         bool
+	badRetry            *badRetry // a bad_retry fault drawn for the call
 
 	// recorded: the record was handed to the collector, which may read it
 	// at any time; later events are no longer counted.

@@ -76,6 +76,7 @@ func (cs *callState) keepInput(r mcp.Result) {
 func (cs *callState) nextRound(prev mcp.CallRequest) (mcp.CallRequest, time.Duration, bool) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	cs.judgeBadRetry(false)
 	r := cs.result
 	if cs.final != finalResult || cs.stopOutcome != "" || cs.recorded || r.Type != mcp.ResultInputRequired {
 		return prev, 0, false
@@ -102,6 +103,9 @@ func (cs *callState) nextRound(prev mcp.CallRequest) (mcp.CallRequest, time.Dura
 	}
 	for kind, n := range ans.kinds {
 		cs.rec.Inputs.Add(kind, n)
+	}
+	if cs.breakRetry(&next) {
+		return prev, 0, false // abandoned between rounds
 	}
 	cs.rec.Rounds++
 	cs.rec.ThinkUs += results.Us(ans.think)
