@@ -94,3 +94,26 @@ func TestBadRetryUnexpected(t *testing.T) {
 		t.Errorf("outcome %s, faults %+v: want ok and the fault skipped", r.Outcome, r.Faults)
 	}
 }
+
+// TestLoadShedRounds: against the built-in target shedding half its calls
+// (the Go SDK's load-shedding answer), a client section retries each shed
+// call with its state echoed: every call ends ok, and the rounds match the
+// target's own count of shed calls and served retries.
+func TestLoadShedRounds(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, targetserver.Config{LoadShed: 0.5, Seed: 3})
+	p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: 5 * time.Second}, echoCall)
+	p.Client = &scenarios.Client{MaxRounds: 10}
+	o := runLoad(t, context.Background(), p)
+	shed := 0
+	for _, r := range o.recs {
+		if r.Outcome != results.OK || r.Rounds != r.LoadShed {
+			t.Errorf("seq %d: outcome %s, rounds %d, load shed %d; want ok, every round a load shed", r.Seq, r.Outcome, r.Rounds, r.LoadShed)
+		}
+		shed += r.LoadShed
+	}
+	st := tg.Server.Stats()
+	if shed == 0 || int64(shed) != st.Shed || st.ShedRetried != st.Shed {
+		t.Errorf("client retried %d shed calls; the target shed %d and served %d retries", shed, st.Shed, st.ShedRetried)
+	}
+}

@@ -71,3 +71,35 @@ func TestLegacyInputRequests(t *testing.T) {
 		t.Errorf("connection stats %+v: the requests on the call's stream belong to the call", st)
 	}
 }
+
+// TestDecodeInputRequired: what the client reads of input_required
+// results: the raw requests and state, load shedding (state only, or the
+// Go SDK's empty inputRequests), and content beside requests.
+func TestDecodeInputRequired(t *testing.T) {
+	tests := []struct {
+		name, result            string
+		stateOnly, hasContent   bool
+		inputRequests, reqState string
+	}{
+		{"requests and state", `{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s"}`,
+			false, false, `{"a":{"method":"roots/list"}}`, `"s"`},
+		{"state only", `{"resultType":"input_required","requestState":"s"}`, true, false, "", `"s"`},
+		{"empty requests", `{"resultType":"input_required","inputRequests":{ },"requestState":"s"}`, true, false, "", `"s"`},
+		{"null state", `{"resultType":"input_required","requestState":null}`, false, false, "", ""},
+		{"content beside requests", `{"resultType":"input_required","content":[{"type":"text","text":"x"}],"inputRequests":{"a":{}}}`,
+			false, true, `{"a":{}}`, ""},
+		{"empty content", `{"resultType":"complete","content":[]}`, false, false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sc scanner
+			var r Result
+			if err := decodeCallResult(&sc, []byte(tt.result), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.StateOnly != tt.stateOnly || r.HasContent != tt.hasContent || string(r.InputRequests) != tt.inputRequests || string(r.RequestState) != tt.reqState {
+				t.Errorf("state only %v, content %v, requests %s, state %s", r.StateOnly, r.HasContent, r.InputRequests, r.RequestState)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,8 +51,8 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 			return err
 		case keyIs(key, esc, "inputRequests"):
 			v, err := s.value()
-			if string(v) != "null" {
-				r.InputRequests = v
+			if string(v) != "null" && !emptyObject(v) {
+				r.InputRequests = v // {} asks nothing: the Go SDK's load shedding
 			}
 			return err
 		case keyIs(key, esc, "content"):
@@ -76,6 +77,12 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 	}
 	r.StateOnly = r.Type == ResultInputRequired && r.RequestState != nil && r.InputRequests == nil
 	return s.end()
+}
+
+// emptyObject reports whether a JSON value is {} (whitespace aside).
+func emptyObject(v []byte) bool {
+	t := bytes.TrimSpace(v)
+	return len(t) >= 2 && t[0] == '{' && len(bytes.TrimSpace(t[1:len(t)-1])) == 0
 }
 
 // firstText finds the text of the first {"type":"text"} block of a content

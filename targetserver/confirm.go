@@ -40,7 +40,7 @@ func (s *Server) addDeploy(srv *mcp.Server) {
 		Description: "Asks for confirmation by elicitation ({confirm: true}), then works like " +
 			"slow_task; declined or unconfirmed calls end with a tool error.",
 		InputSchema: stepSchema(),
-	}, s.deploy(s.stepTool(false)))
+	}, shedding(s, s.deploy(s.stepTool(false))))
 }
 
 // deploy wraps the step tool with the confirmation round.

@@ -35,6 +35,10 @@ type Stats struct {
 	// NotConfirmed those whose retry declined, cancelled, or carried a
 	// missing or altered requestState (the confirm knob).
 	ConfirmAsked, Confirmed, NotConfirmed int64
+	// Shed counts the calls handed back by load shedding (the load_shed
+	// knob), ShedRetried the retries that echoed a shed call's state and
+	// were served.
+	Shed, ShedRetried int64
 }
 
 // metrics holds the counters behind Stats and the Prometheus registry that
@@ -43,6 +47,7 @@ type metrics struct {
 	inflight, started, completed, cancelled, orphaned,
 	throttled, progressSent, nonMonotonic atomic.Int64
 	confirmAsked, confirmed, notConfirmed atomic.Int64
+	shed, shedRetried                     atomic.Int64
 	leftoverCPU, leftoverBusy             atomic.Int64 // nanoseconds
 
 	registry *prometheus.Registry
@@ -89,6 +94,10 @@ func newMetrics() *metrics {
 			"deploy retries that carried an accepted confirmation and ran.", &m.confirmed),
 		counter("mcpchaos_target_not_confirmed_total",
 			"deploy retries that declined, cancelled, or carried a missing or altered requestState.", &m.notConfirmed),
+		counter("mcpchaos_target_shed_total",
+			"Tool calls handed back by load shedding (load_shed knob).", &m.shed),
+		counter("mcpchaos_target_shed_retried_total",
+			"Retries that echoed a shed call's requestState and were served.", &m.shedRetried),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
@@ -109,6 +118,8 @@ func (m *metrics) snapshot() Stats {
 		ConfirmAsked: m.confirmAsked.Load(),
 		Confirmed:    m.confirmed.Load(),
 		NotConfirmed: m.notConfirmed.Load(),
+		Shed:         m.shed.Load(),
+		ShedRetried:  m.shedRetried.Load(),
 	}
 }
 

@@ -81,19 +81,19 @@ func (s *Server) addTools(srv *mcp.Server) {
 			"properties": map[string]any{"text": map[string]any{"type": "string"}},
 			"required":   []string{"text"},
 		},
-	}, s.echo)
+	}, shedding(s, s.echo))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: ToolSlowTask,
 		Description: "Waits steps × step_ms, sending a progress notification after each step " +
 			"when the call carries a progress token. Stops when cancelled.",
 		InputSchema: stepSchema(),
-	}, s.stepTool(false))
+	}, shedding(s, s.stepTool(false)))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: ToolCPUTask,
 		Description: "Like slow_task, but each step burns CPU for step_ms, so leftover work " +
 			"shows in the process's CPU time.",
 		InputSchema: stepSchema(),
-	}, s.stepTool(true))
+	}, shedding(s, s.stepTool(true)))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: ToolInflight,
 		Description: "Returns the number of echo, slow_task and cpu_task calls running now " +
