@@ -154,6 +154,7 @@ func (p *clientPool) stats() (mcp.Stats, [][]byte, int) {
 		sum.InputSampling += s.InputSampling
 		sum.InputRoots += s.InputRoots
 		sum.UndeclaredInput += s.UndeclaredInput
+		sum.InputMethod += s.InputMethod
 		if b := c.Stderr(); len(b) > 0 {
 			stderr = append(stderr, b)
 		}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -92,6 +93,21 @@ func (c *Client) inputRequest(m *inMsg, call *Call, at time.Time, send func(ctx 
 		c.stats.serverRequests.Add(1) // dropped: more waiting than the bound
 	}
 	return true
+}
+
+// checkInputMethod counts an input_required answer to a request that may
+// not carry one: only tools/call, prompts/get and resources/read may.
+func (c *Client) checkInputMethod(method string, result []byte) {
+	switch method {
+	case methodToolsCall, "prompts/get", "resources/read":
+		return
+	}
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	if json.Unmarshal(result, &r) == nil && r.ResultType == "input_required" {
+		c.stats.inputMethod.Add(1)
+	}
 }
 
 // responseTo is a JSON-RPC result answering m.

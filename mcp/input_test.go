@@ -103,3 +103,23 @@ func TestDecodeInputRequired(t *testing.T) {
 		})
 	}
 }
+
+// TestInputRequiredMethod: input_required to tools/list (which may not
+// carry it) is counted on the connection; to tools/call it is not.
+func TestInputRequiredMethod(t *testing.T) {
+	t.Parallel()
+	f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+		switch req.Method {
+		case methodToolsList, methodToolsCall:
+			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","requestState":"s"}}`)
+			return true
+		}
+		return false
+	})
+	c := dialFake(t, f, Config{})
+	_, _ = c.ListTools(ctxT(t))
+	_, _ = c.CallTool(ctxT(t), "echo", nil)
+	if n := c.Stats().InputMethod; n != 1 {
+		t.Errorf("InputMethod = %d, want 1 (tools/list only)", n)
+	}
+}

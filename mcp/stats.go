@@ -50,6 +50,9 @@ type Stats struct {
 	// call's own stream for a capability the client did not declare (a
 	// violation).
 	UndeclaredInput int64 `json:"undeclared_input"`
+	// InputMethod counts input_required answers to requests that may not
+	// carry one (server/discover, tools/list; a violation).
+	InputMethod int64 `json:"input_required_method"`
 }
 
 type connStats struct {
@@ -57,7 +60,7 @@ type connStats struct {
 	stale, serverRequests, serverCancels                  atomic.Int64
 	staleAnswers, otherStream, getStreams                 atomic.Int64
 	inputElicitation, inputSampling, inputRoots           atomic.Int64
-	undeclaredInput                                       atomic.Int64
+	undeclaredInput, inputMethod                          atomic.Int64
 }
 
 // countInput counts an answered input request of kind (see InputKind).
@@ -88,5 +91,6 @@ func (s *connStats) snapshot() Stats {
 		InputSampling:    s.inputSampling.Load(),
 		InputRoots:       s.inputRoots.Load(),
 		UndeclaredInput:  s.undeclaredInput.Load(),
+		InputMethod:      s.inputMethod.Load(),
 	}
 }

@@ -118,10 +118,11 @@ func (a *Aggregator) buildProtocol(s *Summary) {
 	v.InputRequiredEmpty = n["input_required_empty"]
 	v.BadInputRequest = n["bad_input_request"]
 	v.UndeclaredInput = n["undeclared_input"] + int(a.conn.UndeclaredInput)
+	v.InputMethod = int(a.conn.InputMethod)
 	v.Total = v.ServerRequest + v.NotJSONRPC + v.ContentType + v.Oversize + v.StreamNotClosed +
 		v.BadProgress + v.ServerCancel + v.MissingResultType + v.UnknownResultType +
 		v.ReservedCode + v.DuplicateResponse + v.InputWithContent + v.InputRequiredEmpty +
-		v.BadInputRequest + v.UndeclaredInput
+		v.BadInputRequest + v.UndeclaredInput + v.InputMethod
 }
 
 func (a *Aggregator) buildCancellation(s *Summary) {

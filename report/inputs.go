@@ -123,6 +123,7 @@ func MergeInputs(list []RunInputs) RunInputs {
 		c.InputSampling += in.Connection.InputSampling
 		c.InputRoots += in.Connection.InputRoots
 		c.UndeclaredInput += in.Connection.UndeclaredInput
+		c.InputMethod += in.Connection.InputMethod
 		mergeOrphans(&out.Orphans, in.Orphans)
 		out.RetriesNotMade += in.RetriesNotMade
 		mergeGateway(&out.Gateway, in.Gateway)

@@ -230,6 +230,7 @@ type ProtocolViolations struct {
 	InputRequiredEmpty int `json:"input_required_empty"`
 	BadInputRequest    int `json:"bad_input_request"`
 	UndeclaredInput    int `json:"undeclared_input"`
+	InputMethod        int `json:"input_required_method"`
 }
 
 // Cancellation is the evidence of work left running after a cancel.
