@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
@@ -13,9 +15,24 @@ import (
 
 // answers are the client's canned answers to a server's input requests,
 // from the scenario's client section. They serve both eras: a 2025
-// server's requests (mcp.InputAnswerer) and the inputRequests of a 2026
-// input_required result (respond).
-type answers struct{ c *scenarios.Client }
+// server's requests (mcp.InputAnswerer, whose think times are drawn from
+// shared, a generator seeded by the run's seed) and the inputRequests of
+// a 2026 input_required result (respond, drawing from the call's own).
+type answers struct {
+	c      *scenarios.Client
+	shared *sharedRand
+}
+
+// sharedRand is a generator several goroutines draw from.
+type sharedRand struct {
+	mu sync.Mutex
+	r  *rand.Rand
+}
+
+// newAnswers returns the answers of c, their shared draws seeded by seed.
+func newAnswers(c *scenarios.Client, seed int64) answers {
+	return answers{c: c, shared: &sharedRand{r: rand.New(rand.NewPCG(uint64(seed), 0x616e7377657273))}}
+}
 
 // capabilities is the ClientCapabilities object the answers declare.
 func (a answers) capabilities() []byte {
@@ -38,11 +55,14 @@ func (a answers) elicits() bool { return a.c.Elicitation != nil }
 
 // AnswerInput implements mcp.InputAnswerer.
 func (a answers) AnswerInput(tool, method string, params []byte) ([]byte, time.Duration, bool) {
-	return a.answer(tool, method, params)
+	a.shared.mu.Lock()
+	defer a.shared.mu.Unlock()
+	return a.answer(tool, method, params, a.shared.r)
 }
 
-// answer builds the result that answers one input request of method.
-func (a answers) answer(tool, method string, params []byte) ([]byte, time.Duration, bool) {
+// answer builds the result that answers one input request of method, and
+// draws its think time from rng.
+func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]byte, time.Duration, bool) {
 	switch method {
 	case mcp.MethodElicit:
 		e := a.c.ElicitationFor(tool)
@@ -58,7 +78,7 @@ func (a answers) answer(tool, method string, params []byte) ([]byte, time.Durati
 			out["content"] = content
 		}
 		b, _ := json.Marshal(out)
-		return b, e.Think.Std(), true
+		return b, e.Think.Sample(rng), true
 	case mcp.MethodSampling:
 		s := a.c.SamplingFor(tool)
 		if s == nil {
@@ -66,7 +86,7 @@ func (a answers) answer(tool, method string, params []byte) ([]byte, time.Durati
 		}
 		b, _ := json.Marshal(map[string]any{"role": "assistant", "model": s.Model, "stopReason": s.StopReason,
 			"content": map[string]any{"type": "text", "text": s.Text}})
-		return b, s.Think.Std(), true
+		return b, s.Think.Sample(rng), true
 	case mcp.MethodRoots:
 		if !a.c.HasRoots {
 			return nil, 0, false
@@ -103,7 +123,7 @@ var errBadInputRequests = errors.New("inputRequests is not an object of {method,
 // object of {"method", "params"} keyed by the server's ids: the responses
 // are keyed the same. Think times add up (one person answers one request
 // after the other).
-func (a answers) respond(tool string, inputRequests []byte) (roundAnswer, error) {
+func (a answers) respond(tool string, inputRequests []byte, rng *rand.Rand) (roundAnswer, error) {
 	var reqs map[string]struct {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
@@ -125,7 +145,7 @@ func (a answers) respond(tool string, inputRequests []byte) (roundAnswer, error)
 			return roundAnswer{}, fmt.Errorf("%w: inputRequests[%q] has method %q", errBadInputRequests, k, r.Method)
 		}
 		out.kinds[kind]++
-		result, think, declared := a.answer(tool, r.Method, r.Params)
+		result, think, declared := a.answer(tool, r.Method, r.Params, rng)
 		if !declared {
 			out.undeclared = append(out.undeclared, kind)
 			continue

@@ -41,7 +41,7 @@ func (r *runner) startTarget() (func(), error) {
 		ClientInfo: mcp.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
 		IDs: r.idSource(), ParamHeaders: new(mcp.ParamHeaders)}
 	if c := r.plan.Client; c != nil {
-		a := answers{c}
+		a := newAnswers(c, r.plan.Seed)
 		cfg.Capabilities, cfg.Answerer = a.capabilities(), a
 	}
 	stop := func() {}

@@ -60,13 +60,9 @@ func (cs *callState) keepInput(r mcp.Result) {
 	if r.Type != mcp.ResultInputRequired {
 		return
 	}
+	// Copies (nil stays nil: absent).
 	cs.inputReqs = append([]byte(nil), r.InputRequests...)
-	if r.RequestState != nil {
-		cs.reqState = append([]byte(nil), r.RequestState...)
-	}
-	if r.InputRequests == nil {
-		cs.inputReqs = nil
-	}
+	cs.reqState = append([]byte(nil), r.RequestState...)
 }
 
 // nextRound decides, once a round has ended, whether the call goes on
@@ -98,14 +94,14 @@ func (cs *callState) nextRound(prev mcp.CallRequest) (mcp.CallRequest, time.Dura
 	}
 	next := mcp.CallRequest{Tool: prev.Tool, Arguments: cs.spec.Arguments, Progress: prev.Progress, Marker: prev.Marker,
 		RequestState: cs.reqState, InputResponses: ans.responses}
+	if cs.breakRetry(&next) {
+		return prev, 0, false // abandoned between rounds
+	}
 	if r.StateOnly {
 		cs.rec.LoadShed++
 	}
 	for kind, n := range ans.kinds {
 		cs.rec.Inputs.Add(kind, n)
-	}
-	if cs.breakRetry(&next) {
-		return prev, 0, false // abandoned between rounds
 	}
 	cs.rec.Rounds++
 	cs.rec.ThinkUs += results.Us(ans.think)
@@ -140,7 +136,7 @@ func (cs *callState) checkInput() (roundAnswer, bool) {
 	if c == nil {
 		c = &scenarios.Client{} // nothing declared: every request is undeclared
 	}
-	ans, err := answers{c}.respond(cs.spec.Tool, cs.inputReqs)
+	ans, err := answers{c: c}.respond(cs.spec.Tool, cs.inputReqs, cs.rng)
 	if err != nil {
 		cs.message = truncate(err.Error(), 300)
 		return broken(violBadInputRequest)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -199,7 +200,7 @@ func TestRoundsAbandoned(t *testing.T) {
 	t.Parallel()
 	f := startRoundFake(t, func(int) string { return askConfirm })
 	c := accepting()
-	c.Elicitation.Think = scenarios.Duration(time.Hour)
+	c.Elicitation.Think = scenarios.Dist{Value: time.Hour}
 	p := oneCall(f.URL, c)
 	p.Timeouts = Timeouts{Idle: 100 * time.Millisecond, Max: 300 * time.Millisecond}
 	o := runLoad(t, context.Background(), p)
@@ -219,14 +220,14 @@ func TestRoundsAbandoned(t *testing.T) {
 }
 
 func TestAnswersRespond(t *testing.T) {
-	a := answers{&scenarios.Client{
-		Elicitation: &scenarios.Elicitation{Action: "decline", Think: scenarios.Duration(time.Second)},
-		Sampling:    &scenarios.Sampling{Text: "hi", Model: "m", StopReason: "endTurn", Think: scenarios.Duration(2 * time.Second)},
+	a := newAnswers(&scenarios.Client{
+		Elicitation: &scenarios.Elicitation{Action: "decline", Think: scenarios.Dist{Value: time.Second}},
+		Sampling:    &scenarios.Sampling{Text: "hi", Model: "m", StopReason: "endTurn", Think: scenarios.Dist{Value: 2 * time.Second}},
 		Roots:       []scenarios.Root{{URI: "file:///a"}}, HasRoots: true,
 		ByTool: map[string]scenarios.ToolAnswers{"t": {Elicitation: &scenarios.Elicitation{Action: "cancel"}}},
-	}}
+	}, 1)
 	reqs := `{"e":{"method":"elicitation/create","params":{}},"s":{"method":"sampling/createMessage","params":{}},"r":{"method":"roots/list"}}`
-	got, err := a.respond("other", []byte(reqs))
+	got, err := a.respond("other", []byte(reqs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestAnswersRespond(t *testing.T) {
 	if string(got.responses) != want || got.think != 3*time.Second || len(got.undeclared) != 0 {
 		t.Errorf("responses %s, think %s, undeclared %v\nwant %s, 3s", got.responses, got.think, got.undeclared, want)
 	}
-	got, _ = a.respond("t", []byte(`{"e":{"method":"elicitation/create","params":{}}}`))
+	got, _ = a.respond("t", []byte(`{"e":{"method":"elicitation/create","params":{}}}`), nil)
 	if string(got.responses) != `{"e":{"action":"cancel"}}` {
 		t.Errorf("by_tool answer %s, want cancel", got.responses)
 	}
@@ -244,7 +245,26 @@ func TestAnswersRespond(t *testing.T) {
 	if _, _, ok := a.AnswerInput("x", mcp.MethodElicit, []byte(`{"mode":"url"}`)); ok {
 		t.Error("a url elicitation was answered; only form is declared")
 	}
-	if !strings.Contains(string(answers{&scenarios.Client{}}.capabilities()), "{}") {
+	if !strings.Contains(string(answers{c: &scenarios.Client{}}.capabilities()), "{}") {
 		t.Error("an empty client section does not declare {}")
+	}
+}
+
+// TestThinkDrawn: a think distribution is drawn from the generator it is
+// given: within its bounds, the same for the same seed.
+func TestThinkDrawn(t *testing.T) {
+	a := answers{c: &scenarios.Client{Elicitation: &scenarios.Elicitation{Action: "accept",
+		Think: scenarios.Dist{Kind: scenarios.DistUniform, Low: time.Second, High: 2 * time.Second}}}}
+	reqs := []byte(`{"a":{"method":"elicitation/create","params":{}},"b":{"method":"elicitation/create","params":{}}}`)
+	draw := func(seed uint64) time.Duration {
+		got, err := a.respond("x", reqs, rand.New(rand.NewPCG(seed, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.think
+	}
+	d := draw(7)
+	if d < 2*time.Second || d > 4*time.Second || d != draw(7) || d == draw(8) {
+		t.Errorf("think %s (seed 7), %s again, %s (seed 8): want two draws of 1-2s each, the same for the same seed", d, draw(7), draw(8))
 	}
 }

@@ -28,7 +28,9 @@ type Client struct {
 type Elicitation struct {
 	Action  string         // ElicitAccept (default), ElicitDecline or ElicitCancel
 	Content map[string]any // the form's values; only with accept
-	Think   Duration       // how long "the person" takes before answering
+	// Think is how long "the person" takes before answering: a duration,
+	// uniform(LOW, HIGH) or exp(MEAN), drawn from the seed.
+	Think Dist
 }
 
 // Sampling is the answer to a (deprecated) sampling/createMessage request.
@@ -36,7 +38,7 @@ type Sampling struct {
 	Text       string // the assistant message's text
 	Model      string // default DefaultSamplingModel
 	StopReason string // default "endTurn"
-	Think      Duration
+	Think      Dist
 }
 
 // Root is one entry of the answer to roots/list.
@@ -83,7 +85,7 @@ func elicitationFields() fields {
 	return fields{
 		{Name: "action", Type: EnumType(elicitActions...), Doc: "accept (default), decline or cancel"},
 		{Name: "content", Type: AnyObjectType(), Doc: "the form's values, sent with accept"},
-		{Name: "think", Type: DurationType(), Doc: "wait this long before answering, as a person would; default 0"},
+		{Name: "think", Type: DistType(), Doc: "wait this long before answering, as a person would: a duration, uniform(LOW, HIGH) or exp(MEAN); default 0"},
 	}
 }
 
@@ -92,7 +94,7 @@ func samplingFields() fields {
 		{Name: "text", Type: StringType(), Required: true, Doc: "the text of the assistant message returned"},
 		{Name: "model", Type: StringType().nonEmpty(), Doc: "the model named in the answer; default mcpchaos-canned"},
 		{Name: "stop_reason", Type: StringType().nonEmpty(), Doc: "default endTurn"},
-		{Name: "think", Type: DurationType(), Doc: "wait this long before answering; default 0"},
+		{Name: "think", Type: DistType(), Doc: "wait this long before answering (a duration or a distribution); default 0"},
 	}
 }
 
@@ -165,7 +167,7 @@ func (d *decoder) elicitation(o *object) *Elicitation {
 			o.errf("content", "is sent only with action accept, not %q (leave content out)", e.Action)
 		}
 	}
-	e.Think = o.duration("think", 0)
+	e.Think, _ = o.dist("think")
 	return e
 }
 
@@ -179,7 +181,7 @@ func (d *decoder) sampling(o *object) *Sampling {
 	s.Text, _ = o.str("text")
 	s.Model = o.stringOr("model", DefaultSamplingModel)
 	s.StopReason = o.stringOr("stop_reason", DefaultStopReason)
-	s.Think = o.duration("think", 0)
+	s.Think, _ = o.dist("think")
 	return s
 }
 

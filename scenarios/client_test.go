@@ -18,14 +18,14 @@ func TestClientSection(t *testing.T) {
 		{"every kind", withHead(
 			"client:",
 			"  elicitation: {content: {confirm: true, n: 2}, think: 500ms}",
-			"  sampling: {text: hello, think: 1s}",
+			"  sampling: {text: hello, think: 'uniform(1s, 2s)'}",
 			"  roots: [{uri: 'file:///tmp/p', name: p}]",
 			"  max_rounds: 3",
 			"  by_tool:",
 			"    deploy: {elicitation: {action: decline}}",
 		), &Client{
-			Elicitation: &Elicitation{Action: ElicitAccept, Content: map[string]any{"confirm": true, "n": int64(2)}, Think: Duration(500 * time.Millisecond)},
-			Sampling:    &Sampling{Text: "hello", Model: DefaultSamplingModel, StopReason: DefaultStopReason, Think: sec(1)},
+			Elicitation: &Elicitation{Action: ElicitAccept, Content: map[string]any{"confirm": true, "n": int64(2)}, Think: Dist{Value: 500 * time.Millisecond}},
+			Sampling:    &Sampling{Text: "hello", Model: DefaultSamplingModel, StopReason: DefaultStopReason, Think: Dist{Kind: DistUniform, Low: time.Second, High: 2 * time.Second}},
 			Roots:       []Root{{URI: "file:///tmp/p", Name: "p"}}, HasRoots: true,
 			MaxRounds: 3,
 			ByTool:    map[string]ToolAnswers{"deploy": {Elicitation: &Elicitation{Action: ElicitDecline}}},
@@ -64,7 +64,7 @@ func TestClientSectionErrors(t *testing.T) {
 		{"by_tool kind without default", withHead("client: {by_tool: {deploy: {sampling: {text: x}}}}"), []string{
 			`x.yaml:4:29: client.by_tool.deploy.sampling: set client.sampling too: it is the answer of every other tool`}},
 		{"bad think", withHead("client: {elicitation: {think: soon}}"), []string{
-			`x.yaml:4:31: client.elicitation.think: invalid duration "soon": want a Go duration such as 250ms, 2s or 1m30s`}},
+			`x.yaml:4:31: client.elicitation.think: invalid distribution "soon": want a duration (1s), uniform(LOW, HIGH) or exp(MEAN)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
