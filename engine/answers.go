@@ -21,6 +21,7 @@ import (
 type answers struct {
 	c      *scenarios.Client
 	shared *sharedRand
+	forms  *formCache // nil: content is not checked
 }
 
 // sharedRand is a generator several goroutines draw from.
@@ -31,7 +32,7 @@ type sharedRand struct {
 
 // newAnswers returns the answers of c, their shared draws seeded by seed.
 func newAnswers(c *scenarios.Client, seed int64) answers {
-	return answers{c: c, shared: &sharedRand{r: rand.New(rand.NewPCG(uint64(seed), 0x616e7377657273))}}
+	return answers{c: c, shared: &sharedRand{r: rand.New(rand.NewPCG(uint64(seed), 0x616e7377657273))}, forms: &formCache{}}
 }
 
 // capabilities is the ClientCapabilities object the answers declare.
@@ -114,6 +115,9 @@ type roundAnswer struct {
 	kinds     map[string]int // the requests, by kind
 	// undeclared names the kinds asked for that we did not declare.
 	undeclared []string
+	// mismatches counts accepted forms whose content does not fit the
+	// form's requestedSchema (formcheck.go).
+	mismatches int
 }
 
 // errBadInputRequests: inputRequests is not an object of {method, params}.
@@ -152,6 +156,9 @@ func (a answers) respond(tool string, inputRequests []byte, rng *rand.Rand) (rou
 		}
 		responses[k] = result
 		out.think += think
+		if e := a.c.ElicitationFor(tool); r.Method == mcp.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, e.Content) {
+			out.mismatches++
+		}
 	}
 	out.responses, _ = json.Marshal(responses)
 	return out, nil

@@ -42,6 +42,7 @@ func (r *runner) startTarget() (func(), error) {
 		IDs: r.idSource(), ParamHeaders: new(mcp.ParamHeaders)}
 	if c := r.plan.Client; c != nil {
 		a := newAnswers(c, r.plan.Seed)
+		r.answers = a
 		cfg.Capabilities, cfg.Answerer = a.capabilities(), a
 	}
 	stop := func() {}

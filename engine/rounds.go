@@ -103,6 +103,7 @@ func (cs *callState) nextRound(prev mcp.CallRequest) (mcp.CallRequest, time.Dura
 	for kind, n := range ans.kinds {
 		cs.rec.Inputs.Add(kind, n)
 	}
+	cs.rec.ContentMismatch += ans.mismatches
 	cs.rec.Rounds++
 	cs.rec.ThinkUs += results.Us(ans.think)
 	cs.round++
@@ -136,7 +137,9 @@ func (cs *callState) checkInput() (roundAnswer, bool) {
 	if c == nil {
 		c = &scenarios.Client{} // nothing declared: every request is undeclared
 	}
-	ans, err := answers{c: c}.respond(cs.spec.Tool, cs.inputReqs, cs.rng)
+	a := cs.r.answers
+	a.c = c
+	ans, err := a.respond(cs.spec.Tool, cs.inputReqs, cs.rng)
 	if err != nil {
 		cs.message = truncate(err.Error(), 300)
 		return broken(violBadInputRequest)

@@ -268,3 +268,31 @@ func TestThinkDrawn(t *testing.T) {
 		t.Errorf("think %s (seed 7), %s again, %s (seed 8): want two draws of 1-2s each, the same for the same seed", d, draw(7), draw(8))
 	}
 }
+
+// TestContentMismatch: an accepted form whose content does not fit the
+// form's requestedSchema is counted; one that fits is not.
+func TestContentMismatch(t *testing.T) {
+	t.Parallel()
+	ask := `{"resultType":"input_required","requestState":"s","inputRequests":{"c":{"method":"elicitation/create","params":{"message":"sure?",` +
+		`"requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}}}}}`
+	for _, tc := range []struct {
+		name    string
+		content map[string]any
+		want    int
+	}{
+		{"fits", map[string]any{"confirm": true}, 0},
+		{"wrong type", map[string]any{"confirm": "yes"}, 1},
+		{"missing", nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := startRoundFake(t, func(n int) string { return []string{ask, completeResult}[min(n, 1)] })
+			c := accepting()
+			c.Elicitation.Content = tc.content
+			o := runLoad(t, context.Background(), oneCall(f.URL, c))
+			if r := o.recs[0]; r.ContentMismatch != tc.want || r.Outcome != results.OK {
+				t.Errorf("content mismatch %d, outcome %s; want %d, ok", r.ContentMismatch, r.Outcome, tc.want)
+			}
+		})
+	}
+}

@@ -24,6 +24,9 @@ type MRTR struct {
 	Elicitation int `json:"elicitation"`
 	Sampling    int `json:"sampling"`
 	Roots       int `json:"roots"`
+	// ContentMismatch counts accepted forms whose content, from the
+	// scenario, did not fit the form's requestedSchema (2026).
+	ContentMismatch int `json:"content_mismatch"`
 	// ThinkMs is the time the client waited before answering (the
 	// client section's think times), per call that made a retry; ServerMs
 	// is the rest of those calls' latency: from the first send to the last
@@ -56,6 +59,7 @@ func (m *mrtrAgg) add(r *results.Record) {
 	m.s.Elicitation += r.Inputs["elicitation"]
 	m.s.Sampling += r.Inputs["sampling"]
 	m.s.Roots += r.Inputs["roots"]
+	m.s.ContentMismatch += r.ContentMismatch
 	if r.Rounds == 0 && r.ThinkUs == 0 {
 		return
 	}

@@ -153,6 +153,9 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "think_us":
 		r.ThinkUs = l.int64()
 		return 1 << 37
+	case "content_mismatch":
+		r.ContentMismatch = l.int()
+		return 1 << 38
 	}
 	return 0
 }

@@ -162,6 +162,9 @@ type Record struct {
 	LoadShed int    `json:"load_shed,omitempty"`
 	Inputs   Counts `json:"inputs,omitempty"`
 	ThinkUs  int64  `json:"think_us,omitempty"`
+	// ContentMismatch counts the accepted forms whose content (from the
+	// scenario) did not fit the form's requestedSchema.
+	ContentMismatch int `json:"content_mismatch,omitempty"`
 }
 
 // Progress is what a call's progress notifications looked like.
