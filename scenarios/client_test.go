@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -68,16 +67,7 @@ func TestClientSectionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parse("x.yaml", []byte(tt.yaml), testEnv)
-			var list Errors
-			if !errors.As(err, &list) {
-				t.Fatalf("error %T is not Errors: %v", err, err)
-			}
-			var got []string
-			for _, e := range list {
-				got = append(got, e.Error())
-			}
-			if !reflect.DeepEqual(got, tt.want) {
+			if got := parseErrors(t, tt.yaml); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("errors:\n got %q\nwant %q", got, tt.want)
 			}
 		})
