@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -128,6 +129,7 @@ type Client struct {
 	// inputAnswering bounds the 2025 input answers waiting to be sent
 	// (input.go); its limit is MaxInputAnswering.
 	inputAnswering ServerAnswers
+	closeOnce      sync.Once
 }
 
 // transport is what the HTTP and stdio transports do for a Client.
@@ -167,7 +169,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.ClientInfo = Implementation{Name: "mcpchaos", Version: "dev"}
 	}
 	c := &Client{cfg: cfg, ids: cfg.IDs}
-	c.inputAnswering.limit = MaxInputAnswering
+	c.inputAnswering.limit, c.inputAnswering.stop = MaxInputAnswering, make(chan struct{})
 	if c.ids == nil {
 		c.ids = new(IDSource)
 	}
@@ -230,7 +232,14 @@ func (c *Client) Stats() Stats { return c.stats.snapshot() }
 
 // Close ends the client: a legacy HTTP session is deleted; a stdio server's
 // stdin is closed, and the process is signalled if it does not exit.
-func (c *Client) Close(ctx context.Context) error { return c.tr.close(ctx) }
+func (c *Client) Close(ctx context.Context) error {
+	c.closeOnce.Do(func() {
+		if c.inputAnswering.stop != nil {
+			close(c.inputAnswering.stop) // answers still thinking are dropped
+		}
+	})
+	return c.tr.close(ctx)
+}
 
 // retryMembers encodes the members a 2026 retry adds to the call's params.
 func retryMembers(req CallRequest) []byte {

@@ -123,3 +123,32 @@ func TestInputRequiredMethod(t *testing.T) {
 		t.Errorf("InputMethod = %d, want 1 (tools/list only)", n)
 	}
 }
+
+// slowAnswers answers elicitation after an hour's think.
+type slowAnswers struct{}
+
+func (slowAnswers) AnswerInput(string, string, []byte) ([]byte, time.Duration, bool) {
+	return []byte(`{"action":"decline"}`), time.Hour, true
+}
+
+// TestInputAnswersStopOnClose: answers still thinking when the client
+// closes are dropped, not left waiting out their think time.
+func TestInputAnswersStopOnClose(t *testing.T) {
+	t.Parallel()
+	f := startLegacyFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+		if req.Method != methodToolsCall {
+			return false
+		}
+		writeSSE(w, `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?"}}`, resultJSON(req.ID, "done"))
+		return true
+	})
+	c := dialFake(t, f, Config{Protocol: Era20251125, Capabilities: []byte(`{"elicitation":{}}`), Answerer: slowAnswers{}})
+	runCall(t, c, "deploy", false)
+	if n := len(c.inputAnswering.slots); n != 1 {
+		t.Fatalf("%d answers waiting, want the one thinking", n)
+	}
+	if err := c.Close(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "the thinking answer dropped", func() bool { return len(c.inputAnswering.slots) == 0 })
+}

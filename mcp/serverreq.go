@@ -30,6 +30,9 @@ type ServerAnswers struct {
 	once  sync.Once
 	slots chan struct{}
 	limit int // 0: MaxAnswering
+	// stop, when closed, drops the answers still waiting (the client
+	// closed); nil: none is dropped.
+	stop chan struct{}
 }
 
 // Go runs post in a goroutine of its own, with a context that ends after
@@ -50,7 +53,12 @@ func (a *ServerAnswers) after(wait time.Duration, post func(ctx context.Context)
 		defer func() { <-a.slots }()
 		if wait > 0 {
 			t := time.NewTimer(wait)
-			<-t.C
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-a.stop:
+				return
+			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
 		defer cancel()
