@@ -67,6 +67,17 @@ type callState struct {
 	resumedAt time.Time
 	burst     int // events within burstWindow after resuming
 
+	// round counts the retries sent after input_required results
+	// (rounds.go); thinking is closed when a stop comes between rounds.
+	round    int
+	thinking chan struct{}
+	// inputReqs and reqState are the last input_required result's
+	// inputRequests and requestState; inputBroken, that it broke the
+	// rules (its violation is recorded).
+	inputReqs, reqState []byte
+	inputBroken         bool
+	badRetry            *badRetry // a bad_retry fault drawn for the call
+
 	// recorded: the record was handed to the collector, which may read it
 	// at any time; later events are no longer counted.
 	recorded bool
@@ -99,8 +110,8 @@ func (cs *callState) us(t time.Time) int64 {
 // the reader may need it to drain the server's output while our write
 // waits for the server.
 func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, withFaults bool) {
-	req := mcp.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress, Observer: cs,
-		Marker: cs.marker()}
+	req := mcp.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress,
+		Observer: roundObserver{cs, 0}, Marker: cs.marker()}
 	typical := cs.r.typical.get(cs.spec.Tool) // not under cs.mu: a lock every call takes
 	cs.mu.Lock()
 	cs.client = client
@@ -136,6 +147,17 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 	cs.mu.Unlock()
 	cs.cancelIfPaused()
 	call.Wait()
+	for {
+		next, think, ok := cs.nextRound(req)
+		if !ok || !cs.think(think) {
+			break
+		}
+		if call, ok = cs.startRound(ctx, client, next); !ok {
+			break
+		}
+		req = next
+		call.Wait()
+	}
 	cs.mu.Lock()
 	cs.stopTimers()
 	cs.mu.Unlock()
@@ -176,6 +198,9 @@ func (cs *callState) onEvent(ev mcp.Event) {
 		cs.onResponse(ev)
 	case mcp.EvViolation:
 		cs.rec.Violations.Add(ev.Violation.String(), 1)
+	case mcp.EvInput:
+		cs.rec.Inputs.Add(ev.Detail, 1)
+		cs.rec.ThinkUs += results.Us(ev.Think)
 	case mcp.EvEnd:
 		cs.endAt, cs.endErr = ev.At, ev.Err
 	}
@@ -206,7 +231,8 @@ func (cs *callState) onResponse(ev mcp.Event) {
 		return
 	}
 	cs.final, cs.result = finalResult, ev.Result
-	cs.result.Text = nil
+	cs.keepInput(ev.Result)
+	cs.result.Text, cs.result.InputRequests, cs.result.RequestState = nil, nil, nil
 	if ev.Result.IsError {
 		cs.message = truncate(mcp.Unquote(ev.Result.Text), 300)
 	}

@@ -85,6 +85,8 @@ func (cs *callState) resultOutcome(rules ThrottleRules, modern bool, v *verdict)
 		}
 	}
 	switch {
+	case cs.inputBroken:
+		v.outcome = results.ProtocolError
 	case r.StateOnly:
 		v.outcome, v.throttle = results.Throttled, "load_shed"
 	case r.Type == mcp.ResultInputRequired:

@@ -40,6 +40,11 @@ func (r *runner) startTarget() (func(), error) {
 	cfg := mcp.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
 		ClientInfo: mcp.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
 		IDs: r.idSource(), ParamHeaders: new(mcp.ParamHeaders)}
+	if c := r.plan.Client; c != nil {
+		a := newAnswers(c, r.plan.Seed)
+		r.answers = a
+		cfg.Capabilities, cfg.Answerer = a.capabilities(), a
+	}
 	stop := func() {}
 	processes := max(r.plan.Load.IDConnections, 1) // HTTP clients; stdio: its processes
 	var desc string
@@ -146,6 +151,11 @@ func (p *clientPool) stats() (mcp.Stats, [][]byte, int) {
 		sum.ServerCancels += s.ServerCancels
 		sum.OtherStream += s.OtherStream
 		sum.GetStreams += s.GetStreams
+		sum.InputElicitation += s.InputElicitation
+		sum.InputSampling += s.InputSampling
+		sum.InputRoots += s.InputRoots
+		sum.UndeclaredInput += s.UndeclaredInput
+		sum.InputMethod += s.InputMethod
 		if b := c.Stderr(); len(b) > 0 {
 			stderr = append(stderr, b)
 		}

@@ -45,6 +45,10 @@ func (cs *callState) drawFaults(req *mcp.CallRequest) {
 			cs.rewrites = append(cs.rewrites, len(cs.rec.Faults))
 			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: f.Kind(), Mode: rw.Rewrite(req)})
 		}
+		if rb, ok := f.(faults.RetryBreaker); ok {
+			cs.badRetry = &badRetry{fault: rb, rec: len(cs.rec.Faults), round: -1}
+			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: f.Kind(), Skipped: true, Detail: "no input_required to answer"})
+		}
 		if re, ok := f.(faults.Reissuer); ok {
 			cs.reissues = re.Reissues()
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -44,6 +45,10 @@ type Plan struct {
 	// Gateway, when set, reads the truth of the built-in targets behind a
 	// gateway and joins it with the calls (gateway.go).
 	Gateway *GatewayPlan
+	// Client holds the answers to servers that ask for input and the
+	// bound on rounds (rounds.go); nil: none is answered, and a 2026
+	// input_required result ends the call.
+	Client *scenarios.Client
 }
 
 // Target is exactly one of Builtin, Stdio and HTTP.

@@ -75,6 +75,7 @@ type progressTracker struct {
 	last     float64
 	total    float64
 	hasTotal bool
+	fresh    bool      // a new round's token: its first value starts again
 	prevAt   time.Time // the send, then each notification
 	firstAt  time.Time
 	maxGap   time.Duration
@@ -88,10 +89,19 @@ type progressTracker struct {
 // start sets the time gaps are measured from.
 func (p *progressTracker) start(sent time.Time) { p.prevAt = sent }
 
+// newRound starts the progress of a retry (rounds.go): a new token, whose
+// values start again; gaps are measured from its send (the think time
+// before it is ours, not a stall).
+func (p *progressTracker) newRound(sent time.Time) {
+	p.prevAt = sent
+	p.fresh, p.total, p.hasTotal = true, 0, false
+}
+
 // add records one in-order notification and reports whether its value
 // failed to increase.
 func (p *progressTracker) add(at time.Time, v, total float64, hasTotal bool) (nonMonotonic bool) {
-	nonMonotonic = p.count > 0 && v <= p.last
+	nonMonotonic = p.count > 0 && !p.fresh && v <= p.last
+	p.fresh = false
 	if p.count == 0 {
 		p.firstAt = at
 	}

@@ -48,6 +48,7 @@ func (cs *callState) record() *results.Record {
 	if cs.prog.count > 0 {
 		rec.FirstProgUs = cs.us(cs.prog.firstAt)
 	}
+	cs.judgeBadRetry(true)
 	cs.describeFaults()
 	cs.recorded = true
 	return rec

@@ -109,6 +109,7 @@ type tick struct {
 // runner is one run in progress.
 type runner struct {
 	plan     Plan
+	answers  answers // the client section's (rounds.go); its c is nil without one
 	opts     Options
 	clients  *clientPool
 	weights  []int

@@ -19,7 +19,7 @@ import (
 // runs mcpchaos itself (for a builtin stdio target: self + "serve
 // --stdio" + the knobs' flags).
 func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
-	p := Plan{Name: sc.Name, File: sc.File, Seed: sc.Seed}
+	p := Plan{Name: sc.Name, File: sc.File, Seed: sc.Seed, Client: sc.Client}
 	era, err := mcp.ParseProtocol(sc.Protocol)
 	if err != nil {
 		return p, err

@@ -18,12 +18,17 @@ import (
 // held).
 func (cs *callState) armTimeouts() {
 	to := cs.r.plan.Timeouts
-	if to.Idle > 0 {
-		cs.idle = time.AfterFunc(time.Until(cs.lastAlive.Add(to.Idle)), cs.idleFired)
-	}
+	cs.armIdle()
 	if to.Max > 0 {
 		deadline := cs.sent.Add(to.Max)
 		cs.cap = time.AfterFunc(time.Until(deadline), func() { cs.stop(results.TimeoutCap, results.StopTimeoutCap, deadline) })
+	}
+}
+
+// armIdle starts the idle timer from lastAlive (cs.mu held).
+func (cs *callState) armIdle() {
+	if idle := cs.r.plan.Timeouts.Idle; idle > 0 {
+		cs.idle = time.AfterFunc(time.Until(cs.lastAlive.Add(idle)), cs.idleFired)
 	}
 }
 
@@ -86,7 +91,9 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	}
 	now := time.Now()
 	cs.r.lastStopNs.Store(now.UnixNano())
-	cs.r.noteCancel(cs.call, now)
+	if cs.thinking == nil {
+		cs.r.noteCancel(cs.call, now)
+	}
 	cs.stopOutcome, cs.cancelAt = outcome, now
 	cs.stopped.Store(true)
 	cs.rec.CancelReason = reason
@@ -98,6 +105,11 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 		}
 	}
 	cs.stopTimers()
+	if cs.thinking != nil {
+		cs.abandonHeld()
+		cs.mu.Unlock()
+		return nil
+	}
 	call := cs.call
 	cs.mu.Unlock()
 	err := act(call)

@@ -62,6 +62,23 @@ type Reissuer interface {
 	Reissues() int
 }
 
+// RetryBreaker is a fault that breaks the first retry a call makes after
+// a 2026 input_required result (engine/rounds.go).
+type RetryBreaker interface {
+	// BreakRetry changes the retry and names how; abandon says that no
+	// retry is sent at all.
+	BreakRetry(req *mcp.CallRequest) (mode string, abandon bool)
+	// Expected reports whether the answer to the broken retry is what a
+	// correct server gives.
+	Expected(a RetryAnswer) bool
+}
+
+// RetryAnswer is what the server answered to a broken retry.
+type RetryAnswer struct {
+	// Done: a complete result without isError (the work was done).
+	Done bool
+}
+
 // Background is a fault that runs beside the load for its whole duration.
 // The engine paces it at Rate with the load's own pacer and counts what
 // it sent and what failed.

@@ -18,6 +18,7 @@ var kinds = [...]kind{
 	stallReadKind,
 	malformedKind,
 	reissueKind,
+	badRetryKind,
 	notifyFloodKind,
 	cancelUnknownKind,
 }

@@ -52,6 +52,11 @@ type CallRequest struct {
 	MalformSize int
 	// Observer receives the call's events; nil discards them.
 	Observer Observer
+	// InputResponses (a JSON object) and RequestState (a JSON value,
+	// echoed exactly as the server sent it) make the request a 2026 retry
+	// after an input_required result; nil: none.
+	InputResponses json.RawMessage
+	RequestState   json.RawMessage
 }
 
 // Call state bits.
@@ -295,6 +300,9 @@ func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) (final bool, brok
 	case kindNotification:
 		call.notification(sc, m, at)
 	case kindRequest:
+		if h, ok := call.c.tr.(*httpTransport); ok && call.c.inputRequest(m, call, at, h.sendAnswer) {
+			return false, nil
+		}
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerRequest, Detail: "server sent request " + string(m.method)})
 	}
 	return false, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -38,6 +39,12 @@ type Config struct {
 	// (x-mcp-header); the first such client to Dial fills it from
 	// tools/list. Share one across the clients of a run.
 	ParamHeaders *ParamHeaders
+	// Capabilities is the ClientCapabilities object the client declares:
+	// in every 2026 request's _meta, in a 2025 initialize; nil: {}.
+	Capabilities []byte
+	// Answerer answers a 2025 server's input requests (input.go); nil:
+	// none is answered (each is method-not-found).
+	Answerer InputAnswerer
 }
 
 // HTTPConfig is a Streamable HTTP endpoint.
@@ -119,6 +126,10 @@ type Client struct {
 	discover   *DiscoverResult
 	initStatus int // the HTTP status of the initialize answer
 	stats      connStats
+	// inputAnswering bounds the 2025 input answers waiting to be sent
+	// (input.go); its limit is MaxInputAnswering.
+	inputAnswering ServerAnswers
+	closeOnce      sync.Once
 }
 
 // transport is what the HTTP and stdio transports do for a Client.
@@ -158,6 +169,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.ClientInfo = Implementation{Name: "mcpchaos", Version: "dev"}
 	}
 	c := &Client{cfg: cfg, ids: cfg.IDs}
+	c.inputAnswering.limit, c.inputAnswering.stop = MaxInputAnswering, make(chan struct{})
 	if c.ids == nil {
 		c.ids = new(IDSource)
 	}
@@ -220,7 +232,39 @@ func (c *Client) Stats() Stats { return c.stats.snapshot() }
 
 // Close ends the client: a legacy HTTP session is deleted; a stdio server's
 // stdin is closed, and the process is signalled if it does not exit.
-func (c *Client) Close(ctx context.Context) error { return c.tr.close(ctx) }
+func (c *Client) Close(ctx context.Context) error {
+	c.closeOnce.Do(func() {
+		if c.inputAnswering.stop != nil {
+			close(c.inputAnswering.stop) // answers still thinking are dropped
+		}
+	})
+	return c.tr.close(ctx)
+}
+
+// retryMembers encodes the members a 2026 retry adds to the call's params.
+func retryMembers(req CallRequest) []byte {
+	var b []byte
+	if len(req.InputResponses) > 0 {
+		b = append(b, `"inputResponses":`...)
+		b = append(b, req.InputResponses...)
+	}
+	if len(req.RequestState) > 0 {
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"requestState":`...)
+		b = append(b, req.RequestState...)
+	}
+	return b
+}
+
+// capabilities is the ClientCapabilities object the client declares.
+func (c *Client) capabilities() []byte {
+	if len(c.cfg.Capabilities) == 0 {
+		return []byte(`{}`)
+	}
+	return c.cfg.Capabilities
+}
 
 // Start sends a tools/call and returns its handle. The call's events go to
 // req.Observer. An error means the request could not be sent.
@@ -230,7 +274,7 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 	if req.Progress {
 		call.tok = call.id
 	}
-	call.body = c.appendCallBody(make([]byte, 0, 384+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Marker, req.Malform, req.MalformSize)
+	call.body = c.appendCallBody(make([]byte, 0, 384+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Marker, req.Malform, req.MalformSize, retryMembers(req))
 	if req.Malform == MalformNone {
 		call.headers = c.paramHeaders(req.Tool, req.Arguments)
 	}

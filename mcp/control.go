@@ -70,6 +70,7 @@ func (c *Client) roundTripHeaders(ctx context.Context, method, name string, memb
 		case EvResult:
 			if out.result == nil && out.rpcErr == nil {
 				out.result = append([]byte(nil), ev.Raw...)
+				c.checkInputMethod(method, out.result)
 			}
 		case EvRPCError:
 			if out.result == nil && out.rpcErr == nil {

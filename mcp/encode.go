@@ -105,7 +105,9 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 			b = appendJSONString(b, string(c.era))
 		}
 		sep()
-		b = append(b, `"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":`...)
+		b = append(b, `"io.modelcontextprotocol/clientCapabilities":`...)
+		b = append(b, c.capabilities()...)
+		b = append(b, `,"io.modelcontextprotocol/clientInfo":`...)
 		b = append(b, c.clientInfo...)
 	}
 	if o.progressTok != 0 {
@@ -139,8 +141,9 @@ func (c *Client) appendRequest(b []byte, id int64, method string, members []byte
 }
 
 // appendCallBody writes a tools/call request, well-formed or broken as m
-// says. args must be a JSON object (nil means none).
-func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, marker Marker, m Malform, size int) []byte {
+// says. args must be a JSON object (nil means none); retry, when set, is
+// more members of params, already encoded (inputResponses, requestState).
+func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, marker Marker, m Malform, size int, retry []byte) []byte {
 	o := metaOptions{modern: c.era.Modern(), progressTok: tok, marker: marker}
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
@@ -172,6 +175,10 @@ func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, to
 	case len(args) > 0:
 		b = append(b, `,"arguments":`...)
 		b = append(b, args...)
+	}
+	if len(retry) > 0 {
+		b = append(b, ',')
+		b = append(b, retry...)
 	}
 	if o.any() {
 		b = append(b, ',')

@@ -26,6 +26,10 @@ const (
 	// event of a call unless late events follow on a shared transport
 	// (stdio).
 	EvEnd
+	// EvInput: a 2025 server asked for input on the call's own stream and
+	// the client answers it (input.go). Detail is the kind (see
+	// InputKind), Think the wait before the answer.
+	EvInput
 )
 
 func (k EventKind) String() string {
@@ -42,6 +46,8 @@ func (k EventKind) String() string {
 		return "violation"
 	case EvEnd:
 		return "end"
+	case EvInput:
+		return "input"
 	}
 	return "unknown"
 }
@@ -76,6 +82,10 @@ const (
 	// ViolServerCancel: the server sent notifications/cancelled for a
 	// tools/call (2026 allows it only for subscriptions/listen).
 	ViolServerCancel
+	// ViolUndeclaredInput: an input request (2025: a server request; 2026:
+	// an entry of inputRequests) for a capability the client did not
+	// declare.
+	ViolUndeclaredInput
 )
 
 func (v Violation) String() string {
@@ -98,6 +108,8 @@ func (v Violation) String() string {
 		return "bad_progress"
 	case ViolServerCancel:
 		return "server_cancel"
+	case ViolUndeclaredInput:
+		return "undeclared_input"
 	}
 	return "unknown"
 }
@@ -140,6 +152,13 @@ type Result struct {
 	// Text is the raw body of the first text content block's JSON string
 	// (see Unquote), valid only during OnEvent.
 	Text []byte
+	// HasContent: the result carries content (input_required must not).
+	HasContent bool
+	// InputRequests is the raw inputRequests object and RequestState the
+	// raw requestState value (a JSON string with its quotes), when the
+	// result carries them; valid only during OnEvent.
+	InputRequests []byte
+	RequestState  []byte
 	// Marker is the raw body of _meta's MarkerMeta string, when the server
 	// echoed a marker (the built-in target does), valid only during OnEvent.
 	Marker []byte
@@ -197,6 +216,9 @@ type Event struct {
 
 	// EvEnd
 	Err error
+
+	// EvInput
+	Think time.Duration
 }
 
 // Observer receives a call's events as they arrive. OnEvent runs on the

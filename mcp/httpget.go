@@ -171,6 +171,9 @@ func (t *httpTransport) routeListened(sc *scanner, m *inMsg, at time.Time) {
 		// Allowed only when resuming a POST's stream, which we never ask.
 		s.unknownResponses.Add(1)
 	case kindRequest:
+		if t.c.inputRequest(m, nil, at, t.sendAnswer) {
+			return
+		}
 		s.serverRequests.Add(1)
 		t.answerServerRequest(m)
 	case kindNotification:
@@ -225,10 +228,7 @@ func (t *httpTransport) stopListening(ctx context.Context) {
 // serverRequestAnswer is our answer to a server-initiated request: ping
 // gets its empty result, anything else method-not-found.
 func serverRequestAnswer(m *inMsg) []byte {
-	id := string(m.idRaw)
-	if m.idIsStr {
-		id = `"` + id + `"` // idRaw is the string's JSON body, escapes and all
-	}
+	id := idText(m)
 	if m.methodIs(methodPing) {
 		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)
 	}

@@ -91,7 +91,9 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	c.era = era
 	members := []byte(`"protocolVersion":`)
 	members = appendJSONString(members, string(era))
-	members = append(members, `,"capabilities":{},"clientInfo":`...)
+	members = append(members, `,"capabilities":`...)
+	members = append(members, c.capabilities()...)
+	members = append(members, `,"clientInfo":`...)
 	members = append(members, c.clientInfo...)
 	r := c.roundTrip(ctx, methodInitialize, "", members, metaOptions{})
 	c.initStatus = r.status

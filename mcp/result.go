@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,6 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 	if s.peek() != '{' {
 		return errors.New("result is not an object")
 	}
-	var hasState, hasInputs bool
 	err := s.object(func(key []byte, esc bool) error {
 		switch {
 		case keyIs(key, esc, "resultType"):
@@ -44,12 +44,16 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 			r.HasStructured = string(v) != "null"
 			return err
 		case keyIs(key, esc, "requestState"):
-			hasState = true
-			_, err := s.value()
+			v, err := s.value()
+			if string(v) != "null" {
+				r.RequestState = v
+			}
 			return err
 		case keyIs(key, esc, "inputRequests"):
-			hasInputs = true
-			_, err := s.value()
+			v, err := s.value()
+			if string(v) != "null" && !emptyObject(v) {
+				r.InputRequests = v // {} asks nothing: the Go SDK's load shedding
+			}
 			return err
 		case keyIs(key, esc, "content"):
 			return firstText(s, r)
@@ -71,18 +75,25 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 	if err != nil {
 		return err
 	}
-	r.StateOnly = r.Type == ResultInputRequired && hasState && !hasInputs
+	r.StateOnly = r.Type == ResultInputRequired && r.RequestState != nil && r.InputRequests == nil
 	return s.end()
 }
 
+// emptyObject reports whether a JSON value is {} (whitespace aside).
+func emptyObject(v []byte) bool {
+	t := bytes.TrimSpace(v)
+	return len(t) >= 2 && t[0] == '{' && len(bytes.TrimSpace(t[1:len(t)-1])) == 0
+}
+
 // firstText finds the text of the first {"type":"text"} block of a content
-// array and skips the rest.
+// array and skips the rest; HasContent says the array had any block.
 func firstText(s *scanner, r *Result) error {
 	if s.peek() != '[' {
 		_, err := s.value()
 		return err
 	}
 	return s.array(func() error {
+		r.HasContent = true
 		if s.peek() != '{' || r.Text != nil {
 			_, err := s.value()
 			return err

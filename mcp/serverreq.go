@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -28,13 +29,21 @@ const (
 type ServerAnswers struct {
 	once  sync.Once
 	slots chan struct{}
+	limit int // 0: MaxAnswering
+	// stop, when closed, drops the answers still waiting (the client
+	// closed); nil: none is dropped.
+	stop chan struct{}
 }
 
 // Go runs post in a goroutine of its own, with a context that ends after
 // answerTimeout, unless MaxAnswering answers are in flight already; it
 // reports whether it did.
-func (a *ServerAnswers) Go(post func(ctx context.Context)) bool {
-	a.once.Do(func() { a.slots = make(chan struct{}, MaxAnswering) })
+func (a *ServerAnswers) Go(post func(ctx context.Context)) bool { return a.after(0, post) }
+
+// after is Go, with post run after wait (the wait holds its slot); the
+// context's answerTimeout starts after the wait.
+func (a *ServerAnswers) after(wait time.Duration, post func(ctx context.Context)) bool {
+	a.once.Do(func() { a.slots = make(chan struct{}, cmp.Or(a.limit, MaxAnswering)) })
 	select {
 	case a.slots <- struct{}{}:
 	default:
@@ -42,12 +51,24 @@ func (a *ServerAnswers) Go(post func(ctx context.Context)) bool {
 	}
 	go func() {
 		defer func() { <-a.slots }()
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-a.stop:
+				return
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
 		defer cancel()
 		post(ctx)
 	}()
 	return true
 }
+
+// sendAnswer POSTs an answer to a server request.
+func (t *httpTransport) sendAnswer(ctx context.Context, msg []byte) { _, _ = t.exchange(ctx, "", msg) }
 
 // answerServerRequest POSTs the answer to m unless MaxAnswering answers
 // are already in flight.

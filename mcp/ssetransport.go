@@ -148,6 +148,9 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 	case kindNotification:
 		routeNotification(t.c, t.lookup, sc, m, at)
 	case kindRequest:
+		if t.c.inputRequest(m, nil, at, t.h.sendAnswer) {
+			return
+		}
 		t.c.stats.serverRequests.Add(1)
 		t.h.answerServerRequest(m)
 	}

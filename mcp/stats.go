@@ -38,12 +38,41 @@ type Stats struct {
 	// GetStreams counts the standalone GET streams a 2025 HTTP session
 	// opened (reopenings included); 0 when the server offers none (405).
 	GetStreams int64 `json:"get_streams"`
+	// InputElicitation, InputSampling and InputRoots count the input
+	// requests a 2025 server sent (elicitation/create,
+	// sampling/createMessage, roots/list) on no call's own stream (stdio,
+	// the GET stream) that were answered from the scenario's client
+	// section (input.go); those on a call's stream count in its record.
+	InputElicitation int64 `json:"input_elicitation"`
+	InputSampling    int64 `json:"input_sampling"`
+	InputRoots       int64 `json:"input_roots"`
+	// UndeclaredInput counts input requests a 2025 server sent on no
+	// call's own stream for a capability the client did not declare (a
+	// violation).
+	UndeclaredInput int64 `json:"undeclared_input"`
+	// InputMethod counts input_required answers to requests that may not
+	// carry one (server/discover, tools/list; a violation).
+	InputMethod int64 `json:"input_required_method"`
 }
 
 type connStats struct {
 	notJSONRPC, oversize, unknownResponses, unknownTokens atomic.Int64
 	stale, serverRequests, serverCancels                  atomic.Int64
 	staleAnswers, otherStream, getStreams                 atomic.Int64
+	inputElicitation, inputSampling, inputRoots           atomic.Int64
+	undeclaredInput, inputMethod                          atomic.Int64
+}
+
+// countInput counts an answered input request of kind (see InputKind).
+func (s *connStats) countInput(kind string) {
+	switch kind {
+	case "elicitation":
+		s.inputElicitation.Add(1)
+	case "sampling":
+		s.inputSampling.Add(1)
+	case "roots":
+		s.inputRoots.Add(1)
+	}
 }
 
 func (s *connStats) snapshot() Stats {
@@ -58,5 +87,10 @@ func (s *connStats) snapshot() Stats {
 		ServerCancels:    s.serverCancels.Load(),
 		OtherStream:      s.otherStream.Load(),
 		GetStreams:       s.getStreams.Load(),
+		InputElicitation: s.inputElicitation.Load(),
+		InputSampling:    s.inputSampling.Load(),
+		InputRoots:       s.inputRoots.Load(),
+		UndeclaredInput:  s.undeclaredInput.Load(),
+		InputMethod:      s.inputMethod.Load(),
 	}
 }

@@ -79,6 +79,9 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 	case kindNotification:
 		t.routeNotification(sc, m, at)
 	case kindRequest:
+		if t.c.inputRequest(m, nil, at, t.sendAnswer) {
+			return
+		}
 		t.c.stats.serverRequests.Add(1)
 		t.answerRequest(m)
 	}
@@ -128,22 +131,16 @@ func routeNotification(c *Client, lookup func(int64) *Call, sc *scanner, m *inMs
 // write runs off the reader goroutine so a server that does not read its
 // stdin cannot stall the reader.
 func (t *stdioTransport) answerRequest(m *inMsg) {
-	id := string(m.idRaw)
-	if m.idIsStr {
-		id = `"` + id + `"` // idRaw is the string's JSON body, escapes and all
-	}
-	var msg string
-	if m.methodIs(methodPing) {
-		msg = `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
-	} else {
-		msg = `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"mcpchaos answers no server requests"}}`
-	}
+	msg := serverRequestAnswer(m)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
 		defer cancel()
-		_ = t.write(ctx, []byte(msg))
+		_ = t.write(ctx, msg)
 	}()
 }
+
+// sendAnswer writes an answer to a server request.
+func (t *stdioTransport) sendAnswer(ctx context.Context, msg []byte) { _ = t.write(ctx, msg) }
 
 // oversize ends the call an oversize line belongs to, when its id came
 // early enough in the line to be read. The line is counted once: as the

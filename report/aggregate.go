@@ -105,6 +105,7 @@ type Aggregator struct {
 	tools  map[string]*toolAgg
 
 	seconds seconds // the run second by second (seconds.go)
+	mrtr    mrtrAgg // multi-round-trip calls (mrtr.go)
 }
 
 // progressAgg counts progress over calls.
@@ -202,6 +203,7 @@ func (a *Aggregator) Add(r *results.Record) {
 	a.addTool(r)
 	a.errors.add(r)
 	a.timeline.add(r)
+	a.mrtr.add(r)
 	for name, n := range r.Violations {
 		a.violations.Add(name, n)
 	}

@@ -40,6 +40,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	a.buildCancellation(s)
 	a.buildThrottling(s)
 	a.buildTimeouts(s)
+	s.MRTR = a.mrtr.summary(a)
 	a.buildFaults(s)
 	s.Gateway = gatewaySummary(a.gateway)
 	s.Verdicts = verdicts(s, evidence{
@@ -113,9 +114,15 @@ func (a *Aggregator) buildProtocol(s *Summary) {
 	v.UnknownResultType = n["unknown_result_type"]
 	v.ReservedCode = n["reserved_code"]
 	v.DuplicateResponse = n["duplicate_response"]
+	v.InputWithContent = n["input_with_content"]
+	v.InputRequiredEmpty = n["input_required_empty"]
+	v.BadInputRequest = n["bad_input_request"]
+	v.UndeclaredInput = n["undeclared_input"] + int(a.conn.UndeclaredInput)
+	v.InputMethod = int(a.conn.InputMethod)
 	v.Total = v.ServerRequest + v.NotJSONRPC + v.ContentType + v.Oversize + v.StreamNotClosed +
 		v.BadProgress + v.ServerCancel + v.MissingResultType + v.UnknownResultType +
-		v.ReservedCode + v.DuplicateResponse
+		v.ReservedCode + v.DuplicateResponse + v.InputWithContent + v.InputRequiredEmpty +
+		v.BadInputRequest + v.UndeclaredInput + v.InputMethod
 }
 
 func (a *Aggregator) buildCancellation(s *Summary) {

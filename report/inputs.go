@@ -119,6 +119,11 @@ func MergeInputs(list []RunInputs) RunInputs {
 		c.ServerCancels += in.Connection.ServerCancels
 		c.OtherStream += in.Connection.OtherStream
 		c.GetStreams += in.Connection.GetStreams
+		c.InputElicitation += in.Connection.InputElicitation
+		c.InputSampling += in.Connection.InputSampling
+		c.InputRoots += in.Connection.InputRoots
+		c.UndeclaredInput += in.Connection.UndeclaredInput
+		c.InputMethod += in.Connection.InputMethod
 		mergeOrphans(&out.Orphans, in.Orphans)
 		out.RetriesNotMade += in.RetriesNotMade
 		mergeGateway(&out.Gateway, in.Gateway)

@@ -59,6 +59,8 @@ func templateSummary() *Summary {
 //	throttling.{total, onset_rate, best_ok_rate, retries, retries_not_made}, throttling.by_kind.<kind>,
 //	              throttling.retry_after_s.{p50, max}
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}
+//	mrtr.{input_required, load_shed, rounds, calls, elicitation, sampling, roots},
+//	              mrtr.think_ms.{p50, ...}, mrtr.server_ms.{p50, ...}
 //	faults.<kind>.{injected, skipped, unexpected, refused}, faults.<kind>.timing_error_ms.{p50, p99, max},
 //	              faults.<kind>.server.<name>
 //	gateway.{calls, executions, not_seen, duplicate_executions, misdirected_cancels, lost_cancels,

@@ -51,6 +51,7 @@ type Summary struct {
 	Cancellation Cancellation          `json:"cancellation"`
 	Throttling   Throttling            `json:"throttling"`
 	Timeouts     Timeouts              `json:"timeouts"`
+	MRTR         MRTR                  `json:"mrtr"`
 	Faults       map[string]FaultStats `json:"faults"`
 	// Gateway is present when the scenario has a gateway section.
 	Gateway *GatewaySummary `json:"gateway,omitempty"`
@@ -224,6 +225,12 @@ type ProtocolViolations struct {
 	UnknownResultType int `json:"unknown_result_type"`
 	ReservedCode      int `json:"reserved_code"`
 	DuplicateResponse int `json:"duplicate_response"`
+	// The input_required rules (docs/long-running.md).
+	InputWithContent   int `json:"input_with_content"`
+	InputRequiredEmpty int `json:"input_required_empty"`
+	BadInputRequest    int `json:"bad_input_request"`
+	UndeclaredInput    int `json:"undeclared_input"`
+	InputMethod        int `json:"input_required_method"`
 }
 
 // Cancellation is the evidence of work left running after a cancel.

@@ -59,7 +59,7 @@ func (s *Summary) Text(w io.Writer) error {
 	var t textOut
 	s.textHeader(&t)
 	for _, block := range []func(*textOut){s.textCalls, s.textErrors, s.textLatency, s.textTools,
-		s.textProgress, s.textThrottling, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol, s.textGateway} {
+		s.textProgress, s.textThrottling, s.textMRTR, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol, s.textGateway} {
 		block(&t)
 		t.flushNotes()
 	}

@@ -137,6 +137,25 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 			return anyKey
 		})
 		return 1 << 33
+	case "rounds":
+		r.Rounds = l.int()
+		return 1 << 34
+	case "load_shed":
+		r.LoadShed = l.int()
+		return 1 << 35
+	case "inputs":
+		r.Inputs = Counts{}
+		l.members(func(key []byte) uint64 {
+			r.Inputs[string(key)] = l.int()
+			return anyKey
+		})
+		return 1 << 36
+	case "think_us":
+		r.ThinkUs = l.int64()
+		return 1 << 37
+	case "content_mismatch":
+		r.ContentMismatch = l.int()
+		return 1 << 38
 	}
 	return 0
 }

@@ -172,6 +172,19 @@ type Record struct {
 	// Policies maps each client timeout policy to what it would have done:
 	// "ok", "killed" or "waited_forever".
 	Policies map[string]string `json:"policies,omitempty"`
+	// Rounds counts the retries the call made after input_required
+	// results (2026, docs/long-running.md), LoadShed those that answered a
+	// load-shedding result (requestState only), Inputs the input requests
+	// answered, by kind (elicitation, sampling, roots; 2025 requests on the
+	// call's own stream included) and ThinkUs the time spent waiting
+	// before answering them, part of the call's latency.
+	Rounds   int    `json:"rounds,omitempty"`
+	LoadShed int    `json:"load_shed,omitempty"`
+	Inputs   Counts `json:"inputs,omitempty"`
+	ThinkUs  int64  `json:"think_us,omitempty"`
+	// ContentMismatch counts the accepted forms whose content (from the
+	// scenario) did not fit the form's requestedSchema.
+	ContentMismatch int `json:"content_mismatch,omitempty"`
 }
 
 // Progress is what a call's progress notifications looked like.

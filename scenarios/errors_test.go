@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 
 		// Unknown and missing keys.
 		{"unknown top-level key", lines("trget: {builtin: {}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
-			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, gateway, checks, fail_on_violation)`,
+			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, client, gateway, checks, fail_on_violation)`,
 			`x.yaml:1:1: missing required key "target"`,
 		}},
 		{"unknown nested key", withHead("progress: {grace: 1s, stal: 2s}"), []string{
@@ -270,24 +270,32 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := parse("x.yaml", []byte(tt.yaml), testEnv)
-			if err == nil {
-				t.Fatalf("no error; got %+v", s)
-			}
-			if s != nil {
-				t.Errorf("got a scenario with an error")
-			}
-			var list Errors
-			if !errors.As(err, &list) {
-				t.Fatalf("error %T is not Errors: %v", err, err)
-			}
-			var got []string
-			for _, e := range list {
-				got = append(got, e.Error())
-			}
+			got := parseErrors(t, tt.yaml)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
 	}
+}
+
+// parseErrors parses src as x.yaml, which must fail, and returns each of
+// its errors as text.
+func parseErrors(t *testing.T, src string) []string {
+	t.Helper()
+	s, err := parse("x.yaml", []byte(src), testEnv)
+	if err == nil {
+		t.Fatalf("no error; got %+v", s)
+	}
+	if s != nil {
+		t.Errorf("got a scenario with an error")
+	}
+	var list Errors
+	if !errors.As(err, &list) {
+		t.Fatalf("error %T is not Errors: %v", err, err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Error())
+	}
+	return got
 }

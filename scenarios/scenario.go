@@ -38,6 +38,9 @@ type Scenario struct {
 	Orphans    Orphans
 	Progress   Progress
 	Throttling Throttling
+	// Client holds the answers to servers that ask for input; nil when
+	// the file has no client section (client.go).
+	Client *Client
 	// Gateway is set when the target is a gateway in front of built-in
 	// targets whose truth records are read (docs/gateways.md).
 	Gateway *Gateway

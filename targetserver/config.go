@@ -8,8 +8,8 @@
 // floods, stalls, rate limiting, slow exits), so that every verdict mcpchaos
 // gives can be checked against the server's own count of what happened.
 //
-// The server offers four tools: echo, slow_task, cpu_task and inflight (see
-// tools.go). It serves Streamable HTTP on /mcp and metrics on /metrics
+// The server offers four tools, echo, slow_task, cpu_task and inflight, and a
+// fifth, deploy, with the confirm knob (see tools.go and confirm.go). It serves Streamable HTTP on /mcp and metrics on /metrics
 // ([Server.Handler]), or stdio ([Server.ServeStdio]).
 package targetserver
 

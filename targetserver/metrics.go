@@ -30,6 +30,15 @@ type Stats struct {
 	// LeftoverBusy is the time such calls ran after the cancel, sleeping
 	// or burning, added when each call ends.
 	LeftoverBusy time.Duration
+	// ConfirmAsked counts the deploy calls answered with a request for
+	// confirmation, Confirmed those whose retry accepted (and ran), and
+	// NotConfirmed those whose retry declined, cancelled, or carried a
+	// missing or altered requestState (the confirm knob).
+	ConfirmAsked, Confirmed, NotConfirmed int64
+	// Shed counts the calls handed back by load shedding (the load_shed
+	// knob), ShedRetried the retries that echoed a shed call's state and
+	// were served.
+	Shed, ShedRetried int64
 }
 
 // metrics holds the counters behind Stats and the Prometheus registry that
@@ -37,7 +46,9 @@ type Stats struct {
 type metrics struct {
 	inflight, started, completed, cancelled, orphaned,
 	throttled, progressSent, nonMonotonic atomic.Int64
-	leftoverCPU, leftoverBusy atomic.Int64 // nanoseconds
+	confirmAsked, confirmed, notConfirmed atomic.Int64
+	shed, shedRetried                     atomic.Int64
+	leftoverCPU, leftoverBusy             atomic.Int64 // nanoseconds
 
 	registry *prometheus.Registry
 }
@@ -77,6 +88,16 @@ func newMetrics() *metrics {
 			"CPU seconds tool calls burnt after they went on past a cancel or a closed stream: leftover work.", &m.leftoverCPU),
 		seconds("mcpchaos_target_leftover_seconds_total",
 			"Seconds tool calls ran after they went on past a cancel or a closed stream, sleeping or burning; added when each call ends.", &m.leftoverBusy),
+		counter("mcpchaos_target_confirm_asked_total",
+			"deploy calls answered with a request for confirmation (confirm knob).", &m.confirmAsked),
+		counter("mcpchaos_target_confirmed_total",
+			"deploy retries that carried an accepted confirmation and ran.", &m.confirmed),
+		counter("mcpchaos_target_not_confirmed_total",
+			"deploy retries that declined, cancelled, or carried a missing or altered requestState.", &m.notConfirmed),
+		counter("mcpchaos_target_shed_total",
+			"Tool calls handed back by load shedding (load_shed knob).", &m.shed),
+		counter("mcpchaos_target_shed_retried_total",
+			"Retries that echoed a shed call's requestState and were served.", &m.shedRetried),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
@@ -94,6 +115,11 @@ func (m *metrics) snapshot() Stats {
 		NonMonotonic: m.nonMonotonic.Load(),
 		LeftoverCPU:  time.Duration(m.leftoverCPU.Load()),
 		LeftoverBusy: time.Duration(m.leftoverBusy.Load()),
+		ConfirmAsked: m.confirmAsked.Load(),
+		Confirmed:    m.confirmed.Load(),
+		NotConfirmed: m.notConfirmed.Load(),
+		Shed:         m.shed.Load(),
+		ShedRetried:  m.shedRetried.Load(),
 	}
 }
 

@@ -27,6 +27,7 @@ type Server struct {
 	truth   *truthLog
 
 	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
+	shedSeq atomic.Uint64 // numbers requests, to seed the load_shed draws
 
 	closing   chan struct{} // closed by Close: every running call stops
 	closeOnce sync.Once

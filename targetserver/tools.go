@@ -70,7 +70,8 @@ func stepSchema() map[string]any {
 	}
 }
 
-// addTools registers the four tools on srv.
+// addTools registers the four tools on srv, and deploy with the confirm
+// knob (confirm.go).
 func (s *Server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        ToolEcho,
@@ -80,25 +81,28 @@ func (s *Server) addTools(srv *mcp.Server) {
 			"properties": map[string]any{"text": map[string]any{"type": "string"}},
 			"required":   []string{"text"},
 		},
-	}, s.echo)
+	}, shedding(s, s.echo))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: ToolSlowTask,
 		Description: "Waits steps × step_ms, sending a progress notification after each step " +
 			"when the call carries a progress token. Stops when cancelled.",
 		InputSchema: stepSchema(),
-	}, s.stepTool(false))
+	}, shedding(s, s.stepTool(false)))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: ToolCPUTask,
 		Description: "Like slow_task, but each step burns CPU for step_ms, so leftover work " +
 			"shows in the process's CPU time.",
 		InputSchema: stepSchema(),
-	}, s.stepTool(true))
+	}, shedding(s, s.stepTool(true)))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: ToolInflight,
 		Description: "Returns the number of echo, slow_task and cpu_task calls running now " +
 			"(leaked ones included); this call does not count itself.",
 		InputSchema: map[string]any{"type": "object"},
 	}, s.inflight)
+	if s.cfg.Confirm {
+		s.addDeploy(srv)
+	}
 }
 
 func (s *Server) echo(_ context.Context, req *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {

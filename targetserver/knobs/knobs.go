@@ -56,6 +56,8 @@ type Config struct {
 	LogCalls              string
 	BurnCPU               bool
 	XAccelBuffering       bool
+	Confirm               bool
+	LoadShed              float64
 }
 
 // Table is every knob, in the order of `mcpchaos serve --help` and of the
@@ -93,6 +95,10 @@ var Table = []Knob{
 		Doc: "stdio: exit only this long after stdin closes"},
 	{Name: "log_calls", Field: "LogCalls", Kind: File, Arg: "FILE", Setting: true,
 		Doc: "log a line when a tool call ends, `call ID done` or `call ID cancelled` (ID: its JSON-RPC request id), appended to this file; `-`: stderr"},
+	{Name: "confirm", Field: "Confirm", Kind: Bool,
+		Doc: "add a `deploy` tool (slow_task's arguments) that asks for confirmation first: input_required with an elicitation form in 2026, elicitation/create in 2025; it works only when the answer accepts with confirm: true"},
+	{Name: "load_shed", Field: "LoadShed", Kind: Prob, Arg: "P",
+		Doc: "probability that a work tool's call is handed back with the 2026 load-shedding answer (input_required with only a requestState); a retry that echoes the state is served"},
 }
 
 // maxLimitCount bounds N in a rate limit of N per period: the limiter

@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpchaos/mcpchaos/toolschema"
+)
+
+// The content of an accepted elicitation is checked against the form the
+// server asked for (its requestedSchema), with the schema library the tool
+// arguments are checked with: content that does not fit is the scenario's
+// mistake, not the server's, and is counted (Record.ContentMismatch) so a
+// server's refusal of it is not read as a server fault.
+
+// maxForms bounds the compiled forms kept: a server that makes a new form
+// for every call is checked without a cache past this many.
+const maxForms = 64
+
+// formCache keeps compiled forms by their schema's text.
+type formCache struct {
+	mu    sync.Mutex
+	forms map[string]*toolschema.Schema // nil: the schema does not compile
+}
+
+// fits reports whether content fits the requestedSchema of an elicitation's
+// params; a form without a schema, or whose schema does not compile (not
+// ours to judge), fits anything.
+func (f *formCache) fits(params []byte, content map[string]any) bool {
+	var p struct {
+		Schema json.RawMessage `json:"requestedSchema"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Schema) == 0 {
+		return true
+	}
+	s := f.compiled(string(p.Schema))
+	if s == nil {
+		return true
+	}
+	if content == nil {
+		content = map[string]any{}
+	}
+	b, err := json.Marshal(content)
+	return err != nil || s.Validate(b) == nil
+}
+
+func (f *formCache) compiled(schema string) *toolschema.Schema {
+	f.mu.Lock()
+	s, ok := f.forms[schema]
+	f.mu.Unlock()
+	if ok {
+		return s
+	}
+	s, err := toolschema.Compile("elicitation form", json.RawMessage(schema))
+	if err != nil {
+		s = nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.forms == nil {
+		f.forms = map[string]*toolschema.Schema{}
+	}
+	if len(f.forms) < maxForms {
+		f.forms[schema] = s
+	}
+	return s
+}
