@@ -193,10 +193,11 @@ type Event struct {
 	// session's standalone GET stream) and was credited to the call by its
 	// token (see Stats.OtherStream).
 	OtherStream bool
-	// Burst: more of the call's stream had already been received when
-	// this notification was read (HTTP: the rest of one read from the
-	// connection), as when a buffering gateway releases held progress with
-	// the result in one piece. What follows it may be the final response.
+	// Burst: the call's answer had already been received when this
+	// notification was read (HTTP: a "result" or "error" member among the
+	// bytes buffered behind it), as when a buffering gateway releases held
+	// progress with the result in one piece. Notifications merely queued
+	// behind a slow reader, with no answer among them, are no burst.
 	Burst bool
 
 	// EvResult

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -167,7 +169,7 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 			strayMsg = cmp.Or(strayMsg, stray(&conn.msg, err))
 			continue
 		}
-		call.ahead = conn.body.Buffered() > 0
+		call.ahead = answerAhead(conn.body)
 		isFinal, broken := call.deliver(&conn.sc, &conn.msg, at)
 		if broken != nil {
 			call.end(at, broken)
@@ -304,4 +306,21 @@ func bodyStart(resp *http.Response) string {
 		s += "; the body begins " + quoteFew(b, bodyStartBytes)
 	}
 	return s + ")"
+}
+
+// answerAhead says whether bytes already received behind the message just
+// read hold an answer: a "result" or "error" member (in JSON text those
+// bytes, quotes included, appear only as a key; inside a string the quotes
+// would be escaped). Progress read with its call's answer already received
+// came in one piece with it, as a buffering gateway releases held
+// progress (Event.Burst). Progress merely queued behind a slow reader,
+// with no answer among it, is not a burst: the call was still running.
+// Only the reader's buffer is looked at (4 KiB), without allocating.
+func answerAhead(r *bufio.Reader) bool {
+	n := r.Buffered()
+	if n == 0 {
+		return false
+	}
+	ahead, _ := r.Peek(n)
+	return bytes.Contains(ahead, []byte(`"result"`)) || bytes.Contains(ahead, []byte(`"error"`))
 }
