@@ -49,6 +49,10 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos init: %v (see mcpchaos init --help)\n", err)
 		return 2
 	}
+	if err := checkOverwrites(commandFiles(t.command), []fileUse{{"--output", f.output}}); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
+		return 2
+	}
 	if f.output != "-" && !f.force {
 		if _, err := os.Lstat(f.output); err == nil {
 			fmt.Fprintf(stderr, "mcpchaos init: %s exists; choose another file with -o, or overwrite it with --force\n", f.output)

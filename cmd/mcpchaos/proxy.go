@@ -60,6 +60,11 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		printProblems(stderr, "", file, err)
 		return 2
 	}
+	if err := checkOverwrites([]fileUse{{"the proxy file", file}},
+		[]fileUse{{"--output", f.output}, {"--summary-json", f.summaryJSON}}); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
+		return 2
+	}
 	// Each call's record is written to --output as the call settles, so
 	// the file is created (or refused) before anything listens; a later
 	// check that fails removes it again, as run's outputs.abort does.

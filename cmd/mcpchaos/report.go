@@ -46,6 +46,14 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		output = "-"
 	}
 	*ex.field(format) = output
+	var inputs []fileUse
+	for _, path := range fs.Args() {
+		inputs = append(inputs, fileUse{"the results file", path})
+	}
+	if err := checkOverwrites(inputs, exportFiles(&ex, "--output")); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos report: %v\n", err)
+		return 2
+	}
 	outs := newOutputs(ctx, stdout)
 	// The attack name of vegeta results is the first file's scenario, known
 	// only once read: outputs are still opened before any file is read.
