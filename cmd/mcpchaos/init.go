@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // initFlags are the command line of `mcpchaos init`.
@@ -81,7 +83,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, n := range res.notes {
-		fmt.Fprintf(stderr, "mcpchaos init: note: %s\n", n)
+		fmt.Fprintf(stderr, "mcpchaos init: note: %s\n", termsafe.Escape(n))
 	}
 	if f.output != "-" {
 		fault := "a cancel fault on every tool"

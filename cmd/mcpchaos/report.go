@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // reportFormats are report's --format values.
@@ -84,7 +85,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	for _, n := range m.Notes {
-		fmt.Fprintf(stderr, "mcpchaos report: note: %s\n", n)
+		fmt.Fprintf(stderr, "mcpchaos report: note: %s\n", termsafe.Escape(n))
 	}
 	s := m.Summary()
 	if err := errors.Join(exp.write(s, m.Agg), outs.closeAll()); err != nil {
