@@ -52,7 +52,9 @@ func (s starter) render() (starterOut, error) {
 	line("target:")
 	if s.target.url != "" {
 		line("  http:")
-		line("    url: %s", yamlString(escapeEnv(s.target.url)))
+		url, notes := urlWithRefs(s.target.url)
+		out.notes = append(out.notes, notes...)
+		line("    url: %s", yamlString(url))
 		if len(s.target.header) > 0 {
 			line("    headers:")
 			for _, k := range slices.Sorted(maps.Keys(s.target.header)) {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -101,12 +102,26 @@ func parseTarget(fs *pflag.FlagSet, f *targetFlags) (target, error) {
 	return t, nil
 }
 
-// String names the target as the user gave it.
+// String names the target as the user gave it, the URL's credentials
+// masked (redact.URL).
 func (t target) String() string {
 	if t.url != "" {
-		return t.url
+		return redact.URL(t.url)
 	}
 	return strings.Join(t.command, " ")
+}
+
+// addSecrets adds the target's secrets to the command's outputs (as run
+// adds a scenario's, docs/secrets.md): the URL's password and
+// secret-looking query parameters, every header value, and the URLs in a
+// stdio command's words. Called before anything about the target is
+// printed.
+func (t target) addSecrets(ctx context.Context) {
+	set := redact.FromContext(ctx)
+	if t.url != "" {
+		scenarios.AddHTTPSecrets(set, t.url, t.header)
+	}
+	set.AddURL(t.command...)
 }
 
 // dial connects to the target, settling the era.
@@ -132,7 +147,7 @@ func (t target) dial(ctx context.Context) (*mcp.Client, error) {
 // what says what was tried, for messages.
 func (t target) what() string {
 	if t.url != "" {
-		return t.url
+		return redact.URL(t.url)
 	}
 	return fmt.Sprintf("stdio server %q", strings.Join(t.command, " "))
 }
