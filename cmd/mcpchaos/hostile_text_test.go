@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // The hostile-text suite: a server, a results file or a scenario whose
@@ -53,36 +54,6 @@ func jsonText(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
-// checkPrintable fails when out holds a control character other than a
-// line feed or a tab, or is not UTF-8.
-func checkPrintable(t *testing.T, what, out string) {
-	t.Helper()
-	if !utf8.ValidString(out) {
-		t.Errorf("%s is not UTF-8:\n%q", what, out)
-		return
-	}
-	for _, r := range out {
-		if r != '\n' && r != '\t' && (r < 0x20 || r >= 0x7f && r <= 0x9f) {
-			t.Errorf("%s holds %U:\n%q", what, r, out)
-			return
-		}
-	}
-}
-
-// checkOneResult fails unless the summary has one Result line, FAIL.
-func checkOneResult(t *testing.T, out string) {
-	t.Helper()
-	var lines []string
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "Result") {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) != 1 || !strings.Contains(lines[0], "FAIL") {
-		t.Errorf("Result lines %q, want one that says FAIL:\n%s", lines, out)
-	}
-}
-
 // TestHostileServerText: tools, init and run against a server whose every
 // text is forgedText.
 func TestHostileServerText(t *testing.T) {
@@ -95,8 +66,8 @@ func TestHostileServerText(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit code %d\n%s", code, stderr)
 		}
-		checkPrintable(t, "stdout", stdout)
-		checkPrintable(t, "stderr", stderr)
+		testutil.CheckPrintable(t, "stdout", stdout)
+		testutil.CheckPrintable(t, "stderr", stderr)
 		for _, want := range []string{"Server     evil" + forgedShown + ` 1\x1b[2J`, "fail — " + forgedShown, "\nx" + forgedShown + "\n", `x\x1b[2J`} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("stdout does not show %q:\n%s", want, stdout)
@@ -109,8 +80,8 @@ func TestHostileServerText(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit code %d\n%s", code, stderr)
 		}
-		checkPrintable(t, "stdout", stdout)
-		checkPrintable(t, "stderr", stderr)
+		testutil.CheckPrintable(t, "stdout", stdout)
+		testutil.CheckPrintable(t, "stderr", stderr)
 		path := filepath.Join(t.TempDir(), "s.yaml")
 		if err := os.WriteFile(path, []byte(stdout), 0o644); err != nil {
 			t.Fatal(err)
@@ -127,9 +98,9 @@ func TestHostileServerText(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("exit code %d, want 1 (the check fails)\nstdout: %s\nstderr: %s", code, stdout, stderr)
 		}
-		checkPrintable(t, "stdout", stdout)
-		checkPrintable(t, "stderr", stderr)
-		checkOneResult(t, stdout)
+		testutil.CheckPrintable(t, "stdout", stdout)
+		testutil.CheckPrintable(t, "stderr", stderr)
+		testutil.CheckOneResult(t, stdout)
 		if !strings.Contains(stdout, "Server        evil"+forgedShown) || !strings.Contains(stdout, forgedShown) {
 			t.Errorf("the summary does not show the server's name and error escaped:\n%s", stdout)
 		}
@@ -173,9 +144,9 @@ func TestHostileResultsFile(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit code %d, want 1\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	checkPrintable(t, "stdout", stdout)
-	checkPrintable(t, "stderr", stderr)
-	checkOneResult(t, stdout)
+	testutil.CheckPrintable(t, "stdout", stdout)
+	testutil.CheckPrintable(t, "stderr", stderr)
+	testutil.CheckOneResult(t, stdout)
 	if !strings.Contains(stdout, "Scenario      "+forgedShown) {
 		t.Errorf("the scenario's name is not shown escaped:\n%s", stdout)
 	}
@@ -191,8 +162,8 @@ func TestHostileScenarioValues(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit code %d, want 2\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	checkPrintable(t, "stdout", stdout)
-	checkPrintable(t, "stderr", stderr)
+	testutil.CheckPrintable(t, "stdout", stdout)
+	testutil.CheckPrintable(t, "stderr", stderr)
 	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
 		if !strings.HasPrefix(l, path) {
 			t.Errorf("a line of stderr does not start with the file's name (a value split it):\n%s", stderr)
@@ -226,7 +197,7 @@ func TestHostileErrorText(t *testing.T) {
 			if code != 2 {
 				t.Fatalf("exit code %d, want 2\nstdout: %s\nstderr: %s", code, stdout, stderr)
 			}
-			checkPrintable(t, "stderr", stderr)
+			testutil.CheckPrintable(t, "stderr", stderr)
 			if strings.Contains(stderr, "\nResult") {
 				t.Errorf("the server's message split a line of stderr:\n%s", stderr)
 			}
