@@ -2,6 +2,8 @@ package termsafe
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -54,7 +56,9 @@ func TestWriter(t *testing.T) {
 
 // FuzzEscape: no control character and no invalid byte ever comes out of
 // Escape, none but line feed and tab out of Lines and Writer, and text
-// without them comes out as it went in.
+// without them comes out as it went in; valid JSON keeps its meaning
+// through JSON and loses its DEL, C1 and invalid bytes (the whitespace
+// outside strings is JSON's own).
 func FuzzEscape(f *testing.F) {
 	for _, s := range []string{"", "plain", "a\nb", "\x1b]52;c;aGk=\x07", "\u009b\x9b\xff", "tab\there", "é\r\n"} {
 		f.Add(s, 3)
@@ -82,8 +86,42 @@ func FuzzEscape(f *testing.F) {
 		if utf8.ValidString(s) && out.String() != Lines(s) {
 			t.Fatalf("Writer wrote %q in two writes, Lines gives %q", out.String(), Lines(s))
 		}
+		if json.Valid([]byte(s)) {
+			out := string(JSON([]byte(s)))
+			check("JSON", out, "\n\t\r")
+			var a, b any
+			_ = json.Unmarshal([]byte(s), &a)
+			if err := json.Unmarshal([]byte(out), &b); err != nil || !reflect.DeepEqual(a, b) {
+				t.Fatalf("JSON(%q) = %q decodes to %v (%v), the input to %v", s, out, b, err, a)
+			}
+		}
 		if clean := Escape(s); Escape(clean) != clean {
 			t.Fatalf("Escape(%q) = %q is escaped again", s, clean)
 		}
 	})
+}
+
+// TestJSON: DEL, C1 and invalid bytes become JSON escapes that decode to
+// what a decoder reads from the raw bytes.
+func TestJSON(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", `{"a":"é\u001b"}`, `{"a":"é\u001b"}`},
+		{"DEL and C1", "{\"a\":\"x\x7fy\u009bz\"}", `{"a":"x\u007fy\u009bz"}`},
+		{"invalid byte", "[\"\xff\"]", `["\ufffd"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := JSON([]byte(tt.in))
+			if string(got) != tt.want {
+				t.Fatalf("JSON(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			var a, b any
+			if err := json.Unmarshal([]byte(tt.in), &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(got, &b); err != nil || !reflect.DeepEqual(a, b) {
+				t.Errorf("decodes to %v (%v), the input to %v", b, err, a)
+			}
+		})
+	}
 }

@@ -74,6 +74,18 @@ func TestHostileServerText(t *testing.T) {
 			}
 		}
 	})
+	t.Run("tools --json", func(t *testing.T) {
+		t.Parallel()
+		code, stdout, stderr := runCLI(t, ctx, "tools", "--json", url)
+		if code != 0 {
+			t.Fatalf("exit code %d\n%s", code, stderr)
+		}
+		testutil.CheckPrintable(t, "stdout", stdout)
+		var list struct{ Tools []struct{ Title string } }
+		if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list.Tools) == 0 || list.Tools[0].Title != forgedText {
+			t.Errorf("the JSON does not hold the server's title as sent (%v):\n%s", err, stdout)
+		}
+	})
 	t.Run("init", func(t *testing.T) {
 		t.Parallel()
 		code, stdout, stderr := runCLI(t, ctx, "init", "-o", "-", url)
@@ -149,6 +161,15 @@ func TestHostileResultsFile(t *testing.T) {
 	testutil.CheckOneResult(t, stdout)
 	if !strings.Contains(stdout, "Scenario      "+forgedShown) {
 		t.Errorf("the scenario's name is not shown escaped:\n%s", stdout)
+	}
+	code, stdout, stderr = runCLI(t, context.Background(), "report", "--format", "json", path)
+	if code != 1 {
+		t.Fatalf("--format json: exit code %d, want 1\nstderr: %s", code, stderr)
+	}
+	testutil.CheckPrintable(t, "the JSON summary", stdout)
+	var sum struct{ Scenario string }
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Scenario != forgedText {
+		t.Errorf("the JSON summary does not hold the scenario's name as sent (%v): %q", err, sum.Scenario)
 	}
 }
 

@@ -92,7 +92,7 @@ func writeToolsJSON(w io.Writer, l *mcp.ToolList) error {
 		return fmt.Errorf("write the tool list: %w", err)
 	}
 	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(termsafe.JSON(b.Bytes())) // the server's strings, DEL and C1 escaped
 	return err
 }
 
