@@ -51,7 +51,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos init: %v (see mcpchaos init --help)\n", err)
 		return 2
 	}
-	t.addSecrets(ctx) // before anything about the target is printed
+	t.addSecrets(ctx, false) // before anything about the target is printed
 	if err := checkOverwrites(commandFiles(t.command), []fileUse{{"--output", f.output}}); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
 		return 2

@@ -113,13 +113,24 @@ func (t target) String() string {
 
 // addSecrets adds the target's secrets to the command's outputs (as run
 // adds a scenario's, docs/secrets.md): the URL's password and
-// secret-looking query parameters, every header value, and the URLs in a
-// stdio command's words. Called before anything about the target is
-// printed.
-func (t target) addSecrets(ctx context.Context) {
+// secret-looking query parameters, the header values, and the URLs in a
+// stdio command's words. With allHeaders every header value is a secret
+// (tools); without, only those of headers whose names look secret (init,
+// whose scenario holds the other values as written: on stdout too).
+// Called before anything about the target is printed.
+func (t target) addSecrets(ctx context.Context, allHeaders bool) {
 	set := redact.FromContext(ctx)
 	if t.url != "" {
-		scenarios.AddHTTPSecrets(set, t.url, t.header)
+		headers := t.header
+		if !allHeaders {
+			headers = map[string]string{}
+			for k, v := range t.header {
+				if secretHeader(k) {
+					headers[k] = v
+				}
+			}
+		}
+		scenarios.AddHTTPSecrets(set, t.url, headers)
 	}
 	set.AddURL(t.command...)
 }

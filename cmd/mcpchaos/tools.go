@@ -43,7 +43,7 @@ func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpchaos tools: %v (see mcpchaos tools --help)\n", err)
 		return 2
 	}
-	t.addSecrets(ctx) // before anything about the target is printed
+	t.addSecrets(ctx, true) // before anything about the target is printed
 	c, list, err := t.listTools(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos tools: %v\n", err)

@@ -127,3 +127,21 @@ func TestURLWithRefs(t *testing.T) {
 		})
 	}
 }
+
+// TestInitKeepsPlainHeaders: init -o - prints the scenario it would
+// write: a header whose name does not look secret keeps its value (it is
+// no secret of init's), a secret-looking one is a reference.
+func TestInitKeepsPlainHeaders(t *testing.T) {
+	t.Parallel()
+	url := credURL(builtinHTTP(t).URL, "S3cretPass", "K3yValue99")
+	code, stdout, stderr := runCLI(t, context.Background(), "init", "-o", "-", "-H", "X-Env: staging-blue", "-H", "Authorization: Bearer T0kenValue", url)
+	if code != 0 {
+		t.Fatalf("exit code %d\n%s", code, stderr)
+	}
+	checkNoSecrets(t, map[string]string{"stdout": stdout, "stderr": stderr}, "S3cretPass", "K3yValue99", "T0kenValue")
+	for _, want := range []string{"X-Env: staging-blue", `Authorization: "${MCP_AUTHORIZATION}"`, "${MCP_URL_PASSWORD}"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the scenario does not have %q:\n%s", want, stdout)
+		}
+	}
+}
