@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/scenarios"
@@ -34,7 +35,7 @@ func checkOverwrites(inputs, outputs []fileUse) error {
 		info  os.FileInfo
 	}
 	var seen []file
-	for i, u := range append(append([]fileUse(nil), inputs...), outputs...) {
+	for i, u := range slices.Concat(inputs, outputs) {
 		if u.path == "" || u.path == "-" {
 			continue
 		}
@@ -91,11 +92,11 @@ func checkRunFiles(path string, sc *scenarios.Scenario, outputs []fileUse) error
 			logs = append(logs, fileUse{fmt.Sprintf("orphans.probes[%d].log.file", i), p.Log.File})
 		}
 	}
-	if err := checkOverwrites(append(inputs, logs...), outputs); err != nil {
+	if err := checkOverwrites(slices.Concat(inputs, logs), outputs); err != nil {
 		return err
 	}
 	if b := sc.Target.Builtin; b != nil && b.LogCalls != "" {
-		return checkOverwrites(inputs, append(outputs, fileUse{"target.builtin.log_calls", b.LogCalls}))
+		return checkOverwrites(inputs, slices.Concat(outputs, []fileUse{{"target.builtin.log_calls", b.LogCalls}}))
 	}
 	return nil
 }
@@ -119,11 +120,9 @@ func exportFiles(f *exportFlags, flag string) []fileUse {
 	add("--vegeta", f.vegeta)
 	add("--html", f.html)
 	add("--output", f.text)
-	if f.hgrm != "-" {
+	if f.hgrm != "" && f.hgrm != "-" {
 		for _, name := range report.HistogramNames() {
-			if f.hgrm != "" {
-				add("--hgrm", hgrmPath(f.hgrm, name))
-			}
+			add("--hgrm", hgrmPath(f.hgrm, name))
 		}
 	}
 	return out
