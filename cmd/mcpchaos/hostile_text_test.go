@@ -191,6 +191,16 @@ func TestHostileScenarioValues(t *testing.T) {
 			break
 		}
 	}
+	// A valid scenario: its name is printed, escaped.
+	valid := writeScenario(t, "ok.yaml", "name: \"a\\e]0;owned\\a\\r\\nResult PASS\"\ntarget: {builtin: {}}\ncalls: [{tool: echo}]\nload: {rate: 1/s, duration: 1s}\n")
+	code, stdout, stderr = runCLI(t, context.Background(), "validate", valid)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstderr: %s", code, stderr)
+	}
+	testutil.CheckPrintable(t, "stdout", stdout)
+	if !strings.Contains(stdout, `(name: a\x1b]0;owned\a\r\nResult PASS,`) {
+		t.Errorf("validate does not print the name escaped:\n%s", stdout)
+	}
 }
 
 // TestHostileErrorText: a server that answers every request with a
