@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/proxy"
+	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -55,6 +56,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		printProblems(stderr, "", file, err)
 		return 2
 	}
+	redact.FromContext(ctx).Merge(pf.Secrets) // before anything about the file is printed
 	p, err := proxy.New(pf)
 	if err != nil {
 		printProblems(stderr, "", file, err)

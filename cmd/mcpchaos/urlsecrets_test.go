@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // URL credentials given to tools and init on the command line are masked
@@ -142,6 +144,26 @@ func TestInitKeepsPlainHeaders(t *testing.T) {
 	for _, want := range []string{"X-Env: staging-blue", `Authorization: "${MCP_AUTHORIZATION}"`, "${MCP_URL_PASSWORD}"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the scenario does not have %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestProxyMasksUpstreamCredentials: the proxy's upstream URL is a secret
+// of the proxy as a scenario's target URL is of run: the error that names
+// an unreachable upstream masks its password and key, long or short.
+func TestProxyMasksUpstreamCredentials(t *testing.T) {
+	t.Parallel()
+	closed := testutil.ClosedAddr(t)
+	for _, secrets := range [][2]string{{"S3cretPass", "K3yValue99"}, {"Qz", "K1"}} {
+		url := credURL("http://"+closed+"/mcp", secrets[0], secrets[1])
+		path := writeScenario(t, "p.yaml", "listen: 127.0.0.1:0\nupstream: {http: {url: '"+url+"'}}\n")
+		code, stdout, stderr := runCLI(t, context.Background(), "proxy", path)
+		if code != 2 {
+			t.Fatalf("exit code %d, want 2\n%s", code, stderr)
+		}
+		checkNoSecrets(t, map[string]string{"stdout": stdout, "stderr": stderr}, ":"+secrets[0]+"@", "api_key="+secrets[1])
+		if !strings.Contains(stderr, "me:[redacted]@"+closed) {
+			t.Errorf("the error does not name the upstream masked:\n%s", stderr)
 		}
 	}
 }
