@@ -3,6 +3,8 @@ package mcp
 import (
 	"errors"
 	"unicode/utf8"
+
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // protocolError ends a call because the server broke the protocol on it:
@@ -30,13 +32,14 @@ func IsProtocolError(err error) bool {
 // JSON-RPC message, but its id still says whose answer it was.
 var errInvalidUTF8 = errors.New("message is not valid UTF-8")
 
-// quoteFew quotes at most n bytes of b for an error message.
+// quoteFew quotes at most n bytes of b for an error message, control
+// characters escaped (termsafe): the bytes are the server's.
 func quoteFew(b []byte, n int) string {
 	if len(b) <= n {
-		return "`" + string(b) + "`"
+		return "`" + termsafe.Escape(string(b)) + "`"
 	}
 	for n > 0 && !utf8.RuneStart(b[n]) {
 		n--
 	}
-	return "`" + string(b[:n]) + "…`"
+	return "`" + termsafe.Escape(string(b[:n])) + "…`"
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // decodeCallResult reads the parts of a tools/call result the measurements
@@ -171,8 +173,11 @@ type RPCError struct {
 	Data    json.RawMessage
 }
 
+// Error quotes the server's message with its control characters escaped
+// (termsafe): a line feed in it does not start a line of the message's
+// own wherever it is printed. Message keeps it as sent.
 func (e *RPCError) Error() string {
-	return fmt.Sprintf("server answered error %d: %s", e.Code, e.Message)
+	return fmt.Sprintf("server answered error %d: %s", e.Code, termsafe.Escape(e.Message))
 }
 
 // versionErrorData is the data of -32022 (and of legacy -32602 version

@@ -24,8 +24,12 @@ func SecretName(name string) bool {
 	return false
 }
 
-// span is [start, end) in a string.
-type span struct{ start, end int }
+// span is [start, end) in a string; param names the query parameter whose
+// value it is ("" for the user information).
+type span struct {
+	start, end int
+	param      string
+}
 
 // secretSpans returns where the secrets of a URL stand in raw: the password
 // of its user information (or the user name when there is no password),
@@ -44,9 +48,9 @@ func secretSpans(raw string) []span {
 		if at := strings.LastIndexByte(raw[auth:end], '@'); at >= 0 {
 			info := raw[auth : auth+at]
 			if colon := strings.IndexByte(info, ':'); colon >= 0 {
-				out = append(out, span{auth + colon + 1, auth + at})
+				out = append(out, span{auth + colon + 1, auth + at, ""})
 			} else {
-				out = append(out, span{auth, auth + at})
+				out = append(out, span{auth, auth + at, ""})
 			}
 		}
 		rest = end
@@ -72,7 +76,7 @@ func secretSpans(raw string) []span {
 				name = un
 			}
 			if SecretName(name) && i+eq+1 < pe {
-				out = append(out, span{i + eq + 1, pe})
+				out = append(out, span{i + eq + 1, pe, name})
 			}
 		}
 		i = pe + 1
@@ -116,6 +120,30 @@ func URLSecrets(raw string) []string {
 		}
 		if un, err := url.QueryUnescape(v); err == nil && !slices.Contains(out, un) {
 			out = append(out, un)
+		}
+	}
+	return out
+}
+
+// URLSecret is one secret of a URL and where it stands in the URL as
+// written: raw[Start:End].
+type URLSecret struct {
+	Start, End int
+	// Param is the name of the query parameter whose value it is
+	// (unescaped), or "" for the password of the user information (the
+	// user name when there is no password).
+	Param string
+}
+
+// URLSecretsAt returns the secrets of raw (see URLSecrets) in the order
+// they stand, with where they stand, for a caller that replaces them
+// with something else than Mask (mcpchaos init writes environment
+// references). Empty values are left out.
+func URLSecretsAt(raw string) []URLSecret {
+	var out []URLSecret
+	for _, s := range secretSpans(raw) {
+		if s.start < s.end {
+			out = append(out, URLSecret{Start: s.start, End: s.end, Param: s.param})
 		}
 	}
 	return out

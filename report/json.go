@@ -1,17 +1,25 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
-// JSON writes the summary as indented JSON.
+// JSON writes the summary as indented JSON, DEL and C1 controls escaped
+// as well (termsafe.JSON): it is often printed on a terminal.
 func (s *Summary) JSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // checks hold < and >
 	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("write summary json: %w", err)
+	}
+	if _, err := w.Write(termsafe.JSON(b.Bytes())); err != nil {
 		return fmt.Errorf("write summary json: %w", err)
 	}
 	return nil

@@ -68,8 +68,10 @@ func (p *ProxyHistogram) Percentiles() ProxyPercentiles {
 	return ProxyPercentiles{P50: usToMs(p.h.quantile(50)), P99: usToMs(p.h.quantile(99)), Max: usToMs(p.h.max), Count: p.h.count()}
 }
 
-// WriteProxyText writes the summary as text, one fact a line.
+// WriteProxyText writes the summary as text, one fact a line, every
+// string escaped (textsafe.go).
 func WriteProxyText(w io.Writer, s *ProxySummary) error {
+	s = textSafe(s)
 	c := s.Clients
 	_, err := fmt.Fprintf(w, `mcpchaos proxy %s (listen %s, seed %d)
   calls               %d

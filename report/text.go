@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // Text layout: a label column, then items separated by gaps, wrapped at
@@ -55,7 +56,9 @@ func (t *textOut) items(label string, items ...string) {
 
 // Text writes the human summary `mcpchaos run` prints: the run, calls,
 // rates, latencies, each area, the verdicts, the checks and the result.
+// Every string of s is printed escaped (textsafe.go).
 func (s *Summary) Text(w io.Writer) error {
+	s = textSafe(s)
 	var t textOut
 	s.textHeader(&t)
 	for _, block := range []func(*textOut){s.textCalls, s.textErrors, s.textLatency, s.textTools,
@@ -65,7 +68,7 @@ func (s *Summary) Text(w io.Writer) error {
 	}
 	s.textVerdicts(&t)
 	s.textChecks(&t)
-	if _, err := w.Write(t.b.Bytes()); err != nil {
+	if _, err := io.WriteString(w, termsafe.Lines(t.b.String())); err != nil {
 		return fmt.Errorf("write summary: %w", err)
 	}
 	return nil

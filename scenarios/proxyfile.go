@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/mcpchaos/mcpchaos/redact"
 )
 
 // ProxyFile is a proxy file, what `mcpchaos proxy` reads: where it
@@ -26,6 +28,10 @@ type ProxyFile struct {
 	// that tells sessionless clients apart; "" for none.
 	IdentityHeader string
 	Faults         []Fault
+	// Secrets are the values no output may show, collected as a
+	// scenario's are (secrets.go): the upstream URL's credentials, header
+	// and env values, what ${VAR} references expanded to. nil when none.
+	Secrets *redact.Set
 }
 
 // DefaultHold is how long the proxy holds an endless call before it gives
@@ -85,6 +91,9 @@ func ParseProxy(filename string, data []byte) (*ProxyFile, error) {
 		return nil, d.errs
 	}
 	p := d.proxyFile(body)
+	if d.collectSecrets(&Scenario{Target: Target{HTTP: p.Upstream, Stdio: p.Stdio}}); !d.secrets.Empty() {
+		p.Secrets = d.secrets
+	}
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted().redacted(d.secrets)
 	}

@@ -47,11 +47,7 @@ func newSecretLookup(set *redact.Set, lookup func(string) (string, bool)) func(s
 func (d *decoder) collectSecrets(s *Scenario) {
 	set := d.secrets
 	if h := s.Target.HTTP; h != nil {
-		set.AddURL(h.URL)
-		for _, v := range h.Headers {
-			set.Add(redact.HeaderSecrets(v)...)
-			set.AddURL(v)
-		}
+		AddHTTPSecrets(set, h.URL, h.Headers)
 	}
 	if st := s.Target.Stdio; st != nil {
 		for _, v := range st.Env {
@@ -67,6 +63,18 @@ func (d *decoder) collectSecrets(s *Scenario) {
 	}
 	if s.Gateway != nil {
 		set.AddURL(s.Gateway.Truth...)
+	}
+}
+
+// AddHTTPSecrets adds to set the secrets of an HTTP target: the
+// credentials of its URL (and the URL, masked whole wherever it appears)
+// and every header value. A scenario's target is added while it is
+// decoded; tools and init add the target they are given.
+func AddHTTPSecrets(set *redact.Set, url string, headers map[string]string) {
+	set.AddURL(url)
+	for _, v := range headers {
+		set.Add(redact.HeaderSecrets(v)...)
+		set.AddURL(v)
 	}
 }
 

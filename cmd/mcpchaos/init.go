@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // initFlags are the command line of `mcpchaos init`.
@@ -49,6 +51,11 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos init: %v (see mcpchaos init --help)\n", err)
 		return 2
 	}
+	t.addSecrets(ctx, false) // before anything about the target is printed
+	if err := checkOverwrites(commandFiles(t.command), []fileUse{{"--output", f.output}}); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
+		return 2
+	}
 	if f.output != "-" && !f.force {
 		if _, err := os.Lstat(f.output); err == nil {
 			fmt.Fprintf(stderr, "mcpchaos init: %s exists; choose another file with -o, or overwrite it with --force\n", f.output)
@@ -77,7 +84,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, n := range res.notes {
-		fmt.Fprintf(stderr, "mcpchaos init: note: %s\n", n)
+		fmt.Fprintf(stderr, "mcpchaos init: note: %s\n", termsafe.Escape(n))
 	}
 	if f.output != "-" {
 		fault := "a cancel fault on every tool"

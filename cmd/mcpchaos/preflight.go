@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 
@@ -46,6 +47,6 @@ func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, 
 // warnRejected says on stderr which tools the list leaves out, and why.
 func warnRejected(stderr io.Writer, cmd string, rejected []mcp.RejectedTool) {
 	for _, r := range rejected {
-		fmt.Fprintf(stderr, "%s: warning: %s\n", cmd, r)
+		fmt.Fprintf(stderr, "%s: warning: %s\n", cmd, termsafe.Escape(r.String()))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/proxy"
+	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -55,9 +56,15 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		printProblems(stderr, "", file, err)
 		return 2
 	}
+	redact.FromContext(ctx).Merge(pf.Secrets) // before anything about the file is printed
 	p, err := proxy.New(pf)
 	if err != nil {
 		printProblems(stderr, "", file, err)
+		return 2
+	}
+	if err := checkOverwrites([]fileUse{{"the proxy file", file}},
+		[]fileUse{{"--output", f.output}, {"--summary-json", f.summaryJSON}}); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
 		return 2
 	}
 	// Each call's record is written to --output as the call settles, so

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // Every output of mcpchaos goes through one set of secrets (package redact;
@@ -33,15 +34,26 @@ var rawStdout = map[string]bool{"serve": true}
 // redactOutputs wraps a command's stdout and stderr so that every line is
 // redacted with one set, carried by the returned context. flush writes
 // what the writers still hold (an unterminated last line).
+//
+// Standard error is for people only: it is also made terminal-safe
+// (termsafe.Writer: every control character but line feeds and tabs
+// escaped, whatever a server put in an error message or its own stderr).
+// The live status line writes its own control sequences beneath it
+// (statusLine).
 func redactOutputs(ctx context.Context, command string, stdout, stderr io.Writer) (_ context.Context, out, errOut io.Writer, flush func()) {
 	set := redact.New()
 	ew := set.Writer(stderr)
+	tw := termsafe.NewWriter(ew)
 	if rawStdout[command] {
-		return redact.NewContext(ctx, set), stdout, ew, func() { _ = ew.Flush() }
+		return redact.NewContext(ctx, set), stdout, tw, func() {
+			_ = tw.Flush()
+			_ = ew.Flush()
+		}
 	}
 	ow := set.Writer(stdout)
-	return redact.NewContext(ctx, set), ow, ew, func() {
+	return redact.NewContext(ctx, set), ow, tw, func() {
 		_ = ow.Flush()
+		_ = tw.Flush()
 		_ = ew.Flush()
 	}
 }

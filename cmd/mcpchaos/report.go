@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // reportFormats are report's --format values.
@@ -46,6 +47,14 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		output = "-"
 	}
 	*ex.field(format) = output
+	var inputs []fileUse
+	for _, path := range fs.Args() {
+		inputs = append(inputs, fileUse{"the results file", path})
+	}
+	if err := checkOverwrites(inputs, exportFiles(&ex, "--output")); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos report: %v\n", err)
+		return 2
+	}
 	outs := newOutputs(ctx, stdout)
 	// The attack name of vegeta results is the first file's scenario, known
 	// only once read: outputs are still opened before any file is read.
@@ -76,7 +85,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	for _, n := range m.Notes {
-		fmt.Fprintf(stderr, "mcpchaos report: note: %s\n", n)
+		fmt.Fprintf(stderr, "mcpchaos report: note: %s\n", termsafe.Escape(n))
 	}
 	s := m.Summary()
 	if err := errors.Join(exp.write(s, m.Agg), outs.closeAll()); err != nil {

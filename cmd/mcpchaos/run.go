@@ -92,6 +92,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos run: %s\n", note)
 	}
 	addSecrets(ctx, sc) // before anything about the scenario is written
+	outputFiles := append([]fileUse{{"--output", f.output}}, exportFiles(&f.exports, "")...)
+	if err := checkRunFiles(fs.Arg(0), sc, outputFiles); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		return 2
+	}
 	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
 	// Every output is opened before the load: a path that cannot be
 	// created fails here, before any call.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 
@@ -49,7 +50,8 @@ func (s starter) render() (starterOut, error) {
 	if name == "" {
 		name = "my-server"
 	}
-	line("# A starter scenario for %s %s (era %s over %s), written by `mcpchaos init`.", name, s.server.Version, s.server.Era, s.server.Transport)
+	line("# A starter scenario for %s %s (era %s over %s), written by `mcpchaos init`.",
+		termsafe.Escape(name), termsafe.Escape(s.server.Version), s.server.Era, s.server.Transport)
 	line("# Check it with `mcpchaos validate FILE` and run it with `mcpchaos run FILE`; every key is")
 	line("# described in docs/scenarios.md. Change what the comments point at, then raise the load.")
 	line("name: %s", yamlString(name))
@@ -57,7 +59,9 @@ func (s starter) render() (starterOut, error) {
 	line("target:")
 	if s.target.url != "" {
 		line("  http:")
-		line("    url: %s", yamlString(escapeEnv(s.target.url)))
+		url, notes := urlWithRefs(s.target.url)
+		out.notes = append(out.notes, notes...)
+		line("    url: %s", yamlString(url))
 		if len(s.target.header) > 0 {
 			line("    headers:")
 			for _, k := range slices.Sorted(maps.Keys(s.target.header)) {
@@ -149,7 +153,10 @@ func (s starter) render() (starterOut, error) {
 		line("  # - cancellation.orphaned == 0  # with a probe above: no work left running after the load")
 	}
 	line("  # - p99(call) < 2s              # set from the p99 of a first run")
-	out.yaml = []byte(b.String())
+	// The server's text in comments and strings keeps no control
+	// character: the file is often printed (-o -, cat), and YAML reads
+	// the escapes the same inside double quotes.
+	out.yaml = []byte(termsafe.Lines(b.String()))
 	return out, nil
 }
 

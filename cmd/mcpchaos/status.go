@@ -10,6 +10,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/engine"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 // statusLine draws a one-line live status on a terminal, about once a
@@ -24,14 +25,24 @@ type statusLine struct {
 	drawn bool
 }
 
+// The line's text is mcpchaos's own (counts, durations, outcome names),
+// so it is drawn beneath the terminal-safe writer of stderr, which would
+// escape its carriage return and erase sequence.
 func newStatusLine(w io.Writer, quiet bool, agg *report.Aggregator) *statusLine {
+	if t, ok := w.(*termsafe.Writer); ok {
+		w = t.Unwrap()
+	}
 	return &statusLine{w: w, on: !quiet && isTerminal(w), agg: agg}
 }
 
-// isTerminal reports whether w, or the writer it wraps (a redact.Writer),
-// is a character device (a terminal).
+// isTerminal reports whether w, or a writer it wraps (a termsafe.Writer,
+// a redact.Writer), is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
 		w = u.Unwrap()
 	}
 	f, ok := w.(*os.File)

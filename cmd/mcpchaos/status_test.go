@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 func TestStatusText(t *testing.T) {
@@ -35,6 +37,9 @@ func TestStatusText(t *testing.T) {
 			report.Live{Rate: 5}, "drain: waiting for calls in flight  11s/10s  achieved 5/s  in flight 3"},
 		{"probes", engine.Live{Elapsed: 13 * time.Second, Total: 10 * time.Second, Phase: engine.PhaseProbes},
 			report.Live{Rate: 5}, "probes: grace, quiet window, probes back to baseline  13s/10s  achieved 5/s  in flight 0"},
+		{"only the outcomes mcpchaos knows: a record's own text is never drawn", engine.Live{Elapsed: time.Second, Total: 10 * time.Second},
+			report.Live{Rate: 1, Outcomes: map[string]int{"ok": 1, "ok\x1b]0;owned\a\r\nResult PASS": 5}},
+			"1s/10s  achieved 1/s  in flight 0  ok 1"},
 		{"p99 to three significant digits", engine.Live{Elapsed: 3 * time.Second, Total: 10 * time.Second, Offered: 5},
 			report.Live{Rate: 5, P99: 1260 * time.Microsecond, Outcomes: map[string]int{"ok": 15}},
 			"3s/10s  offered 5/s  achieved 5/s  in flight 0  ok 15  p99 1.26ms"},
@@ -70,5 +75,15 @@ func TestStatusLineDrawing(t *testing.T) {
 	line := "\r\033[K" + statusText(live, agg.Snapshot())
 	if want := line + line + "\r\033[K"; buf.String() != want {
 		t.Errorf("drew %q, want %q", buf.String(), want)
+	}
+}
+
+// TestStatusLineBeneathTermsafe: stderr escapes control characters
+// (termsafe.Writer); the status line draws its own beneath it.
+func TestStatusLineBeneathTermsafe(t *testing.T) {
+	var buf bytes.Buffer
+	s := newStatusLine(termsafe.NewWriter(&buf), false, report.NewAggregator(report.Rules{}))
+	if s.w != io.Writer(&buf) {
+		t.Errorf("the status line writes to %T, want the writer beneath the terminal-safe one", s.w)
 	}
 }

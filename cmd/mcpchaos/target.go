@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -101,12 +102,37 @@ func parseTarget(fs *pflag.FlagSet, f *targetFlags) (target, error) {
 	return t, nil
 }
 
-// String names the target as the user gave it.
+// String names the target as the user gave it, the URL's credentials
+// masked (redact.URL).
 func (t target) String() string {
 	if t.url != "" {
-		return t.url
+		return redact.URL(t.url)
 	}
 	return strings.Join(t.command, " ")
+}
+
+// addSecrets adds the target's secrets to the command's outputs (as run
+// adds a scenario's, docs/secrets.md): the URL's password and
+// secret-looking query parameters, the header values, and the URLs in a
+// stdio command's words. With allHeaders every header value is a secret
+// (tools); without, only those of headers whose names look secret (init,
+// whose scenario holds the other values as written: on stdout too).
+// Called before anything about the target is printed.
+func (t target) addSecrets(ctx context.Context, allHeaders bool) {
+	set := redact.FromContext(ctx)
+	if t.url != "" {
+		headers := t.header
+		if !allHeaders {
+			headers = map[string]string{}
+			for k, v := range t.header {
+				if secretHeader(k) {
+					headers[k] = v
+				}
+			}
+		}
+		scenarios.AddHTTPSecrets(set, t.url, headers)
+	}
+	set.AddURL(t.command...)
 }
 
 // dial connects to the target, settling the era.
@@ -132,7 +158,7 @@ func (t target) dial(ctx context.Context) (*mcp.Client, error) {
 // what says what was tried, for messages.
 func (t target) what() string {
 	if t.url != "" {
-		return t.url
+		return redact.URL(t.url)
 	}
 	return fmt.Sprintf("stdio server %q", strings.Join(t.command, " "))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 
@@ -42,6 +43,7 @@ func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpchaos tools: %v (see mcpchaos tools --help)\n", err)
 		return 2
 	}
+	t.addSecrets(ctx, true) // before anything about the target is printed
 	c, list, err := t.listTools(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos tools: %v\n", err)
@@ -90,26 +92,30 @@ func writeToolsJSON(w io.Writer, l *mcp.ToolList) error {
 		return fmt.Errorf("write the tool list: %w", err)
 	}
 	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(termsafe.JSON(b.Bytes())) // the server's strings, DEL and C1 escaped
 	return err
 }
 
-// writeTools prints the server and its tools for a person.
+// writeTools prints the server and its tools for a person. What the
+// server sent is printed escaped (termsafe.Escape: a control character
+// shows as \x1b, a line feed in a name as \n), and what is written passes
+// termsafe.Lines, so that no control character but the listing's own line
+// feeds reaches the terminal.
 func writeTools(w io.Writer, s serverInfo, tools []mcp.Tool) error {
 	var b strings.Builder
-	name := s.Name
+	name := termsafe.Escape(s.Name)
 	if name == "" {
 		name = "(no name given)"
 	}
-	fmt.Fprintf(&b, "Server     %s %s\n", name, s.Version)
-	fmt.Fprintf(&b, "Era        %s\n", s.Era)
-	fmt.Fprintf(&b, "Transport  %s   %s\n", s.Transport, s.Target)
+	fmt.Fprintf(&b, "Server     %s %s\n", name, termsafe.Escape(s.Version))
+	fmt.Fprintf(&b, "Era        %s\n", termsafe.Escape(string(s.Era)))
+	fmt.Fprintf(&b, "Transport  %s   %s\n", s.Transport, termsafe.Escape(s.Target))
 	fmt.Fprintf(&b, "Tools      %d\n", len(tools))
 	for _, t := range tools {
 		b.WriteString("\n")
 		writeTool(&b, t)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, termsafe.Lines(b.String()))
 	return err
 }
 
@@ -117,13 +123,13 @@ func writeTools(w io.Writer, s serverInfo, tools []mcp.Tool) error {
 const descWidth = 96
 
 func writeTool(b *strings.Builder, t mcp.Tool) {
-	b.WriteString(t.Name)
+	b.WriteString(termsafe.Escape(t.Name))
 	if t.Title != "" {
-		b.WriteString(" — " + t.Title)
+		b.WriteString(" — " + termsafe.Escape(t.Title))
 	}
 	b.WriteString("\n")
 	for _, line := range wrap(t.Description, descWidth) {
-		b.WriteString("  " + line + "\n")
+		b.WriteString("  " + termsafe.Escape(line) + "\n")
 	}
 	if toolschema.SaysProgress(t) {
 		b.WriteString("  progress: the tool says it sends progress\n")
@@ -132,7 +138,7 @@ func writeTool(b *strings.Builder, t mcp.Tool) {
 	}
 	s, err := toolschema.Compile(t.Name, t.InputSchema)
 	if err != nil {
-		fmt.Fprintf(b, "  input schema: %v\n", err)
+		fmt.Fprintf(b, "  input schema: %s\n", termsafe.Escape(err.Error()))
 		return
 	}
 	params := s.Params()
@@ -148,7 +154,9 @@ func writeTool(b *strings.Builder, t mcp.Tool) {
 		if p.Required {
 			req = "yes"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, dash(p.Type), req, dash(clipCell(p.Default, 40)), dash(clipCell(p.Enum, 40)), clipCell(oneLineText(p.Description), 60))
+		cell := func(s string, n int) string { return clipCell(termsafe.Escape(s), n) }
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(p.Name), dash(termsafe.Escape(p.Type)), req,
+			dash(cell(p.Default, 40)), dash(cell(p.Enum, 40)), cell(oneLineText(p.Description), 60))
 	}
 	_ = tw.Flush()
 	for _, line := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/engine"
 	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/termsafe"
 )
 
 const validateUsage = `usage: mcpchaos validate [flags] SCENARIO.yaml...
@@ -72,7 +73,7 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		addSecrets(ctx, prep.Scenario)
 		s := prep.Scenario
-		fmt.Fprintf(stdout, "ok  %s (name: %s, target: %s, %s, %s, %s)\n", file, s.Name, s.Target,
+		fmt.Fprintf(stdout, "ok  %s (name: %s, target: %s, %s, %s, %s)\n", file, termsafe.Escape(s.Name), termsafe.Escape(s.Target.String()),
 			count(len(s.Calls), "call"), count(len(s.Faults), "fault"), count(len(s.Checks), "check"))
 	}
 	return code

@@ -4,8 +4,9 @@
 // (Binary, Main, Build), reading a Prometheus text page (Scrape, Watch),
 // finding the address a subprocess bound when it listened on port 0
 // (LogStderr, ServeMetricsURL), a writer that goroutines or a process
-// and a test can share (LockedWriter), golden files (Golden), and real
-// nginx on loopback with a configuration of the test's (StartNginx).
+// and a test can share (LockedWriter), golden files (Golden), text that must not act
+// on a terminal (CheckPrintable, CheckOneResult), and real nginx on
+// loopback with a configuration of the test's (StartNginx).
 //
 // The rules these helpers serve keep the suite green on a busy machine:
 // read a counter before starting the goroutine that changes it; wait on

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// forged is what a hostile server or results file puts in a field: a
+// terminal title, a screen clear, and a line that would forge the result.
+const forged = "boom\x1b]0;owned\x07\x1b[2J\r\nResult        PASS\n\u009b31m"
+
+// hostileSummary is a failed run whose every kind of text field holds s.
+func hostileSummary(s string) *Summary {
+	recs := goldenRecords()
+	recs = append(recs,
+		call(3*time.Second, results.ToolError, resp(20), with(func(r *results.Record) { r.Tool, r.Error = s, s })),
+		call(3*time.Second, results.RPCError, resp(20), with(func(r *results.Record) { r.Error = "rpc " + s })))
+	a := aggregate(recs...)
+	a.SetConnection(goldenConn())
+	o := goldenOrphans()
+	o.ProbeErrors = append(o.ProbeErrors, s)
+	a.SetOrphans(o)
+	m := testMeta("2026-07-28")
+	m.Scenario, m.Server, m.Target = s, s, s
+	sum := a.Summary(m)
+	checks := goldenChecks()
+	checks[0].Raw = s
+	sum.Evaluate(checks, true)
+	sum.Verdicts = append(sum.Verdicts, Verdict{Area: s, Status: "pass", Evidence: s})
+	return sum
+}
+
+// checkTerminalSafe fails unless out holds no control character but line
+// feeds and has exactly one Result line, which says FAIL.
+func checkTerminalSafe(t *testing.T, out string) {
+	t.Helper()
+	if strings.Contains(out, "\t") {
+		t.Errorf("the text holds a tab:\n%q", out)
+	}
+	testutil.CheckPrintable(t, "the text", out)
+	testutil.CheckOneResult(t, out)
+}
+
+// TestTextEscapesFields: server text in every field shows escaped, on the
+// line of its field; the summary itself keeps its raw strings (the JSON
+// output escapes in its own way).
+func TestTextEscapesFields(t *testing.T) {
+	s := hostileSummary(forged)
+	var b bytes.Buffer
+	if err := s.Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	checkTerminalSafe(t, b.String())
+	want := `boom\x1b]0;owned\a\x1b[2J\r\nResult        PASS\n\u009b31m`
+	for _, label := range []string{"Scenario", "Target", "Server"} {
+		text := "\n" + b.String()
+		i := strings.Index(text, "\n"+label+" ")
+		if line, _, _ := strings.Cut(text[i+1:], "\n"); i < 0 || !strings.Contains(line, want) {
+			t.Errorf("the %s line does not show %s:\n%s", label, want, b.String())
+		}
+	}
+	if s.Server != forged || s.Tools[forged].Calls != 1 {
+		t.Errorf("Text changed the summary: server %q, tools %v", s.Server, s.Tools)
+	}
+}
+
+// TestProxyTextEscapes: the proxy's summary text is escaped too.
+func TestProxyTextEscapes(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteProxyText(&b, &ProxySummary{Name: forged, Listen: "127.0.0.1:1", Faults: map[string]int{forged: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.CheckPrintable(t, "the text", b.String())
+	if !strings.Contains(b.String(), `mcpchaos proxy boom\x1b]0;owned\a`) {
+		t.Errorf("the name is not shown escaped:\n%s", b.String())
+	}
+}
+
+// FuzzTextEscaping: whatever a server or a results file puts in the text
+// fields of a failed run, the text summary holds no control character but
+// its own line feeds, and one Result line, FAIL.
+func FuzzTextEscaping(f *testing.F) {
+	for _, s := range []string{"", "echo", forged, "\x9b2J", "\xff\xfe", "a\tb\vc\fd", "\u0085\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		if err := hostileSummary(s).Text(&b); err != nil {
+			t.Fatal(err)
+		}
+		checkTerminalSafe(t, b.String())
+	})
+}
