@@ -164,8 +164,8 @@ progress: {flood_hz: 50}
 	}
 }
 
-// TestProgressAfterResponse: the extra notification the target sends 10 ms
-// after each result is a violation, one per call: on stdio, and on a 2025
+// TestProgressAfterResponse: the extra notification the target sends once
+// each result is written is a violation, one per call: on stdio, and on a 2025
 // HTTP session, where the target sends it through the session and so on
 // the standalone GET stream, which the session must open to see it.
 func TestProgressAfterResponse(t *testing.T) {
