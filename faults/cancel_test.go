@@ -60,9 +60,9 @@ progress: {grace: 300ms}
 				}
 				// The call's cancel is the fault's: stamped once the fault
 				// began to act (±1µs of truncation), before the call ended.
-				// How soon after is the timing benchmark's business (a
-				// starved machine took 450ms here), so the bound is loose.
-				if r.CancelUs < f.ActualUs-1 || r.CancelUs > f.ActualUs+time.Second.Microseconds() || (r.EndUs != 0 && r.CancelUs > r.EndUs) {
+				// How soon after is the timing tier's and the benchmarks'
+				// business (a starved machine took 450ms here).
+				if r.CancelUs < f.ActualUs-1 || (r.EndUs != 0 && r.CancelUs > r.EndUs) {
 					t.Errorf("seq %d: cancel at %dµs, fault scheduled %d, acted %d, call ended %d", r.Seq, r.CancelUs, f.ScheduledUs, f.ActualUs, r.EndUs)
 				}
 			}
