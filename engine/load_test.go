@@ -399,9 +399,10 @@ func TestBuiltinStdio(t *testing.T) {
 func TestStagesWithoutRate(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t, targetserver.Config{})
-	// A short bound: a pacer that never waits would schedule tens of
-	// thousands of calls a second.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// A bound far above the 1 s ramp on a busy machine: a pacer that
+	// never waits would schedule tens of thousands of calls a second,
+	// which the count below catches.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	o := runLoad(t, ctx, httpPlan(tg.URL, Load{Stages: []Stage{{To: perSec(100), Over: time.Second}}}, echoCall))
 	if o.info.Interrupted {
