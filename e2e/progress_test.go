@@ -93,7 +93,10 @@ func TestStalls(t *testing.T) {
 			if s.Progress.Notifications != 3*s.Calls.Total {
 				t.Errorf("progress.notifications = %d, want 3 per call", s.Progress.Notifications)
 			}
-			if gap := s.Latency.ProgressGap; gap.P50 < 900 || gap.Max > 3000 {
+			// The silence lasts 7 steps of 150 ms, or longer on a busy
+			// machine; its upper bound is the timing tier's
+			// (TestTimingStallGap).
+			if gap := s.Latency.ProgressGap; gap.P50 < 900 {
 				t.Errorf("latency_ms.progress_gap p50 %vms, max %vms; want about 1050ms", gap.P50, gap.Max)
 			}
 			if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusWarning {
