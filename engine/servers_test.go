@@ -142,7 +142,9 @@ orphans: {grace: 100ms}
 		t.Fatalf("%d disconnected calls, %d restarts; want the servers replaced", disconnected, o.info.Restarts)
 	}
 	for _, e := range o.info.Orphans.ProbeErrors {
-		if strings.Contains(e, "not found") || strings.Contains(e, "process") {
+		// A reading a starved machine did not finish in time names no
+		// process that is gone.
+		if (strings.Contains(e, "not found") || strings.Contains(e, "process")) && !strings.Contains(e, "context deadline exceeded") {
 			t.Errorf("probe error: %s", e)
 		}
 	}
