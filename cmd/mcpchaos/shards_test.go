@@ -29,7 +29,7 @@ load:
   rate: 40/1s
   duration: 4s
   max_in_flight: 200
-timeouts: {idle: 5s, max: 5s} # a starved machine stays within them; each shard reads its probes 5 s (+1 s) after the load's end
+timeouts: {idle: 30s, max: 30s} # a starved machine stays within them (5 s did not, beside other work)
 calls:
   - {tool: slow_task, weight: 3, arguments: {steps: 4, step_ms: 100}, progress: true}
   - {tool: echo, weight: 1, arguments: {text: hi}}
