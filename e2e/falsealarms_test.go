@@ -105,7 +105,7 @@ progress: {grace: %s, stall: 30s} # a starved machine held progress back over 2 
 		dead := regexp.MustCompile(`server exited: signal: killed|broken pipe|not found in /proc`).MatchString(e)
 		// A reading a starved machine did not finish in time is no
 		// alarm (the final reading is checked above).
-		late := regexp.MustCompile(`context deadline exceeded|no answer: timed out after`).MatchString(e)
+		late := regexp.MustCompile(`context deadline exceeded|no answer: timed out after|i/o timeout`).MatchString(e)
 		if !(tc.transport == "stdio" && dead) && !late {
 			t.Errorf("probe error: %s", e)
 		}
