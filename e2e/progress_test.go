@@ -93,7 +93,10 @@ func TestStalls(t *testing.T) {
 			if s.Progress.Notifications != 3*s.Calls.Total {
 				t.Errorf("progress.notifications = %d, want 3 per call", s.Progress.Notifications)
 			}
-			if gap := s.Latency.ProgressGap; gap.P50 < 900 || gap.Max > 3000 {
+			// The silence lasts 7 steps of 150 ms, or longer on a busy
+			// machine; its upper bound is the timing tier's
+			// (TestTimingStallGap).
+			if gap := s.Latency.ProgressGap; gap.P50 < 900 {
 				t.Errorf("latency_ms.progress_gap p50 %vms, max %vms; want about 1050ms", gap.P50, gap.Max)
 			}
 			if v := o.verdict(t, report.AreaProgress); v.Status != report.StatusWarning {
@@ -127,32 +130,19 @@ func TestStalls(t *testing.T) {
 }
 
 // TestFloods: 200 extra notifications per second per call, against a
-// flood threshold of 50 Hz.
+// flood threshold of 50 Hz: every call is a flood. The rate measured is
+// the timing tier's (TestTimingFloodRate).
 func TestFloods(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			sc := runtest.Parse(t, fmt.Sprintf(`
-name: floods
-seed: 4
-target:
-  builtin: {transport: %s, progress_flood_hz: 200}
-load: {rate: 4/1s, duration: 1s}
-timeouts: {idle: 10s, max: 20s}
-calls:
-  - {tool: slow_task, arguments: {steps: 10, step_ms: 150}, progress: true}
-orphans: {grace: 200ms, drain_max: 300ms}
-progress: {flood_hz: 50}
-`, transport))
-			plan := planOf(t, sc)
-			quick(&plan)
-			o := runPlan(t, sc, plan)
+			o := floods(t, transport)
 			s := o.Sum
 			if s.Progress.Floods == 0 || s.Progress.Floods != s.Calls.Total {
 				t.Errorf("progress.floods = %d, want every call (%d)", s.Progress.Floods, s.Calls.Total)
 			}
-			if s.Progress.MaxRateHz < 150 {
-				t.Errorf("progress.max_rate_hz = %d, want about 200 (at least 150)", s.Progress.MaxRateHz)
+			if s.Progress.MaxRateHz <= 50 {
+				t.Errorf("progress.max_rate_hz = %d, want above the 50 Hz threshold", s.Progress.MaxRateHz)
 			}
 			if s.Progress.Violations.Total != 0 {
 				t.Errorf("progress.violations.total = %d, want 0: flood values still increase", s.Progress.Violations.Total)
@@ -164,8 +154,29 @@ progress: {flood_hz: 50}
 	}
 }
 
-// TestProgressAfterResponse: the extra notification the target sends 10 ms
-// after each result is a violation, one per call: on stdio, and on a 2025
+// floods runs calls of 1.5 s whose target sends 200 extra notifications a
+// second, over transport, against a flood threshold of 50 Hz.
+func floods(t *testing.T, transport string) outcome {
+	t.Helper()
+	sc := runtest.Parse(t, fmt.Sprintf(`
+name: floods
+seed: 4
+target:
+  builtin: {transport: %s, progress_flood_hz: 200}
+load: {rate: 4/1s, duration: 1s}
+timeouts: {idle: 10s, max: 20s}
+calls:
+  - {tool: slow_task, arguments: {steps: 10, step_ms: 150}, progress: true}
+orphans: {grace: 200ms, drain_max: 300ms}
+progress: {flood_hz: 50}
+`, transport))
+	plan := planOf(t, sc)
+	quick(&plan)
+	return runPlan(t, sc, plan)
+}
+
+// TestProgressAfterResponse: the extra notification the target sends once
+// each result is written is a violation, one per call: on stdio, and on a 2025
 // HTTP session, where the target sends it through the session and so on
 // the standalone GET stream, which the session must open to see it.
 func TestProgressAfterResponse(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpchaos/mcpchaos/targetserver"
@@ -189,7 +190,7 @@ func startHelper(t *testing.T, what string, env ...string) (url string, pid int)
 	}()
 	select {
 	case url = <-line:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testutil.WaitLong):
 		t.Fatalf("the %s did not print its URL", what)
 	}
 	if !strings.HasPrefix(url, "http://") {

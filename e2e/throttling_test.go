@@ -8,11 +8,39 @@ import (
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
-// TestThrottlingOnsetHTTP ramps cheap calls through the target's rate limit
-// (100/1s, a one-token bucket: no burst): every 429 is counted (exactly the
-// target's own count), with Retry-After, the onset is within 15% of the
-// limit and the best ok rate is the limit.
-func TestThrottlingOnsetHTTP(t *testing.T) {
+// throttlingHTTP runs cheap calls at the target's rate limit (limit, e.g.
+// 100/1s: a one-token bucket, no burst) with code appended to its knobs
+// and load as the scenario's load; it returns the run and the target's own
+// counts. The timeouts outlast a starved machine: a call the client gave up
+// on would be counted apart from the target's answer to it.
+func throttlingHTTP(t *testing.T, limit, code, load string) (outcome, map[string]float64) {
+	t.Helper()
+	sc := runtest.Parse(t, fmt.Sprintf(`
+name: throttling-http
+seed: 3
+target:
+  builtin: {transport: http, rate_limit: %s%s}
+load:
+  %s
+timeouts: {idle: 1m, max: 2m}
+calls:
+  - {tool: echo, arguments: {text: hi}, progress: false}
+orphans: {grace: 200ms, drain_max: 200ms}
+`, limit, code, load))
+	plan := planOf(t, sc)
+	truth := groundTruth(t, sc, &plan)
+	o := runPlan(t, sc, plan)
+	return o, truth()
+}
+
+// TestThrottlingHTTP sends 200/s for 1 s through the target's rate limit
+// of 5/1s (a client starved of CPU still sends more than that; 100/1s was
+// not passed by one that sent in bunches at a busy moment): every 429 is
+// counted (exactly the target's own count) with its
+// Retry-After, every ok call is one the target completed, and the code
+// decides the verdict. Where the onset and the best ok rate fall is the
+// timing tier's (TestTimingThrottlingOnsetHTTP).
+func TestThrottlingHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		name, code string
 		reserved   bool
@@ -24,32 +52,8 @@ func TestThrottlingOnsetHTTP(t *testing.T) {
 		{"default-code", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if !tc.reserved {
-				t.Parallel() // a short run; the ramp below runs alone
-			}
-			// A ramp of 14/s per second: the limit's trailing-second
-			// count passes 100 at about 107/s offered, and the onset
-			// window's own rate is at most half a second of ramp above.
-			load := "rate: 20/1s\n  stages: [{to: 300/1s, over: 20s}]"
-			if !tc.reserved {
-				load = "rate: 250/1s\n  duration: 2s"
-			}
-			sc := runtest.Parse(t, fmt.Sprintf(`
-name: throttling-http
-seed: 3
-target:
-  builtin: {transport: http, rate_limit: 100/1s%s}
-load:
-  %s
-timeouts: {idle: 5s, max: 10s}
-calls:
-  - {tool: echo, arguments: {text: hi}, progress: false}
-orphans: {grace: 200ms, drain_max: 200ms}
-`, tc.code, load))
-			plan := planOf(t, sc)
-			truth := groundTruth(t, sc, &plan)
-			o := runPlan(t, sc, plan)
-			m := truth()
+			t.Parallel()
+			o, m := throttlingHTTP(t, "5/1s", tc.code, "rate: 200/1s\n  duration: 1s")
 			th := o.Sum.Throttling
 			refused, completed := m["mcpchaos_target_throttled_total"], m["mcpchaos_target_completed_total"]
 			if refused == 0 {
@@ -64,6 +68,9 @@ orphans: {grace: 200ms, drain_max: 200ms}
 			if th.RetryAfterS.Max < 1 {
 				t.Errorf("throttling.retry_after_s.max = %v, want >= 1 (the target sends whole seconds, at least 1)", th.RetryAfterS.Max)
 			}
+			if th.OnsetRate <= 0 {
+				t.Errorf("throttling.onset_rate = %v, want the rate at which throttling began", th.OnsetRate)
+			}
 			v := o.verdict(t, report.AreaThrottling)
 			if tc.reserved {
 				if pv := o.Sum.Protocol.Violations.ReservedCode; pv != th.Total {
@@ -72,17 +79,6 @@ orphans: {grace: 200ms, drain_max: 200ms}
 				if v.Status != report.StatusViolation {
 					t.Errorf("throttling verdict = %q (%s), want violation for the reserved code", v.Status, v.Evidence)
 				}
-				if !approx(th.OnsetRate, 100, 0.15) {
-					t.Errorf("throttling.onset_rate = %v, want within 15%% of the limit, 100/s", th.OnsetRate)
-				}
-				// Ok calls are counted when answered: on a client starved
-				// of CPU, answers the limiter passed at 100/s reach it in
-				// bursts (143 in one second was seen on a loaded machine),
-				// so the bound above is wider; counting throttled calls as
-				// ok would give about 300.
-				if th.BestOKRate < 85 || th.BestOKRate > 150 {
-					t.Errorf("throttling.best_ok_rate = %v, want 85-150 (the limit, 100/s, with room for answers bunched by a busy machine)", th.BestOKRate)
-				}
 				return
 			}
 			if o.Sum.Protocol.Violations.Total != 0 {
@@ -90,14 +86,6 @@ orphans: {grace: 200ms, drain_max: 200ms}
 			}
 			if v.Status != report.StatusThrottled {
 				t.Errorf("throttling verdict = %q (%s), want %q", v.Status, v.Evidence, report.StatusThrottled)
-			}
-			// 250/s against 100/s with no burst: throttled from the
-			// start, so the onset is the offered rate.
-			if !approx(th.OnsetRate, 250, 0.15) {
-				t.Errorf("throttling.onset_rate = %v, want 250 ± 15%%", th.OnsetRate)
-			}
-			if !approx(float64(th.Total), 300, 0.15) {
-				t.Errorf("throttling.total = %d, want about 300 (500 calls, 2 s × 100/s pass)", th.Total)
 			}
 		})
 	}
@@ -119,9 +107,9 @@ func TestThrottlingStdio(t *testing.T) {
 name: throttling-stdio
 seed: 3
 target:
-  builtin: {transport: stdio, rate_limit: 50/1s, rate_limit_code: -32000}
-load: {rate: 150/1s, duration: 2s}
-timeouts: {idle: 5s, max: 10s}
+  builtin: {transport: stdio, rate_limit: 5/1s, rate_limit_code: -32000}
+load: {rate: 150/1s, duration: 1s}
+timeouts: {idle: 1m, max: 2m}
 calls:
   - {tool: echo, arguments: {text: hi}, progress: false}
 orphans: {grace: 200ms, drain_max: 200ms}
@@ -149,11 +137,10 @@ orphans: {grace: 200ms, drain_max: 200ms}
 	}
 }
 
-// TestRetriesAreNotOfferedLoad: throttled calls retried at once
-// (retry max 3, not honouring Retry-After) are new records whose
-// scheduled time is the retry's; they are not offered load, so at 150/s
-// offered rate.offered and the onset read about 150/s, not ~375/s.
-func TestRetriesAreNotOfferedLoad(t *testing.T) {
+// retriesRun sends 150/s for 2 s at a 50/1s limit, each throttled call
+// retried at once up to three times, unless the load ended first.
+func retriesRun(t *testing.T) outcome {
+	t.Helper()
 	sc := runtest.Parse(t, `
 name: retries
 seed: 3
@@ -165,15 +152,23 @@ calls:
 throttling: {retry: {max: 3, honor_retry_after: false}}
 orphans: {grace: 200ms}
 `)
-	o := runPlan(t, sc, planOf(t, sc))
-	s := o.Sum
-	if s.Calls.Retried == 0 {
-		t.Fatal("no call was retried")
+	return runPlan(t, sc, planOf(t, sc))
+}
+
+// TestRetriesAreNotOfferedLoad: throttled calls retried at once (retry max
+// 3, not honouring Retry-After) are new records; they are not offered
+// load: the calls offered are the pacer's 300 ticks (150/s for 2 s),
+// whatever the retries. The rates they give are the timing tier's
+// (TestTimingRetriesAreNotOfferedLoad).
+func TestRetriesAreNotOfferedLoad(t *testing.T) {
+	t.Parallel()
+	s := retriesRun(t).Sum
+	// A starved client may read every 429 after the load's end, when no
+	// retry is made any more; then each is counted as not made.
+	if s.Calls.Retried+s.Throttling.RetriesNotMade == 0 {
+		t.Fatalf("no call was retried or counted as not retried (%d throttled)", s.Throttling.Total)
 	}
-	if !approx(s.Rate.Offered, 150, 0.15) {
-		t.Errorf("rate.offered = %v, want 150 ± 15%% (the pacer's rate; %d retries are not offered load)", s.Rate.Offered, s.Calls.Retried)
-	}
-	if !approx(s.Throttling.OnsetRate, 150, 0.15) {
-		t.Errorf("throttling.onset_rate = %v, want 150 ± 15%%", s.Throttling.OnsetRate)
+	if offered := s.Calls.Total - s.Calls.Retried - s.Calls.Reissued; offered != 300 {
+		t.Errorf("calls offered (total %d - retried %d - reissued %d) = %d, want the pacer's 300", s.Calls.Total, s.Calls.Retried, s.Calls.Reissued, offered)
 	}
 }

@@ -111,12 +111,12 @@ func offset(r *results.Record, us int64) time.Time {
 	return r.Scheduled.Add(time.Duration(us) * time.Microsecond)
 }
 
-// eventually waits, for up to d, until cond holds for the target's stats
-// (d is generous: the target may lag on a busy machine).
-func eventually(t *testing.T, tg *targetserver.Running, d time.Duration, what string, cond func(targetserver.Stats) bool) {
+// eventually waits, up to testutil.WaitLong, until cond holds for the
+// target's stats (the target may lag on a busy machine).
+func eventually(t *testing.T, tg *targetserver.Running, what string, cond func(targetserver.Stats) bool) {
 	t.Helper()
 	var s targetserver.Stats
-	if !testutil.Poll(d, func() bool { s = tg.Server.Stats(); return cond(s) }) {
-		t.Fatalf("after %s: %s; target stats %+v", d, what, s)
+	if !testutil.Poll(testutil.WaitLong, func() bool { s = tg.Server.Stats(); return cond(s) }) {
+		t.Fatalf("after %s: %s; target stats %+v", testutil.WaitLong, what, s)
 	}
 }

@@ -60,7 +60,9 @@ func TestInterruptAfterLoad(t *testing.T) {
 			}
 			took := time.Since(interruptedAt)
 			t.Logf("ended %s after the interrupt", took.Round(time.Millisecond))
-			if took > 20*time.Second {
+			// Unbounded, the phase lasts 60 s: the bound is short of that,
+			// not how soon a busy machine ends the run.
+			if took > 45*time.Second {
 				t.Errorf("the run ended %s after the interrupt in phase %s; want promptly (60 s unbounded)", took, tt.phase)
 			}
 			if !info.Interrupted {

@@ -127,6 +127,9 @@ func (r *runner) do(ctx context.Context, t tick) {
 		default:
 			return
 		}
+		if kind == "throttled" && r.opts.retryWaitStarts != nil {
+			r.opts.retryWaitStarts(wait)
+		}
 		if !r.sleepInLoad(ctx, wait) {
 			if kind == "throttled" {
 				r.retriesNotMade.Add(1) // the load ended (or was interrupted) during its wait

@@ -13,10 +13,18 @@ import (
 )
 
 // TestPacingEndToEnd: a constant rate schedules exactly rate × duration
-// calls, each carrying the pacer's intended time, and sends each at that
-// time (so latency counted from Scheduled is not inflated).
+// calls, each carrying the pacer's intended time, and sends each after
+// that time (so latency counted from Scheduled is not inflated). How soon
+// after is the timing tier's (TestTimingPacingEndToEnd).
 func TestPacingEndToEnd(t *testing.T) {
 	t.Parallel()
+	pacingEndToEnd(t)
+}
+
+// pacingEndToEnd runs 100/s for 2 s against the built-in target, checks
+// the schedule, and returns the records by seq and the run.
+func pacingEndToEnd(t *testing.T) ([]*results.Record, loadResult) {
+	t.Helper()
 	tg := newTarget(t, targetserver.Config{})
 	o := runLoad(t, context.Background(), httpPlan(tg.URL, Load{Rate: perSec(100), Duration: 2 * time.Second}, echoCall))
 	recs := o.bySeq(t)
@@ -27,11 +35,10 @@ func TestPacingEndToEnd(t *testing.T) {
 		t.Errorf("%d dropped calls, want 0", n)
 	}
 	first := recs[0].Scheduled
-	if d := first.Sub(o.info.Started); d < 0 || d > time.Second {
-		t.Errorf("first call scheduled %s after the start", d)
+	if d := first.Sub(o.info.Started); d < 0 {
+		t.Errorf("first call scheduled %s before the start", -d)
 	}
 	ids := make(map[int64]bool)
-	var sent []int64
 	for _, r := range recs {
 		// The intended times come from the pacer, not the clock: exact.
 		if got, want := r.Scheduled.Sub(first), time.Duration(r.Seq)*10*time.Millisecond; got != want {
@@ -50,17 +57,8 @@ func TestPacingEndToEnd(t *testing.T) {
 		if r.SentUs < 1 || r.ResponseUs < r.SentUs || r.EndUs < r.ResponseUs {
 			t.Errorf("seq %d: sent %dµs, response %dµs, end %dµs: not in order", r.Seq, r.SentUs, r.ResponseUs, r.EndUs)
 		}
-		sent = append(sent, r.SentUs)
 	}
-	// A tick goes out at its intended time, not one interval later (a
-	// pacer that waited for hit n+1 would send every call at least 10 ms
-	// after the time it carries). The minimum, not a percentile: a busy
-	// machine delays many sends, but not all of them.
-	if len(sent) > 0 {
-		if least := time.Duration(slices.Min(sent)) * time.Microsecond; least >= 10*time.Millisecond {
-			t.Errorf("every call was sent at least %s after its intended time; want some within the 10ms interval", least)
-		}
-	}
+	return recs, o
 }
 
 // overlap returns the most calls whose [sent, response or end] spans
@@ -129,11 +127,10 @@ func TestGracefulStop(t *testing.T) {
 		grace   time.Duration
 		outcome string
 		reason  results.StopReason
-		within  time.Duration // Run returns within this
 	}{
 		// Calls scheduled over 1 s, each 2 s long.
-		{"long enough", 20 * time.Second, results.OK, "", 20 * time.Second},
-		{"too short", 200 * time.Millisecond, results.Cancelled, results.StopGracefulStop, 5 * time.Second},
+		{"long enough", 20 * time.Second, results.OK, ""},
+		{"too short", 200 * time.Millisecond, results.Cancelled, results.StopGracefulStop},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -154,12 +151,9 @@ func TestGracefulStop(t *testing.T) {
 			if o.info.Interrupted {
 				t.Error("Interrupted without an interrupt")
 			}
-			if o.elapsed > tt.within {
-				t.Errorf("Run took %s, want under %s", o.elapsed, tt.within)
-			}
 			if tt.outcome == results.Cancelled {
 				// The target saw the cancels and stopped the work.
-				eventually(t, tg, 5*time.Second, "the target never stopped the cancelled calls", func(s targetserver.Stats) bool {
+				eventually(t, tg, "the target never stopped the cancelled calls", func(s targetserver.Stats) bool {
 					return s.Inflight == 0 && s.Started > 0 && s.Cancelled == s.Started && s.Completed == 0
 				})
 			}
@@ -185,7 +179,9 @@ func TestInterrupt(t *testing.T) {
 	if !o.info.Interrupted {
 		t.Error("Info.Interrupted is false")
 	}
-	if d := time.Since(at); d > 5*time.Second {
+	// The graceful stop (30 s) must not apply: the bound is short of it,
+	// not how soon a busy machine ends the run.
+	if d := time.Since(at); d > 25*time.Second {
 		t.Errorf("Run returned %s after the interrupt (the graceful stop must not apply)", d)
 	}
 	// Every scheduled tick has one record (bySeq checks 0..n-1 without gaps).
@@ -208,7 +204,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	// Every call the target started is one of ours, with a record, and the
 	// cancel reached it.
-	eventually(t, tg, 10*time.Second, "the target kept working after the interrupt", func(s targetserver.Stats) bool {
+	eventually(t, tg, "the target kept working after the interrupt", func(s targetserver.Stats) bool {
 		return s.Inflight == 0 && s.Cancelled == s.Started
 	})
 	if s := tg.Server.Stats(); s.Started > int64(ids) || s.Completed != 0 {
@@ -287,9 +283,10 @@ func TestThrottlingAndRetries(t *testing.T) {
 					t.Errorf("seq %d: outcome %q (%s)", r.Seq, r.Outcome, r.Error)
 				}
 			}
-			// A bucket of 20 refilled at 20/s lets about 60 of 120 through.
-			if throttled < 20 {
-				t.Errorf("%d throttled calls, want many at 3× the limit", throttled)
+			// A bucket of 20 refilled at 20/s lets about 60 of 120 through
+			// (more when a busy machine spreads the calls out).
+			if throttled == 0 {
+				t.Errorf("%d throttled calls, want some at 3× the limit", throttled)
 			}
 			if s := tg.Server.Stats(); s.Throttled != int64(throttled) {
 				t.Errorf("the target throttled %d calls, the records say %d", s.Throttled, throttled)
@@ -304,7 +301,7 @@ func TestThrottlingAndRetries(t *testing.T) {
 					attempts[r.Of] = append(attempts[r.Of], r)
 				}
 			}
-			retried := 0
+			retried, cut := 0, 0
 			for _, orig := range first {
 				rs := attempts[orig.Seq]
 				slices.SortFunc(rs, func(a, b *results.Record) int { return a.Attempt - b.Attempt })
@@ -320,13 +317,25 @@ func TestThrottlingAndRetries(t *testing.T) {
 						want = i + 1 // no retry after a success
 					}
 				}
-				if len(rs) != want {
+				// A retry that would start after the load's end is not
+				// made (a busy machine reads many 429s that late): the
+				// chain ends on a throttled attempt, counted as not made.
+				last := orig
+				if len(rs) > 0 {
+					last = rs[len(rs)-1]
+				}
+				if len(rs) < want && last.Outcome == results.Throttled {
+					cut++
+				} else if len(rs) != want {
 					t.Errorf("seq %d (%s): %d retries, want %d", orig.Seq, orig.Outcome, len(rs), want)
 				}
 				retried += len(rs)
 			}
-			if tt.retries > 0 && retried == 0 {
-				t.Error("no retries recorded")
+			if cut != o.info.RetriesNotMade {
+				t.Errorf("%d retry chains ended early, RetriesNotMade = %d", cut, o.info.RetriesNotMade)
+			}
+			if tt.retries > 0 && retried+cut == 0 {
+				t.Error("no retries recorded, none counted as not made")
 			}
 			if len(o.recs) != 120+retried {
 				t.Errorf("%d records for 120 calls and %d retries", len(o.recs), retried)
@@ -403,9 +412,10 @@ func TestBuiltinStdio(t *testing.T) {
 func TestStagesWithoutRate(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t, targetserver.Config{})
-	// A short bound: a pacer that never waits would schedule tens of
-	// thousands of calls a second.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// A bound far above the 1 s ramp on a busy machine: a pacer that
+	// never waits would schedule tens of thousands of calls a second,
+	// which the count below catches.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	o := runLoad(t, ctx, httpPlan(tg.URL, Load{Stages: []Stage{{To: perSec(100), Over: time.Second}}}, echoCall))
 	if o.info.Interrupted {

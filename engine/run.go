@@ -42,6 +42,11 @@ type Options struct {
 	// run's stdio servers: any other child of it is an orphan a server
 	// left behind, watched and cleaned up with the servers (leftover.go).
 	Subreaper bool
+
+	// retryWaitStarts, if set, is called when a throttled call starts its
+	// wait for a retry, with the wait, before the wait can end (tests cut
+	// that wait at a known moment).
+	retryWaitStarts func(wait time.Duration)
 }
 
 // Live are figures for a status line.

@@ -11,22 +11,20 @@ import (
 
 // The timeout tests are not parallel: they run before the parallel load
 // tests, so the target's progress is not delayed by the other tests'
-// load. Their margins (idle timeouts several times the step length) are
-// still generous for a busy machine.
-
-// maxTimeoutErr bounds how late a timeout may be enforced. A timer on a
-// loaded 2-core machine under -race can fire late; a timeout enforced one
-// idle period late (a deadline that was not reset right) is not tolerated.
-const maxTimeoutErr = 500 * time.Millisecond
+// load. Their margins (timeouts many times the step length) are generous
+// for a busy machine; how late a timeout is enforced is the timing tier's
+// (TestTimingTimeoutError).
 
 // TestIdleTimeout: progress stops after 2 steps while the call goes on;
 // the idle timeout fires idle after the last progress and cancels the
 // call on the server.
 func TestIdleTimeout(t *testing.T) {
 	tg := newTarget(t, targetserver.Config{StallAfter: 2})
-	const idle = 800 * time.Millisecond
-	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: time.Second}, slowTask(40, 50))
-	plan.Timeouts = Timeouts{Idle: idle, Max: 20 * time.Second}
+	// 3 s: a starved machine may hold the two notifications of the first
+	// 100 ms back that long; the calls would last 20 s.
+	const idle = 3 * time.Second
+	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: time.Second}, slowTask(400, 50))
+	plan.Timeouts = Timeouts{Idle: idle, Max: time.Minute}
 	o := runLoad(t, context.Background(), plan)
 	recs := o.bySeq(t)
 	if len(recs) != 4 {
@@ -51,15 +49,15 @@ func TestIdleTimeout(t *testing.T) {
 		if lastProg <= r.FirstProgUs {
 			t.Errorf("seq %d: last progress at %dµs, not after the first at %dµs", r.Seq, lastProg, r.FirstProgUs)
 		}
-		if d := r.CancelUs - r.DeadlineUs - r.TimeoutErrUs; d < -2 || d > 2 || r.TimeoutErrUs < 0 || r.TimeoutErrUs > maxTimeoutErr.Microseconds() {
-			t.Errorf("seq %d: timeout error %dµs (cancel %dµs, deadline %dµs), want their difference, under %s",
-				r.Seq, r.TimeoutErrUs, r.CancelUs, r.DeadlineUs, maxTimeoutErr)
+		if d := r.CancelUs - r.DeadlineUs - r.TimeoutErrUs; d < -2 || d > 2 || r.TimeoutErrUs < 0 {
+			t.Errorf("seq %d: timeout error %dµs (cancel %dµs, deadline %dµs), want their difference, not negative",
+				r.Seq, r.TimeoutErrUs, r.CancelUs, r.DeadlineUs)
 		}
 		if r.ResponseUs != 0 {
 			t.Errorf("seq %d: a response at %dµs after a timeout", r.Seq, r.ResponseUs)
 		}
 	}
-	eventually(t, tg, 10*time.Second, "the target did not see the timed-out calls cancelled", func(s targetserver.Stats) bool {
+	eventually(t, tg, "the target did not see the timed-out calls cancelled", func(s targetserver.Stats) bool {
 		return s.Cancelled == 4 && s.Inflight == 0 && s.Completed == 0
 	})
 }
@@ -67,10 +65,23 @@ func TestIdleTimeout(t *testing.T) {
 // TestCapTimeout: an endless call keeps sending progress, so only the cap
 // stops it, and the record says progress was still flowing.
 func TestCapTimeout(t *testing.T) {
+	recs, _ := capTimeout(t, 3*time.Second)
+	for _, r := range recs {
+		if r.TimeoutErrUs < 0 {
+			t.Errorf("seq %d: timeout error %dµs, before the deadline", r.Seq, r.TimeoutErrUs)
+		}
+	}
+}
+
+// capTimeout runs endless calls with progress every 50 ms and a cap of
+// capAfter (the idle timeout ten times longer than the cap, and far above
+// a 50 ms gap a busy machine stretched), checks what the cap did, and
+// returns the records.
+func capTimeout(t *testing.T, capAfter time.Duration) ([]*results.Record, loadResult) {
+	t.Helper()
 	tg := newTarget(t, targetserver.Config{Endless: true})
-	const capAfter = 800 * time.Millisecond
 	plan := httpPlan(tg.URL, Load{Rate: perSec(4), Duration: time.Second}, slowTask(0, 50))
-	plan.Timeouts = Timeouts{Idle: 2 * time.Second, Max: capAfter}
+	plan.Timeouts = Timeouts{Idle: 10 * capAfter, Max: capAfter}
 	o := runLoad(t, context.Background(), plan)
 	recs := o.bySeq(t)
 	if len(recs) != 4 {
@@ -85,9 +96,6 @@ func TestCapTimeout(t *testing.T) {
 		if d := r.DeadlineUs - r.SentUs - capAfter.Microseconds(); d < -2 || d > 2 {
 			t.Errorf("seq %d: deadline %dµs, sent %dµs: not sent + %s", r.Seq, r.DeadlineUs, r.SentUs, capAfter)
 		}
-		if r.TimeoutErrUs > maxTimeoutErr.Microseconds() {
-			t.Errorf("seq %d: timeout error %dµs", r.Seq, r.TimeoutErrUs)
-		}
 		if r.Progress == nil || r.Progress.Count < 2 {
 			t.Errorf("seq %d: progress %+v, want notifications until the cap", r.Seq, r.Progress)
 		}
@@ -95,9 +103,10 @@ func TestCapTimeout(t *testing.T) {
 			t.Errorf("seq %d: policies %v without any configured", r.Seq, r.Policies)
 		}
 	}
-	eventually(t, tg, 10*time.Second, "the target kept running capped calls", func(s targetserver.Stats) bool {
+	eventually(t, tg, "the target kept running capped calls", func(s targetserver.Stats) bool {
 		return s.Cancelled == 4 && s.Inflight == 0
 	})
+	return recs, o
 }
 
 // TestIdleResetByProgress: a 6 s call with progress every 100 ms outlives

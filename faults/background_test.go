@@ -15,16 +15,9 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// TestBackground: notify_flood and cancel_unknown send at their rate for
-// the whole load (injected ≈ rate × duration); a correct server ignores the
-// stray notifications, stays up and keeps answering the real calls, with
-// no protocol violation.
-func TestBackground(t *testing.T) {
-	t.Parallel()
-	for _, transport := range []string{"http", "stdio"} {
-		t.Run(transport, func(t *testing.T) {
-			t.Parallel()
-			o := runYAML(t, fmt.Sprintf(`
+// backgroundScenario runs notify_flood at 50/s and cancel_unknown at 40/s
+// beside 20 calls a second for 2 s.
+const backgroundScenario = `
 name: background
 seed: 37
 target: {builtin: {transport: %s}}
@@ -37,15 +30,36 @@ faults:
   - {kind: notify_flood, rate: 50/1s}
   - {kind: cancel_unknown, rate: 40/1s}
 orphans: {grace: 300ms}
-`, transport), opts{})
+`
+
+// runBackground runs backgroundScenario against the built-in target over
+// transport.
+func runBackground(t *testing.T, transport string) *outcome {
+	t.Helper()
+	return runYAML(t, fmt.Sprintf(backgroundScenario, transport), opts{})
+}
+
+// TestBackground: notify_flood and cancel_unknown send at their rate for
+// the whole load (injected at most rate × duration); a correct server ignores the
+// stray notifications, stays up and keeps answering the real calls, with
+// no protocol violation.
+func TestBackground(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			o := runBackground(t, transport)
 			s := o.Sum
 			for _, bg := range []struct {
 				kind string
 				want int // rate × duration
 			}{{"notify_flood", 100}, {"cancel_unknown", 80}} {
 				fs := s.Faults[bg.kind]
-				if fs.Injected < bg.want*8/10 || fs.Injected > bg.want*11/10 {
-					t.Errorf("faults.%s.injected = %d, want about %d (rate × duration)", bg.kind, fs.Injected, bg.want)
+				// At most rate × duration (and a tick): how close to it a
+				// busy machine gets is the timing tier's
+				// (TestTimingBackgroundRate).
+				if fs.Injected == 0 || fs.Injected > bg.want*11/10 {
+					t.Errorf("faults.%s.injected = %d, want some and at most about %d (rate × duration)", bg.kind, fs.Injected, bg.want)
 				}
 				t.Logf("faults.%s: injected %d, refused %d", bg.kind, fs.Injected, fs.Refused)
 				if transport == "stdio" && fs.Refused != 0 {

@@ -34,8 +34,8 @@ calls:
   - {tool: slow_task, arguments: {steps: 10, step_ms: 50}, progress: true}
 faults:
   - {kind: cancel, probability: 0.5, after: "uniform(50ms, 300ms)"}
-orphans: {grace: 500ms}
-progress: {grace: 300ms}
+orphans: {grace: 2s} # graces a starved machine keeps: a correct server's
+progress: {grace: 2s} # progress and stop came over a second after a cancel
 `, tc.transport), opts{})
 			o.expectCorrect(t, "cancel", report.StatusPass)
 			inj := o.injected("cancel")
@@ -60,18 +60,20 @@ progress: {grace: 300ms}
 				}
 				// The call's cancel is the fault's: stamped once the fault
 				// began to act (±1µs of truncation), before the call ended.
-				// How soon after is the timing benchmark's business (a
-				// starved machine took 450ms here), so the bound is loose.
-				if r.CancelUs < f.ActualUs-1 || r.CancelUs > f.ActualUs+time.Second.Microseconds() || (r.EndUs != 0 && r.CancelUs > r.EndUs) {
+				// How soon after is the timing tier's and the benchmarks'
+				// business (a starved machine took 450ms here).
+				if r.CancelUs < f.ActualUs-1 || (r.EndUs != 0 && r.CancelUs > r.EndUs) {
 					t.Errorf("seq %d: cancel at %dµs, fault scheduled %d, acted %d, call ended %d", r.Seq, r.CancelUs, f.ScheduledUs, f.ActualUs, r.EndUs)
 				}
 			}
 			if c := o.Sum.Cancellation; c.Cancels != len(inj) {
 				t.Errorf("cancellation.cancels = %d, want one per injected cancel (%d)", c.Cancels, len(inj))
 			}
+			// The target saw every cancel of a call it had started (on a
+			// starved machine a call can be cancelled before it arrives).
 			if o.tg != nil {
-				if s := o.tg.Server.Stats(); s.Orphaned != 0 || s.Cancelled < int64(len(inj))*9/10 {
-					t.Errorf("target stats %+v: want nothing orphaned and (about) every injected cancel seen", s)
+				if s := o.tg.Server.Stats(); s.Orphaned != 0 || s.Cancelled+int64(len(o.Recs))-s.Started < int64(len(inj)) {
+					t.Errorf("target stats %+v, %d calls: want nothing orphaned and every injected cancel seen or before its call arrived", s, len(o.Recs))
 				}
 			}
 		})
@@ -87,9 +89,10 @@ func TestCancelLeak(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			// 30 calls of 3 s, each cancelled after 100 ms: at the
+			// 30 calls of 10 s, each cancelled after 100 ms: at the
 			// measurement (the last cancel plus the 500ms grace, about
-			// 1.6 s in) every one of them is still running.
+			// 1.6 s in, later on a busy machine) every one of them is
+			// still running.
 			o := runYAML(t, fmt.Sprintf(`
 name: cancel-leak
 seed: 3
@@ -97,7 +100,7 @@ target: {builtin: {transport: %s, leak_on_cancel: 1}}
 load: {rate: 30/1s, duration: 1s}
 timeouts: {idle: 10s, max: 20s}
 calls:
-  - {tool: slow_task, arguments: {steps: 30, step_ms: 100}, progress: true}
+  - {tool: slow_task, arguments: {steps: 100, step_ms: 100}, progress: true}
 faults:
   - {kind: cancel, after: 100ms}
 orphans: {grace: 500ms, drain_max: 300ms}
@@ -107,19 +110,18 @@ orphans: {grace: 500ms, drain_max: 300ms}
 			if cancelled < 25 || o.fault("cancel").Injected != cancelled {
 				t.Errorf("%d calls cancelled, faults.cancel.injected %d: want about 30, equal", cancelled, o.fault("cancel").Injected)
 			}
-			var truth float64
+			var truth, started float64
 			if o.tg != nil {
-				truth = float64(o.tg.Server.Stats().Orphaned)
+				truth, started = float64(o.tg.Server.Stats().Orphaned), float64(o.tg.Server.Stats().Started)
 			} else {
-				truth = o.stdioStats["mcpchaos_target_orphaned_total"]
+				truth, started = o.stdioStats["mcpchaos_target_orphaned_total"], o.stdioStats["mcpchaos_target_started_total"]
 			}
 			// What mcpchaos measured is the target's own count. Every
-			// cancelled call leaks, except on a starved machine one whose
-			// cancel came before the server had even started its tool:
-			// there was nothing to orphan.
-			if s.Cancellation.Orphaned != truth || truth > float64(cancelled) || truth < float64(cancelled-2) {
-				t.Errorf("cancellation.orphaned = %v, target's orphaned_total %v; want them equal, and %d cancelled calls (at most 2 fewer)",
-					s.Cancellation.Orphaned, truth, cancelled)
+			// call the target started leaks (on a starved machine a call
+			// may be cancelled before it reached the target: 24 of 30).
+			if s.Cancellation.Orphaned != truth || truth > float64(cancelled) || truth != started || truth == 0 {
+				t.Errorf("cancellation.orphaned = %v, target's orphaned_total %v, started %v; want them equal, at most the %d cancelled calls",
+					s.Cancellation.Orphaned, truth, started, cancelled)
 				t.Logf("by probe %v", s.Cancellation.ByProbe)
 			}
 			if v := o.verdict(report.AreaCancellation); v.Status != report.StatusViolation {

@@ -25,12 +25,16 @@ func TestAfterProgressFallback(t *testing.T) {
 		// scheduled: the fault's scheduled time from the send, when it is
 		// fixed (after from the send); 0: not checked exactly.
 		scheduled time.Duration
-		// within: bounds of scheduled − sent otherwise.
-		lo, hi time.Duration
+		// lo: the least scheduled − sent otherwise. A busy machine only
+		// delays progress, so there is no upper bound: the quiet window
+		// runs from the last notification, whenever it came.
+		lo time.Duration
 	}{
 		{name: "after beside after_progress", stall: "1", after: "300ms", fallback: true, scheduled: 300 * time.Millisecond},
-		{name: "half of timeouts.idle", stall: "1", fallback: true, lo: 600 * time.Millisecond, hi: 1500 * time.Millisecond},
-		{name: "progress flows", stall: "0", after: "5s", lo: 250 * time.Millisecond, hi: 1500 * time.Millisecond},
+		// Quiet for 2 s (half of the 4 s idle timeout) from the send at
+		// least, from the one notification when it came.
+		{name: "half of timeouts.idle", stall: "1", fallback: true, lo: 2 * time.Second},
+		{name: "progress flows", stall: "0", after: "5s", lo: 250 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -43,9 +47,9 @@ name: after-progress-fallback
 seed: 16
 target: {builtin: {transport: http, stall_after: `+tc.stall+`}}
 load: {rate: 5/1s, duration: 1s}
-timeouts: {idle: 1s, max: 20s}
+timeouts: {idle: 4s, max: 20s}
 calls:
-  - {tool: slow_task, arguments: {steps: 30, step_ms: 100}, progress: true}
+  - {tool: slow_task, arguments: {steps: 60, step_ms: 100}, progress: true}
 faults:
   - {kind: cancel, probability: 1, after_progress: 3`+after+`}
 orphans: {grace: 200ms}
@@ -66,8 +70,8 @@ orphans: {grace: 200ms}
 				switch {
 				case tc.scheduled > 0 && from != tc.scheduled:
 					t.Errorf("call %d: the fault was scheduled %s after the send, want %s", rec.Seq, from, tc.scheduled)
-				case tc.scheduled == 0 && (from < tc.lo || from > tc.hi):
-					t.Errorf("call %d: the fault was scheduled %s after the send, want %s..%s", rec.Seq, from, tc.lo, tc.hi)
+				case tc.scheduled == 0 && from < tc.lo:
+					t.Errorf("call %d: the fault was scheduled %s after the send, want at least %s", rec.Seq, from, tc.lo)
 				}
 			}
 			if t.Failed() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -86,7 +87,7 @@ func TestStallReadAct(t *testing.T) {
 	}
 	select {
 	case <-c.resumed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.WaitLong):
 		t.Fatal("never resumed")
 	}
 	if d := time.Since(start); d < 80*time.Millisecond {

@@ -160,7 +160,9 @@ func TestMetricEndlessBody(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Sample error = %v, want one containing %q", err, tt.wantErr)
 			}
-			if elapsed > 20*time.Second {
+			// The body never ends: the bound tells giving up from reading
+			// on, not how fast a busy machine reads 16 MiB.
+			if elapsed > time.Minute {
 				t.Errorf("Sample took %v to give up", elapsed)
 			}
 			// The body streams through: what the probe (and the server
@@ -224,7 +226,10 @@ func TestMetricTimeouts(t *testing.T) {
 			if tt.ctxT > 0 && !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("Sample error = %v, want context.DeadlineExceeded", err)
 			}
-			if elapsed := time.Since(start); elapsed > 3*time.Second {
+			// The server stalls until the test ends: the bound tells a
+			// give-up after about 200ms from a hang, not how late a busy
+			// machine's timer fires.
+			if elapsed := time.Since(start); elapsed > 30*time.Second {
 				t.Errorf("Sample took %v, want about 200ms", elapsed)
 			}
 		})

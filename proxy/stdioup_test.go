@@ -101,7 +101,7 @@ target:
 load:
   rate: 2/1s
   duration: 1s
-timeouts: {idle: 1s, max: 2s}
+timeouts: {idle: 2s, max: 2s}
 calls:
   - {tool: slow_task, arguments: {steps: 40, step_ms: 100}, progress: true}
 `, nil)
@@ -110,8 +110,11 @@ calls:
 		if sum.Calls == 0 || sum.Cancelled != sum.Calls {
 			t.Fatalf("want every call cancelled, got %+v\n%s", sum, dump(p.Records()))
 		}
-		if d := time.Duration(sum.CancelAfterMs.Max * float64(time.Millisecond)); d < 1900*time.Millisecond || d > 12*time.Second {
-			t.Errorf("cancelled after up to %v, want about 2s", d)
+		// The cap (or the idle timeout as long, had a busy machine held
+		// progress back 2 s), never before its 2 s; how soon after is a
+		// busy machine's.
+		if d := time.Duration(sum.CancelAfterMs.Max * float64(time.Millisecond)); d < 1900*time.Millisecond {
+			t.Errorf("cancelled after up to %v, want the 2s cap", d)
 		}
 		// The server got a stdio cancel for every call, with the proxy's
 		// ids: the clients' 2026 cancel passed through.

@@ -14,14 +14,6 @@ import (
 // burnSlice is how long cpu_task computes between checks for a cancel.
 const burnSlice = time.Millisecond
 
-// afterResponseDelay is how long after its handler returns a call sends
-// the extra progress notification of Config.ProgressAfterResponse. The SDK
-// writes the result when the handler returns; on a loaded machine that
-// write was seen more than 10 ms late, so the "after" notification went
-// out first. A quarter second keeps the order short of a stalled machine,
-// and is still far inside the default 1 s late window.
-const afterResponseDelay = 250 * time.Millisecond
-
 var errShutdown = errors.New("target shutting down")
 
 // notifier sends one progress notification: ServerSession.NotifyProgress.
@@ -42,6 +34,9 @@ type call struct {
 	args    stepArgs
 	burn    bool
 	truth   *truthRec // nil when the call carries no marker
+
+	answer      answerKey // the request, for progress_after_response
+	answerKnown bool
 
 	step   int // the step being worked on, from 1
 	floodN int // flood notifications sent during this step
@@ -131,7 +126,12 @@ func (c *call) run() (*mcp.CallToolResult, error) {
 	m.completed.Add(1)
 	if c.cfg.ProgressAfterResponse && c.token != nil {
 		value := c.high + 1
-		time.AfterFunc(afterResponseDelay, func() { c.afterResponse(value) })
+		send := func() { c.afterResponse(value) }
+		if c.answerKnown {
+			c.s.answers.after(c.answer, send) // once the answer is written (answered.go)
+		} else {
+			go send()
+		}
 	}
 	text := fmt.Sprintf("done: %d steps of %dms", c.args.Steps, c.args.StepMs)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil

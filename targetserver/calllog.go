@@ -122,10 +122,11 @@ func tagCallID(msg []byte) []byte {
 }
 
 // tagger returns how the server tags incoming messages: every tools/call
-// with log_calls on; otherwise only those that carry a marker, whose truth
-// record needs the request id (truth.go).
+// with log_calls or progress_after_response on (answered.go keys a call by
+// its id); otherwise only those that carry a marker, whose truth record
+// needs the request id (truth.go).
 func (s *Server) tagger() func([]byte) []byte {
-	if s.calls != nil {
+	if s.calls != nil || s.cfg.ProgressAfterResponse {
 		return tagCallID
 	}
 	return func(msg []byte) []byte {

@@ -68,6 +68,9 @@ func (s *Server) mcpHandler() http.Handler {
 	if s.cfg.XAccelBuffering {
 		h = accelBuffering(h)
 	}
+	if s.cfg.ProgressAfterResponse {
+		h = s.watchHTTPCalls(h)
+	}
 	return refuseOversize(s.rateLimitHTTP(s.tagHTTP(h)))
 }
 

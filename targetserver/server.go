@@ -25,6 +25,7 @@ type Server struct {
 	limiter *bucket  // nil when there is no rate limit
 	calls   *callLog // nil unless log_calls is set
 	truth   *truthLog
+	answers answerWatch // progress_after_response: calls waiting for their answer to be written
 
 	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
 	shedSeq atomic.Uint64 // numbers requests, to seed the load_shed draws

@@ -30,10 +30,20 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	lw := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	go filterLines(in, pw, lw, s.tagger())
-	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{lw}}
+	tag := s.tagger()
+	var sdkOut io.Writer = lw
+	runCtx := context.WithValue(ctx, shutdownKey{}, ctx.Done())
+	if s.cfg.ProgressAfterResponse {
+		conn := &answerConn{}
+		defer s.answers.forget(conn)
+		tag = s.watchStdioCalls(conn, tag)
+		sdkOut = answerWriter{w: lw, watch: &s.answers, conn: conn}
+		runCtx = context.WithValue(runCtx, answerConnKey{}, conn)
+	}
+	go filterLines(in, pw, lw, tag)
+	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{sdkOut}}
 	srv := s.newMCPServer(nil, true)
-	err := srv.Run(context.WithValue(ctx, shutdownKey{}, ctx.Done()), t)
+	err := srv.Run(runCtx, t)
 	if ctx.Err() != nil {
 		return nil // asked to stop
 	}

@@ -131,6 +131,9 @@ func (s *Server) stepTool(burn bool) mcp.ToolHandlerFor[stepArgs, any] {
 		truth := s.beginCall(req)
 		c := s.newCall(ctx, req.Params.GetProgressToken(), req.Session.NotifyProgress, in, burn || s.cfg.BurnCPU)
 		c.truth = truth
+		if s.cfg.ProgressAfterResponse {
+			c.answer, c.answerKnown = answerKeyOf(ctx, req)
+		}
 		res, err := c.run()
 		s.calls.ended(req, err == nil)
 		truth.ended(err == nil)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // TestServeHelp: --help lists every knob.
@@ -90,7 +92,7 @@ func TestServeHTTP(t *testing.T) {
 		if code != 0 {
 			t.Errorf("exit %d after cancel", code)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.WaitLong):
 		t.Fatal("serve did not stop on cancel")
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +29,7 @@ load:
   rate: 40/1s
   duration: 4s
   max_in_flight: 200
-timeouts: {idle: 5s, max: 5s} # a starved machine stays within them; each shard reads its probes 5 s (+1 s) after the load's end
+timeouts: {idle: 30s, max: 30s} # a starved machine stays within them (5 s did not, beside other work)
 calls:
   - {tool: slow_task, weight: 3, arguments: {steps: 4, step_ms: 100}, progress: true}
   - {tool: echo, weight: 1, arguments: {text: hi}}
@@ -115,8 +114,9 @@ func (r *shardRun) single(name string) string {
 // --start-at instant (the fourth the way a Kubernetes Indexed Job runs
 // it), and returns their results files.
 func (r *shardRun) shards() []string {
-	// Far enough ahead for four processes to start on a busy machine.
-	startAt := time.Now().Add(6 * time.Second).UTC().Format(time.RFC3339Nano)
+	// Far enough ahead for four processes to start on a busy machine (a
+	// shard that starts late drops the ticks it missed).
+	startAt := time.Now().Add(15 * time.Second).UTC().Format(time.RFC3339Nano)
 	var shards []string
 	var wg sync.WaitGroup
 	outs := make([]string, 4)
@@ -155,17 +155,31 @@ func (r *shardRun) report(name string, files ...string) map[string]any {
 // the same --start-at instant, against one built-in target, merged by
 // `mcpchaos report`, are the single run of the same scenario and seed:
 // the same calls by seq (tool, outcome, faults), the same totals, outcome
-// counts and faults, leaked call-seconds not more than the single run's,
-// and an achieved rate within 1% of the offered.
+// counts and faults. The leaked call-seconds and the rates, which each
+// run's timing decides, are the timing tier's (TestTimingShardsAddUp).
 func TestShardsAddUp(t *testing.T) {
+	_, _, shards, r := shardsAddUp(t)
+	// The same shards with one of them twice are refused, with the reason.
+	out, err := r.run(nil, append([]string{"report", "--format", "json", "-o", filepath.Join(r.dir, "dup.json")},
+		append(slices.Clone(shards), shards[2])...)...)
+	if err == nil || !strings.Contains(out, "are both shard 2/4") {
+		t.Errorf("merging shard 2 twice: %v\n%s", err, out)
+	}
+}
+
+// shardsAddUp runs shardScenario once whole and once as four shards,
+// checks that the shards' calls are the single run's, and returns both
+// runs' JSON summaries and the shards' results files.
+func shardsAddUp(t *testing.T) (whole, merged map[string]any, shards []string, r *shardRun) {
+	t.Helper()
 	tg, err := targetserver.StartHTTP(context.Background(), targetserver.Config{StopDelay: time.Second}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	r := newShardRun(t, shardScenario, tg)
+	r = newShardRun(t, shardScenario, tg)
 	single := r.single("single.jsonl")
-	shards := r.shards()
+	shards = r.shards()
 
 	want, got := callsBySeq(t, single), callsBySeq(t, shards...)
 	if len(want) != 160 {
@@ -182,7 +196,7 @@ func TestShardsAddUp(t *testing.T) {
 		}
 	}
 
-	whole, merged := r.report("single.json", single), r.report("merged.json", shards...)
+	whole, merged = r.report("single.json", single), r.report("merged.json", shards...)
 	keys := []string{"calls.total", "faults.cancel.injected", "faults.cancel.skipped"}
 	for _, o := range results.Outcomes {
 		keys = append(keys, "calls."+o)
@@ -195,31 +209,7 @@ func TestShardsAddUp(t *testing.T) {
 	if n := num(t, merged, "faults.cancel.injected"); n == 0 {
 		t.Error("no cancel fault injected: the scenario tests nothing")
 	}
-	// The leaked call-seconds are a measurement of each run's own timing:
-	// the merge counts every shard's calls from their records on 10 ms
-	// bins (series.Bins), the single run its own calls in flight at each
-	// reading. The two runs differ (single runs alone gave 3.1 to 8.9;
-	// merged against single 2.1/6.6 on a busy machine, 9.0/5.3 in CI),
-	// so the test asks that the merge measures some, and not far more
-	// than the single run; series and report tests check the arithmetic
-	// (TestMergeSharedLeakFromCalls).
-	const leaked = "cancellation.leaked_call_seconds"
-	w, g := num(t, whole, leaked), num(t, merged, leaked)
-	t.Logf("%s: merged shards %g, single run %g", leaked, g, w)
-	if g <= 0 || g > 2*w+2 {
-		t.Errorf("%s: merged shards %g, single run %g; want some, at most twice the single run's + 2", leaked, g, w)
-	}
-	offered, achieved := num(t, merged, "rate.offered"), num(t, merged, "rate.achieved")
-	if math.Abs(achieved-offered) > offered/100 || math.Abs(offered-40) > 0.4 {
-		t.Errorf("merged rate offered %g/s, achieved %g/s: want 40/s offered and achieved within 1%%", offered, achieved)
-	}
-
-	// The same shards with one of them twice are refused, with the reason.
-	out, err := r.run(nil, append([]string{"report", "--format", "json", "-o", filepath.Join(r.dir, "dup.json")},
-		append(slices.Clone(shards), shards[2])...)...)
-	if err == nil || !strings.Contains(out, "are both shard 2/4") {
-		t.Errorf("merging shard 2 twice: %v\n%s", err, out)
-	}
+	return whole, merged, shards, r
 }
 
 // orphanScenario leaves every call running on the server: each is cut

@@ -82,7 +82,7 @@ var Table = []Knob{
 	{Name: "non_monotonic", Field: "NonMonotonic", Kind: Prob, Arg: "P",
 		Doc: "probability that a progress notification repeats or lowers the previous value"},
 	{Name: "progress_after_response", Field: "ProgressAfterResponse", Kind: Bool,
-		Doc: "send one more progress notification about 10ms after a step tool's result"},
+		Doc: "send one more progress notification once a step tool's result is written (on HTTP, 250ms after its POST ended)"},
 	{Name: "rate_limit", Field: "RateLimit", Kind: RateKind, Max: maxLimitCount, Arg: "R",
 		Doc: "throttle tools/call to at most N calls in any window of PERIOD (N/PERIOD, e.g. 100/1s): HTTP 429 with Retry-After, or a JSON-RPC error on stdio"},
 	{Name: "rate_limit_code", Field: "RateLimitCode", Kind: Int, Min: -1 << 31, Max: 1<<31 - 1, Arg: "CODE",
