@@ -4,7 +4,7 @@ import (
 	"errors"
 	"unicode/utf8"
 
-	"github.com/mcpchaos/mcpchaos/termsafe"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // protocolError ends a call because the server broke the protocol on it:

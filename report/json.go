@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpchaos/mcpchaos/termsafe"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // JSON writes the summary as indented JSON, DEL and C1 controls escaped

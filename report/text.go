@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/termsafe"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // Text layout: a label column, then items separated by gaps, wrapped at

@@ -3,7 +3,7 @@ package report
 import (
 	"reflect"
 
-	"github.com/mcpchaos/mcpchaos/termsafe"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // The text renderings print what servers and results files say (error

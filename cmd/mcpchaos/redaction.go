@@ -8,7 +8,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/termsafe"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // Every output of mcpchaos goes through one set of secrets (package redact;

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/termsafe"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // reportFormats are report's --format values.

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
-	"github.com/mcpchaos/mcpchaos/termsafe"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 

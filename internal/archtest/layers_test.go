@@ -49,7 +49,7 @@ var layerNames = [...]string{"tables", "base", "parts", "run", "cmd", "tests"}
 var layers = map[string]int{
 	"targetserver/knobs": layerTables,
 	"redact":             layerTables,
-	"termsafe":           layerTables,
+	"internal/termsafe":  layerTables,
 
 	"mcp":       layerBase,
 	"scenarios": layerBase,
