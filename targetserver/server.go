@@ -22,8 +22,10 @@ const (
 type Server struct {
 	cfg     Config
 	metrics *metrics
-	limiter *bucket  // nil when there is no rate limit
-	calls   *callLog // nil unless log_calls is set
+	limiter limiter       // nil when there is no rate limit
+	slots   *slots        // nil without concurrency_limit
+	workers chan struct{} // nil without workers: one token per running call
+	calls   *callLog      // nil unless log_calls is set
 	truth   *truthLog
 
 	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
@@ -46,7 +48,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		metrics: newMetrics(),
-		limiter: newBucket(cfg.RateLimit),
+		limiter: newLimiter(cfg),
 		calls:   calls,
 		truth:   newTruthLog(TruthCapacity),
 		closing: make(chan struct{}),
@@ -56,6 +58,12 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("/metrics", s.MetricsHandler())
 	mux.Handle("/calls", s.CallsHandler())
 	s.handler = mux
+	if cfg.ConcurrencyLimit > 0 {
+		s.slots = &slots{cap: cfg.ConcurrencyLimit}
+	}
+	if cfg.Workers > 0 {
+		s.workers = make(chan struct{}, cfg.Workers)
+	}
 	return s, nil
 }
 
@@ -106,7 +114,7 @@ func (s *Server) newMCPServer(versions []string, stdio bool) *mcp.Server {
 	if stdio {
 		srv.AddReceivingMiddleware(metaMiddleware)
 	}
-	if stdio && s.limiter != nil {
+	if stdio && s.limits() {
 		srv.AddReceivingMiddleware(s.rateLimitMiddleware)
 	}
 	return srv
