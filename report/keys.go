@@ -30,6 +30,7 @@ func templateSummary() *Summary {
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
 	s.Gateway = &GatewaySummary{EraSeen: map[string]int{placeholderName: 0}}
+	s.Limits = limitsTemplate()
 	return s
 }
 
@@ -64,6 +65,8 @@ func templateSummary() *Summary {
 //	gateway.{calls, executions, not_seen, duplicate_executions, misdirected_cancels, lost_cancels,
 //	              crossed_responses, progress_held, progress_lost, retry_after_lost}, gateway.lag_ms.{p50, p99, max, count},
 //	              gateway.era_seen.<name>
+//	limits.{rate, burst, window_s, concurrency, capacity, searched_up_to, search_s},
+//	              limits.retry_after.{advertised_s, accepted_after_s}, limits.overload.{ok_rate, refusal_ms}
 func KnownKeys() []string {
 	leaves, err := flatten(templateSummary())
 	if err != nil {

@@ -137,6 +137,16 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 			return anyKey
 		})
 		return 1 << 33
+	case "phase":
+		r.Phase = l.str()
+		return 1 << 34
+	case "retry_hint_ms":
+		v := l.int64()
+		r.RetryHintMs = &v
+		return 1 << 35
+	case "retry_hint_from":
+		r.RetryHintFrom = l.str()
+		return 1 << 36
 	}
 	return 0
 }
