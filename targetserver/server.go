@@ -53,17 +53,18 @@ func New(cfg Config) (*Server, error) {
 		truth:   newTruthLog(TruthCapacity),
 		closing: make(chan struct{}),
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.mcpHandler())
-	mux.Handle("/metrics", s.MetricsHandler())
-	mux.Handle("/calls", s.CallsHandler())
-	s.handler = mux
+	// Before the handler, which is built only with the limits it needs.
 	if cfg.ConcurrencyLimit > 0 {
 		s.slots = &slots{cap: cfg.ConcurrencyLimit}
 	}
 	if cfg.Workers > 0 {
 		s.workers = make(chan struct{}, cfg.Workers)
 	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.mcpHandler())
+	mux.Handle("/metrics", s.MetricsHandler())
+	mux.Handle("/calls", s.CallsHandler())
+	s.handler = mux
 	return s, nil
 }
 

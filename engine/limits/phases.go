@@ -1,0 +1,369 @@
+package limits
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+)
+
+// findings is what the phases found, before the answers are drawn from it
+// (answers.go).
+type findings struct {
+	took  time.Duration
+	ended string
+	notes []string // phases skipped, and why
+
+	burstAt   time.Duration
+	burstSent int
+	burst     []obs
+	rec       recovery // after the burst
+	holdRec   recovery // after the hold, when the burst was not refused
+
+	steps    []step
+	overRate float64 // the first offered rate that was throttled; 0: none
+	searched float64
+
+	holdRate         float64
+	holdFrom, holdTo time.Duration
+	hold             []obs
+
+	confirmed   bool
+	confirmNext time.Duration // confirm: from the mid-period burst to the next accept
+
+	scope map[string]int // scope: throttled calls of each tool offered alone
+
+	capacity      float64 // 0: not searched
+	capacityBound string
+	capacityNote  string
+}
+
+// recovery is what probing one call at a time after a refusal found.
+type recovery struct {
+	done    bool
+	ref     obs           // the refusal probed after
+	from    time.Duration // the burst (or hold end) the delay is counted from
+	found   bool          // a call was accepted again
+	next    time.Duration // when it was sent, after from
+	after   time.Duration // when it was sent, after ref was answered
+	tried   time.Duration // how long it was probed
+	firstOK time.Duration // the first of the burst's accepted calls to end, after from
+	// sinceFirst is when the call accepted again was sent, after the
+	// first of the burst's accepted calls was (the limiter's own start of
+	// the period).
+	sinceFirst time.Duration
+	refused    int // probes refused before one was accepted
+}
+
+// step is one offered rate of the doubling.
+type step struct {
+	rate          float64
+	ok, throttled int
+	calls         int
+}
+
+// burstPhase sends calls all at once after idle (the search starts idle).
+func (s *Search) burstPhase(ctx context.Context) error {
+	n := int(min(200, max(1, s.o.MaxRate)))
+	at := time.Now().Add(20 * time.Millisecond)
+	got, _, err := s.phase(ctx, "burst", func(fire firer) {
+		for range n {
+			fire(at, -1)
+		}
+	})
+	s.f.burstAt, s.f.burstSent, s.f.burst = at.Sub(s.start), n, got
+	return err
+}
+
+// recoverPhase probes after the burst's last refusal until a call is
+// accepted again.
+func (s *Search) recoverPhase(ctx context.Context) error {
+	ref, ok := lastRefusal(s.f.burst)
+	if !ok {
+		return nil
+	}
+	if end := firstEnd(s.limitedOf(s.f.burst)); end != math.MaxInt64 {
+		s.f.rec.firstOK = end - s.f.burstAt
+	}
+	return s.recoverAfter(ctx, "recover", ref, s.f.burstAt, &s.f.rec)
+}
+
+// lastRefusal returns the throttled call answered last, preferring one
+// with a hint.
+func lastRefusal(list []obs) (obs, bool) {
+	var best obs
+	found := false
+	for _, o := range list {
+		if !o.throttled {
+			continue
+		}
+		if !found || (o.hinted && !best.hinted) || (o.hinted == best.hinted && o.answered > best.answered) {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+// firstEnd is when the first accepted call of list was answered.
+func firstEnd(list []obs) time.Duration {
+	first := time.Duration(math.MaxInt64)
+	for _, o := range list {
+		if o.ok {
+			first = min(first, o.answered)
+		}
+	}
+	return first
+}
+
+// recoverAfter sends one call of ref's tool every Probe, from ref's
+// answer, until one is accepted: for at most twice ref's hint plus 2 s
+// (3 s without), 15 s, and a third of what the budget leaves.
+func (s *Search) recoverAfter(ctx context.Context, name string, ref obs, from time.Duration, into *recovery) error {
+	limit := 3 * time.Second
+	if ref.hinted {
+		limit = max(limit, 2*ref.hint+2*time.Second)
+	}
+	limit = min(limit, 15*time.Second, s.left()/3)
+	spec := s.spec(ref.tool)
+	into.done, into.ref, into.from = true, ref, from
+	began := s.start.Add(max(ref.answered, s.now()))
+	got, _, err := s.phase(ctx, name, func(fire firer) {
+		var answers []<-chan obs
+		for at := began; at.Sub(began) < limit && waitUntil(ctx, at); at = at.Add(s.o.Probe) {
+			answers = append(answers, fire(at, spec))
+			if anyAccepted(answers) {
+				return
+			}
+		}
+	})
+	into.tried = s.now() - ref.answered
+	if first, ok := firstOK(got); ok {
+		into.found, into.next, into.after = true, first.sent-from, first.sent-ref.answered
+		into.sinceFirst = into.next
+		if b, ok := firstOK(s.limitedOf(s.f.burst)); ok && from == s.f.burstAt {
+			into.sinceFirst = first.sent - b.sent
+		}
+		for _, o := range got {
+			if o.throttled && o.sent < first.sent {
+				into.refused++
+			}
+		}
+	}
+	return err
+}
+
+// firstOK returns the accepted call sent first (list is in sent order).
+func firstOK(list []obs) (obs, bool) {
+	for _, o := range list {
+		if o.ok {
+			return o, true
+		}
+	}
+	return obs{}, false
+}
+
+// anyAccepted reports, without waiting, whether one of the answers
+// received so far is an accepted call.
+func anyAccepted(answers []<-chan obs) bool {
+	for _, ch := range answers {
+		select {
+		case o, ok := <-ch:
+			if ok && o.ok {
+				return true
+			}
+		default:
+		}
+	}
+	return false
+}
+
+// stepPhase offers rates that double every Step, from half the burst
+// accepted, until a step is throttled or MaxRate was offered; it keeps
+// room in the budget for the hold.
+func (s *Search) stepPhase(ctx context.Context) error {
+	ok, _ := count(s.limitedOf(s.f.burst))
+	r := min(max(1, float64(ok)/2), s.o.MaxRate)
+	for {
+		if s.left() < s.o.Step+5*time.Second {
+			s.f.notes = append(s.f.notes, "the budget ended the doubling")
+			return nil
+		}
+		got, _, err := s.phase(ctx, "step", func(fire firer) {
+			s.c.Pace(ctx, r, s.o.Step, func(at time.Time) { fire(at, -1) })
+		})
+		okN, th := count(got)
+		s.f.steps = append(s.f.steps, step{rate: r, ok: okN, throttled: th, calls: len(got)})
+		s.f.searched = max(s.f.searched, r)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if over(got) {
+			s.f.overRate = r
+			return nil
+		}
+		if r >= s.o.MaxRate {
+			return nil
+		}
+		r = min(2*r, s.o.MaxRate)
+	}
+}
+
+// holdPhase offers twice the first throttled rate (at most MaxRate) for
+// about a third of what the budget leaves, 4 to 10 s.
+func (s *Search) holdPhase(ctx context.Context) error {
+	if s.f.overRate == 0 {
+		return nil
+	}
+	r := min(2*s.f.overRate, s.o.MaxRate)
+	d := min(max(s.left()*35/100, 4*time.Second), 10*time.Second, s.left()-time.Second)
+	if d < 2*time.Second {
+		s.f.notes = append(s.f.notes, "no budget left for the hold")
+		return nil
+	}
+	s.f.holdRate, s.f.holdFrom = r, s.now()
+	got, _, err := s.phase(ctx, "hold", func(fire firer) {
+		s.c.Pace(ctx, r, d, func(at time.Time) { fire(at, -1) })
+	})
+	s.f.holdTo = s.f.holdFrom + d
+	s.f.hold = got
+	s.f.searched = max(s.f.searched, r)
+	if err != nil || s.f.rec.done {
+		return err
+	}
+	if ref, ok := lastRefusal(got); ok {
+		return s.recoverAfter(ctx, "recover", ref, ref.answered, &s.f.holdRec)
+	}
+	return nil
+}
+
+// minGap is the shortest pause between accepted calls that separates two
+// clumps when rate is offered: four intervals, and at least 100 ms.
+func minGap(rate float64) time.Duration {
+	return max(100*time.Millisecond, time.Duration(4*float64(time.Second)/rate))
+}
+
+// holdPeriod is the hold's periodic pattern, if it has one.
+func (s *Search) holdPeriod() (periodic, bool) {
+	if len(s.f.hold) == 0 {
+		return periodic{}, false
+	}
+	return findPeriod(okTimes(s.limitedOf(s.f.hold)), minGap(s.f.holdRate))
+}
+
+// confirmPhase tells a fixed window from a sliding one: after at least a
+// period of idle, a burst in the middle of a period (on the grid of the
+// hold's clumps), then probes until a call is accepted again.
+func (s *Search) confirmPhase(ctx context.Context) error {
+	p, ok := s.holdPeriod()
+	if _, isCap := s.isCap(); !ok || isCap {
+		return nil
+	}
+	L := p.every
+	if s.left() < 7*L/2+time.Second {
+		s.f.notes = append(s.f.notes, "no budget left to confirm the window's kind")
+		return nil
+	}
+	k := math.Ceil(float64(s.now()+L-L/2-p.starts[0]) / float64(L))
+	mid := p.starts[0] + time.Duration(k)*L + L/2
+	at := s.start.Add(mid)
+	n := min(s.f.burstSent, int(math.Ceil(2*p.size)))
+	spec := -1
+	if ref, ok := lastRefusal(s.f.hold); ok {
+		spec = s.spec(ref.tool)
+	}
+	if _, _, err := s.phase(ctx, "confirm", func(fire firer) {
+		for range n {
+			fire(at, spec)
+		}
+	}); err != nil {
+		return err
+	}
+	got, _, err := s.phase(ctx, "confirm", func(fire firer) {
+		var answers []<-chan obs
+		for t := time.Now(); t.Sub(at) < 3*L/2 && waitUntil(ctx, t); t = t.Add(s.o.Probe) {
+			answers = append(answers, fire(t, spec))
+			if anyAccepted(answers) {
+				return
+			}
+		}
+	})
+	if first, ok := firstOK(got); ok {
+		s.f.confirmed, s.f.confirmNext = true, first.sent-mid
+	}
+	return err
+}
+
+// scopePhase offers each tool of the mix alone, at the hold's rate for a
+// second, when the mix has more than one.
+func (s *Search) scopePhase(ctx context.Context) error {
+	names := s.toolNames()
+	if len(names) < 2 || s.f.holdRate == 0 {
+		return nil
+	}
+	s.f.scope = map[string]int{}
+	for _, name := range names {
+		if s.left() < 2*time.Second {
+			s.f.notes = append(s.f.notes, "no budget left to offer each tool alone")
+			return nil
+		}
+		spec := s.spec(name)
+		got, _, err := s.phase(ctx, "scope", func(fire firer) {
+			s.c.Pace(ctx, s.f.holdRate, time.Second, func(at time.Time) { fire(at, spec) })
+		})
+		_, th := count(got)
+		s.f.scope[name] = th
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// limitedOf keeps the calls of the tools that were ever throttled (all of
+// them when none was).
+func (s *Search) limitedOf(list []obs) []obs {
+	limited := map[string]bool{}
+	for _, o := range s.all {
+		if o.throttled {
+			limited[o.tool] = true
+		}
+	}
+	for _, o := range list {
+		if o.throttled {
+			limited[o.tool] = true
+		}
+	}
+	if len(limited) == 0 {
+		return list
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(o obs) bool { return !limited[o.tool] })
+}
+
+// waitUntil waits until t; false when ctx ended first.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+// sortBySent orders calls by when they were sent.
+func sortBySent(list []obs) {
+	slices.SortStableFunc(list, func(a, b obs) int {
+		switch {
+		case a.sent < b.sent:
+			return -1
+		case a.sent > b.sent:
+			return 1
+		}
+		return 0
+	})
+}
