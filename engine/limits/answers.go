@@ -154,7 +154,7 @@ func (s *Search) slidingShape(l *report.Limits, window time.Duration) {
 	l.Rate = ptr(round(rate, 1))
 	l.Window, l.Confidence, l.WindowS = "sliding_window", "medium", ptr(round(window.Seconds(), 2))
 	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered",
-		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo - from).Seconds(), num(s.f.holdRate)))
+		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate)))
 	l.Evidence = append(l.Evidence, fmt.Sprintf("window sliding_window %.2fs (%s): after the burst of %d nothing was accepted for %.2fs (burst / rate = %.2fs: the burst's slots freed a window later), and under overload the accepted calls were spread evenly",
 		window.Seconds(), l.Confidence, *l.Burst, s.f.rec.sinceFirst.Seconds(), window.Seconds()))
 }
@@ -181,7 +181,7 @@ func (s *Search) capShape(l *report.Limits, c int) {
 		rate, from := s.steady()
 		l.Rate = ptr(round(rate, 1))
 		l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered (what %d in flight at their latency allow)",
-			num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo - from).Seconds(), num(s.f.holdRate), c))
+			num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate), c))
 	}
 }
 
@@ -220,7 +220,7 @@ func (s *Search) bucketShape(l *report.Limits) {
 		l.Confidence = "high"
 	}
 	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered",
-		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo - from).Seconds(), num(s.f.holdRate)))
+		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate)))
 	line := fmt.Sprintf("window token_bucket (%s): accepted calls spread evenly under overload, no periodic gaps", l.Confidence)
 	if r.found {
 		line += fmt.Sprintf("; after the burst a call was accepted again %.2fs later", r.next.Seconds())
