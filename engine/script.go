@@ -38,6 +38,9 @@ func (c *Caller) Started() time.Time { return c.r.began }
 // Phase names what the script does now; the live status shows it.
 func (c *Caller) Phase(name string) { c.r.phase.Store(name) }
 
+// WaitUntil waits until t; false when ctx ended first.
+func (c *Caller) WaitUntil(ctx context.Context, t time.Time) bool { return sleep(ctx, time.Until(t)) }
+
 // Calls returns how many calls the plan's mix has; Call's spec indexes it.
 func (c *Caller) Calls() []CallSpec { return c.r.plan.Calls }
 

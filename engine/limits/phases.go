@@ -129,7 +129,7 @@ func (s *Search) recoverAfter(ctx context.Context, name string, ref obs, from ti
 	began := s.start.Add(max(ref.answered, s.now()))
 	got, _, err := s.phase(ctx, name, func(fire firer) {
 		var answers []<-chan obs
-		for at := began; at.Sub(began) < limit && waitUntil(ctx, at); at = at.Add(s.o.Probe) {
+		for at := began; at.Sub(began) < limit && s.c.WaitUntil(ctx, at); at = at.Add(s.o.Probe) {
 			answers = append(answers, fire(at, spec))
 			if anyAccepted(answers) {
 				return
@@ -280,7 +280,7 @@ func (s *Search) confirmPhase(ctx context.Context) error {
 	}
 	got, _, err := s.phase(ctx, "confirm", func(fire firer) {
 		var answers []<-chan obs
-		for t := time.Now(); t.Sub(at) < 3*L/2 && waitUntil(ctx, t); t = t.Add(s.o.Probe) {
+		for t := time.Now(); t.Sub(at) < 3*L/2 && s.c.WaitUntil(ctx, t); t = t.Add(s.o.Probe) {
 			answers = append(answers, fire(t, spec))
 			if anyAccepted(answers) {
 				return
@@ -337,22 +337,6 @@ func (s *Search) limitedOf(list []obs) []obs {
 		return list
 	}
 	return slices.DeleteFunc(slices.Clone(list), func(o obs) bool { return !limited[o.tool] })
-}
-
-// waitUntil waits until t; false when ctx ended first.
-func waitUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }
 
 // sortBySent orders calls by when they were sent.
