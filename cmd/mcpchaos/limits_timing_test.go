@@ -190,3 +190,32 @@ calls: [{tool: ping, arguments: {}}]
 `, srv.URL))
 	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest"})
 }
+
+// TestLimitsCapacity: with checks, the highest rate at which they hold.
+// Four workers doing 50 ms calls serve at most 80/s; past that, latency
+// grows without bound, so the p99 check holds a little below 80/s. A token
+// bucket of 30/s with no burst to spare refuses calls above 30/s, so a
+// check of no throttling holds up to 30/s.
+func TestLimitsCapacity(t *testing.T) {
+	tests := []struct {
+		name, knobs, check string
+		lo, hi             float64
+		bound              string
+	}{
+		{"four workers, p99 under 300 ms", "workers: 4", "p99(call) < 300ms", 68, 84, "server"},
+		{"token bucket 30/s, nothing throttled", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 3", "calls.throttled == 0", 27, 33, "limiter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := runLimits(t, builtinScenario(tt.knobs, "  - {tool: slow_task, arguments: {steps: 1, step_ms: 50}}", "checks: ['"+tt.check+"']"),
+				"--max-rate", "400/1s")
+			c, ok := func() (float64, bool) { v, _ := lookup(m, "limits.capacity"); f, ok := v.(float64); return f, ok }()
+			if !ok || c < tt.lo || c > tt.hi {
+				t.Errorf("limits.capacity = %v, want %v to %v", c, tt.lo, tt.hi)
+			}
+			if b, _ := lookup(m, "limits.capacity_bound"); b != tt.bound {
+				t.Errorf("limits.capacity_bound = %v, want %s", b, tt.bound)
+			}
+		})
+	}
+}

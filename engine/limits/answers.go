@@ -96,7 +96,7 @@ func (s *Search) shape(l *report.Limits) {
 		s.capShape(l, c)
 		return
 	}
-	if p, periodic := s.holdPeriod(); periodic {
+	if p, periodic := s.holdPeriod(); periodic && !s.notAWindow(p) {
 		s.windowShape(l, p)
 		return
 	}
@@ -183,6 +183,15 @@ func (s *Search) capShape(l *report.Limits, c int) {
 		l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered (what %d in flight at their latency allow)",
 			num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate), c))
 	}
+}
+
+// notAWindow reports clumps that a window does not explain: after a burst
+// in the middle of a period, a fixed window accepts again half a period
+// later and a sliding one a period later; a call accepted again within a
+// quarter of a period means the clumps came from elsewhere (pauses of a
+// busy machine, of the network).
+func (s *Search) notAWindow(p periodic) bool {
+	return s.f.confirmed && s.f.confirmNext < p.every/4
 }
 
 func (s *Search) windowShape(l *report.Limits, p periodic) {
