@@ -96,6 +96,9 @@ func (cs *callState) snapshot() results.Record {
 	v := cs.classify()
 	rec := cs.rec
 	rec.Violations, rec.Faults, rec.Policies, rec.Progress = nil, nil, nil, nil
+	for _, name := range v.violations {
+		rec.Violations.Add(name, 1)
+	}
 	rec.Outcome, rec.ThrottleKind = v.outcome, v.throttle
 	cs.answer(&rec)
 	return rec

@@ -74,7 +74,29 @@ func (s *Search) signal(l *report.Limits) {
 	if len(l.Hints) > 0 {
 		hints = "hints: " + strings.Join(l.Hints, ", ")
 	}
-	l.Evidence = append(l.Evidence, fmt.Sprintf("signal %s: %d of %d calls throttled; %s", l.Signal, throttled, len(s.all), hints))
+	l.Evidence = append(l.Evidence, fmt.Sprintf("signal %s: %d of %d calls throttled; %s; %s", l.Signal, throttled, len(s.all), hints, s.brokeRules()))
+}
+
+// brokeRules says whether the throttled answers were valid for the era
+// (each was matched to its call by its id, or it would not be counted).
+func (s *Search) brokeRules() string {
+	rules := map[string]int{}
+	n := 0
+	for _, o := range s.all {
+		if o.throttled && o.broke != "" {
+			rules[o.broke]++
+			n++
+		}
+	}
+	if n == 0 {
+		return "every refusal answered its call's id, valid for the era"
+	}
+	names := make([]string, 0, len(rules))
+	for name := range rules {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("%d refusals broke a rule of the era (%s)", n, strings.Join(names, ", "))
 }
 
 // shape: the window's kind, the sustained rate and the burst.

@@ -19,6 +19,8 @@ type obs struct {
 	hint      time.Duration // the retry time advertised, when hinted
 	hinted    bool
 	hintFrom  string
+	// broke names a rule of the era the answer broke ("" when none).
+	broke string
 }
 
 // fromRecord turns a call's record into an obs, times relative to start.
@@ -28,6 +30,9 @@ func fromRecord(rec results.Record, start time.Time) obs {
 		ok: rec.Outcome == results.OK, throttled: rec.Outcome == results.Throttled, kind: rec.ThrottleKind}
 	if rec.SentUs == 0 {
 		o.sent = base
+	}
+	for name := range rec.Violations {
+		o.broke = name
 	}
 	switch {
 	case rec.ResponseUs > 0:
