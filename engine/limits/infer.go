@@ -92,10 +92,16 @@ type periodic struct {
 }
 
 // findPeriod looks for clumps of accepted calls separated by gaps longer
-// than minGap, starting at a steady interval (each within 25 % of the
-// median), with at least two calls in a clump (one call per gap is a
-// steady rate, not a window). oks must be sorted.
+// than minGap and than half the longest gap (a pause of a busy machine
+// inside a clump is not a window's gap), starting at a steady interval
+// (each within 25 % of the median), with at least two calls in a clump
+// (one call per gap is a steady rate, not a window). oks must be sorted.
 func findPeriod(oks []time.Duration, minGap time.Duration) (periodic, bool) {
+	longest := time.Duration(0)
+	for i := 1; i < len(oks); i++ {
+		longest = max(longest, oks[i]-oks[i-1])
+	}
+	minGap = max(minGap, longest/2)
 	var starts []time.Duration
 	var sizes []int
 	for i, t := range oks {

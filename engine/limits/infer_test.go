@@ -49,6 +49,17 @@ func fixedAccepts(calls []time.Duration, n int, per time.Duration) []time.Durati
 	return ok
 }
 
+// withPause drops the calls offered from at for d: a pause of the machine.
+func withPause(ts []time.Duration, at, d time.Duration) []time.Duration {
+	var out []time.Duration
+	for _, t := range ts {
+		if t < at || t >= at+d {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func TestFindPeriod(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -60,6 +71,7 @@ func TestFindPeriod(t *testing.T) {
 	}{
 		{"fixed window 50/2s at 100/s", fixedAccepts(offered(100, 300*ms, 9*time.Second), 50, 2*time.Second), 100, true, 2 * time.Second, 25},
 		{"fixed window 10/500ms at 60/s", fixedAccepts(offered(60, 0, 6*time.Second), 10, 500*ms), 60, true, 500 * ms, 20},
+		{"fixed window with a 250 ms pause inside a clump", fixedAccepts(withPause(offered(100, 300*ms, 9*time.Second), 4100*ms, 250*ms), 50, 2*time.Second), 100, true, 2 * time.Second, 25},
 		{"token bucket 30/s at 80/s: no gaps", bucketAccepts(offered(80, 0, 8*time.Second), 30, 10), 80, false, 0, 0},
 		{"token bucket 2/s: one call per gap is a rate", bucketAccepts(offered(20, 0, 8*time.Second), 2, 1), 20, false, 0, 0},
 		{"no calls", nil, 10, false, 0, 0},
