@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLimitsBadInput: bad flags and files exit 2 with a message that
@@ -77,5 +79,34 @@ checks: [limits.rate >= 25]
 	}
 	if v, _ := lookup(m, "pass"); v != false {
 		t.Errorf("pass = %v, want false", v)
+	}
+}
+
+// TestLimitsInterrupted: an interrupt stops the search; what was found
+// so far is still printed and written, and the exit status is 130.
+func TestLimitsInterrupted(t *testing.T) {
+	path := writeScenario(t, "tb.yaml", `name: interrupted
+target: {builtin: {transport: http, rate_limit: 5/1s}}
+load: {rate: 1/1s, duration: 1s}
+timeouts: {idle: 5s, max: 10s}
+calls: [{tool: echo, arguments: {text: hi}}]
+orphans: {grace: 100ms}
+`)
+	sum := filepath.Join(t.TempDir(), "s.json")
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(2*time.Second, cancel)
+	code, stdout, stderr := runCLI(t, ctx, "limits", path, "-q", "--max-rate", "20/1s", "--summary-json", sum)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
+	}
+	if !strings.Contains(stdout, "Limit card") || !strings.Contains(stdout, "interrupted") {
+		t.Errorf("the text has no limit card saying interrupted:\n%s", stdout)
+	}
+	m := readJSON(t, sum)
+	if v, _ := lookup(m, "limits.ended"); v != "interrupted" {
+		t.Errorf("limits.ended = %v, want interrupted", v)
+	}
+	if v, _ := lookup(m, "limits.signal"); v != "http_429" {
+		t.Errorf("limits.signal = %v, want http_429 (the burst of 20 against 5/1s was throttled before the interrupt)", v)
 	}
 }
