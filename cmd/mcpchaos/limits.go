@@ -43,8 +43,9 @@ func newLimitsFlags(stdout io.Writer) (*pflag.FlagSet, *limitsFlags) {
 		"Searches for the target's rate limit and its shape with the scenario's target, calls,",
 		"timeouts and throttling rules (its load and faults are not used), and prints a limit card:",
 		"signal, rate, burst, window, Retry-After honesty, tools, overload, and with checks the",
-		"capacity. Exit status: 0 the limits.* checks pass; 1 one failed; 2 bad input or the search",
-		"could not start; 130 interrupted (what was found so far is still printed).",
+		"capacity. Exit status: 0 the limits.* checks pass (verdicts never fail a search); 1 one failed;",
+		"2 bad input or the search could not start; 130 interrupted (what was found so far is",
+		"still printed).",
 		"")
 	fs.Var(&f.maxRate, "max-rate", "never offer more than `RATE` (N/duration)")
 	fs.Var(&f.budget, "budget", "bound the whole search to `DURATION`")
@@ -129,7 +130,7 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 	agg := report.NewAggregator(rules)
 	status := newStatusLine(stderr, f.quiet, agg)
 	opts := engine.Options{Sink: agg.Add, Writer: w, Tick: status.tick, Version: version, OnSample: exp.sample,
-		Evaluation: report.Evaluation(rules, onLimits, sc.FailOnViolation)}
+		Evaluation: report.Evaluation(rules, onLimits, false)}
 	if !f.noSchemaCheck {
 		opts.BeforeLoad = checkTools(sc, stderr)
 	}
@@ -152,7 +153,9 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 	agg.SetInputs(info.Inputs())
 	summary := agg.Summary(info.Meta())
 	summary.Limits = search.Result()
-	summary.Evaluate(onLimits, sc.FailOnViolation)
+	// Only the limits.* checks judge a search (docs/decisions.md): its
+	// verdicts are shown, never failing it.
+	summary.Evaluate(onLimits, false)
 	code := 0
 	switch {
 	case info.Interrupted:

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -199,6 +200,12 @@ func (s *Search) stepPhase(ctx context.Context) error {
 		}
 		if over(got) {
 			s.f.overRate = r
+			return nil
+		}
+		if failing(got, 0.05) {
+			// The server gives way (timeouts, errors) before any limit
+			// refuses: more would only fail more.
+			s.f.notes = append(s.f.notes, fmt.Sprintf("the doubling stopped at %s/s: more than 5 %% of its calls failed without being throttled", num(round(r, 1))))
 			return nil
 		}
 		if r >= s.o.MaxRate {

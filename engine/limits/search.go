@@ -111,7 +111,7 @@ func (s *Search) Script() engine.Script {
 	}
 }
 
-// errStorm ends a search whose calls mostly fail (neither ok nor
+// errStorm ends a search whose burst mostly failed (neither ok nor
 // throttled): the server is down or the scenario is wrong.
 var errStorm = errors.New("most calls failed")
 
@@ -177,11 +177,18 @@ func (s *Search) phase(ctx context.Context, name string, body func(fire firer)) 
 	s.mu.Lock()
 	s.all = append(s.all, got...)
 	s.mu.Unlock()
-	ok, th := count(got)
-	if failed := len(got) - ok - th; len(got) >= 10 && failed*2 > len(got) {
+	if name == "burst" && failing(got, 0.5) {
 		return got, recs, errStorm
 	}
 	return got, recs, nil
+}
+
+// failing reports whether more than share of at least 10 calls failed:
+// neither accepted nor throttled (timeouts, errors).
+func failing(list []obs, share float64) bool {
+	ok, th := count(list)
+	failed := len(list) - ok - th
+	return len(list) >= 10 && float64(failed) > share*float64(len(list))
 }
 
 // spec returns the index in the mix of tool, -1 (the weighted mix) when it
