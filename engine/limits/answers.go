@@ -133,12 +133,18 @@ func (s *Search) shape(l *report.Limits) {
 		return
 	}
 	// A bucket refills while the burst is being sent: those tokens are
-	// not the burst.
-	if refill := int(math.Round(rate * sendSpread(burst).Seconds())); refill > 0 && ok > 1 {
+	// not the burst. The second burst, on warm connections, is the
+	// tighter one.
+	which := "after idle"
+	if len(s.f.reburst) > 0 {
+		burst, which = s.limitedOf(s.f.reburst), "after idle, the second time (on open connections)"
+		ok, _ = count(burst)
+	}
+	if refill := int(math.Round(rate * sendSpread(burst).Seconds())); ok > 1 {
 		b := max(1, ok-refill)
 		l.Burst = &b
-		l.Evidence[len(l.Evidence)-1] = fmt.Sprintf("burst %d: %d of %d calls sent at once after idle were accepted, over %.2fs in which a bucket of %s/s refills %d",
-			b, ok, len(burst), sendSpread(burst).Seconds(), num(round(rate, 1)), refill)
+		l.Evidence[len(l.Evidence)-1] = fmt.Sprintf("burst %d: %d of %d calls sent at once %s were accepted, over %.2fs in which a bucket of %s/s refills %d",
+			b, ok, len(burst), which, sendSpread(burst).Seconds(), num(round(rate, 1)), refill)
 	}
 	s.bucketShape(l)
 }

@@ -18,6 +18,7 @@ type findings struct {
 	burstAt   time.Duration
 	burstSent int
 	burst     []obs
+	reburst   []obs // a second burst after idle, on warm connections (token bucket)
 	rec       recovery // after the burst
 	holdRec   recovery // after the hold, when the burst was not refused
 
@@ -298,6 +299,50 @@ func (s *Search) confirmPhase(ctx context.Context) error {
 		s.f.confirmed, s.f.confirmNext = true, first.sent-mid
 	}
 	return err
+}
+
+// reburstPhase measures a token bucket's burst again: the first burst
+// opened a connection for each call, which spreads it out so much that
+// the bucket refills meanwhile. After the hold, idle long enough for the
+// bucket to fill (1.5 times what the first burst took at the rate found,
+// plus half a second), a second burst goes out on the connections kept
+// open since.
+func (s *Search) reburstPhase(ctx context.Context) error {
+	if len(s.f.hold) == 0 || s.windowed() {
+		return nil
+	}
+	if _, isCap := s.isCap(); isCap {
+		return nil
+	}
+	rate, _ := s.steady()
+	ok, th := count(s.limitedOf(s.f.burst))
+	if rate <= 0 || th == 0 {
+		return nil
+	}
+	idle := time.Duration(1.5*float64(ok)/rate*float64(time.Second)) + 500*time.Millisecond
+	if s.left() < idle+2*time.Second {
+		s.f.notes = append(s.f.notes, "no budget left to measure the burst again on warm connections")
+		return nil
+	}
+	n := min(s.f.burstSent, 2*ok+20)
+	spec := -1
+	if ref, found := lastRefusal(s.f.hold); found && len(s.toolNames()) > 1 {
+		spec = s.spec(ref.tool)
+	}
+	at := time.Now().Add(idle)
+	got, _, err := s.phase(ctx, "burst", func(fire firer) {
+		for range n {
+			fire(at, spec)
+		}
+	})
+	s.f.reburst = got
+	return err
+}
+
+// windowed reports whether the hold showed a window's periodic clumps.
+func (s *Search) windowed() bool {
+	p, ok := s.holdPeriod()
+	return ok && !s.notAWindow(p)
 }
 
 // scopePhase offers each tool of the mix alone, at the hold's rate for a
