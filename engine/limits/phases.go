@@ -18,7 +18,7 @@ type findings struct {
 	burstAt   time.Duration
 	burstSent int
 	burst     []obs
-	reburst   []obs // a second burst after idle, on warm connections (token bucket)
+	reburst   []obs    // a second burst after idle, on warm connections (token bucket)
 	rec       recovery // after the burst
 	holdRec   recovery // after the hold, when the burst was not refused
 
