@@ -107,4 +107,3 @@ func anyAccepted(answers []<-chan obs) bool {
 	}
 	return false
 }
-
