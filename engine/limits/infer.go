@@ -87,8 +87,9 @@ func over(list []obs) bool {
 // every `every`, with gaps between them.
 type periodic struct {
 	every  time.Duration
-	starts []time.Duration // when each clump began
-	size   float64         // median accepted calls per clump
+	starts []time.Duration    // when each clump began
+	gaps   [][2]time.Duration // the pauses between clumps: from the last accepted call to the next
+	size   float64            // median accepted calls per clump
 }
 
 // findPeriod looks for clumps of accepted calls separated by gaps longer
@@ -103,10 +104,12 @@ func findPeriod(oks []time.Duration, minGap time.Duration) (periodic, bool) {
 	}
 	minGap = max(minGap, longest/2)
 	var starts []time.Duration
+	var gaps [][2]time.Duration
 	var sizes []int
 	for i, t := range oks {
 		if i > 0 && t-oks[i-1] > minGap {
 			starts = append(starts, t)
+			gaps = append(gaps, [2]time.Duration{oks[i-1], t})
 			sizes = append(sizes, 0)
 		}
 		if len(sizes) > 0 {
@@ -116,12 +119,12 @@ func findPeriod(oks []time.Duration, minGap time.Duration) (periodic, bool) {
 	if len(starts) < 2 {
 		return periodic{}, false
 	}
-	gaps := make([]time.Duration, len(starts)-1)
-	for i := range gaps {
-		gaps[i] = starts[i+1] - starts[i]
+	intervals := make([]time.Duration, len(starts)-1)
+	for i := range intervals {
+		intervals[i] = starts[i+1] - starts[i]
 	}
-	m := median(gaps)
-	for _, g := range gaps {
+	m := median(intervals)
+	for _, g := range intervals {
 		if g < m*3/4 || g > m*5/4 {
 			return periodic{}, false
 		}
@@ -132,8 +135,30 @@ func findPeriod(oks []time.Duration, minGap time.Duration) (periodic, bool) {
 	for i := range sz {
 		sz[i] = float64(sizes[i])
 	}
-	p := periodic{every: m, starts: starts, size: median(sz)}
+	p := periodic{every: m, starts: starts, gaps: gaps, size: median(sz)}
 	return p, p.size >= 2
+}
+
+// gapsRefused reports whether the pauses between clumps are a limiter's:
+// calls kept being sent in them (at least half of what rate offers) and
+// were refused (at least 80 % of them). A pause in which nothing was sent
+// is the client's (a busy machine), not a window's.
+func gapsRefused(list []obs, p periodic, rate float64) bool {
+	for _, g := range p.gaps {
+		sent, refused := 0, 0
+		for _, o := range list {
+			if o.sent > g[0] && o.sent < g[1] {
+				sent++
+				if o.throttled {
+					refused++
+				}
+			}
+		}
+		if float64(sent) < 0.5*rate*(g[1]-g[0]).Seconds() || float64(refused) < 0.8*float64(sent) {
+			return false
+		}
+	}
+	return true
 }
 
 // periodRate is the accepted rate over whole periods: the calls from the

@@ -95,6 +95,43 @@ func TestFindPeriod(t *testing.T) {
 	}
 }
 
+// asObs turns offered calls and the accepted ones into obs.
+func asObs(offered, oks []time.Duration) []obs {
+	accepted := map[time.Duration]bool{}
+	for _, t := range oks {
+		accepted[t] = true
+	}
+	var list []obs
+	for _, t := range offered {
+		list = append(list, obs{sent: t, answered: t + ms, ok: accepted[t], throttled: !accepted[t]})
+	}
+	return list
+}
+
+// TestGapsRefused: a window's gaps are full of refused calls; a bucket's
+// accepted calls clumped by the client's own pauses (nothing sent in
+// them) are no window.
+func TestGapsRefused(t *testing.T) {
+	calls := offered(100, 300*ms, 9*time.Second)
+	oks := fixedAccepts(calls, 50, 2*time.Second)
+	p, ok := findPeriod(oks, minGap(100))
+	if !ok || !gapsRefused(asObs(calls, oks), p, 100) {
+		t.Fatalf("fixed window: periodic %v, gaps refused %v; want both", ok, ok && gapsRefused(asObs(calls, oks), p, 100))
+	}
+	// The client sends in batches every 160 ms (a busy machine): a
+	// bucket of 30/s accepts a clump after each pause.
+	var batched []time.Duration
+	for b := 0; b < 50; b++ {
+		for i := range 20 {
+			batched = append(batched, time.Duration(b)*160*ms+time.Duration(i)*ms)
+		}
+	}
+	boks := bucketAccepts(batched, 30, 10)
+	if p, ok := findPeriod(boks, minGap(120)); ok && gapsRefused(asObs(batched, boks), p, 120) {
+		t.Errorf("a bucket's clumps from the client's pauses (period %v) read as a window", p.every)
+	}
+}
+
 func TestSteadyRate(t *testing.T) {
 	oks := bucketAccepts(offered(80, 0, 10*time.Second), 30, 10)
 	if r := steadyRate(oks, time.Second, 10*time.Second); math.Abs(r-30) > 1 {

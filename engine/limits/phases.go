@@ -153,7 +153,12 @@ func (s *Search) holdPeriod() (periodic, bool) {
 	if len(s.f.hold) == 0 {
 		return periodic{}, false
 	}
-	return findPeriod(okTimes(s.limitedOf(s.f.hold)), minGap(s.f.holdRate))
+	hold := s.limitedOf(s.f.hold)
+	p, ok := findPeriod(okTimes(hold), minGap(s.f.holdRate))
+	if !ok || !gapsRefused(hold, p, s.f.holdRate*float64(len(hold))/float64(len(s.f.hold))) {
+		return periodic{}, false
+	}
+	return p, true
 }
 
 // confirmPhase tells a fixed window from a sliding one: after at least a
