@@ -53,8 +53,8 @@ calls:
 orphans: {grace: 100ms}
 checks: [limits.rate >= 25]
 `)
-	sum := filepath.Join(dir, "s.json")
-	code, stdout, stderr := runCLI(t, t.Context(), "limits", path, "-q", "--budget", "3s", "--max-rate", "20/1s", "--summary-json", sum)
+	sum, out := filepath.Join(dir, "s.json"), filepath.Join(dir, "calls.jsonl")
+	code, stdout, stderr := runCLI(t, t.Context(), "limits", path, "-q", "--budget", "3s", "--max-rate", "20/1s", "--summary-json", sum, "-o", out)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the check on limits.rate fails); stderr:\n%s", code, stderr)
 	}
@@ -79,6 +79,12 @@ checks: [limits.rate >= 25]
 	}
 	if v, _ := lookup(m, "pass"); v != false {
 		t.Errorf("pass = %v, want false", v)
+	}
+	// The results file renders again: the card from its trailer, the
+	// same check failing.
+	rcode, rout, rerr := runCLI(t, t.Context(), "report", out)
+	if rcode != 1 || !strings.HasPrefix(rout, "Limit card") || !strings.Contains(rout, "window none") {
+		t.Errorf("report of the search's calls: exit %d, want 1 with the limit card; stdout:\n%s\nstderr:\n%s", rcode, rout, rerr)
 	}
 }
 
