@@ -39,11 +39,32 @@ func (s *Search) answers() *report.Limits {
 	s.tools(l)
 	s.overload(l)
 	s.capacity(l)
+	s.lateClient(l)
 	l.Evidence = append(l.Evidence, s.f.notes...)
 	if s.dropped > 0 {
 		l.Evidence = append(l.Evidence, fmt.Sprintf("%d calls not sent: %d were in flight already", s.dropped, s.o.MaxInFlight))
 	}
 	return l
+}
+
+// maxLag is how late the hold's calls may go out (the median) before the
+// answers drawn from it are marked unsure: the client could not offer
+// what it meant to.
+const maxLag = 20 * time.Millisecond
+
+// lateClient notes a hold whose calls went out late (a busy machine: the
+// rate offered was not the rate meant, and the accepted rate may read
+// low), and lowers the confidence.
+func (s *Search) lateClient(l *report.Limits) {
+	var lags []time.Duration
+	for _, o := range s.f.hold {
+		lags = append(lags, o.lag)
+	}
+	if lag := median(lags); lag > maxLag {
+		l.Confidence = "low"
+		l.Evidence = append(l.Evidence, fmt.Sprintf("unsure: the hold's calls went out %v late (median) on a busy client; the rate offered was not the rate meant, and answers from it may read low",
+			lag.Round(time.Millisecond)))
+	}
 }
 
 // signal: the throttling kind seen most, and where hints came from.

@@ -21,6 +21,8 @@ type obs struct {
 	hintFrom  string
 	// broke names a rule of the era the answer broke ("" when none).
 	broke string
+	// lag is how late the call went out after its scheduled time.
+	lag time.Duration
 }
 
 // fromRecord turns a call's record into an obs, times relative to start.
@@ -31,6 +33,7 @@ func fromRecord(rec results.Record, start time.Time) obs {
 	if rec.SentUs == 0 {
 		o.sent = base
 	}
+	o.lag = o.sent - base
 	for name := range rec.Violations {
 		o.broke = name
 	}
