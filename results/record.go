@@ -119,38 +119,29 @@ type Record struct {
 	Attempt int    `json:"attempt,omitempty"`
 	Retry   string `json:"retry,omitempty"` // "reissue" or "throttled"
 	Process int    `json:"process,omitempty"`
-	// Phase names the step of a search that sent the call (mcpchaos
-	// limits: burst, recover, step, hold, ...); empty in a run.
-	Phase string `json:"phase,omitempty"`
 
-	Scheduled    time.Time  `json:"t"`
-	SentUs       int64      `json:"sent_us,omitempty"`
-	HeadersUs    int64      `json:"headers_us,omitempty"`
-	FirstProgUs  int64      `json:"first_progress_us,omitempty"`
-	ResponseUs   int64      `json:"response_us,omitempty"`
-	CancelUs     int64      `json:"cancel_us,omitempty"`
-	EndUs        int64      `json:"end_us,omitempty"`
-	DeadlineUs   int64      `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
-	TimeoutErrUs int64      `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
-	CancelReason StopReason `json:"cancel_reason,omitempty"`
-	Outcome      string     `json:"outcome"`
-	Status       int        `json:"status,omitempty"`
-	Code         *int64     `json:"code,omitempty"`
-	Message      string     `json:"message,omitempty"`
-	ThrottleKind string     `json:"throttle_kind,omitempty"`
-	RetryAfterMs *int64     `json:"retry_after_ms,omitempty"`
-	// RetryHintMs is a retry time the answer gave elsewhere than in a
-	// Retry-After header: in a JSON-RPC error's data (retryAfter,
-	// retryAfterSeconds, retryAfterMs, waitTimeSeconds) or in a message's
-	// text ("retry after 3s"); RetryHintFrom says where.
-	RetryHintMs   *int64    `json:"retry_hint_ms,omitempty"`
-	RetryHintFrom string    `json:"retry_hint_from,omitempty"`
-	ResultType    string    `json:"result_type,omitempty"`
-	Error         string    `json:"error,omitempty"`
-	Progress      *Progress `json:"progress,omitempty"`
-	Violations    Counts    `json:"violations,omitempty"`
-	LateResponses int       `json:"late_responses,omitempty"`
-	LateProgress  int       `json:"late_progress,omitempty"`
+	Scheduled     time.Time  `json:"t"`
+	SentUs        int64      `json:"sent_us,omitempty"`
+	HeadersUs     int64      `json:"headers_us,omitempty"`
+	FirstProgUs   int64      `json:"first_progress_us,omitempty"`
+	ResponseUs    int64      `json:"response_us,omitempty"`
+	CancelUs      int64      `json:"cancel_us,omitempty"`
+	EndUs         int64      `json:"end_us,omitempty"`
+	DeadlineUs    int64      `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
+	TimeoutErrUs  int64      `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
+	CancelReason  StopReason `json:"cancel_reason,omitempty"`
+	Outcome       string     `json:"outcome"`
+	Status        int        `json:"status,omitempty"`
+	Code          *int64     `json:"code,omitempty"`
+	Message       string     `json:"message,omitempty"`
+	ThrottleKind  string     `json:"throttle_kind,omitempty"`
+	RetryAfterMs  *int64     `json:"retry_after_ms,omitempty"`
+	ResultType    string     `json:"result_type,omitempty"`
+	Error         string     `json:"error,omitempty"`
+	Progress      *Progress  `json:"progress,omitempty"`
+	Violations    Counts     `json:"violations,omitempty"`
+	LateResponses int        `json:"late_responses,omitempty"`
+	LateProgress  int        `json:"late_progress,omitempty"`
 	// LeftoverUs is how long after our cancel the server was last seen
 	// working on this call (stdio and open legacy streams).
 	LeftoverUs int64   `json:"leftover_us,omitempty"`
@@ -161,6 +152,15 @@ type Record struct {
 	// Policies maps each client timeout policy to what it would have done:
 	// "ok", "killed" or "waited_forever".
 	Policies map[string]string `json:"policies,omitempty"`
+	// Phase names the step of a search that sent the call (mcpchaos
+	// limits: burst, recover, step, hold, ...); empty in a run.
+	Phase string `json:"phase,omitempty"`
+	// RetryHintMs is a retry time the answer gave elsewhere than in a
+	// Retry-After header: in a JSON-RPC error's data (retryAfter,
+	// retryAfterSeconds, retryAfterMs, waitTimeSeconds) or in a message's
+	// text ("retry after 3s"); RetryHintFrom says where.
+	RetryHintMs   *int64 `json:"retry_hint_ms,omitempty"`
+	RetryHintFrom string `json:"retry_hint_from,omitempty"`
 }
 
 // Progress is what a call's progress notifications looked like.
