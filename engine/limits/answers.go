@@ -158,7 +158,7 @@ func (s *Search) shape(l *report.Limits) {
 	// tighter one.
 	which := "after idle"
 	if len(s.f.reburst) > 0 {
-		burst, which = s.limitedOf(s.f.reburst), "after idle, the second time (on open connections)"
+		burst, which = s.limitedOf(s.f.reburst), "after idle, the second time"
 		ok, _ = count(burst)
 	}
 	if refill := int(math.Round(rate * sendSpread(burst).Seconds())); ok > 1 {
