@@ -71,7 +71,7 @@ checks: [limits.rate >= 25]
 			t.Errorf("%s = %v (present %v), want %v", key, got, ok, want)
 		}
 	}
-	if n := num(t, m, "limits.search_s"); n <= 0 || n > 3.5 {
+	if n := num(t, m, "limits.search_s"); n < 0 || n > 3.5 {
 		t.Errorf("limits.search_s = %v, want within the 3 s budget", n)
 	}
 	if v, _ := lookup(m, "limits.ended"); v != "done" && v != "budget" {
