@@ -45,6 +45,8 @@ type callState struct {
 	lastAlive  time.Time // the send or the last progress: the idle clock
 	status     int
 	retryAfter time.Duration
+	hint       time.Duration // a retry time in the answer's data or text (hintFrom says where)
+	hintFrom   string
 	final      finalKind
 	result     mcp.Result
 	code       int64
@@ -228,6 +230,11 @@ func (cs *callState) onResponse(ev mcp.Event) {
 	if ev.Kind == mcp.EvRPCError {
 		cs.final, cs.code, cs.hasCode = finalError, ev.Code, true
 		cs.message = truncate(mcp.Unquote(ev.Message), 300)
+		if d, from, ok := hintFromData(ev.Raw); ok {
+			cs.hint, cs.hintFrom = d, from
+		} else {
+			cs.hintInText()
+		}
 		return
 	}
 	cs.final, cs.result = finalResult, ev.Result
@@ -235,5 +242,13 @@ func (cs *callState) onResponse(ev mcp.Event) {
 	cs.result.Text, cs.result.InputRequests, cs.result.RequestState = nil, nil, nil
 	if ev.Result.IsError {
 		cs.message = truncate(mcp.Unquote(ev.Result.Text), 300)
+		cs.hintInText()
+	}
+}
+
+// hintInText takes a retry time from the message's text, if it has one.
+func (cs *callState) hintInText() {
+	if d, ok := hintFromText(cs.message); ok {
+		cs.hint, cs.hintFrom = d, "text"
 	}
 }

@@ -85,7 +85,8 @@ type Stage struct {
 	Over time.Duration
 }
 
-// Load is the traffic model: exactly one of Rate, Stages and Concurrency.
+// Load is the traffic model: exactly one of Rate, Stages, Concurrency and
+// Script.
 type Load struct {
 	// IDs is how request ids are numbered (scenarios.IDs: "" sequential,
 	// colliding or shuffled) and IDConnections how many HTTP clients share
@@ -95,6 +96,9 @@ type Load struct {
 	Rate          vegeta.Rate
 	Stages        []Stage
 	Concurrency   int
+	// Script, when set, drives the load call by call (script.go): the
+	// search of `mcpchaos limits`. Duration bounds it.
+	Script Script
 	// Duration is how long the load runs (after the stages, for a staged
 	// load).
 	Duration     time.Duration

@@ -9,26 +9,7 @@ func (cs *callState) record() *results.Record {
 	rec := &cs.rec
 	cs.apply(cs.classify())
 	cs.skippedFaults()
-	rec.SentUs = cs.us(cs.sent)
-	rec.HeadersUs = cs.us(cs.headersAt)
-	rec.CancelUs = cs.us(cs.cancelAt)
-	rec.EndUs = cs.us(cs.endAt)
-	if !cs.responseAt.IsZero() && (cs.cancelAt.IsZero() || cs.responseAt.Before(cs.cancelAt)) {
-		rec.ResponseUs = cs.us(cs.responseAt)
-	}
-	rec.Status = cs.status
-	if cs.hasCode {
-		code := cs.code
-		rec.Code = &code
-	}
-	rec.Message = cs.message
-	if cs.retryAfter >= 0 && cs.status != 0 {
-		ms := cs.retryAfter.Milliseconds()
-		rec.RetryAfterMs = &ms
-	}
-	if cs.final == finalResult {
-		rec.ResultType = cs.result.Type.String()
-	}
+	cs.answer(rec)
 	// Work seen after the cancel plus the grace is the call's leftover
 	// work; anything sooner is the race the spec allows.
 	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.Progress.Grace {
@@ -52,4 +33,33 @@ func (cs *callState) record() *results.Record {
 	cs.describeFaults()
 	cs.recorded = true
 	return rec
+}
+
+// answer writes what the call's answer was into rec: its times, status,
+// code, message, result type and retry hints (cs.mu held).
+func (cs *callState) answer(rec *results.Record) {
+	rec.SentUs = cs.us(cs.sent)
+	rec.HeadersUs = cs.us(cs.headersAt)
+	rec.CancelUs = cs.us(cs.cancelAt)
+	rec.EndUs = cs.us(cs.endAt)
+	if !cs.responseAt.IsZero() && (cs.cancelAt.IsZero() || cs.responseAt.Before(cs.cancelAt)) {
+		rec.ResponseUs = cs.us(cs.responseAt)
+	}
+	rec.Status = cs.status
+	if cs.hasCode {
+		code := cs.code
+		rec.Code = &code
+	}
+	rec.Message = cs.message
+	if cs.retryAfter >= 0 && cs.status != 0 {
+		ms := cs.retryAfter.Milliseconds()
+		rec.RetryAfterMs = &ms
+	}
+	if cs.hintFrom != "" {
+		ms := cs.hint.Milliseconds()
+		rec.RetryHintMs, rec.RetryHintFrom = &ms, cs.hintFrom
+	}
+	if cs.final == finalResult {
+		rec.ResultType = cs.result.Type.String()
+	}
 }

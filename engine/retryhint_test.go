@@ -39,5 +39,5 @@ func FuzzDataHint(f *testing.F) {
 	for _, s := range []string{`{"retryAfter":3}`, `{"retryAfterMs":"1500"}`, `{}`, `[`, `{"waitTimeSeconds":-1}`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) { _ = dataHint(raw) })
+	f.Fuzz(func(t *testing.T, raw []byte) { _, _, _ = hintFromData(raw) })
 }

@@ -212,7 +212,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	}
 	// began and pace are set before the goroutines that read them start
 	// (the status tick and the probe sampler).
-	if plan.Load.Concurrency == 0 {
+	if plan.Load.Concurrency == 0 && plan.Load.Script == nil {
 		r.pace = r.newPacer()
 	}
 	r.began = info.Started
@@ -223,9 +223,12 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	r.gw.start(context.WithoutCancel(ctx))
 	stopBackground := r.background(ctx, info)
 	stopWindows := r.quietWindows(ctx, pr)
-	if plan.Load.Concurrency > 0 {
+	switch {
+	case plan.Load.Script != nil:
+		r.scriptLoad(ctx)
+	case plan.Load.Concurrency > 0:
 		r.closedLoad(ctx)
-	} else {
+	default:
 		r.openLoad(ctx)
 	}
 	close(r.loadOver)

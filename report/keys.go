@@ -30,6 +30,7 @@ func templateSummary() *Summary {
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
 	s.Gateway = &GatewaySummary{EraSeen: map[string]int{placeholderName: 0}}
+	s.Limits = limitsTemplate()
 	return s
 }
 
@@ -67,6 +68,8 @@ func templateSummary() *Summary {
 //	              crossed_responses, progress_held, progress_lost, retry_after_lost, unrecorded, unended, truth_unread},
 //	              gateway.stops.{cancelled, disconnected}.{stopped, ran_on, unknown}, gateway.lag_ms.{p50, p99, max, count},
 //	              gateway.era_seen.<name>
+//	limits.{rate, burst, window_s, concurrency, capacity, searched_up_to, search_s},
+//	              limits.retry_after.{advertised_s, accepted_after_s}, limits.overload.{ok_rate, refusal_ms}
 func KnownKeys() []string {
 	leaves, err := flatten(templateSummary())
 	if err != nil {

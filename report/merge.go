@@ -29,6 +29,9 @@ type Merged struct {
 	// what an old or torn file could not give. `mcpchaos report` prints
 	// them on stderr.
 	Notes []string
+	// Limits is what `mcpchaos limits` found, from the first file's
+	// trailer (the search is not recomputed from the calls).
+	Limits *Limits
 }
 
 // MergedFile is one file of a merge.
@@ -158,6 +161,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 // Summary builds the merged summary and evaluates the checks on it.
 func (m *Merged) Summary() *Summary {
 	s := m.Agg.Summary(m.Meta)
+	s.Limits = m.Limits
 	s.Evaluate(m.Checks, m.FailOnViolation)
 	return s
 }
@@ -166,6 +170,15 @@ func (m *Merged) Summary() *Summary {
 // from the summary in the trailer of a file written before headers kept
 // them).
 func (m *Merged) first(f MergedFile, trailer *results.Trailer) error {
+	if trailer != nil && len(trailer.Summary) > 0 {
+		var found struct {
+			Limits *Limits `json:"limits"`
+		}
+		if err := json.Unmarshal(trailer.Summary, &found); err != nil {
+			return fmt.Errorf("%s: decode the trailer's summary: %w", f.Path, err)
+		}
+		m.Limits = found.Limits
+	}
 	if e := f.Header.Evaluation; e != nil {
 		checks, err := ParseChecks(e.Checks)
 		if err != nil {

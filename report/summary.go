@@ -55,7 +55,9 @@ type Summary struct {
 	Faults       map[string]FaultStats `json:"faults"`
 	// Gateway is present when the scenario has a gateway section.
 	Gateway *GatewaySummary `json:"gateway,omitempty"`
-	Checks  []CheckResult   `json:"checks"`
+	// Limits is present in the summary of `mcpchaos limits`.
+	Limits *Limits       `json:"limits,omitempty"`
+	Checks []CheckResult `json:"checks"`
 	// Pass: every check passed and, with FailOnViolation, no verdict is a
 	// violation (mcpchaos run exits 0).
 	Pass            bool      `json:"pass"`

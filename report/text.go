@@ -60,6 +60,12 @@ func (t *textOut) items(label string, items ...string) {
 func (s *Summary) Text(w io.Writer) error {
 	s = textSafe(s)
 	var t textOut
+	if s.Limits != nil {
+		if err := s.Limits.LimitCard(&t.b); err != nil {
+			return err
+		}
+		t.b.WriteString("\n")
+	}
 	s.textHeader(&t)
 	for _, block := range []func(*textOut){s.textCalls, s.textErrors, s.textLatency, s.textTools,
 		s.textProgress, s.textThrottling, s.textMRTR, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol, s.textGateway} {

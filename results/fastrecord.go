@@ -156,6 +156,16 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "content_mismatch":
 		r.ContentMismatch = l.int()
 		return 1 << 38
+	case "phase":
+		r.Phase = l.str()
+		return 1 << 39
+	case "retry_hint_ms":
+		v := l.int64()
+		r.RetryHintMs = &v
+		return 1 << 40
+	case "retry_hint_from":
+		r.RetryHintFrom = l.str()
+		return 1 << 41
 	}
 	return 0
 }

@@ -185,6 +185,15 @@ type Record struct {
 	// ContentMismatch counts the accepted forms whose content (from the
 	// scenario) did not fit the form's requestedSchema.
 	ContentMismatch int `json:"content_mismatch,omitempty"`
+	// Phase names the step of a search that sent the call (mcpchaos
+	// limits: burst, recover, step, hold, ...); empty in a run.
+	Phase string `json:"phase,omitempty"`
+	// RetryHintMs is a retry time the answer gave elsewhere than in a
+	// Retry-After header: in a JSON-RPC error's data (retryAfter,
+	// retryAfterSeconds, retryAfterMs, waitTimeSeconds) or in a message's
+	// text ("retry after 3s"); RetryHintFrom says where.
+	RetryHintMs   *int64 `json:"retry_hint_ms,omitempty"`
+	RetryHintFrom string `json:"retry_hint_from,omitempty"`
 }
 
 // Progress is what a call's progress notifications looked like.

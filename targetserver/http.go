@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -104,11 +103,12 @@ func (s *Server) markDisconnect(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimitHTTP answers a tools/call over the limit with 429, a Retry-After
-// header and a JSON-RPC error body. Other methods, and the inflight probe
-// tool, are never limited.
+// rateLimitHTTP applies the limits (limiter.go) to a tools/call: one
+// over them is refused with the configured signal (refuse.go), one
+// accepted waits for a worker when there are workers. Other methods, and
+// the inflight probe tool, are never limited.
 func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
-	if s.limiter == nil {
+	if !s.limits() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,13 +121,14 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ok, wait := s.limiter.take()
-		if ok {
+		a := s.admit(r.Context(), peek.Params.Name)
+		if !a.refused {
+			defer a.release()
 			next.ServeHTTP(w, r)
 			return
 		}
 		s.metrics.throttled.Add(1)
-		ra := retryAfterSeconds(wait)
+		ra, hint := s.retryHint(a.wait)
 		if marker := peek.Params.Meta[results.MarkerMeta]; marker != "" {
 			era := r.Header.Get("MCP-Protocol-Version")
 			if v := peek.Params.Meta["io.modelcontextprotocol/protocolVersion"]; v != "" {
@@ -135,15 +136,7 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 			}
 			s.throttledCall(marker, string(id), peek.Params.Name, era, "http", ra)
 		}
-		body, _ := json.Marshal(map[string]any{
-			"jsonrpc": "2.0",
-			"id":      id,
-			"error":   map[string]any{"code": int64(s.cfg.RateLimitCodeOrDefault()), "message": "rate limit exceeded"},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Retry-After", strconv.Itoa(ra))
-		w.WriteHeader(http.StatusTooManyRequests)
-		w.Write(body)
+		s.refuseHTTP(w, id, isModern(r), ra, hint)
 	})
 }
 

@@ -22,8 +22,10 @@ const (
 type Server struct {
 	cfg     Config
 	metrics *metrics
-	limiter *bucket  // nil when there is no rate limit
-	calls   *callLog // nil unless log_calls is set
+	limiter limiter       // nil when there is no rate limit
+	slots   *slots        // nil without concurrency_limit
+	workers chan struct{} // nil without workers: one token per running call
+	calls   *callLog      // nil unless log_calls is set
 	truth   *truthLog
 	answers answerWatch // progress_after_response: calls waiting for their answer to be written
 
@@ -48,10 +50,17 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		metrics: newMetrics(),
-		limiter: newBucket(cfg.RateLimit),
+		limiter: newLimiter(cfg),
 		calls:   calls,
 		truth:   newTruthLog(TruthCapacity),
 		closing: make(chan struct{}),
+	}
+	// Before the handler, which is built only with the limits it needs.
+	if cfg.ConcurrencyLimit > 0 {
+		s.slots = &slots{cap: cfg.ConcurrencyLimit}
+	}
+	if cfg.Workers > 0 {
+		s.workers = make(chan struct{}, cfg.Workers)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.mcpHandler())
@@ -108,7 +117,7 @@ func (s *Server) newMCPServer(versions []string, stdio bool) *mcp.Server {
 	if stdio {
 		srv.AddReceivingMiddleware(metaMiddleware)
 	}
-	if stdio && s.limiter != nil {
+	if stdio && s.limits() {
 		srv.AddReceivingMiddleware(s.rateLimitMiddleware)
 	}
 	return srv

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -69,24 +68,28 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// rateLimitMiddleware refuses a tools/call over the limit with a JSON-RPC
-// error (code Config.RateLimitCode, message "rate limit exceeded", data
-// {"retryAfter": seconds}). Other methods and the inflight probe pass.
+// rateLimitMiddleware applies the limits (limiter.go) to a tools/call:
+// one over them is refused (refuse.go: a JSON-RPC error with
+// data.retryAfter, or an isError result), one accepted waits for a worker
+// when there are workers. Other methods and the inflight probe pass.
 func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == ToolInflight {
-			return next(ctx, method, req)
+		p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
+		tool := ""
+		if p != nil {
+			tool = p.Name
 		}
-		ok, wait := s.limiter.take()
-		if ok {
+		a := s.admit(ctx, tool)
+		if !a.refused {
+			defer a.release()
 			return next(ctx, method, req)
 		}
 		s.metrics.throttled.Add(1)
-		ra := retryAfterSeconds(wait)
-		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+		ra, hint := s.retryHint(a.wait)
+		if p != nil {
 			if marker, _ := p.Meta[results.MarkerMeta].(string); marker != "" {
 				id, _ := json.Marshal(p.Meta[requestIDMeta])
 				era, _ := p.Meta["io.modelcontextprotocol/protocolVersion"].(string)
@@ -96,7 +99,6 @@ func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				s.throttledCall(marker, string(id), p.Name, era, "stdio", ra)
 			}
 		}
-		data, _ := json.Marshal(map[string]int{"retryAfter": ra})
-		return nil, &jsonrpc.Error{Code: int64(s.cfg.RateLimitCodeOrDefault()), Message: "rate limit exceeded", Data: data}
+		return s.refuseStdio(ra, hint)
 	}
 }

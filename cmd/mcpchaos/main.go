@@ -34,6 +34,8 @@ func commands() []command {
 	return []command{
 		{"run", "drive load and faults at an MCP server and print the summary", runCmd,
 			"mcpchaos: interrupted: stopping load, draining, writing outputs (interrupt again to exit at once)"},
+		{"limits", "find a server's rate limit and its shape, or its capacity under the scenario's checks", limitsCmd,
+			"mcpchaos limits: interrupted: stopping the search, writing what was found (interrupt again to exit at once)"},
 		{"serve", "run the built-in target MCP server (HTTP or stdio)", serveCmd,
 			"mcpchaos serve: interrupted: stopping the server (interrupt again to exit at once)"},
 		{"proxy", "a fault-injecting MCP proxy: test how clients and gateways react", proxyCmd,

@@ -89,6 +89,8 @@ func statusText(l engine.Live, snap report.Live) string {
 	var b strings.Builder
 	if t, ok := phaseText[l.Phase]; ok {
 		fmt.Fprintf(&b, "%s  ", t)
+	} else if l.Phase != "" && l.Phase != engine.PhaseLoad {
+		fmt.Fprintf(&b, "%s  ", l.Phase) // a phase of the limits search
 	}
 	fmt.Fprintf(&b, "%s/%s", l.Elapsed.Truncate(time.Second), l.Total.Truncate(time.Second))
 	if l.Offered > 0 {

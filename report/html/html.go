@@ -154,7 +154,7 @@ func buildRun(i int, r Run, multi bool) (runView, error) {
 	for _, draw := range []func() (Figure, error){
 		func() (Figure, error) { return latencyFigure(tl) },
 		func() (Figure, error) { return outcomesFigure(tl) },
-		func() (Figure, error) { return ratesFigure(tl, s.Throttling) },
+		func() (Figure, error) { return ratesFigure(tl, s.Throttling, s.Limits) },
 		func() (Figure, error) { return workFigure(r.Samples, origin) },
 	} {
 		fig, err := draw()

@@ -31,8 +31,9 @@ func onsetBucket(tl timeline) int {
 // ratesFigure draws, per second, the calls offered (scheduled), achieved
 // (ended, not dropped), answered ok and throttled, with the throttling
 // onset marked: a vertical line at the second it happened and a horizontal
-// one at the summary's onset rate.
-func ratesFigure(tl timeline, th report.Throttling) (Figure, error) {
+// one at the summary's onset rate; and what `mcpchaos limits` found, when
+// it ran (lim is nil otherwise).
+func ratesFigure(tl timeline, th report.Throttling, lim *report.Limits) (Figure, error) {
 	const title = "Offered, achieved, ok and throttled calls per second"
 	if len(tl.buckets) == 0 {
 		return noData(title, "no call was scheduled"), nil
@@ -78,8 +79,17 @@ func ratesFigure(tl timeline, th report.Throttling) (Figure, error) {
 	if err := markOnset(p, tl, th, top); err != nil {
 		return Figure{}, fmt.Errorf("plot %q: %w", title, err)
 	}
+	found, err := markLimits(p, tl, lim)
+	if err != nil {
+		return Figure{}, fmt.Errorf("plot %q: %w", title, err)
+	}
+	top = max(top, found)
 	p.Y.Min = 0
-	legendRoom(p, top, len(series)+1)
+	entries := len(series) + 1
+	if lim != nil {
+		entries += 3
+	}
+	legendRoom(p, top, entries)
 	return render(title, p)
 }
 

@@ -29,6 +29,29 @@ const (
 	Era2025 = "2025"
 )
 
+// Shapes of the rate limit (the rate_limit_kind knob).
+const (
+	LimitSlidingWindow = "sliding_window"
+	LimitTokenBucket   = "token_bucket"
+	LimitFixedWindow   = "fixed_window"
+)
+
+// Signals of a refused call (the rate_limit_signal knob).
+const (
+	SignalAuto        = "auto"
+	SignalHTTP503     = "http_503"
+	SignalRPCCode     = "rpc_code"
+	SignalToolMessage = "tool_message"
+)
+
+// Retry hints of a refused call (the retry_after knob).
+const (
+	HintHonest   = "honest"
+	HintAbsent   = "absent"
+	HintTooLong  = "too_long"
+	HintTooShort = "too_short"
+)
+
 // DefaultRateLimitCode is the JSON-RPC error code of a throttled call when
 // Config.RateLimitCode is zero. It lies outside -32768..-32000, the range
 // JSON-RPC reserves (and within it, -32020..-32099, the range MCP
@@ -52,6 +75,13 @@ type Config struct {
 	ProgressAfterResponse bool
 	RateLimit             Rate
 	RateLimitCode         int
+	RateLimitKind         string
+	RateLimitBurst        int
+	RateLimitSignal       string
+	RetryAfter            string
+	RateLimitTool         string
+	ConcurrencyLimit      int
+	Workers               int
 	ExitDelay             time.Duration
 	LogCalls              string
 	BurnCPU               bool
@@ -84,9 +114,23 @@ var Table = []Knob{
 	{Name: "progress_after_response", Field: "ProgressAfterResponse", Kind: Bool,
 		Doc: "send one more progress notification once a step tool's result is written (on HTTP, 250ms after its POST ended)"},
 	{Name: "rate_limit", Field: "RateLimit", Kind: RateKind, Max: maxLimitCount, Arg: "R",
-		Doc: "throttle tools/call to at most N calls in any window of PERIOD (N/PERIOD, e.g. 100/1s): HTTP 429 with Retry-After, or a JSON-RPC error on stdio"},
+		Doc: "throttle tools/call to N calls per PERIOD (N/PERIOD, e.g. 100/1s), by default at most N in any window of PERIOD (see rate_limit_kind): HTTP 429 with Retry-After, or a JSON-RPC error on stdio"},
 	{Name: "rate_limit_code", Field: "RateLimitCode", Kind: Int, Min: -1 << 31, Max: 1<<31 - 1, Arg: "CODE",
 		Doc: "JSON-RPC error code of a throttled call (0: -31429, outside every reserved range)"},
+	{Name: "rate_limit_kind", Field: "RateLimitKind", Kind: Enum, Values: []string{LimitSlidingWindow, LimitTokenBucket, LimitFixedWindow}, Arg: "KIND",
+		Doc: "the shape of rate_limit: sliding_window (at most N in any PERIOD), token_bucket (N per PERIOD refilled continuously, rate_limit_burst tokens at most) or fixed_window (at most N per PERIOD counted from the server's start)"},
+	{Name: "rate_limit_burst", Field: "RateLimitBurst", Kind: Int, Max: maxLimitCount, Arg: "N",
+		Doc: "token_bucket: the bucket's size, the calls accepted at once after idle (0: N of rate_limit)"},
+	{Name: "concurrency_limit", Field: "ConcurrencyLimit", Kind: Int, Max: maxLimitCount, Arg: "N",
+		Doc: "refuse a tools/call while N are running, with the signal of a throttled call (0: no cap)"},
+	{Name: "rate_limit_signal", Field: "RateLimitSignal", Kind: Enum, Values: []string{SignalAuto, SignalHTTP503, SignalRPCCode, SignalToolMessage}, Arg: "SIGNAL",
+		Doc: "how a refused call is answered: auto (HTTP 429, a JSON-RPC error on stdio), http_503, rpc_code (a JSON-RPC error with data.retryAfter; HTTP 200) or tool_message (an isError result `rate limit exceeded (retry after Ns)`)"},
+	{Name: "retry_after", Field: "RetryAfter", Kind: Enum, Values: []string{HintHonest, HintAbsent, HintTooLong, HintTooShort}, Arg: "HINT",
+		Doc: "the retry hint of a refused call: honest (the wait in whole seconds rounded up, at least 1), absent, too_long (3 × honest + 2) or too_short (honest / 3, rounded down)"},
+	{Name: "rate_limit_tool", Field: "RateLimitTool", Kind: Enum, Values: []string{"all", "echo", "slow_task", "cpu_task"}, Arg: "TOOL",
+		Doc: "the one tool rate_limit and concurrency_limit apply to (all: every tool but inflight)"},
+	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
+		Doc: "at most N tools/call run at once; the others wait their turn, so latency grows past the capacity instead of refusals (0: no limit)"},
 	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
 		Doc: "step tools burn CPU for each step instead of sleeping (slow_task works like cpu_task), so a process probe sees their work"},
 	{Name: "x_accel_buffering", Field: "XAccelBuffering", Kind: Bool,
@@ -122,6 +166,16 @@ func (c Config) EraOrDefault() string {
 		return EraDual
 	}
 	return c.Era
+}
+
+// Enum returns the value of an Enum knob's field in c with its default
+// filled in (the first of its Values).
+func (c Config) Enum(name string) string {
+	k, ok := Lookup(name)
+	if !ok || k.Kind != Enum {
+		panic("knobs: no enum knob " + name)
+	}
+	return k.Format(c)
 }
 
 // RateLimitCodeOrDefault returns c.RateLimitCode with the default filled

@@ -1,0 +1,221 @@
+//go:build timing
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// limitsWant is the truth of a limiter, to compare `mcpchaos limits`'s
+// answers with: rate within 10 %, burst within 2 or 25 %, the window kind
+// and concurrency exact, the Retry-After verdict and the tools' scope right
+// (empty or zero: not compared).
+type limitsWant struct {
+	rate        float64
+	burst       int
+	window      string
+	windowS     float64
+	concurrency int
+	retryAfter  string
+	tools       map[string]string
+}
+
+// checkLimits compares a limits summary with the truth.
+func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
+	t.Helper()
+	got := func(key string) any { v, _ := lookup(m, key); return v }
+	if want.rate > 0 {
+		if r, ok := got("limits.rate").(float64); !ok || math.Abs(r-want.rate) > 0.1*want.rate {
+			t.Errorf("limits.rate = %v, want %v ± 10%%", got("limits.rate"), want.rate)
+		}
+	}
+	if want.burst > 0 {
+		b, ok := got("limits.burst").(float64)
+		if tol := math.Max(2, 0.25*float64(want.burst)); !ok || math.Abs(b-float64(want.burst)) > tol {
+			t.Errorf("limits.burst = %v, want %d ± %.0f", got("limits.burst"), want.burst, tol)
+		}
+	}
+	if w := got("limits.window"); w != want.window {
+		t.Errorf("limits.window = %v, want %s", w, want.window)
+	}
+	if want.windowS > 0 {
+		if w, ok := got("limits.window_s").(float64); !ok || math.Abs(w-want.windowS) > 0.1*want.windowS {
+			t.Errorf("limits.window_s = %v, want %v ± 10%%", got("limits.window_s"), want.windowS)
+		}
+	}
+	if want.concurrency > 0 && got("limits.concurrency") != float64(want.concurrency) {
+		t.Errorf("limits.concurrency = %v, want %d", got("limits.concurrency"), want.concurrency)
+	}
+	if want.retryAfter != "" && got("limits.retry_after.verdict") != want.retryAfter {
+		t.Errorf("limits.retry_after.verdict = %v, want %s", got("limits.retry_after.verdict"), want.retryAfter)
+	}
+	for tool, scope := range want.tools {
+		if g := got("limits.tools." + tool); g != scope {
+			t.Errorf("limits.tools.%s = %v, want %s", tool, g, scope)
+		}
+	}
+	if s, ok := got("limits.search_s").(float64); !ok || s > 60.5 {
+		t.Errorf("limits.search_s = %v, want within the 60 s budget", got("limits.search_s"))
+	}
+}
+
+// runLimits runs `mcpchaos limits` on a scenario and returns its summary.
+func runLimits(t *testing.T, scenario string, args ...string) map[string]any {
+	t.Helper()
+	dir := t.TempDir()
+	path := writeScenario(t, "s.yaml", scenario)
+	sum := filepath.Join(dir, "s.json")
+	code, stdout, stderr := runCLI(t, context.Background(), append([]string{"limits", path, "-q", "--summary-json", sum}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	t.Logf("%s", stdout[:min(len(stdout), 1200)])
+	return readJSON(t, sum)
+}
+
+// builtinScenario is a scenario on the built-in target with knobs, calling
+// calls.
+func builtinScenario(knobs, calls, extra string) string {
+	return fmt.Sprintf(`name: shape
+seed: 1
+target: {builtin: {transport: http, %s}}
+load: {rate: 1/1s, duration: 1s}
+timeouts: {idle: 5s, max: 10s}
+calls:
+%s
+orphans: {grace: 100ms}
+%s`, knobs, calls, extra)
+}
+
+const echoCall = "  - {tool: echo, arguments: {text: hi}}"
+
+// TestLimitsShapes runs `mcpchaos limits` against every limiter shape of
+// the built-in target and compares the answers with the truth.
+func TestLimitsShapes(t *testing.T) {
+	tests := []struct {
+		name                string
+		knobs, calls, extra string
+		want                limitsWant
+	}{
+		{"token bucket 30/s burst 10", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10", echoCall, "",
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest"}},
+		{"fixed window 50/2s", "rate_limit: 50/2s, rate_limit_kind: fixed_window", echoCall, "",
+			limitsWant{rate: 25, burst: 50, window: "fixed_window", windowS: 2, retryAfter: "honest"}},
+		{"sliding window 30/1s", "rate_limit: 30/1s", echoCall, "",
+			limitsWant{rate: 30, burst: 30, window: "sliding_window", windowS: 1, retryAfter: "honest"}},
+		{"concurrency 4, slow calls, 503", "concurrency_limit: 4, rate_limit_signal: http_503", "  - {tool: slow_task, arguments: {steps: 1, step_ms: 500}}", "",
+			limitsWant{burst: 4, window: "concurrency", concurrency: 4}},
+		{"token bucket 20/s on echo only, isError text", "rate_limit: 20/1s, rate_limit_kind: token_bucket, rate_limit_tool: echo, rate_limit_signal: tool_message",
+			echoCall + "\n  - {tool: slow_task, arguments: {steps: 1, step_ms: 1}}", `throttling: {tool_message: "rate limit exceeded"}`,
+			limitsWant{rate: 20, burst: 20, window: "token_bucket", tools: map[string]string{"echo": "limited", "slow_task": "unlimited"}}},
+		{"token bucket, Retry-After too long", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, retry_after: too_long", echoCall, "",
+			limitsWant{rate: 30, window: "token_bucket", retryAfter: "too_long"}},
+		{"JSON-RPC code with data.retryAfter", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_signal: rpc_code", echoCall, "throttling: {rpc_codes: [-31429]}",
+			limitsWant{rate: 30, window: "token_bucket", retryAfter: "honest"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkLimits(t, runLimits(t, builtinScenario(tt.knobs, tt.calls, tt.extra)), tt.want)
+		})
+	}
+}
+
+// fixedLimiter is a limiter of our own in front of a real SDK server: at
+// most n calls (any POST with a tools/call) in each window of per, 429 with
+// an honest Retry-After.
+type fixedLimiter struct {
+	n     int
+	per   time.Duration
+	start time.Time
+	mu    sync.Mutex
+	win   int64
+	used  int
+}
+
+func (l *fixedLimiter) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Method") != "tools/call" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		l.mu.Lock()
+		since := time.Since(l.start)
+		if i := int64(since / l.per); i != l.win {
+			l.win, l.used = i, 0
+		}
+		ok := l.used < l.n
+		if ok {
+			l.used++
+		}
+		wait := time.Duration(l.win+1)*l.per - since
+		l.mu.Unlock()
+		if ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	})
+}
+
+// TestLimitsSDKServer: a real server on the official Go SDK behind a
+// fixed window of 40 per 2 s of our own, over loopback HTTP.
+func TestLimitsSDKServer(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "limited", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "ping", InputSchema: rawSchema(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest, map[string]any) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+	lim := &fixedLimiter{n: 40, per: 2 * time.Second, start: time.Now()}
+	srv := httptest.NewServer(lim.wrap(h))
+	defer srv.Close()
+	m := runLimits(t, fmt.Sprintf(`name: sdk
+seed: 1
+target: {http: {url: %q}}
+load: {rate: 1/1s, duration: 1s}
+timeouts: {idle: 5s, max: 10s}
+calls: [{tool: ping, arguments: {}}]
+`, srv.URL))
+	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest"})
+}
+
+// TestLimitsCapacity: with checks, the highest rate at which they hold.
+// Four workers doing 50 ms calls serve at most 80/s; past that, latency
+// grows without bound, so the p99 check holds a little below 80/s. A token
+// bucket of 30/s with no burst to spare refuses calls above 30/s, so a
+// check of no throttling holds up to 30/s.
+func TestLimitsCapacity(t *testing.T) {
+	tests := []struct {
+		name, knobs, check string
+		lo, hi             float64
+		bound              string
+	}{
+		{"four workers, p99 under 300 ms", "workers: 4", "p99(call) < 300ms", 68, 84, "server"},
+		{"token bucket 30/s, nothing throttled", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 3", "calls.throttled == 0", 27, 33, "limiter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := runLimits(t, builtinScenario(tt.knobs, "  - {tool: slow_task, arguments: {steps: 1, step_ms: 50}}", "checks: ['"+tt.check+"']"),
+				"--max-rate", "400/1s")
+			c, ok := func() (float64, bool) { v, _ := lookup(m, "limits.capacity"); f, ok := v.(float64); return f, ok }()
+			if !ok || c < tt.lo || c > tt.hi {
+				t.Errorf("limits.capacity = %v, want %v to %v", c, tt.lo, tt.hi)
+			}
+			if b, _ := lookup(m, "limits.capacity_bound"); b != tt.bound {
+				t.Errorf("limits.capacity_bound = %v, want %s", b, tt.bound)
+			}
+		})
+	}
+}

@@ -1,0 +1,380 @@
+package limits
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// slack is what a delay measured by probing may be late by: a probe's
+// spacing and a round trip on a busy machine.
+func (s *Search) slack() time.Duration { return s.o.Probe + 100*time.Millisecond }
+
+// isCap reports a concurrency cap and its size: the burst's slow calls
+// held back every other call until the first of them ended (recover), and
+// the hold's refusals all came while about that many were in flight.
+func (s *Search) isCap() (int, bool) {
+	ok, _ := count(s.limitedOf(s.f.burst))
+	r := s.f.rec
+	if !r.done || !r.found || !concurrencyCap(ok, r.firstOK, r.next, s.slack(), 3*s.o.Probe) {
+		return 0, false
+	}
+	if len(s.f.hold) > 0 && !capHolds(inFlightAtRefusals(s.limitedOf(s.f.hold)), ok) {
+		return 0, false
+	}
+	return ok, true
+}
+
+// answers draws the answers from the findings, each with its evidence.
+func (s *Search) answers() *report.Limits {
+	l := &report.Limits{SearchedUpTo: round(s.f.searched, 1), SearchS: round(s.f.took.Seconds(), 1), Ended: s.f.ended,
+		Tools: map[string]string{}, Hints: []string{}}
+	s.signal(l)
+	s.shape(l)
+	s.retryAfter(l)
+	s.tools(l)
+	s.overload(l)
+	s.capacity(l)
+	s.lateClient(l)
+	l.Evidence = append(l.Evidence, s.f.notes...)
+	if s.dropped > 0 {
+		l.Evidence = append(l.Evidence, fmt.Sprintf("%d calls not sent: %d were in flight already", s.dropped, s.o.MaxInFlight))
+	}
+	return l
+}
+
+// maxLag is how late the hold's calls may go out (the median) before the
+// answers drawn from it are marked unsure: the client could not offer
+// what it meant to.
+const maxLag = 20 * time.Millisecond
+
+// lateClient notes a hold whose calls went out late (a busy machine: the
+// rate offered was not the rate meant, and the accepted rate may read
+// low), and lowers the confidence.
+func (s *Search) lateClient(l *report.Limits) {
+	var lags []time.Duration
+	for _, o := range s.f.hold {
+		lags = append(lags, o.lag)
+	}
+	if lag := median(lags); lag > maxLag {
+		l.Confidence = "low"
+		l.Evidence = append(l.Evidence, fmt.Sprintf("unsure: the hold's calls went out %v late (median) on a busy client; the rate offered was not the rate meant, and answers from it may read low",
+			lag.Round(time.Millisecond)))
+	}
+}
+
+// signal: the throttling kind seen most, and where hints came from.
+func (s *Search) signal(l *report.Limits) {
+	kinds := map[string]int{}
+	throttled := 0
+	for _, o := range s.all {
+		if !o.throttled {
+			continue
+		}
+		throttled++
+		kinds[o.kind]++
+		if o.hinted && !slices.Contains(l.Hints, o.hintFrom) {
+			l.Hints = append(l.Hints, o.hintFrom)
+		}
+	}
+	l.Signal = "none"
+	for k, n := range kinds {
+		if l.Signal == "none" || n > kinds[l.Signal] || (n == kinds[l.Signal] && k < l.Signal) {
+			l.Signal = k
+		}
+	}
+	if throttled == 0 {
+		l.Evidence = append(l.Evidence, fmt.Sprintf("signal none: none of %d calls was throttled", len(s.all)))
+		return
+	}
+	hints := "no retry hint"
+	if len(l.Hints) > 0 {
+		hints = "hints: " + strings.Join(l.Hints, ", ")
+	}
+	l.Evidence = append(l.Evidence, fmt.Sprintf("signal %s: %d of %d calls throttled; %s; %s", l.Signal, throttled, len(s.all), hints, s.brokeRules()))
+}
+
+// brokeRules says whether the throttled answers were valid for the era
+// (each was matched to its call by its id, or it would not be counted).
+func (s *Search) brokeRules() string {
+	rules := map[string]int{}
+	n := 0
+	for _, o := range s.all {
+		if o.throttled && o.broke != "" {
+			rules[o.broke]++
+			n++
+		}
+	}
+	if n == 0 {
+		return "every refusal answered its call's id, valid for the era"
+	}
+	names := make([]string, 0, len(rules))
+	for name := range rules {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("%d refusals broke a rule of the era (%s)", n, strings.Join(names, ", "))
+}
+
+// shape: the window's kind, the sustained rate and the burst.
+func (s *Search) shape(l *report.Limits) {
+	burst := s.limitedOf(s.f.burst)
+	ok, th := count(burst)
+	if th == 0 && s.f.overRate == 0 {
+		l.Window, l.Confidence = "none", "high"
+		l.Evidence = append(l.Evidence, fmt.Sprintf("window none: %d calls at once and every rate up to %s/s were accepted", len(burst), num(s.f.searched)))
+		return
+	}
+	l.Burst = &ok
+	burstLine := fmt.Sprintf("burst %d: %d of %d calls sent at once after idle were accepted", ok, ok, len(burst))
+	if th == 0 {
+		burstLine += " (all of them: the burst is at least that)"
+	}
+	l.Evidence = append(l.Evidence, burstLine)
+	if c, isCap := s.isCap(); isCap {
+		s.capShape(l, c)
+		return
+	}
+	if p, periodic := s.holdPeriod(); periodic && !s.notAWindow(p) {
+		s.windowShape(l, p)
+		return
+	}
+	if len(s.f.hold) == 0 {
+		l.Window, l.Confidence = "token_bucket", "low"
+		l.Evidence = append(l.Evidence, fmt.Sprintf("rate unknown: the burst was refused beyond %d but no rate up to %s/s was throttled (the sustained rate is above it)", ok, num(s.f.searched)))
+		return
+	}
+	rate, _ := s.steady()
+	if window, ok := slidingAfterBurst(ok, rate, s.f.rec); ok {
+		s.slidingShape(l, window)
+		return
+	}
+	// A bucket refills while the burst is being sent: those tokens are
+	// not the burst. The second burst, on warm connections, is the
+	// tighter one.
+	which := "after idle"
+	if len(s.f.reburst) > 0 {
+		burst, which = s.limitedOf(s.f.reburst), "after idle, the second time"
+		ok, _ = count(burst)
+	}
+	if refill := int(math.Round(rate * sendSpread(burst).Seconds())); ok > 1 {
+		b := max(1, ok-refill)
+		l.Burst = &b
+		l.Evidence[len(l.Evidence)-1] = fmt.Sprintf("burst %d: %d of %d calls sent at once %s were accepted, over %.2fs in which a bucket of %s/s refills %d",
+			b, ok, len(burst), which, sendSpread(burst).Seconds(), num(round(rate, 1)), refill)
+	}
+	s.bucketShape(l)
+}
+
+// sendSpread bounds how long the server took over a burst: from the first
+// accepted call's sending to the last refusal's answer.
+func sendSpread(burst []obs) time.Duration {
+	oks := okTimes(burst)
+	if len(oks) == 0 {
+		return 0
+	}
+	last := oks[0]
+	for _, o := range burst {
+		if o.throttled {
+			last = max(last, o.answered)
+		}
+	}
+	return last - oks[0]
+}
+
+// slidingAfterBurst recognises a sliding window whose overload pattern is
+// even (a steady load spreads its slots evenly): after a burst of n,
+// nothing is accepted for the whole window, n/rate, while a token bucket
+// accepts again one interval later. It returns the window's length.
+func slidingAfterBurst(n int, rate float64, r recovery) (time.Duration, bool) {
+	if !r.found || n < 2 || rate <= 0 || r.refused < 3 {
+		return 0, false
+	}
+	window := time.Duration(float64(n) / rate * float64(time.Second))
+	return window, window >= 300*time.Millisecond && r.sinceFirst >= window*3/4 && r.sinceFirst <= window*5/4+200*time.Millisecond
+}
+
+func (s *Search) slidingShape(l *report.Limits, window time.Duration) {
+	rate, from := s.steady()
+	l.Rate = ptr(round(rate, 1))
+	l.Window, l.Confidence, l.WindowS = "sliding_window", "medium", ptr(round(window.Seconds(), 2))
+	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered",
+		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate)))
+	l.Evidence = append(l.Evidence, fmt.Sprintf("window sliding_window %.2fs (%s): after the burst of %d nothing was accepted for %.2fs (burst / rate = %.2fs: the burst's slots freed a window later), and under overload the accepted calls were spread evenly",
+		window.Seconds(), l.Confidence, *l.Burst, s.f.rec.sinceFirst.Seconds(), window.Seconds()))
+}
+
+// holdOKs are the hold's accepted calls of the limited tools.
+func (s *Search) holdOKs() []time.Duration { return okTimes(s.limitedOf(s.f.hold)) }
+
+// steady is the hold's accepted rate after its first quarter (at most a
+// second), which may still spend what the limiter had left.
+func (s *Search) steady() (rate float64, from time.Duration) {
+	from = s.f.holdFrom + min(time.Second, (s.f.holdTo-s.f.holdFrom)/4)
+	return steadyRate(s.holdOKs(), from, s.f.holdTo), from
+}
+
+func (s *Search) capShape(l *report.Limits, c int) {
+	l.Window, l.Confidence, l.Concurrency = "concurrency", "high", &c
+	if len(s.f.hold) == 0 {
+		l.Confidence = "medium"
+	}
+	r := s.f.rec
+	l.Evidence = append(l.Evidence, fmt.Sprintf("window concurrency %d (%s): after the burst no call was accepted until the first accepted one ended (%.2fs), and one was %.2fs after the burst; the hold's refusals came with about %d calls in flight",
+		c, l.Confidence, r.firstOK.Seconds(), r.next.Seconds(), c))
+	if len(s.f.hold) > 0 {
+		rate, from := s.steady()
+		l.Rate = ptr(round(rate, 1))
+		l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered (what %d in flight at their latency allow)",
+			num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate), c))
+	}
+}
+
+// notAWindow reports clumps that a window does not explain: after a burst
+// in the middle of a period, a fixed window accepts again half a period
+// later and a sliding one a period later; a call accepted again within a
+// quarter of a period means the clumps came from elsewhere (pauses of a
+// busy machine, of the network).
+func (s *Search) notAWindow(p periodic) bool {
+	return s.f.confirmed && s.f.confirmNext < p.every/4
+}
+
+func (s *Search) windowShape(l *report.Limits, p periodic) {
+	rate := periodRate(s.holdOKs(), p)
+	l.Rate = ptr(round(rate, 1))
+	l.WindowS = ptr(round(p.every.Seconds(), 2))
+	next, how := s.f.rec.next, "after the first burst"
+	if s.f.confirmed {
+		next, how = s.f.confirmNext, "after a burst in the middle of a period"
+	}
+	kind, sure := windowKind(p.every, next)
+	l.Window, l.Confidence = kind, "low"
+	switch {
+	case s.f.confirmed && sure:
+		l.Confidence = "high"
+	case s.f.confirmed || sure:
+		l.Confidence = "medium"
+	}
+	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok per %.2fs period, in clumps of %.0f, while %s/s were offered",
+		num(*l.Rate), int(math.Round(rate*p.every.Seconds())), p.every.Seconds(), p.size, num(s.f.holdRate)))
+	what := "a sliding window frees a slot one period after it was used"
+	if kind == "fixed_window" {
+		what = "a fixed window starts afresh at its next boundary; up to twice its count can pass around a boundary"
+	}
+	l.Evidence = append(l.Evidence, fmt.Sprintf("window %s %.2fs (%s): calls were accepted again %.2fs %s (%s)",
+		kind, p.every.Seconds(), l.Confidence, next.Seconds(), how, what))
+}
+
+func (s *Search) bucketShape(l *report.Limits) {
+	rate, from := s.steady()
+	l.Rate = ptr(round(rate, 1))
+	l.Window, l.Confidence = "token_bucket", "medium"
+	r := s.f.rec
+	if r.found && rate > 0 && r.next <= time.Duration(3*float64(time.Second)/rate)+s.slack() {
+		l.Confidence = "high"
+	}
+	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered",
+		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate)))
+	line := fmt.Sprintf("window token_bucket (%s): accepted calls spread evenly under overload, no periodic gaps", l.Confidence)
+	if r.found {
+		line += fmt.Sprintf("; after the burst a call was accepted again %.2fs later", r.next.Seconds())
+	}
+	l.Evidence = append(l.Evidence, line)
+}
+
+// retryAfter: the advertised retry time against the measured one.
+func (s *Search) retryAfter(l *report.Limits) {
+	r := s.f.rec
+	if !r.done {
+		r = s.f.holdRec
+	}
+	if !r.done {
+		l.RetryAfter.Verdict = "unknown"
+		return
+	}
+	measured := r.tried
+	if r.found {
+		measured = r.after
+		l.RetryAfter.AcceptedAfterS = ptr(round(r.after.Seconds(), 2))
+	}
+	l.RetryAfter.Verdict = retryVerdict(r.ref.hinted, r.ref.hint, r.found, measured, s.slack())
+	advertised := "no hint"
+	if r.ref.hinted {
+		l.RetryAfter.AdvertisedS = ptr(round(r.ref.hint.Seconds(), 3))
+		advertised = fmt.Sprintf("advertised %gs (%s)", r.ref.hint.Seconds(), r.ref.hintFrom)
+	}
+	accepted := fmt.Sprintf("no call accepted again within %.1fs", r.tried.Seconds())
+	if r.found {
+		accepted = fmt.Sprintf("a call was accepted %.2fs after the refusal", r.after.Seconds())
+	}
+	l.Evidence = append(l.Evidence, fmt.Sprintf("retry-after %s: %s; %s (one probe every %v)", l.RetryAfter.Verdict, advertised, accepted, s.o.Probe))
+}
+
+// tools: limited when any of its calls was throttled.
+func (s *Search) tools(l *report.Limits) {
+	throttled := map[string]int{}
+	for _, o := range s.all {
+		if o.throttled {
+			throttled[o.tool]++
+		}
+	}
+	var parts []string
+	for _, name := range s.toolNames() {
+		l.Tools[name] = "unlimited"
+		if throttled[name] > 0 {
+			l.Tools[name] = "limited"
+		}
+		part := fmt.Sprintf("%s %s (%d throttled", name, l.Tools[name], throttled[name])
+		if n, ok := s.f.scope[name]; ok {
+			part += fmt.Sprintf("; %d when offered alone", n)
+		}
+		parts = append(parts, part+")")
+	}
+	if len(parts) > 1 {
+		l.Evidence = append(l.Evidence, "tools: "+strings.Join(parts, ", "))
+	}
+}
+
+// overload: the ok rate under the hold, and how fast refusals were.
+func (s *Search) overload(l *report.Limits) {
+	if len(s.f.hold) == 0 {
+		return
+	}
+	rate, _ := s.steady()
+	l.Overload.OKRate = ptr(round(rate, 1))
+	var refusals []float64
+	for _, o := range s.f.hold {
+		if o.throttled {
+			refusals = append(refusals, float64(o.answered-o.sent)/float64(time.Millisecond))
+		}
+	}
+	if len(refusals) > 0 {
+		l.Overload.RefusalMs = ptr(round(median(refusals), 1))
+	}
+	holds := l.Rate != nil && rate >= 0.8**l.Rate
+	l.Overload.Holds = &holds
+	word := "collapses"
+	if holds {
+		word = "holds"
+	}
+	refusal := ""
+	if l.Overload.RefusalMs != nil {
+		refusal = fmt.Sprintf("; refusals took %sms (median)", num(*l.Overload.RefusalMs))
+	}
+	l.Evidence = append(l.Evidence, fmt.Sprintf("overload %s: %s ok/s while %s/s were offered%s", word, num(*l.Overload.OKRate), num(s.f.holdRate), refusal))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// round rounds x to n decimals.
+func round(x float64, n int) float64 {
+	p := math.Pow(10, float64(n))
+	return math.Round(x*p) / p
+}
+
+// num formats a number with no more decimals than it has.
+func num(x float64) string { return fmt.Sprintf("%g", x) }

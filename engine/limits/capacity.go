@@ -1,0 +1,117 @@
+package limits
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// capacityPhase finds the highest offered rate at which the scenario's
+// checks hold: rates double from a quarter of the limit found (or an
+// eighth of MaxRate) until the checks fail, then the last rate that held
+// and the first that failed are bisected to within 5 %, and the rate
+// found is held twice as long to confirm it (lowered by 5 % while it does
+// not hold).
+func (s *Search) capacityPhase(ctx context.Context) error {
+	if len(s.o.Checks) == 0 {
+		return nil
+	}
+	r := s.o.MaxRate / 8
+	if s.f.overRate > 0 {
+		r = s.f.overRate / 4
+	}
+	r = max(r, 1)
+	lo, hi := 0.0, 0.0
+	var hiThrottled bool
+	try := func(rate float64, d time.Duration) (pass, throttled bool, err error) {
+		got, recs, err := s.phase(ctx, "capacity", func(fire firer) {
+			s.c.Pace(ctx, rate, d, func(at time.Time) { fire(at, -1) })
+		})
+		s.f.searched = max(s.f.searched, rate)
+		_, th := count(got)
+		return s.checksHold(recs, d), th*100 > len(got), err
+	}
+	for hi == 0 && r <= s.o.MaxRate {
+		if s.left() < 3*s.o.Step {
+			s.f.capacityNote = "the budget ended the doubling"
+			break
+		}
+		pass, th, err := try(r, s.o.Step)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if !pass {
+			hi, hiThrottled = r, th
+			break
+		}
+		lo, r = r, 2*r
+		if r > s.o.MaxRate && lo < s.o.MaxRate {
+			r = s.o.MaxRate
+		}
+	}
+	for hi > 0 && lo > 0 && (hi-lo)/lo > 0.05 && s.left() >= 3*s.o.Step {
+		mid := (lo + hi) / 2
+		pass, th, err := try(mid, s.o.Step)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if pass {
+			lo = mid
+		} else {
+			hi, hiThrottled = mid, th
+		}
+	}
+	for lo > 0 && s.left() >= 2*s.o.Step+time.Second {
+		pass, _, err := try(lo, 2*s.o.Step)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if pass {
+			break
+		}
+		lo *= 0.95
+	}
+	s.f.capacity, s.f.capacityBound = lo, "server"
+	if hiThrottled {
+		s.f.capacityBound = "limiter"
+	}
+	if hi > 0 {
+		s.f.capacityNote = fmt.Sprintf("the checks held at %s/s and failed at %s/s", num(round(lo, 1)), num(round(hi, 1)))
+	} else if lo > 0 {
+		s.f.capacityNote = fmt.Sprintf("the checks held up to %s/s, the most offered", num(round(lo, 1)))
+	}
+	return nil
+}
+
+// checksHold reports whether the scenario's checks hold on a step's calls.
+func (s *Search) checksHold(recs records, d time.Duration) bool {
+	agg := report.NewAggregator(s.o.Rules)
+	for _, r := range recs {
+		agg.Add(r)
+	}
+	sum := agg.Summary(report.Meta{Duration: d})
+	sum.Evaluate(s.o.Checks, false)
+	return sum.Pass
+}
+
+// capacity: the highest rate at which the checks held.
+func (s *Search) capacity(l *report.Limits) {
+	if len(s.o.Checks) == 0 {
+		return
+	}
+	if s.f.capacity == 0 {
+		l.Evidence = append(l.Evidence, "capacity unknown: "+orDefault(s.f.capacityNote, "the checks never held"))
+		return
+	}
+	l.Capacity, l.CapacityBound = ptr(round(s.f.capacity, 1)), s.f.capacityBound
+	l.Evidence = append(l.Evidence, fmt.Sprintf("capacity %s/s (%s-bound): %s", num(*l.Capacity), l.CapacityBound, s.f.capacityNote))
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

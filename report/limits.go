@@ -1,0 +1,104 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Limits is what `mcpchaos limits` found about a server's rate limit: the
+// "limits" member of its summary (docs/limits-benchmark.md says how each
+// answer is found and when it cannot be). A nil pointer is an answer the
+// search could not give (null in JSON).
+type Limits struct {
+	// Signal is the throttling kind seen most (http_429, http_503,
+	// rpc_code, rpc_message, tool_message, load_shed); "none" when nothing
+	// was throttled.
+	Signal string `json:"signal"`
+	// Hints are where the throttled answers gave a retry time:
+	// "Retry-After", "data.retryAfter", "text", ...
+	Hints []string `json:"hints"`
+	// Rate is the calls per second accepted while more were offered.
+	Rate *float64 `json:"rate"`
+	// Burst is how many calls were accepted at once after idle.
+	Burst *int `json:"burst"`
+	// Window is token_bucket, fixed_window, sliding_window, concurrency
+	// or none; WindowS the window's length (the two windows only).
+	Window  string   `json:"window"`
+	WindowS *float64 `json:"window_s"`
+	// Concurrency is the cap on calls in flight (window concurrency).
+	Concurrency *int `json:"concurrency"`
+	// Confidence is how sure the window kind is: high, medium or low.
+	Confidence string          `json:"confidence"`
+	RetryAfter RetryAfterCheck `json:"retry_after"`
+	// Tools says, for each tool of the mix, limited or unlimited.
+	Tools    map[string]string `json:"tools"`
+	Overload Overload          `json:"overload"`
+	// Capacity is the highest offered rate at which the scenario's checks
+	// held (null without checks); CapacityBound says what bound it:
+	// "limiter" (throttling) or "server" (the checks failed first).
+	Capacity      *float64 `json:"capacity"`
+	CapacityBound string   `json:"capacity_bound,omitempty"`
+	// SearchedUpTo is the highest rate offered, per second.
+	SearchedUpTo float64 `json:"searched_up_to"`
+	// SearchS is how long the search took; Ended why it stopped: done,
+	// budget, interrupted or errors.
+	SearchS float64 `json:"search_s"`
+	Ended   string  `json:"ended"`
+	// Evidence has one line per answer: the limit card.
+	Evidence []string `json:"evidence"`
+}
+
+// RetryAfterCheck compares the retry time the server advertised with when
+// it really accepted a call again.
+type RetryAfterCheck struct {
+	// Verdict is honest, too_long, too_short, absent, or unknown (nothing
+	// was throttled, or no call was accepted again in time).
+	Verdict        string   `json:"verdict"`
+	AdvertisedS    *float64 `json:"advertised_s"`
+	AcceptedAfterS *float64 `json:"accepted_after_s"`
+}
+
+// Overload is the ok rate while about twice the limit was offered.
+type Overload struct {
+	OKRate *float64 `json:"ok_rate"`
+	// Holds: the ok rate stayed at 80 % of the rate or more.
+	Holds *bool `json:"holds"`
+	// RefusalMs is the median time a refusal took, in ms.
+	RefusalMs *float64 `json:"refusal_ms"`
+}
+
+// limitsTemplate is a Limits with every pointer set, so that KnownKeys
+// lists its numeric keys.
+func limitsTemplate() *Limits {
+	f, n, b := 0.0, 0, false
+	return &Limits{Rate: &f, Burst: &n, WindowS: &f, Concurrency: &n, Capacity: &f,
+		RetryAfter: RetryAfterCheck{AdvertisedS: &f, AcceptedAfterS: &f},
+		Overload:   Overload{OKRate: &f, Holds: &b, RefusalMs: &f}}
+}
+
+// LimitCard writes the limit card: a title and one line per answer with
+// its evidence.
+func (l *Limits) LimitCard(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("Limit card (search %.1fs, %s; offered up to %s/s)\n", l.SearchS, l.Ended, num(l.SearchedUpTo))
+	for _, e := range l.Evidence {
+		ew.printf("  %s\n", e)
+	}
+	return ew.err
+}
+
+// num formats a rate or count with at most one decimal.
+func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
