@@ -86,6 +86,12 @@ func limitsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		printProblems(stderr, "mcpchaos limits: ", fs.Arg(0), err)
 		return 2
 	}
+	addSecrets(ctx, prep.Scenario) // before anything about the scenario is written
+	outputFiles := append([]fileUse{{"--output", f.output}}, exportFiles(&f.exports, "")...)
+	if err := checkRunFiles(fs.Arg(0), prep.Scenario, outputFiles); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
+		return 2
+	}
 	return searchLimits(ctx, f, prep, stdout, stderr)
 }
 
@@ -115,7 +121,6 @@ func limitsPlan(plan engine.Plan, s *limits.Search) engine.Plan {
 // searchLimits runs the search and writes its outputs.
 func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, stdout, stderr io.Writer) int {
 	sc := prep.Scenario
-	addSecrets(ctx, sc)
 	onLimits, others := splitChecks(prep.Checks)
 	rules := report.ScenarioRules(sc)
 	search := limits.New(limits.Options{MaxRate: f.maxRate.PerSecond(), Budget: f.budget.Std(), Checks: others, Rules: rules})
