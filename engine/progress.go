@@ -29,8 +29,7 @@ func (cs *callState) onProgress(ev mcp.Event) {
 	case ev.Late || !cs.cancelAt.IsZero():
 		cs.rec.LateProgress++
 		if cs.beyondGrace(ev.At) {
-			cs.lastSeen = ev.At
-			cs.rec.Violations.Add("after_cancel", 1)
+			cs.noteLate(ev.At, true)
 		}
 	case ev.AfterFinal:
 		cs.rec.Violations.Add("after_response", 1)

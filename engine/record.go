@@ -29,6 +29,7 @@ func (cs *callState) record() *results.Record {
 	if cs.final == finalResult {
 		rec.ResultType = cs.result.Type.String()
 	}
+	cs.settleLate()
 	// Work seen after the cancel plus the grace is the call's leftover
 	// work; anything sooner is the race the spec allows.
 	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.Progress.Grace {

@@ -125,6 +125,7 @@ type runner struct {
 	finished finished
 	stalls   stallLog
 	win      windowGate // the pause of a quiet window
+	fences   fences     // stdio fences after cancels (fence.go)
 
 	scheduled, completed, dropped atomic.Int64
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped

@@ -144,7 +144,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 	}
 	// Keys a check cannot use, documented for the JSON reader.
 	textual := []string{"scenario", "era", "transport", "http_version", "target", "server", "started", "interrupted",
-		"cancellation.probe_errors", "cancellation.drained", "cancellation.log.probe", "cancellation.log.orphaned_ids",
+		"cancellation.probe_errors", "cancellation.drained", "cancellation.log.probe", "cancellation.log.orphaned_ids", "cancellation.windows.auto",
 		"errors.top", "checks", "pass", "fail_on_violation", "verdicts", "gateway.truth", "gateway.errors"}
 	for _, d := range documented {
 		if slices.Contains(textual, d) {

@@ -150,7 +150,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		facts = append(facts, f)
 	}
 	if c.LeftoverCalls > 0 {
-		facts = append(facts, plural(c.LeftoverCalls, "call")+" seen working after their cancel")
+		facts = append(facts, leftoverCallsFact(c))
 	}
 	if f := logFact(c.Log); f != "" {
 		facts = append(facts, f)
@@ -186,6 +186,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	if c.LateProgress > 0 {
 		facts = append(facts, plural(c.LateProgress, "late progress notification"))
 	}
+	facts = append(facts, wireNotes(c)...)
 	switch {
 	case !exercised && !leftover:
 		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"

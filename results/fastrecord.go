@@ -137,6 +137,12 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 			return anyKey
 		})
 		return 1 << 33
+	case "late_queued":
+		r.LateQueued = l.int()
+		return 1 << 34
+	case "cancel_answers":
+		r.CancelAnswers = l.int()
+		return 1 << 35
 	}
 	return 0
 }

@@ -144,8 +144,17 @@ type Record struct {
 	LateProgress  int        `json:"late_progress,omitempty"`
 	// LeftoverUs is how long after our cancel the server was last seen
 	// working on this call (stdio and open legacy streams).
-	LeftoverUs int64   `json:"leftover_us,omitempty"`
-	Faults     []Fault `json:"faults,omitempty"`
+	LeftoverUs int64 `json:"leftover_us,omitempty"`
+	// LateQueued counts messages later than our cancel plus the grace that
+	// were read before the answer to a ping sent after it (stdio): the
+	// server may have written them before it saw the cancel, so they show
+	// no work after it.
+	LateQueued int `json:"late_queued,omitempty"`
+	// CancelAnswers counts answers after our cancel whose text says the
+	// call was cancelled or stopped: the server's answer to the cancel,
+	// not the result of finished work.
+	CancelAnswers int     `json:"cancel_answers,omitempty"`
+	Faults        []Fault `json:"faults,omitempty"`
 	// CapWithProgress: the cap fired while progress still arrived within
 	// the idle timeout (a reset-only client would have waited for ever).
 	CapWithProgress bool `json:"cap_with_progress,omitempty"`

@@ -1,0 +1,46 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// leftoverCallsFact says which calls the wire showed working after their
+// cancel, and how long after it: the ids can be held against the server's
+// own log.
+func leftoverCallsFact(c Cancellation) string {
+	f := plural(c.LeftoverCalls, "call") + " seen working after their cancel"
+	if len(c.LeftoverIDs) == 0 {
+		return f
+	}
+	ids := make([]string, len(c.LeftoverIDs))
+	for i, id := range c.LeftoverIDs {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	list := strings.Join(ids, ", ")
+	if len(c.LeftoverIDs) < c.LeftoverCalls {
+		list += ", ..."
+	}
+	f += " (ids " + list
+	if c.LeftoverMaxMs > 0 {
+		f += "; up to " + fmtMs(c.LeftoverMaxMs) + " after the cancel"
+	}
+	return f + ")"
+}
+
+// wireNotes says what came after cancels that is no evidence of work:
+// messages the server may have written before it saw the cancel, and its
+// answers to the cancel.
+func wireNotes(c Cancellation) []string {
+	var out []string
+	if c.LateQueued > 0 {
+		out = append(out, fmt.Sprintf("%s later than cancel + grace but read before the answer to a ping sent then "+
+			"(written before the server saw the cancel: not counted)", plural(c.LateQueued, "message")))
+	}
+	if c.CancelAnswers > 0 {
+		out = append(out, fmt.Sprintf("%s to the cancel (the server said the call was cancelled or stopped)",
+			plural(c.CancelAnswers, "answer")))
+	}
+	return out
+}
