@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -228,16 +227,8 @@ func logFact(l *LogOrphans) string {
 	if l == nil || l.Orphaned == 0 {
 		return ""
 	}
-	ids := make([]string, len(l.OrphanedIDs))
-	for i, id := range l.OrphanedIDs {
-		ids[i] = strconv.FormatInt(id, 10)
-	}
-	list := strings.Join(ids, ", ")
-	if len(l.OrphanedIDs) < l.Orphaned {
-		list += ", ..."
-	}
 	return fmt.Sprintf("%s: %s ended later than cancel + grace, up to %s after the cancel (ids %s)",
-		l.Probe, plural(l.Orphaned, "call"), fmtMs(l.MaxAfterCancelMs), list)
+		l.Probe, plural(l.Orphaned, "call"), fmtMs(l.MaxAfterCancelMs), joinIDs(l.OrphanedIDs, l.Orphaned))
 }
 
 // withoutLog leaves out the log probe, whose orphans are not calls still

@@ -14,15 +14,7 @@ func leftoverCallsFact(c Cancellation) string {
 	if len(c.LeftoverIDs) == 0 {
 		return f
 	}
-	ids := make([]string, len(c.LeftoverIDs))
-	for i, id := range c.LeftoverIDs {
-		ids[i] = strconv.FormatInt(id, 10)
-	}
-	list := strings.Join(ids, ", ")
-	if len(c.LeftoverIDs) < c.LeftoverCalls {
-		list += ", ..."
-	}
-	f += " (ids " + list
+	f += " (ids " + joinIDs(c.LeftoverIDs, c.LeftoverCalls)
 	if c.LeftoverMaxMs > 0 {
 		f += "; up to " + fmtMs(c.LeftoverMaxMs) + " after the cancel"
 	}
@@ -41,6 +33,19 @@ func wireNotes(c Cancellation) []string {
 	if c.CancelAnswers > 0 {
 		out = append(out, fmt.Sprintf("%s to the cancel (the server said the call was cancelled or stopped)",
 			plural(c.CancelAnswers, "answer")))
+	}
+	return out
+}
+
+// joinIDs lists request ids, with ", ..." when they are fewer than total.
+func joinIDs(list []int64, total int) string {
+	ids := make([]string, len(list))
+	for i, id := range list {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	out := strings.Join(ids, ", ")
+	if len(list) < total {
+		out += ", ..."
 	}
 	return out
 }
