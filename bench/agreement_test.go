@@ -23,7 +23,9 @@ import (
 // runs every step (leaks), logging each step it finishes. Each seed is one
 // `mcpchaos run` of the real binary with default settings: a process
 // probe and nothing else, no windows asked for, half the calls cancelled
-// after their second progress notification, orphans.grace 300 ms. The
+// after their second progress notification, orphans.grace and
+// progress.grace 300 ms (one grace for the truth and every kind of
+// evidence). The
 // server's log is the truth: violation when a cut call finished a step
 // later than cut + grace, pass otherwise. The benchmark logs a markdown
 // row per setup (docs/decisions.md, "Black-box agreement").
@@ -113,6 +115,7 @@ calls:
   - {tool: work, arguments: {steps: 8, step_ms: %d}, progress: true}
 faults:
   - {kind: cancel, probability: 0.5, after_progress: 2}
+progress: {grace: 300ms}
 orphans:
   grace: 300ms
   drain_max: 300ms

@@ -45,9 +45,10 @@ func (f *fence) answered() time.Time {
 // fencer sends the fences of one stdio connection. Cancels that ask for a
 // fence while one is pending share it, when it goes out late enough for
 // them: every cancel's fence goes out at least the grace after it, and a
-// new one is scheduled half a grace later than needed so the cancels of
-// the next half grace join it (at most two pings per grace per
-// connection).
+// new one is scheduled an eighth of a grace later than needed so the
+// cancels of that time join it (at most eight pings per grace per
+// connection). The later a fence goes out, the more of the work after
+// cancel + grace is read before its answer and proves nothing.
 type fencer struct {
 	client *mcp.Client
 	slack  time.Duration
@@ -74,7 +75,7 @@ func (fs *fences) after(c *mcp.Client, t time.Time, grace time.Duration) *fence 
 	}
 	f := fs.by[c]
 	if f == nil {
-		f = &fencer{client: c, slack: grace / 2}
+		f = &fencer{client: c, slack: grace / 8}
 		fs.by[c] = f
 	}
 	fs.mu.Unlock()
