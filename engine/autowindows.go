@@ -21,12 +21,12 @@ import (
 
 // Automatic windows' timing: a window after every autoEvery of load (half
 // the load when that is shorter, never under autoMinEvery), measuring for
-// autoFor. A load shorter than autoMinLoad gets none.
+// autoFor. A load shorter than autoMinLoad (2 s) gets none.
 const (
 	autoEvery    = 3 * time.Second
 	autoMinEvery = 500 * time.Millisecond
 	autoFor      = time.Second
-	autoMinLoad  = time.Second
+	autoMinLoad  = 2 * time.Second
 )
 
 // cutKinds are the fault kinds that stop calls the server may go on with.
