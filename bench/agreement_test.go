@@ -44,8 +44,9 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 	}
 	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
 	before := machineNow()
-	b.Logf("| setup | runs | agreement | false passes | false violations | not_observable | truth: violation |")
-	b.Logf("|---|---|---|---|---|---|---|")
+	// The rows go to stderr as they come: a benchmark's log is cut short.
+	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation |")
+	fmt.Fprintln(os.Stderr, "|---|---|---|---|---|---|---|")
 	total, agreed := 0, 0
 	for range b.N {
 		for _, sdk := range []string{"gosdk", "mcpgo"} {
@@ -63,7 +64,7 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 						}
 						total += t.runs
 						agreed += t.agree
-						b.Logf("| %s | %d | %d/%d | %d | %d | %d | %d |", name, t.runs, t.agree, t.runs, t.falsePass, t.falseViolation, t.notObservable, t.truthViolation)
+						fmt.Fprintf(os.Stderr, "| %s | %d | %d/%d | %d | %d | %d | %d |\n", name, t.runs, t.agree, t.runs, t.falsePass, t.falseViolation, t.notObservable, t.truthViolation)
 					}
 				}
 			}
@@ -161,7 +162,7 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 		}
 	}
 	if o.verdict != map[bool]string{true: "violation", false: "pass"}[o.truth] {
-		b.Logf("disagreement: %s, %d ms steps, seed %d: truth %d of %d cut calls ran on (up to %v after the cut); verdict %s (%s)",
+		fmt.Fprintf(os.Stderr, "disagreement: %s, %d ms steps, seed %d: truth %d of %d cut calls ran on (up to %v after the cut); verdict %s (%s)\n",
 			c, stepMs, seed, len(j.Leaked), j.Cut, j.MaxAfter, o.verdict, o.evidence)
 	}
 	return o

@@ -45,13 +45,11 @@ func (f *fence) answered() time.Time {
 // fencer sends the fences of one stdio connection. Cancels that ask for a
 // fence while one is pending share it, when it goes out late enough for
 // them: every cancel's fence goes out at least the grace after it, and a
-// new one is scheduled an eighth of a grace later than needed so the
-// cancels of that time join it (at most eight pings per grace per
-// connection). The later a fence goes out, the more of the work after
-// cancel + grace is read before its answer and proves nothing.
+// new one goes out as soon as it may (one ping per cancel at most): the
+// later a fence goes out, the more of the work after cancel + grace is
+// read before its answer and proves nothing.
 type fencer struct {
 	client *mcp.Client
-	slack  time.Duration
 
 	mu      sync.Mutex
 	pending *fence
@@ -75,7 +73,7 @@ func (fs *fences) after(c *mcp.Client, t time.Time, grace time.Duration) *fence 
 	}
 	f := fs.by[c]
 	if f == nil {
-		f = &fencer{client: c, slack: grace / 8}
+		f = &fencer{client: c}
 		fs.by[c] = f
 	}
 	fs.mu.Unlock()
@@ -88,7 +86,7 @@ func (f *fencer) after(t time.Time) *fence {
 	if p := f.pending; p != nil && !p.sendAt.Before(t) {
 		return p
 	}
-	p := &fence{sendAt: t.Add(f.slack)}
+	p := &fence{sendAt: t}
 	f.pending = p
 	time.AfterFunc(time.Until(p.sendAt), func() { f.send(p) })
 	return p

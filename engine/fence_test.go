@@ -36,21 +36,20 @@ func TestSettleLate(t *testing.T) {
 }
 
 // TestFencerShares: a cancel whose fence may go out with the pending one
-// shares it; one that needs a later fence gets a new one, an eighth of
-// the grace later than it needs.
+// shares it; one that needs a later fence gets a new one at its time.
 func TestFencerShares(t *testing.T) {
-	f := &fencer{slack: 100 * time.Millisecond}
+	f := &fencer{}
 	now := time.Now().Add(time.Hour) // far enough that nothing is sent during the test
 	a := f.after(now)
-	if want := now.Add(100 * time.Millisecond); !a.sendAt.Equal(want) {
-		t.Fatalf("first fence at %v, want %v", a.sendAt, want)
+	if !a.sendAt.Equal(now) {
+		t.Fatalf("first fence at %v, want %v", a.sendAt, now)
 	}
-	if b := f.after(now.Add(50 * time.Millisecond)); b != a {
-		t.Errorf("a cancel needing a fence 50 ms later got a new one, want the pending one")
+	if b := f.after(now.Add(-50 * time.Millisecond)); b != a {
+		t.Errorf("a cancel that may have its fence sooner got a new one, want the pending one")
 	}
 	c := f.after(now.Add(150 * time.Millisecond))
-	if c == a || !c.sendAt.Equal(now.Add(250*time.Millisecond)) {
-		t.Errorf("a cancel needing a fence after the pending one's got %v, want a new fence at +250ms", c.sendAt)
+	if c == a || !c.sendAt.Equal(now.Add(150*time.Millisecond)) {
+		t.Errorf("a cancel needing a fence after the pending one's got %v, want a new fence at +150ms", c.sendAt)
 	}
 }
 

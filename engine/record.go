@@ -12,6 +12,7 @@ func (cs *callState) record() *results.Record {
 	rec.SentUs = cs.us(cs.sent)
 	rec.HeadersUs = cs.us(cs.headersAt)
 	rec.CancelUs = cs.us(cs.cancelAt)
+	rec.CancelSentUs = cs.us(cs.cancelSent)
 	rec.EndUs = cs.us(cs.endAt)
 	if !cs.responseAt.IsZero() && (cs.cancelAt.IsZero() || cs.responseAt.Before(cs.cancelAt)) {
 		rec.ResponseUs = cs.us(cs.responseAt)

@@ -143,6 +143,9 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "cancel_answers":
 		r.CancelAnswers = l.int()
 		return 1 << 35
+	case "cancel_sent_us":
+		r.CancelSentUs = l.int64()
+		return 1 << 36
 	}
 	return 0
 }

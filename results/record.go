@@ -120,12 +120,15 @@ type Record struct {
 	Retry   string `json:"retry,omitempty"` // "reissue" or "throttled"
 	Process int    `json:"process,omitempty"`
 
-	Scheduled     time.Time  `json:"t"`
-	SentUs        int64      `json:"sent_us,omitempty"`
-	HeadersUs     int64      `json:"headers_us,omitempty"`
-	FirstProgUs   int64      `json:"first_progress_us,omitempty"`
-	ResponseUs    int64      `json:"response_us,omitempty"`
-	CancelUs      int64      `json:"cancel_us,omitempty"`
+	Scheduled   time.Time `json:"t"`
+	SentUs      int64     `json:"sent_us,omitempty"`
+	HeadersUs   int64     `json:"headers_us,omitempty"`
+	FirstProgUs int64     `json:"first_progress_us,omitempty"`
+	ResponseUs  int64     `json:"response_us,omitempty"`
+	CancelUs    int64     `json:"cancel_us,omitempty"`
+	// CancelSentUs is when the cancel was out (the stream closed, the
+	// notification written): the server cannot stop before it.
+	CancelSentUs  int64      `json:"cancel_sent_us,omitempty"`
 	EndUs         int64      `json:"end_us,omitempty"`
 	DeadlineUs    int64      `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
 	TimeoutErrUs  int64      `json:"timeout_error_us,omitempty"` // cancel time minus that deadline

@@ -51,8 +51,9 @@ type Judgement struct {
 func (j Judgement) Violation() bool { return len(j.Leaked) > 0 }
 
 // Judge holds the calls of a results file against the server's log: a
-// call whose progress token is "p" + its id was cut at its cancel; it
-// leaked when the server finished a step later than the cut plus grace.
+// call whose progress token is "p" + its id was cut when its cancel was
+// out (cancel_sent_us; the decision, cancel_us, in older files); it leaked
+// when the server finished a step later than the cut plus grace.
 func Judge(recs []results.Record, last map[string]time.Time, grace time.Duration) Judgement {
 	var j Judgement
 	for _, r := range recs {
@@ -60,7 +61,11 @@ func Judge(recs []results.Record, last map[string]time.Time, grace time.Duration
 			continue // not cut, or answered before the cut
 		}
 		j.Cut++
-		cut := r.Scheduled.Add(time.Duration(r.CancelUs) * time.Microsecond)
+		cutUs := r.CancelUs
+		if r.CancelSentUs > cutUs {
+			cutUs = r.CancelSentUs // the cancel was out then: the server could not stop sooner
+		}
+		cut := r.Scheduled.Add(time.Duration(cutUs) * time.Microsecond)
 		end, ok := last["p"+strconv.FormatInt(r.ID, 10)]
 		if !ok || !end.After(cut.Add(grace)) {
 			continue
