@@ -106,7 +106,19 @@ func checkAgainstLog(t *testing.T, o outcome, c stepserver.Config) {
 	if !c.Leak && j.Violation() {
 		t.Logf("the stopping server's log shows %d steps past cut + grace: it stopped late", len(j.Leaked))
 	}
-	if v.Status != want {
+	switch p := o.Sum.Cancellation.ProcessCPU; {
+	case v.Status == want:
+	case j.Marginal(interopGrace, marginalRunOn) && v.Status == report.StatusPass:
+		// A call that heard its cancel late on a starved machine and ran a
+		// few ms past cut + grace: less than any probe can tell.
+		t.Logf("marginal: the longest run-on was %v past cut + grace; the verdict is %q", j.MaxAfter-interopGrace, v.Status)
+	case want == report.StatusPass && v.Status == report.StatusNotObservable && p != nil && p.PerCallS < starvedPerCall:
+		t.Logf("machine saturated: %.3f CPU-s per live call-second; the verdict is %q", p.PerCallS, v.Status)
+	default:
 		t.Errorf("cancellation verdict = %q, the server's own log says %q", v.Status, want)
 	}
 }
+
+// marginalRunOn is how far past cut + grace a call may run on for either
+// verdict to be taken (see stepserver.Judgement.Marginal).
+const marginalRunOn = 100 * time.Millisecond

@@ -50,6 +50,14 @@ type Judgement struct {
 // correct tool gives.
 func (j Judgement) Violation() bool { return len(j.Leaked) > 0 }
 
+// Marginal reports whether every call that ran on did so by less than
+// margin past cut + grace: less work than a process probe can tell from
+// its noise, and, on stdio, read before a fence sent at cut + grace could
+// be answered. Tests take either verdict then.
+func (j Judgement) Marginal(grace, margin time.Duration) bool {
+	return j.Violation() && j.MaxAfter < grace+margin
+}
+
 // Judge holds the calls of a results file against the server's log: a
 // call whose progress token is "p" + its id was cut when its cancel was
 // out (cancel_sent_us; the decision, cancel_us, in older files); it leaked

@@ -48,6 +48,11 @@ func TestJudge(t *testing.T) {
 			if j.Cut != 3 || len(j.Leaked) != tc.leaked || j.MaxAfter != tc.max || j.Violation() != (tc.leaked > 0) {
 				t.Errorf("Judge = %+v, want 3 cut, %d leaked, max %v", j, tc.leaked, tc.max)
 			}
+			if over := j.MaxAfter - tc.grace; j.Violation() && (j.Marginal(tc.grace, over) || !j.Marginal(tc.grace, over+time.Millisecond)) {
+				t.Errorf("a run-on %v past a %v grace: marginal within %v %v, within 1 ms more %v; want false, true",
+					over, tc.grace, over, j.Marginal(tc.grace, over), j.Marginal(tc.grace, over+time.Millisecond))
+			}
+
 		})
 	}
 }
