@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -51,6 +52,24 @@ func TestAutoWindows(t *testing.T) {
 			got := autoWindows(tc.plan, tc.counting, tc.logs, tc.process)
 			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
 				t.Errorf("autoWindows = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWithoutTicks(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sd, want float64
+	}{
+		{"ticks alone", 0.034, 0},
+		{"no noise", 0, 0},
+		{"real noise stays", 0.0634, 0.0535},
+		{"large noise almost whole", 0.5, 0.4988},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := withoutTicks(tc.sd, 120*time.Millisecond); math.Abs(got-tc.want) > 0.001 {
+				t.Errorf("withoutTicks(%v) = %.4f, want %.4f", tc.sd, got, tc.want)
 			}
 		})
 	}
