@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/stepserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -29,6 +30,13 @@ var bin string
 // benchmark is going to run. MCPCHAOS_BENCH_BIN names a binary to use
 // instead (to compare two builds).
 func TestMain(m *testing.M) {
+	if c, ok, err := stepserver.FromEnv(); ok { // re-executed as a step server (agreement_test.go)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(stepserver.Serve(c))
+	}
 	flag.Parse()
 	var dir string
 	if prebuilt := os.Getenv("MCPCHAOS_BENCH_BIN"); prebuilt != "" {

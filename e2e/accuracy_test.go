@@ -88,7 +88,7 @@ func accuracySDK(t *testing.T, name string, propagate, sleep bool, want string) 
 // takes a tool's work for invisible to a process probe (report's
 // visiblePerCall); a tool that burns a whole CPU gets less only on a
 // machine loaded far past its cores.
-const starvedPerCall = 0.15
+const starvedPerCall = 0.05
 
 // checkEstimate logs the quiet windows' leftover estimate beside the
 // server's own count of leftover CPU in the same measurements (truth) and,
@@ -103,6 +103,25 @@ func checkEstimate(t *testing.T, name string, o outcome, truth func(from, to tim
 	t.Logf("process_cpu %+v", o.Sum.Cancellation.ProcessCPU)
 	t.Logf("%s: leftover estimate %.3f CPU-s ± %.3f, truth %.3f CPU-s in %d windows (%.0f ms measured)",
 		name, w.LeftoverCPUS, w.NoiseCPUS, want, w.Count, w.MeasuredMs)
+	checkVerdict(t, o, status)
+	if status != report.StatusViolation {
+		return
+	}
+	if want < 0.1 {
+		t.Fatalf("the server burnt only %.3f CPU-s of leftover work in the windows (a starved machine?); the case needs more", want)
+	}
+	// 30%, plus one clock tick (10 ms) at each end of each measurement:
+	// /proc counts CPU in ticks.
+	if slack := 0.3*want + 0.02*float64(w.Count); math.Abs(w.LeftoverCPUS-want) > slack {
+		t.Errorf("windows.leftover_cpu_s = %.3f, the server's own count %.3f: more than 30%% apart", w.LeftoverCPUS, want)
+	}
+}
+
+// checkVerdict requires the cancellation verdict to be status, or, for a
+// pass on a machine too loaded for the burning tool to get the CPU per
+// call a process probe needs, not_observable.
+func checkVerdict(t *testing.T, o outcome, status string) {
+	t.Helper()
 	v := o.verdict(t, report.AreaCancellation)
 	switch p := o.Sum.Cancellation.ProcessCPU; {
 	case v.Status == status:
@@ -114,17 +133,6 @@ func checkEstimate(t *testing.T, name string, o outcome, truth func(from, to tim
 		t.Logf("machine saturated: %.3f CPU-s per live call-second; the verdict is %q (%s)", p.PerCallS, v.Status, v.Evidence)
 	default:
 		t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, status)
-	}
-	if status != report.StatusViolation {
-		return
-	}
-	if want < 0.1 {
-		t.Fatalf("the server burnt only %.3f CPU-s of leftover work in the windows (a starved machine?); the case needs more", want)
-	}
-	// 30%, plus one clock tick (10 ms) at each end of each measurement:
-	// /proc counts CPU in ticks.
-	if slack := 0.3*want + 0.02*float64(w.Count); math.Abs(w.LeftoverCPUS-want) > slack {
-		t.Errorf("windows.leftover_cpu_s = %.3f, the server's own count %.3f: more than 30%% apart", w.LeftoverCPUS, want)
 	}
 }
 

@@ -42,6 +42,8 @@ type callState struct {
 	cancelSent time.Time // when the cancel's act returned (beyondGrace)
 	endAt      time.Time
 	lastSeen   time.Time // the last message received after our cancel
+	fence      *fence    // the stdio fence sent after our cancel (fence.go)
+	late       []lateMsg // late messages to weigh against it
 	lastAlive  time.Time // the send or the last progress: the idle clock
 	status     int
 	retryAfter time.Duration
@@ -215,11 +217,15 @@ func (cs *callState) onResponse(ev mcp.Event) {
 		return
 	case ev.Late || !cs.cancelAt.IsZero():
 		cs.rec.LateResponses++
-		// An error answer to a cancelled call is the server saying it
-		// stopped (the Go SDK sends one); a successful result after the
-		// grace shows the work ran on.
-		if ev.Kind == mcp.EvResult && !ev.Result.IsError && cs.beyondGrace(ev.At) {
-			cs.lastSeen = ev.At
+		// An error answer to a cancelled call, or a result that says it
+		// was cancelled or stopped, is the server's answer to the cancel
+		// (the Go SDK sends one); a successful result of finished work
+		// after the grace shows the work ran on.
+		switch {
+		case cancelAnswer(ev):
+			cs.rec.CancelAnswers++
+		case ev.Kind == mcp.EvResult && !ev.Result.IsError && cs.beyondGrace(ev.At):
+			cs.noteLate(ev.At, false)
 		}
 	}
 	if cs.final != finalNone {

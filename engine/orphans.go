@@ -217,6 +217,7 @@ func (pr *probeRun) start() {
 			t0 = now
 		}
 		pr.idleCPU, pr.idleNoise = meanSD(rates)
+		pr.idleNoise = withoutTicks(pr.idleNoise, idleSample)
 		pr.loadFrom, pr.loadAt = ps0, time.Now()
 	}
 	for name, v := range first {
@@ -252,6 +253,18 @@ const (
 	noiseK   = 3
 	cpuTick  = 0.01 // one clock tick (1/CLK_TCK, 100 Hz on Linux)
 )
+
+// withoutTicks takes out of the standard deviation sd of CPU rates read
+// over dt the part that the clock ticks alone give: the CPU time of each
+// reading is a difference of two counters in whole ticks, off by up to a
+// tick (variance tick²/6, over dt²). A threshold adds one tick of its own
+// for its measurement's ends (cpuThreshold); counted in the noise too, a
+// 120 ms sample's 34 ms/s of tick noise would be multiplied by the length
+// of every window.
+func withoutTicks(sd float64, dt time.Duration) float64 {
+	q := cpuTick * cpuTick / (6 * dt.Seconds() * dt.Seconds())
+	return math.Sqrt(max(sd*sd-q, 0))
+}
 
 // cpuThreshold is the leftover CPU a measurement of d must exceed.
 func (pr *probeRun) cpuThreshold(d time.Duration) float64 {

@@ -30,13 +30,11 @@ func (cs *callState) onProgress(ev mcp.Event) {
 	case ev.Late || !cs.cancelAt.IsZero():
 		cs.rec.LateProgress++
 		if cs.beyondGrace(ev.At) {
-			cs.lastSeen = ev.At
 			// A plain disconnect of a 2025 era is no cancel: progress that
 			// still comes (on the session's GET stream, or through a
 			// gateway that kept the upstream request) breaks no rule.
-			if !(cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern()) {
-				cs.rec.Violations.Add("after_cancel", 1)
-			}
+			legacyCut := cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern()
+			cs.noteLate(ev.At, !legacyCut)
 		}
 	case ev.AfterFinal:
 		cs.rec.Violations.Add("after_response", 1)

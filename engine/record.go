@@ -10,6 +10,7 @@ func (cs *callState) record() *results.Record {
 	cs.apply(cs.classify())
 	cs.skippedFaults()
 	cs.answer(rec)
+	cs.settleLate()
 	// Work seen after the cancel plus the grace is the call's leftover
 	// work; anything sooner is the race the spec allows.
 	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.Progress.Grace {
@@ -41,6 +42,7 @@ func (cs *callState) answer(rec *results.Record) {
 	rec.SentUs = cs.us(cs.sent)
 	rec.HeadersUs = cs.us(cs.headersAt)
 	rec.CancelUs = cs.us(cs.cancelAt)
+	rec.CancelSentUs = cs.us(cs.cancelSent)
 	rec.EndUs = cs.us(cs.endAt)
 	if !cs.responseAt.IsZero() && (cs.cancelAt.IsZero() || cs.responseAt.Before(cs.cancelAt)) {
 		rec.ResponseUs = cs.us(cs.responseAt)

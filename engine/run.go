@@ -131,6 +131,7 @@ type runner struct {
 	finished finished
 	stalls   stallLog
 	win      windowGate // the pause of a quiet window
+	fences   fences     // stdio fences after cancels (fence.go)
 
 	scheduled, completed, dropped atomic.Int64
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
@@ -188,6 +189,10 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		}
 	}
 	pr := r.newProbeRun(r.metricsURL)
+	if w := autoWindows(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil); w != nil {
+		r.plan.Orphans.Windows = w
+		pr.windows.Auto = true
+	}
 	pr.start()
 	// Every shard given the same StartAt starts its load at that instant
 	// (its ticks keep their times in the whole run); one that comes late

@@ -115,6 +115,8 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	err := act(call)
 	cs.mu.Lock()
 	cs.cancelSent = time.Now()
+	grace := cs.r.plan.Progress.Grace
+	cs.fence = cs.r.fences.after(cs.client, cs.cancelSent.Add(grace), grace)
 	if err != nil {
 		cs.rec.Error = truncate(err.Error(), 300)
 	}

@@ -21,7 +21,8 @@ type rawResponse struct {
 	rpcErr     *RPCError
 	err        error // transport error
 	violations []string
-	endpoint   string // the URL asked, for messages (HTTP only)
+	endpoint   string    // the URL asked, for messages (HTTP only)
+	at         time.Time // when the answer (result or error) was read
 }
 
 // noAnswerError is a control request whose context ended before the
@@ -71,9 +72,11 @@ func (c *Client) roundTripHeaders(ctx context.Context, method, name string, memb
 			if out.result == nil && out.rpcErr == nil {
 				out.result = append([]byte(nil), ev.Raw...)
 				c.checkInputMethod(method, out.result)
+				out.at = ev.At
 			}
 		case EvRPCError:
 			if out.result == nil && out.rpcErr == nil {
+				out.at = ev.At
 				out.rpcErr = &RPCError{Code: ev.Code, Message: unescape(ev.Message), Data: append(json.RawMessage(nil), ev.Raw...)}
 			}
 		case EvViolation:

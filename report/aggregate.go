@@ -119,12 +119,21 @@ type progressAgg struct {
 	incomplete    int
 }
 
+// maxLeftoverIDs bounds the leftover calls named by id.
+const maxLeftoverIDs = 10
+
 // cancelAgg counts cancellation evidence over calls.
 type cancelAgg struct {
 	cancels       int // calls with a cancel issued
 	lateResponses int
 	lateProgress  int
 	leftover      int // calls with wire evidence of work after the cancel
+	lateQueued    int // late messages read before the stdio fence's answer
+	cancelAnswers int // answers after the cancel that say it was cancelled
+	// leftoverIDs are the first maxLeftoverIDs leftover calls' ids;
+	// leftoverMaxUs the longest time from a cancel to the work seen after it.
+	leftoverIDs   []int64
+	leftoverMaxUs int64
 	// leftoverNotDisconnected: leftover calls whose outcome is not
 	// "disconnected" (in a legacy era those are real violations).
 	leftoverNotDisconnected int
@@ -269,8 +278,14 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	}
 	c.lateResponses += r.LateResponses
 	c.lateProgress += r.LateProgress
+	c.lateQueued += r.LateQueued
+	c.cancelAnswers += r.CancelAnswers
 	if r.LeftoverUs > 0 || r.Violations["after_cancel"] > 0 {
 		c.leftover++
+		c.leftoverMaxUs = max(c.leftoverMaxUs, r.LeftoverUs)
+		if len(c.leftoverIDs) < maxLeftoverIDs {
+			c.leftoverIDs = append(c.leftoverIDs, r.ID)
+		}
 		if !disconnected {
 			c.leftoverNotDisconnected++
 		}

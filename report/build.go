@@ -2,6 +2,7 @@ package report
 
 import (
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
@@ -132,6 +133,10 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		LateResponses:     a.cancel.lateResponses,
 		LateProgress:      a.cancel.lateProgress,
 		LeftoverCalls:     a.cancel.leftover,
+		LeftoverIDs:       slices.Clone(a.cancel.leftoverIDs),
+		LeftoverMaxMs:     float64(a.cancel.leftoverMaxUs) / 1000,
+		LateQueued:        a.cancel.lateQueued,
+		CancelAnswers:     a.cancel.cancelAnswers,
 		Orphaned:          o.Orphaned,
 		LeftoverCPUS:      o.LeftoverCPUSeconds,
 		DrainMs:           o.DrainMs,

@@ -191,6 +191,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 	w.Cancelled += in.Windows.Cancelled
 	w.SkippedTicks += in.Windows.SkippedTicks
 	w.OrphanedMax = max(w.OrphanedMax, in.Windows.OrphanedMax)
+	w.Auto = w.Auto || in.Windows.Auto
 	if in.Shared != nil {
 		mergeSharedWindows(w, in.Windows)
 	} else {

@@ -237,10 +237,19 @@ type ProtocolViolations struct {
 
 // Cancellation is the evidence of work left running after a cancel.
 type Cancellation struct {
-	Cancels           int                `json:"cancels"`
-	LateResponses     int                `json:"late_responses"`
-	LateProgress      int                `json:"late_progress"`
-	LeftoverCalls     int                `json:"leftover_calls"`
+	Cancels       int `json:"cancels"`
+	LateResponses int `json:"late_responses"`
+	LateProgress  int `json:"late_progress"`
+	LeftoverCalls int `json:"leftover_calls"`
+	// LeftoverIDs are the ids of the first leftover calls (a list, not a
+	// check key); LeftoverMaxMs the longest time from a cancel to the work
+	// seen after it on the wire.
+	LeftoverIDs   []int64 `json:"leftover_ids,omitempty"`
+	LeftoverMaxMs float64 `json:"leftover_max_ms"`
+	// LateQueued: late messages that prove no work (fence.go in engine);
+	// CancelAnswers: answers to the cancel itself.
+	LateQueued        int                `json:"late_queued"`
+	CancelAnswers     int                `json:"cancel_answers"`
 	Orphaned          float64            `json:"orphaned"`
 	LeftoverCPUS      float64            `json:"leftover_cpu_s"`
 	DrainMs           float64            `json:"drain_ms"`

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // Text layout: a label column, then items separated by gaps, wrapped at

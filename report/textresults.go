@@ -70,6 +70,9 @@ func (s *Summary) textCancellation(t *textOut) {
 	}
 	t.items("Cancellation", plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
 		count(c.LateProgress, "late progress", noteLateProgress), count(c.LeftoverCalls, "leftover calls", noteLeftoverCalls))
+	if c.LateQueued > 0 || c.CancelAnswers > 0 {
+		t.items("", count(c.LateQueued, "late but queued", noteLateQueued), count(c.CancelAnswers, "answers to the cancel", noteCancelAnswers))
+	}
 	// The process probe's entry counts child processes, a log probe's
 	// orphans by id (both said on their own lines): the rest count calls.
 	var procProbe, logProbe string

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -46,7 +45,7 @@ const (
 	// tools' work (also at least visibleNoiseK times its idle noise).
 	visibleCPURate = 0.02
 	visibleNoiseK  = 3
-	visiblePerCall = 0.15 // CPU-s per live call-second
+	visiblePerCall = 0.05 // CPU-s per live call-second (sleeping work measured 0.027 under -race)
 	// remedy says what would make leftover work observable.
 	remedy = "a log probe (completion lines by request id), a metric or tool probe that counts running calls, " +
 		"or a process probe with orphans.windows on work that uses CPU"
@@ -150,7 +149,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		facts = append(facts, f)
 	}
 	if c.LeftoverCalls > 0 {
-		facts = append(facts, plural(c.LeftoverCalls, "call")+" seen working after their cancel")
+		facts = append(facts, leftoverCallsFact(c))
 	}
 	if f := logFact(c.Log); f != "" {
 		facts = append(facts, f)
@@ -167,12 +166,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		facts = append(facts, f)
 	}
 	if w.Above > 0 {
-		f := fmt.Sprintf("%d of %s showed leftover work after cancelling every call: %s CPU (±%s idle noise) in %s of measurement",
-			w.Above, plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), fmtMs(w.MeasuredMs))
-		if w.OrphanedMax > 0 {
-			f += fmt.Sprintf(", up to %s calls still running", fmtNum(w.OrphanedMax))
-		}
-		facts = append(facts, f)
+		facts = append(facts, windowsFact(w))
 	}
 	if leaked {
 		facts = append(facts, fmt.Sprintf("%s call-seconds of server work nobody waited for (more than the %s a grace per cancel allows)",
@@ -191,6 +185,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 	if c.LateProgress > 0 {
 		facts = append(facts, plural(c.LateProgress, "late progress notification"))
 	}
+	facts = append(facts, wireNotes(c)...)
 	switch {
 	case !exercised && !leftover:
 		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"
@@ -205,7 +200,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 		v.Status = StatusPass
 		v.Evidence = stopped + "; no work seen after a cancel"
 		if w.Count > 0 {
-			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s)", plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000))
+			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s)", plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), windowsSource(w))
 		}
 		if len(facts) > 0 {
 			v.Evidence += "; " + strings.Join(facts, "; ")
@@ -233,16 +228,8 @@ func logFact(l *LogOrphans) string {
 	if l == nil || l.Orphaned == 0 {
 		return ""
 	}
-	ids := make([]string, len(l.OrphanedIDs))
-	for i, id := range l.OrphanedIDs {
-		ids[i] = strconv.FormatInt(id, 10)
-	}
-	list := strings.Join(ids, ", ")
-	if len(l.OrphanedIDs) < l.Orphaned {
-		list += ", ..."
-	}
 	return fmt.Sprintf("%s: %s ended later than cancel + grace, up to %s after the cancel (ids %s)",
-		l.Probe, plural(l.Orphaned, "call"), fmtMs(l.MaxAfterCancelMs), list)
+		l.Probe, plural(l.Orphaned, "call"), fmtMs(l.MaxAfterCancelMs), joinIDs(l.OrphanedIDs, l.Orphaned))
 }
 
 // withoutLog leaves out the log probe, whose orphans are not calls still

@@ -26,7 +26,7 @@ type ProcessCPU struct {
 	LoadRate float64 `json:"load_rate"`
 	// PerCallS is that CPU per second of a live call (the client's calls
 	// in flight, integrated over the load): what one running call costs
-	// the process. Below 0.15 the tools' work is not CPU the probe can see.
+	// the process. Below 0.05 the tools' work is not CPU the probe can see.
 	PerCallS float64 `json:"per_call_s"`
 	// ThresholdS is the leftover CPU the final quiet window had to exceed
 	// to count: max(an absolute floor, IdleNoise·k over the window, plus
@@ -40,6 +40,9 @@ type Windows struct {
 	// cancelled.
 	Count     int `json:"count"`
 	Cancelled int `json:"cancelled"`
+	// Auto: mcpchaos took these windows of its own accord, the process
+	// probe being the only server-side evidence (engine/autowindows.go).
+	Auto bool `json:"auto,omitempty"`
 	// SkippedTicks were due while the pacer paused: not offered, so not
 	// counted as scheduled or dropped.
 	SkippedTicks int `json:"skipped_ticks"`
@@ -78,6 +81,46 @@ func textWindows(t *textOut, c Cancellation) {
 	if w.Count == 0 {
 		return
 	}
-	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered)", w.Count, w.Cancelled, w.SkippedTicks),
+	auto := ""
+	if w.Auto {
+		auto = ", taken by mcpchaos: the process probe was the only server-side evidence"
+	}
+	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered%s)", w.Count, w.Cancelled, w.SkippedTicks, auto),
 		"leftover CPU "+fmtMs(w.LeftoverCPUS*1000)+" ± "+fmtMs(w.NoiseCPUS*1000)+" in "+fmtMs(w.MeasuredMs))
+}
+
+// windowsFact says what the quiet windows saw, the one with the most
+// leftover CPU named so it can be held against the server's own log: when
+// it started, the calls it cut, the CPU above idle it measured and its
+// threshold.
+func windowsFact(w Windows) string {
+	f := fmt.Sprintf("%d of %s showed leftover work after cancelling every call: %s CPU (±%s idle noise) in %s of measurement",
+		w.Above, plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), fmtMs(w.MeasuredMs))
+	if w.OrphanedMax > 0 {
+		f += fmt.Sprintf(", up to %s calls still running", fmtNum(w.OrphanedMax))
+	}
+	return f + windowsSource(w) + "; " + worstWindow(w)
+}
+
+// worstWindow names the window with the most leftover CPU.
+func worstWindow(w Windows) string {
+	if len(w.List) == 0 {
+		return ""
+	}
+	best := w.List[0]
+	for _, x := range w.List[1:] {
+		if x.LeftoverCPUS-x.ThresholdS > best.LeftoverCPUS-best.ThresholdS {
+			best = x
+		}
+	}
+	return fmt.Sprintf("the window at %s into the load cut %s, then %s of CPU above idle (threshold %s) over %s",
+		fmtMs(best.StartMs), plural(best.Cancelled, "call"), fmtMs(best.LeftoverCPUS*1000), fmtMs(best.ThresholdS*1000), fmtMs(best.MeasuredMs))
+}
+
+// windowsSource says who asked for the windows, when mcpchaos did.
+func windowsSource(w Windows) string {
+	if !w.Auto {
+		return ""
+	}
+	return " (windows taken by mcpchaos: the process probe was the only server-side evidence)"
 }

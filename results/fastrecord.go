@@ -166,6 +166,15 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "retry_hint_from":
 		r.RetryHintFrom = l.str()
 		return 1 << 41
+	case "late_queued":
+		r.LateQueued = l.int()
+		return 1 << 42
+	case "cancel_answers":
+		r.CancelAnswers = l.int()
+		return 1 << 43
+	case "cancel_sent_us":
+		r.CancelSentUs = l.int64()
+		return 1 << 44
 	}
 	return 0
 }

@@ -140,12 +140,15 @@ type Record struct {
 	Retry   string `json:"retry,omitempty"` // "reissue" or "throttled"
 	Process int    `json:"process,omitempty"`
 
-	Scheduled     time.Time  `json:"t"`
-	SentUs        int64      `json:"sent_us,omitempty"`
-	HeadersUs     int64      `json:"headers_us,omitempty"`
-	FirstProgUs   int64      `json:"first_progress_us,omitempty"`
-	ResponseUs    int64      `json:"response_us,omitempty"`
-	CancelUs      int64      `json:"cancel_us,omitempty"`
+	Scheduled   time.Time `json:"t"`
+	SentUs      int64     `json:"sent_us,omitempty"`
+	HeadersUs   int64     `json:"headers_us,omitempty"`
+	FirstProgUs int64     `json:"first_progress_us,omitempty"`
+	ResponseUs  int64     `json:"response_us,omitempty"`
+	CancelUs    int64     `json:"cancel_us,omitempty"`
+	// CancelSentUs is when the cancel was out (the stream closed, the
+	// notification written): the server cannot stop before it.
+	CancelSentUs  int64      `json:"cancel_sent_us,omitempty"`
 	EndUs         int64      `json:"end_us,omitempty"`
 	DeadlineUs    int64      `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
 	TimeoutErrUs  int64      `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
@@ -164,8 +167,17 @@ type Record struct {
 	LateProgress  int        `json:"late_progress,omitempty"`
 	// LeftoverUs is how long after our cancel the server was last seen
 	// working on this call (stdio and open legacy streams).
-	LeftoverUs int64   `json:"leftover_us,omitempty"`
-	Faults     []Fault `json:"faults,omitempty"`
+	LeftoverUs int64 `json:"leftover_us,omitempty"`
+	// LateQueued counts messages later than our cancel plus the grace that
+	// were read before the answer to a ping sent after it (stdio): the
+	// server may have written them before it saw the cancel, so they show
+	// no work after it.
+	LateQueued int `json:"late_queued,omitempty"`
+	// CancelAnswers counts answers after our cancel whose text says the
+	// call was cancelled or stopped: the server's answer to the cancel,
+	// not the result of finished work.
+	CancelAnswers int     `json:"cancel_answers,omitempty"`
+	Faults        []Fault `json:"faults,omitempty"`
 	// CapWithProgress: the cap fired while progress still arrived within
 	// the idle timeout (a reset-only client would have waited for ever).
 	CapWithProgress bool `json:"cap_with_progress,omitempty"`

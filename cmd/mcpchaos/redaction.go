@@ -5,10 +5,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // Every output of mcpchaos goes through one set of secrets (package redact;

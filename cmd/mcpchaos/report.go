@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // reportFormats are report's --format values.

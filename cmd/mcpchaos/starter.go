@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
+	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 

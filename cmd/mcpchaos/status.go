@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // statusLine draws a one-line live status on a terminal, about once a

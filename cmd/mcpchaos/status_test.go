@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/engine"
-	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 func TestStatusText(t *testing.T) {

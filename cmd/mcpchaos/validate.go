@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/engine"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
+	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 const validateUsage = `usage: mcpchaos validate [flags] SCENARIO.yaml...

@@ -1,0 +1,209 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/stepserver"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// BenchmarkBlackBoxAgreement measures how often the default black-box
+// cancellation verdict agrees with what real servers did (issue 25). Each
+// setup is a real server on the official Go SDK or on mark3labs/mcp-go
+// (internal/stepserver), over stdio or Streamable HTTP, whose tool runs 8
+// CPU-bound steps of 25 ms or 500 ms and either stops when cancelled or
+// runs every step (leaks), logging each step it finishes. Each seed is one
+// `mcpchaos run` of the real binary with default settings: a process
+// probe and nothing else, no windows asked for, half the calls cancelled
+// after their second progress notification, orphans.grace and
+// progress.grace 300 ms (one grace for the truth and every kind of
+// evidence). The
+// server's log is the truth: violation when a cut call finished a step
+// later than cut + grace, pass otherwise. The benchmark logs a markdown
+// row per setup (docs/decisions.md, "Black-box agreement").
+//
+// MCPCHAOS_AGREEMENT_SEEDS sets the seeds per setup (default 20);
+// MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it.
+func BenchmarkBlackBoxAgreement(b *testing.B) {
+	setup(b)
+	seeds := 20
+	if v := os.Getenv("MCPCHAOS_AGREEMENT_SEEDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			b.Fatalf("MCPCHAOS_AGREEMENT_SEEDS=%q: want a count from 1 to 1000", v)
+		}
+		seeds = n
+	}
+	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
+	before := machineNow()
+	// The rows go to stderr as they come: a benchmark's log is cut short.
+	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation |")
+	fmt.Fprintln(os.Stderr, "|---|---|---|---|---|---|---|")
+	total, agreed := 0, 0
+	for range b.N {
+		for _, sdk := range []string{"gosdk", "mcpgo"} {
+			for _, transport := range []string{"stdio", "http"} {
+				for _, stepMs := range []int{25, 500} {
+					for _, leak := range []bool{true, false} {
+						c := stepserver.Config{SDK: sdk, Transport: transport, Leak: leak}
+						name := fmt.Sprintf("%s, %d ms steps", c, stepMs)
+						if only != "" && !strings.Contains(name, only) {
+							continue
+						}
+						t := tally{}
+						for seed := 1; seed <= seeds; seed++ {
+							t.add(agreementRun(b, c, stepMs, seed))
+						}
+						total += t.runs
+						agreed += t.agree
+						fmt.Fprintf(os.Stderr, "| %s | %d | %d/%d | %d | %d | %d | %d |\n", name, t.runs, t.agree, t.runs, t.falsePass, t.falseViolation, t.notObservable, t.truthViolation)
+					}
+				}
+			}
+		}
+	}
+	if total > 0 {
+		b.ReportMetric(float64(agreed)/float64(total), "agreement")
+	}
+	reportOthers(b, before, 0)
+}
+
+// tally counts one setup's runs.
+type tally struct{ runs, agree, falsePass, falseViolation, notObservable, truthViolation int }
+
+// agreementOutcome is one run: the verdict and the truth.
+type agreementOutcome struct {
+	verdict, evidence string
+	truth             bool // the server's log: a cut call ran past cut + grace
+}
+
+func (t *tally) add(o agreementOutcome) {
+	t.runs++
+	if o.truth {
+		t.truthViolation++
+	}
+	switch {
+	case o.verdict == "not_observable":
+		t.notObservable++
+	case o.truth && o.verdict == "violation", !o.truth && o.verdict == "pass":
+		t.agree++
+	case o.truth:
+		t.falsePass++
+	default:
+		t.falseViolation++
+	}
+}
+
+// agreementGrace is the scenarios' orphans.grace.
+const agreementGrace = 300 * time.Millisecond
+
+const agreementScenario = `
+name: agreement
+seed: %d
+target:
+  %s
+load: {rate: %s, duration: 3s}
+timeouts: {idle: 20s, max: 30s}
+calls:
+  - {tool: work, arguments: {steps: 8, step_ms: %d}, progress: true}
+faults:
+  - {kind: cancel, probability: 0.5, after_progress: 2}
+progress: {grace: 300ms}
+orphans:
+  grace: 300ms
+  drain_max: 300ms
+%s`
+
+// agreementRun runs one seed of one setup and judges it by the server's
+// log.
+func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreementOutcome {
+	b.Helper()
+	c.Truth = filepath.Join(b.TempDir(), "truth")
+	target, probes := "", ""
+	if c.Transport == "stdio" {
+		self, err := os.Executable()
+		if err != nil {
+			b.Fatal(err)
+		}
+		target = fmt.Sprintf("stdio: {command: [%q], env: {%s: %q, %s: %q}}", self, stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth)
+	} else {
+		url, pid, stop := startStepServer(b, c)
+		defer stop()
+		target = fmt.Sprintf("http: {url: %q, pid: %d}", url, pid)
+		probes = fmt.Sprintf("  probes:\n    - {process: {pid: %d}}\n", pid)
+	}
+	rate := "12/1s" // 8 × 25 ms: 0.2 s of CPU a call
+	if stepMs >= 100 {
+		rate = "2/1s" // 8 × 500 ms: 4 s of CPU a call
+	}
+	r := runScenario(b, fmt.Sprintf(agreementScenario, seed, target, rate, stepMs, probes), runOpts{results: true})
+	logRun(b, r)
+	f, err := results.Open(filepath.Join(r.Dir, "results.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	last, err := stepserver.LastSteps(c.Truth)
+	if err != nil {
+		b.Fatal(err)
+	}
+	j := stepserver.Judge(f.Records, last, agreementGrace)
+	o := agreementOutcome{truth: j.Violation()}
+	for _, v := range r.Summary.m["verdicts"].([]any) {
+		if m := v.(map[string]any); m["area"] == "cancellation" {
+			o.verdict, o.evidence = m["status"].(string), m["evidence"].(string)
+		}
+	}
+	if o.verdict != map[bool]string{true: "violation", false: "pass"}[o.truth] {
+		fmt.Fprintf(os.Stderr, "disagreement: %s, %d ms steps, seed %d: truth %d of %d cut calls ran on (up to %v after the cut); verdict %s (%s)\n",
+			c, stepMs, seed, len(j.Leaked), j.Cut, j.MaxAfter, o.verdict, o.evidence)
+	}
+	return o
+}
+
+// startStepServer starts this test binary as an HTTP step server and
+// returns its URL, its pid and a stop function.
+func startStepServer(b *testing.B, c stepserver.Config) (url string, pid int, stop func()) {
+	b.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), stepserver.Env+"="+c.String(), stepserver.TruthEnv+"="+c.Truth)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	stop = func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(out).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case url = <-line:
+	case <-time.After(30 * time.Second):
+		stop()
+		b.Fatalf("step server %s printed no URL", c)
+	}
+	if !strings.HasPrefix(url, "http://") {
+		stop()
+		b.Fatalf("step server %s printed %q, not a URL", c, url)
+	}
+	return url, cmd.Process.Pid, stop
+}

@@ -1,0 +1,147 @@
+// Package stepserver is a test helper: a real MCP server built on the
+// official Go SDK or on mark3labs/mcp-go, over stdio or Streamable HTTP,
+// whose one tool, work, runs CPU-bound steps and writes every step it
+// finishes to a truth file. It is the ground truth the black-box orphan
+// verdicts are held against (e2e's interop tests, bench's agreement
+// table): a call cut by mcpchaos ran on past cut + grace exactly when the
+// server logged a step that ended later than that.
+//
+// A server that stops (Leak false) checks its context inside every step
+// and returns "stopped at step N: context canceled"; one that leaks runs
+// every step whatever happens. How a cancel reaches the context is the
+// SDK's own: notifications/cancelled on stdio and on a 2025 HTTP session;
+// the closed stream of a 2026 HTTP request reaches a Go SDK handler only
+// with PropagateRequestCancellation, which a stopping Go SDK server sets
+// and a leaking one does not (the SDK's default).
+package stepserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Env configures a step server run by re-executing a test binary:
+// "SDK,TRANSPORT,MODE" with SDK gosdk or mcpgo, TRANSPORT stdio or http,
+// MODE leak or stop; TruthEnv names the truth file.
+const (
+	Env      = "MCPCHAOS_STEPSERVER"
+	TruthEnv = "MCPCHAOS_STEPSERVER_TRUTH"
+)
+
+// Config is one step server.
+type Config struct {
+	SDK       string // "gosdk" or "mcpgo"
+	Transport string // "stdio" or "http"
+	Leak      bool   // run every step whatever happens
+	Truth     string // the truth file
+}
+
+// String is the Env form of c.
+func (c Config) String() string {
+	mode := "stop"
+	if c.Leak {
+		mode = "leak"
+	}
+	return c.SDK + "," + c.Transport + "," + mode
+}
+
+// FromEnv reads a Config from Env and TruthEnv; ok is false when Env is
+// not set.
+func FromEnv() (c Config, ok bool, err error) {
+	v := os.Getenv(Env)
+	if v == "" {
+		return c, false, nil
+	}
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 {
+		return c, true, fmt.Errorf("%s=%q: want SDK,TRANSPORT,MODE", Env, v)
+	}
+	c = Config{SDK: parts[0], Transport: parts[1], Leak: parts[2] == "leak", Truth: os.Getenv(TruthEnv)}
+	switch {
+	case c.SDK != "gosdk" && c.SDK != "mcpgo":
+		err = fmt.Errorf("%s: unknown SDK %q (gosdk, mcpgo)", Env, c.SDK)
+	case c.Transport != "stdio" && c.Transport != "http":
+		err = fmt.Errorf("%s: unknown transport %q (stdio, http)", Env, c.Transport)
+	case parts[2] != "leak" && parts[2] != "stop":
+		err = fmt.Errorf("%s: unknown mode %q (leak, stop)", Env, parts[2])
+	case c.Truth == "":
+		err = fmt.Errorf("%s is not set", TruthEnv)
+	}
+	return c, true, err
+}
+
+// Serve runs the server until stdin ends (stdio) or for ever (HTTP: it
+// prints its URL first); it returns an exit code.
+func Serve(c Config) int {
+	f, err := os.OpenFile(c.Truth, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer f.Close()
+	w := &worker{leak: c.Leak, truth: f}
+	switch c.SDK {
+	case "gosdk":
+		err = serveGoSDK(c, w)
+	default:
+		err = serveMCPGo(c, w)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// worker runs the steps of calls and logs them.
+type worker struct {
+	leak  bool
+	mu    sync.Mutex
+	truth *os.File
+}
+
+// log writes one truth line: "UNIX_NANO TOKEN WHAT STEP".
+func (w *worker) log(token any, what string, step int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintf(w.truth, "%d %v %s %d\n", time.Now().UnixNano(), token, what, step)
+}
+
+// run runs steps of stepMs of CPU each for token, calling progress after
+// each; a stopping worker returns at once when ctx ends, inside a step.
+func (w *worker) run(ctx context.Context, token any, steps, stepMs int, progress func(n int)) (string, error) {
+	d := time.Duration(stepMs) * time.Millisecond
+	for n := 1; n <= steps; n++ {
+		if !burn(ctx, d, w.leak) {
+			w.log(token, "stop", n)
+			return "", fmt.Errorf("stopped at step %d: %w", n, ctx.Err())
+		}
+		w.log(token, "step", n)
+		progress(n)
+	}
+	return fmt.Sprintf("worked %d steps of %d ms", steps, stepMs), nil
+}
+
+// burn spins for d; unless leak, it checks ctx every slice and reports
+// false when it ended.
+func burn(ctx context.Context, d time.Duration, leak bool) bool {
+	end := time.Now().Add(d)
+	x := uint64(1)
+	for time.Now().Before(end) {
+		if !leak && ctx.Err() != nil {
+			return false
+		}
+		for range 4096 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	sink = x
+	return true
+}
+
+// sink keeps the burn's work from being optimised away.
+var sink uint64
