@@ -21,6 +21,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -139,9 +140,9 @@ func burn(ctx context.Context, d time.Duration, leak bool) bool {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 	}
-	sink = x
+	sink.Store(x)
 	return true
 }
 
 // sink keeps the burn's work from being optimised away.
-var sink uint64
+var sink atomic.Uint64
