@@ -1,3 +1,5 @@
+//go:build timing
+
 package e2e
 
 import (
