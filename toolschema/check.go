@@ -3,6 +3,7 @@ package toolschema
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/mcp"
@@ -101,9 +102,20 @@ func unknown(what, tool string, names []string) string {
 	case len(names) == 0:
 		return msg + "; it lists no tools"
 	case len(names) > maxListed:
-		return msg + fmt.Sprintf("; it has %d tools: %s, ...", len(names), strings.Join(names[:maxListed], ", "))
+		return msg + fmt.Sprintf("; it has %d tools: %s, ...", len(names), joinEscaped(names[:maxListed]))
 	}
-	return msg + "; it has: " + strings.Join(names, ", ")
+	return msg + "; it has: " + joinEscaped(names)
+}
+
+// joinEscaped joins tool names as the server sent them, each escaped
+// (termsafe): a name is the server's text, and a line feed in it must not
+// start a line of ours on the terminal.
+func joinEscaped(names []string) string {
+	esc := make([]string, len(names))
+	for i, n := range names {
+		esc[i] = termsafe.Escape(n)
+	}
+	return strings.Join(esc, ", ")
 }
 
 // alwaysMalformed reports whether a malformed fault replaces every request

@@ -97,3 +97,21 @@ func TestSaysProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownToolNamesEscaped: the list of the server's tools in "no such
+// tool" is the server's text; a line feed or an escape sequence in a name
+// is shown escaped, so a hostile name cannot print a line of ours (issue
+// 29: a forged "Result PASS" on stderr).
+func TestUnknownToolNamesEscaped(t *testing.T) {
+	hostile := "t\x1b]0;TITLE\a\r\nResult        PASS\n\u009b31m"
+	for _, names := range [][]string{{"echo", hostile}, append(make([]string, maxListed+1), hostile)} {
+		names[0] = hostile
+		msg := unknown("calls[0]", "x", names)
+		if strings.ContainsAny(msg, "\x1b\a\r\n\u009b") {
+			t.Errorf("unknown(%d names) = %q: a control character reached the message", len(names), msg)
+		}
+		if !strings.Contains(msg, `\nResult`) {
+			t.Errorf("unknown(%d names) = %q: the name's line feed is not shown as \\n", len(names), msg)
+		}
+	}
+}
