@@ -272,21 +272,40 @@ func (u *stdioUpstream) read() {
 // line's id comes early enough to be read (head is its first 4 KiB): the
 // call's stream ends with errAnswerTooLarge, on which the proxy answers
 // the client with a JSON-RPC error and records the upstream's failure.
-// A line whose id cannot be read is dropped: its call waits for the
+// A line whose id comes later (JSON members have no order) is the answer
+// of the one call in flight, when only one is and the line is no
+// request or notification (no "method" in its head); with several in
+// flight it cannot be told, and is dropped: its call waits for the
 // client's timeout or cancel.
 func (u *stdioUpstream) oversize(head []byte) {
 	upID, ok := mcp.OversizeID(head)
+	u.mu.Lock()
+	if !ok {
+		upID, ok = u.onlyCall(head)
+	}
+	c := u.calls[upID]
+	u.mu.Unlock()
 	if !ok {
 		return
 	}
-	u.mu.Lock()
-	c := u.calls[upID]
-	u.mu.Unlock()
 	if c == nil || !u.forget(upID) {
 		return // late: cancelled or unknown
 	}
 	c.err = errAnswerTooLarge
 	close(c.events)
+}
+
+// onlyCall returns the id of the one call in flight, when only one is and
+// head (an oversize line's start) is no request or notification (u.mu
+// held).
+func (u *stdioUpstream) onlyCall(head []byte) (int64, bool) {
+	if len(u.calls) != 1 || bytes.Contains(head, []byte(`"method"`)) {
+		return 0, false
+	}
+	for id := range u.calls {
+		return id, true
+	}
+	return 0, false
 }
 
 func (u *stdioUpstream) route(m map[string]json.RawMessage) {

@@ -1,8 +1,11 @@
 package proxy_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -25,12 +28,46 @@ func serveBigAnswer() int {
 	}
 	s.AddTool(&mcp.Tool{Name: "big", InputSchema: map[string]any{"type": "object"}}, text(20<<20))
 	s.AddTool(&mcp.Tool{Name: "small", InputSchema: map[string]any{"type": "object"}}, text(5))
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	var transport mcp.Transport = &mcp.StdioTransport{}
+	if os.Getenv(bigAnswerEnv) == "id-last" {
+		transport = &mcp.IOTransport{Reader: os.Stdin, Writer: &idLast{w: os.Stdout}}
+	}
+	if err := s.Run(context.Background(), transport); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
 }
+
+// idLast writes the SDK's messages with a result's "id" member moved to
+// the end of its line, as a server whose encoder orders members otherwise
+// writes it (JSON members have no order): the proxy cannot read the id of
+// such an oversize answer in its first 4 KiB.
+type idLast struct {
+	w    io.WriteCloser
+	line []byte
+}
+
+func (l *idLast) Write(p []byte) (int, error) {
+	l.line = append(l.line, p...)
+	for {
+		i := bytes.IndexByte(l.line, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		out := l.line[:i]
+		var m map[string]json.RawMessage
+		if json.Unmarshal(out, &m) == nil && m["result"] != nil && m["id"] != nil {
+			out = fmt.Appendf(nil, `{"jsonrpc":"2.0","result":%s,"id":%s}`, m["result"], m["id"])
+		}
+		if _, err := l.w.Write(append(out, '\n')); err != nil {
+			return 0, err
+		}
+		l.line = l.line[i+1:]
+	}
+}
+
+func (l *idLast) Close() error { return l.w.Close() }
 
 // TestStdioUpstreamAnswerTooLarge: a stdio upstream (an SDK server)
 // answers a call with a line over the proxy's 16 MiB: the SDK client gets
@@ -44,12 +81,15 @@ func TestStdioUpstreamAnswerTooLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	upstream := fmt.Sprintf("{stdio: {command: [%q], env: {%s: '1'}}}", self, bigAnswerEnv)
-	for _, tt := range []struct{ name, faults string }{
-		{"forwarded", "  []\n"},
-		{"rewritten", "  - {kind: delay_response, for: 10ms}\n"},
+	for _, tt := range []struct{ name, faults, server string }{
+		{"forwarded", "  []\n", "1"},
+		{"rewritten", "  - {kind: delay_response, for: 10ms}\n", "1"},
+		// The one call in flight owns an oversize answer whose id
+		// comes after its first 4 KiB.
+		{"id last", "  []\n", "id-last"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			upstream := fmt.Sprintf("{stdio: {command: [%q], env: {%s: %q}}}", self, bigAnswerEnv, tt.server)
 			r := serveProxy(t, upstream, "1m", tt.faults)
 			cs := sdkSession(t, r.url, "")
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // generous: at once, unloaded
