@@ -63,6 +63,8 @@ func hostileStdioServer() {
 			send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+string(id)+`}}`, resultJSON(id, "ok"))
 		case "unknown_response":
 			send(resultJSON(json.RawMessage("999999"), "?"), resultJSON(json.RawMessage(`"str"`), "?"), resultJSON(id, "ok"))
+		case "too_deep":
+			send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`)
 		case "echo":
 			send(resultJSON(id, "echo"))
 		default:
@@ -160,5 +162,30 @@ func TestHostileStdio(t *testing.T) {
 				t.Errorf("a later call failed: %s", describe(evs))
 			}
 		})
+	}
+}
+
+// TestHostileStdioTooDeep: an answer nested deeper than mcpchaos reads
+// (over 256 levels) ends its call at once with the cause, as over HTTP; it
+// was dropped, and the call waited for its timeout (a review of issue 29:
+// tools timed out after 30 s). The connection still works after it.
+func TestHostileStdioTooDeep(t *testing.T) {
+	t.Parallel()
+	c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeClient(t, c)
+	_, evs := runCall(t, c, "too_deep", false)
+	end := lastEnd(t, evs)
+	if end.Err == nil || !strings.Contains(end.Err.Error(), "nested too deeply") || !IsProtocolError(end.Err) {
+		t.Errorf("the call ended with %v, want a protocol error naming the depth", end.Err)
+	}
+	if !hasViolation(evs, ViolNotJSONRPC) {
+		t.Errorf("no not_jsonrpc violation in %s", describe(evs))
+	}
+	_, evs = runCall(t, c, "echo", false)
+	if r := ofKind(evs, EvResult); len(r) != 1 || string(r[0].Result.Text) != "echo" {
+		t.Errorf("a later call failed: %s", describe(evs))
 	}
 }

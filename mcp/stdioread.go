@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -25,6 +26,9 @@ func (t *stdioTransport) read() {
 			return
 		}
 		if err := decodeMessage(&sc, line, &m); err != nil {
+			if errors.Is(err, errTooDeep) && t.tooDeep(&sc, line, at) {
+				continue
+			}
 			t.notJSONRPC(&m, err, at)
 			continue
 		}
@@ -158,6 +162,27 @@ func (t *stdioTransport) oversize(sc *scanner, prefix []byte, at time.Time, err 
 	call.setState(stFinal)
 	call.end(at, err)
 	t.forget(call.id)
+}
+
+// tooDeep ends the call a line nested deeper than mcpchaos reads answers,
+// when its id comes before the depth is reached: the call fails at once
+// with the cause (as over HTTP), not after its timeout for an answer that
+// was read and dropped. It reports whether it found the call.
+func (t *stdioTransport) tooDeep(sc *scanner, line []byte, at time.Time) bool {
+	id, ok := prefixID(sc, line)
+	var call *Call
+	if ok {
+		call = t.lookup(id)
+	}
+	if call == nil || call.setState(stFinal) || call.stopped() {
+		return false
+	}
+	msg := "the answer to request " + strconv.FormatInt(id, 10) + " is not a JSON-RPC message: " + errTooDeep.Error()
+	call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: msg})
+	call.finish()
+	t.forget(call.id)
+	call.end(at, &protocolError{msg: msg})
+	return true
 }
 
 // notJSONRPC counts a line that is not a JSON-RPC message, once: as the
