@@ -6,7 +6,8 @@
 // of the report. Escape makes every control character visible as a Go
 // escape: the C0 controls (U+0000–U+001F), DEL (U+007F), the C1 controls
 // (U+0080–U+009F) and every byte that is not UTF-8 (a terminal that reads
-// 8-bit C1 would take 0x9B for CSI). Lines does the same but keeps line
+// 8-bit C1 would take 0x9B for CSI), and the line separators and
+// bidirectional overrides of Unicode (see reorders). Lines does the same but keeps line
 // feeds and tabs, for text whose lines are mcpchaos's own, and Writer
 // applies Lines to a stream (a command's standard error).
 //
@@ -68,7 +69,16 @@ func unsafe(r rune, size int, keepLines bool) bool {
 	case keepLines && (r == '\n' || r == '\t'):
 		return false
 	}
-	return r < 0x20 || (r >= 0x7f && r <= 0x9f)
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || reorders(r)
+}
+
+// reorders reports whether r moves text on the screen without being a
+// control character: the line and paragraph separators (U+2028, U+2029),
+// which some terminals and viewers break lines at, and the bidirectional
+// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069),
+// which make a line read otherwise than it is written.
+func reorders(r rune) bool {
+	return (r >= 0x2028 && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 // visible is the escape of r, or of the invalid byte b: Go's, as

@@ -23,6 +23,9 @@ func TestEscape(t *testing.T) {
 		{"C1 CSI as a raw byte", "a\x9b2J", `a\x9b2J`, `a\x9b2J`},
 		{"invalid UTF-8", "\xff\xc3", `\xff\xc3`, `\xff\xc3`},
 		{"U+00A0 is not a control", "a\u00a0b", "a\u00a0b", "a\u00a0b"},
+		{"line separator", "ok\u2028Result PASS", `ok\u2028Result PASS`, `ok\u2028Result PASS`},
+		{"right-to-left override", "a\u202eSSAP", `a\u202eSSAP`, `a\u202eSSAP`},
+		{"isolate", "\u2066x\u2069", `\u2066x\u2069`, `\u2066x\u2069`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
