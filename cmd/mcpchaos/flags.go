@@ -38,3 +38,16 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 	fmt.Fprintf(stderr, "mcpchaos %s: %v (see mcpchaos %s --help)\n", fs.Name(), err, fs.Name())
 	return 2, false
 }
+
+// parseScenarioFlags parses args and wants exactly one scenario file
+// after the flags, as run and limits do.
+func parseScenarioFlags(fs *pflag.FlagSet, cmd string, args []string, stderr io.Writer) (code int, ok bool) {
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code, false
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "mcpchaos %s: want exactly one scenario file (see mcpchaos %s --help)\n", cmd, cmd)
+		return 2, false
+	}
+	return 0, true
+}

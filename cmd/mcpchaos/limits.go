@@ -61,12 +61,8 @@ func newLimitsFlags(stdout io.Writer) (*pflag.FlagSet, *limitsFlags) {
 
 func limitsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, f := newLimitsFlags(stdout)
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseScenarioFlags(fs, "limits", args, stderr); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "mcpchaos limits: want exactly one scenario file (see mcpchaos limits --help)")
-		return 2
 	}
 	if f.maxRate.PerSecond() <= 0 || f.budget <= 0 {
 		fmt.Fprintf(stderr, "mcpchaos limits: --max-rate %q and --budget %q must both be above zero\n", f.maxRate, f.budget)
@@ -86,10 +82,7 @@ func limitsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		printProblems(stderr, "mcpchaos limits: ", fs.Arg(0), err)
 		return 2
 	}
-	addSecrets(ctx, prep.Scenario) // before anything about the scenario is written
-	outputFiles := append([]fileUse{{"--output", f.output}}, exportFiles(&f.exports, "")...)
-	if err := checkRunFiles(fs.Arg(0), prep.Scenario, outputFiles); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
+	if !checkScenarioRun(ctx, "limits", fs.Arg(0), prep.Scenario, f.output, &f.exports, stderr) {
 		return 2
 	}
 	return searchLimits(ctx, f, prep, stdout, stderr)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,4 +141,18 @@ func commandFiles(command []string) []fileUse {
 		}
 	}
 	return files
+}
+
+// checkScenarioRun masks the scenario's secrets (before anything about it
+// is written) and checks the files of a run of it with the command's
+// outputs (-o and the renderings), as run and limits both do; a refusal is
+// printed with the command's name.
+func checkScenarioRun(ctx context.Context, cmd, path string, sc *scenarios.Scenario, output string, exports *exportFlags, stderr io.Writer) bool {
+	addSecrets(ctx, sc)
+	outputs := append([]fileUse{{"--output", output}}, exportFiles(exports, "")...)
+	if err := checkRunFiles(path, sc, outputs); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos %s: %v\n", cmd, err)
+		return false
+	}
+	return true
 }

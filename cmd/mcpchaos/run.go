@@ -66,12 +66,8 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, f := newRunFlags(stdout)
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseScenarioFlags(fs, "run", args, stderr); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "mcpchaos run: want exactly one scenario file (see mcpchaos run --help)")
-		return 2
 	}
 	prep, err := prepareRun(fs, f, fs.Arg(0))
 	if err != nil {
@@ -91,10 +87,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if note := plan.SharedProbesNote(); note != "" {
 		fmt.Fprintf(stderr, "mcpchaos run: %s\n", note)
 	}
-	addSecrets(ctx, sc) // before anything about the scenario is written
-	outputFiles := append([]fileUse{{"--output", f.output}}, exportFiles(&f.exports, "")...)
-	if err := checkRunFiles(fs.Arg(0), sc, outputFiles); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+	if !checkScenarioRun(ctx, "run", fs.Arg(0), sc, f.output, &f.exports, stderr) {
 		return 2
 	}
 	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
