@@ -9,13 +9,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // answers are the client's canned answers to a server's input requests,
 // from the scenario's client section. They serve both eras: a 2025
-// server's requests (mcp.InputAnswerer, whose think times are drawn from
+// server's requests (client.InputAnswerer, whose think times are drawn from
 // shared, a generator seeded by the run's seed) and the inputRequests of
 // a 2026 input_required result (respond, drawing from the call's own).
 type answers struct {
@@ -54,7 +54,7 @@ func (a answers) capabilities() []byte {
 // elicits reports whether elicitation is declared.
 func (a answers) elicits() bool { return a.c.Elicitation != nil }
 
-// AnswerInput implements mcp.InputAnswerer.
+// AnswerInput implements client.InputAnswerer.
 func (a answers) AnswerInput(tool, method string, params []byte) ([]byte, time.Duration, bool) {
 	a.shared.mu.Lock()
 	defer a.shared.mu.Unlock()
@@ -65,7 +65,7 @@ func (a answers) AnswerInput(tool, method string, params []byte) ([]byte, time.D
 // draws its think time from rng.
 func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]byte, time.Duration, bool) {
 	switch method {
-	case mcp.MethodElicit:
+	case client.MethodElicit:
 		e := a.c.ElicitationFor(tool)
 		if e == nil || !formMode(params) {
 			return nil, 0, false
@@ -80,7 +80,7 @@ func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]b
 		}
 		b, _ := json.Marshal(out)
 		return b, e.Think.Sample(rng), true
-	case mcp.MethodSampling:
+	case client.MethodSampling:
 		s := a.c.SamplingFor(tool)
 		if s == nil {
 			return nil, 0, false
@@ -88,7 +88,7 @@ func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]b
 		b, _ := json.Marshal(map[string]any{"role": "assistant", "model": s.Model, "stopReason": s.StopReason,
 			"content": map[string]any{"type": "text", "text": s.Text}})
 		return b, s.Think.Sample(rng), true
-	case mcp.MethodRoots:
+	case client.MethodRoots:
 		if !a.c.HasRoots {
 			return nil, 0, false
 		}
@@ -144,7 +144,7 @@ func (a answers) respond(tool string, inputRequests []byte, rng *rand.Rand) (rou
 	sort.Strings(keys)
 	for _, k := range keys {
 		r := reqs[k]
-		kind := mcp.InputKind(r.Method)
+		kind := client.InputKind(r.Method)
 		if kind == "" {
 			return roundAnswer{}, fmt.Errorf("%w: inputRequests[%q] has method %q", errBadInputRequests, k, r.Method)
 		}
@@ -156,7 +156,7 @@ func (a answers) respond(tool string, inputRequests []byte, rng *rand.Rand) (rou
 		}
 		responses[k] = result
 		out.think += think
-		if e := a.c.ElicitationFor(tool); r.Method == mcp.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, e.Content) {
+		if e := a.c.ElicitationFor(tool); r.Method == client.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, e.Content) {
 			out.mismatches++
 		}
 	}

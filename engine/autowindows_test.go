@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 )
 
 // kindOnly is a fault that is only a kind, for autoWindows.
@@ -29,7 +29,7 @@ func TestAutoWindows(t *testing.T) {
 	withWindows := plan(10*time.Second, "cancel")
 	withWindows.Orphans.Windows = &Windows{Every: time.Second, For: time.Second}
 	shared := plan(10*time.Second, "cancel")
-	shared.Shard.Count, shared.Target.HTTP = 2, &mcp.HTTPConfig{}
+	shared.Shard.Count, shared.Target.HTTP = 2, &client.HTTPConfig{}
 	for _, tc := range []struct {
 		name                    string
 		plan                    Plan

@@ -3,8 +3,8 @@ package engine
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -22,7 +22,7 @@ type badRetry struct {
 
 // breakRetry applies the fault to the call's first retry, and reports
 // whether the call was abandoned instead (cs.mu held).
-func (cs *callState) breakRetry(next *mcp.CallRequest) (abandoned bool) {
+func (cs *callState) breakRetry(next *client.CallRequest) (abandoned bool) {
 	b := cs.badRetry
 	if b == nil || b.done || b.round >= 0 {
 		return false
@@ -41,7 +41,7 @@ func (cs *callState) breakRetry(next *mcp.CallRequest) (abandoned bool) {
 	cs.stopOutcome, cs.cancelAt, cs.cancelSent = results.Cancelled, now, now
 	cs.stopped.Store(true)
 	cs.rec.CancelReason = results.FaultStop(f.Kind)
-	cs.final, cs.result, cs.responseAt = finalNone, mcp.Result{}, time.Time{}
+	cs.final, cs.result, cs.responseAt = finalNone, client.Result{}, time.Time{}
 	cs.stopTimers()
 	return true
 }
@@ -63,12 +63,12 @@ func (cs *callState) judgeBadRetry(last bool) {
 		return
 	}
 	b.done = true
-	done := cs.final == finalResult && cs.result.Type != mcp.ResultInputRequired && !cs.result.IsError
+	done := cs.final == finalResult && cs.result.Type != client.ResultInputRequired && !cs.result.IsError
 	answer := "an error"
 	switch {
 	case done:
 		answer = "the work done"
-	case cs.final == finalResult && cs.result.Type == mcp.ResultInputRequired:
+	case cs.final == finalResult && cs.result.Type == client.ResultInputRequired:
 		answer = "input_required again"
 	case cs.final == finalResult:
 		answer = "a tool error"

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -28,8 +28,8 @@ type callState struct {
 	r      *runner
 	seq    uint64
 	spec   *CallSpec
-	client *mcp.Client
-	call   *mcp.Call
+	client *client.Client
+	call   *client.Call
 	rng    *rand.Rand
 	info   faults.Info
 
@@ -50,7 +50,7 @@ type callState struct {
 	hint       time.Duration // a retry time in the answer's data or text (hintFrom says where)
 	hintFrom   string
 	final      finalKind
-	result     mcp.Result
+	result     client.Result
 	code       int64
 	hasCode    bool
 	message    string
@@ -113,14 +113,14 @@ func (cs *callState) us(t time.Time) int64 {
 // and waits for it to end. The lock is not held while sending: on stdio
 // the reader may need it to drain the server's output while our write
 // waits for the server.
-func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, withFaults bool) {
-	req := mcp.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress,
+func (cs *callState) run(ctx context.Context, cl *client.Client, process int, withFaults bool) {
+	req := client.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress,
 		Observer: roundObserver{cs, 0}, Marker: cs.marker()}
 	typical := cs.r.typical.get(cs.spec.Tool) // not under cs.mu: a lock every call takes
 	cs.mu.Lock()
-	cs.client = client
+	cs.client = cl
 	cs.rec.Process = process
-	cs.info = faults.Info{Tool: cs.spec.Tool, Era: client.Era(), Transport: client.Transport(), Typical: typical}
+	cs.info = faults.Info{Tool: cs.spec.Tool, Era: cl.Era(), Transport: cl.Transport(), Typical: typical}
 	if withFaults {
 		cs.drawFaults(&req)
 	}
@@ -130,7 +130,7 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 	cs.mu.Unlock()
 	cs.r.inflight.add(cs)
 	defer cs.r.inflight.remove(cs)
-	call, err := client.Start(ctx, req)
+	call, err := cl.Start(ctx, req)
 	cs.mu.Lock()
 	if err != nil {
 		cs.endErr, cs.endAt, cs.sent = err, time.Now(), time.Time{}
@@ -156,7 +156,7 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 		if !ok || !cs.think(think) {
 			break
 		}
-		if call, ok = cs.startRound(ctx, client, next); !ok {
+		if call, ok = cs.startRound(ctx, cl, next); !ok {
 			break
 		}
 		req = next
@@ -167,9 +167,9 @@ func (cs *callState) run(ctx context.Context, client *mcp.Client, process int, w
 	cs.mu.Unlock()
 }
 
-// OnEvent implements mcp.Observer. Faults whose moment the event was (on
+// OnEvent implements client.Observer. Faults whose moment the event was (on
 // HTTP, see onProgressFaults) act before it returns.
-func (cs *callState) OnEvent(ev mcp.Event) {
+func (cs *callState) OnEvent(ev client.Event) {
 	cs.mu.Lock()
 	cs.onEvent(ev)
 	due := cs.due
@@ -181,7 +181,7 @@ func (cs *callState) OnEvent(ev mcp.Event) {
 }
 
 // onEvent takes one event (cs.mu held).
-func (cs *callState) onEvent(ev mcp.Event) {
+func (cs *callState) onEvent(ev client.Event) {
 	if cs.recorded {
 		return
 	}
@@ -190,27 +190,27 @@ func (cs *callState) onEvent(ev mcp.Event) {
 	}
 	cs.gw.noteHint(ev)
 	switch ev.Kind {
-	case mcp.EvHeaders:
+	case client.EvHeaders:
 		cs.headersAt, cs.status, cs.retryAfter = ev.At, ev.Status, ev.RetryAfter
-	case mcp.EvProgress:
+	case client.EvProgress:
 		cs.gw.noteProgress(ev)
 		cs.onProgress(ev)
-	case mcp.EvResult, mcp.EvRPCError:
-		if ev.Kind == mcp.EvResult {
+	case client.EvResult, client.EvRPCError:
+		if ev.Kind == client.EvResult {
 			cs.gw.noteResult(ev.Result)
 		}
 		cs.onResponse(ev)
-	case mcp.EvViolation:
+	case client.EvViolation:
 		cs.rec.Violations.Add(ev.Violation.String(), 1)
-	case mcp.EvInput:
+	case client.EvInput:
 		cs.rec.Inputs.Add(ev.Detail, 1)
 		cs.rec.ThinkUs += results.Us(ev.Think)
-	case mcp.EvEnd:
+	case client.EvEnd:
 		cs.endAt, cs.endErr = ev.At, ev.Err
 	}
 }
 
-func (cs *callState) onResponse(ev mcp.Event) {
+func (cs *callState) onResponse(ev client.Event) {
 	switch {
 	case ev.AfterFinal:
 		cs.rec.Violations.Add("duplicate_response", 1)
@@ -224,7 +224,7 @@ func (cs *callState) onResponse(ev mcp.Event) {
 		switch {
 		case cancelAnswer(ev):
 			cs.rec.CancelAnswers++
-		case ev.Kind == mcp.EvResult && !ev.Result.IsError && cs.beyondGrace(ev.At):
+		case ev.Kind == client.EvResult && !ev.Result.IsError && cs.beyondGrace(ev.At):
 			cs.noteLate(ev.At, false)
 		}
 	}
@@ -233,9 +233,9 @@ func (cs *callState) onResponse(ev mcp.Event) {
 	}
 	cs.onResponseFaults(ev.At)
 	cs.responseAt = ev.At
-	if ev.Kind == mcp.EvRPCError {
+	if ev.Kind == client.EvRPCError {
 		cs.final, cs.code, cs.hasCode = finalError, ev.Code, true
-		cs.message = truncate(mcp.Unquote(ev.Message), 300)
+		cs.message = truncate(client.Unquote(ev.Message), 300)
 		if d, from, ok := hintFromData(ev.Raw); ok {
 			cs.hint, cs.hintFrom = d, from
 		} else {
@@ -247,7 +247,7 @@ func (cs *callState) onResponse(ev mcp.Event) {
 	cs.keepInput(ev.Result)
 	cs.result.Text, cs.result.InputRequests, cs.result.RequestState = nil, nil, nil
 	if ev.Result.IsError {
-		cs.message = truncate(mcp.Unquote(ev.Result.Text), 300)
+		cs.message = truncate(client.Unquote(ev.Result.Text), 300)
 		cs.hintInText()
 	}
 }

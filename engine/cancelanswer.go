@@ -3,7 +3,7 @@ package engine
 import (
 	"regexp"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // cancelWords is what an answer caused by a cancel says: "context
@@ -20,11 +20,11 @@ const requestCancelled = -32800
 // says so, or a result (an error or not) whose text says so. It is the
 // server's answer to the cancel, not the result of finished work (counted
 // apart: cancel_answers).
-func cancelAnswer(ev mcp.Event) bool {
+func cancelAnswer(ev client.Event) bool {
 	switch ev.Kind {
-	case mcp.EvRPCError:
+	case client.EvRPCError:
 		return ev.Code == requestCancelled || cancelWords.Match(ev.Message)
-	case mcp.EvResult:
+	case client.EvResult:
 		return cancelWords.Match(ev.Result.Text)
 	}
 	return false

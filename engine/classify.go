@@ -3,15 +3,15 @@ package engine
 import (
 	"strconv"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // reservedCode reports a code in the range the 2026 spec reserves for
 // itself but does not define.
 func reservedCode(code int64) bool {
-	return code >= -32099 && code <= -32020 && code != mcp.CodeHeaderMismatch &&
-		code != mcp.CodeMissingCapability && code != mcp.CodeUnsupportedVersion
+	return code >= -32099 && code <= -32020 && code != client.CodeHeaderMismatch &&
+		code != client.CodeMissingCapability && code != client.CodeUnsupportedVersion
 }
 
 // verdict is a call's outcome and the rule breaks its answer showed.
@@ -49,7 +49,7 @@ func (cs *callState) classify() verdict {
 		v.outcome, v.throttle = cs.rpcOutcome(rules)
 	case cs.final == finalResult:
 		cs.resultOutcome(rules, modern, &v)
-	case cs.endErr != nil && mcp.IsProtocolError(cs.endErr):
+	case cs.endErr != nil && client.IsProtocolError(cs.endErr):
 		v.outcome = results.ProtocolError
 	case cs.rec.Violations["content_type"] > 0:
 		v.outcome = results.ProtocolError
@@ -74,12 +74,12 @@ func (cs *callState) rpcOutcome(rules ThrottleRules) (string, string) {
 func (cs *callState) resultOutcome(rules ThrottleRules, modern bool, v *verdict) {
 	r := cs.result
 	switch r.Type {
-	case mcp.ResultUnknown, mcp.ResultTask:
+	case client.ResultUnknown, client.ResultTask:
 		// We never declare the tasks extension, so a task is invalid too.
 		v.violations = append(v.violations, "unknown_result_type")
 		v.outcome = results.ProtocolError
 		return
-	case mcp.ResultMissing:
+	case client.ResultMissing:
 		if modern {
 			v.violations = append(v.violations, "missing_result_type")
 		}
@@ -89,7 +89,7 @@ func (cs *callState) resultOutcome(rules ThrottleRules, modern bool, v *verdict)
 		v.outcome = results.ProtocolError
 	case r.StateOnly:
 		v.outcome, v.throttle = results.Throttled, "load_shed"
-	case r.Type == mcp.ResultInputRequired:
+	case r.Type == client.ResultInputRequired:
 		v.outcome = results.ToolError
 	case r.IsError && rules.ToolMessage != nil && rules.ToolMessage.MatchString(cs.message):
 		v.outcome, v.throttle = results.Throttled, "tool_message"

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -19,27 +19,27 @@ import (
 // started again for later calls. With colliding ids every client numbers
 // its calls on its own (cfg.IDs is nil: each Dial makes its own source).
 type clientPool struct {
-	cfg      mcp.Config
+	cfg      client.Config
 	slots    []*clientSlot
 	target   string
 	mu       sync.Mutex
 	restarts int
-	dead     []*mcp.Client // replaced clients, for their stats
-	pid      int           // the HTTP target's process, when known
+	dead     []*client.Client // replaced clients, for their stats
+	pid      int              // the HTTP target's process, when known
 }
 
 type clientSlot struct {
 	mu sync.Mutex
-	c  *mcp.Client
+	c  *client.Client
 }
 
 // startTarget starts a built-in target if the plan has one and prepares
 // the client pool. It returns a function that stops the target.
 func (r *runner) startTarget() (func(), error) {
 	t := r.plan.Target
-	cfg := mcp.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
-		ClientInfo: mcp.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
-		IDs: r.idSource(), ParamHeaders: new(mcp.ParamHeaders)}
+	cfg := client.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
+		ClientInfo: client.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
+		IDs: r.idSource(), ParamHeaders: new(client.ParamHeaders)}
 	if c := r.plan.Client; c != nil {
 		a := newAnswers(c, r.plan.Seed)
 		r.answers = a
@@ -50,7 +50,7 @@ func (r *runner) startTarget() (func(), error) {
 	var desc string
 	switch {
 	case t.Builtin != nil && t.Builtin.Transport == "stdio":
-		cfg.Stdio = &mcp.StdioConfig{Command: t.Builtin.Command}
+		cfg.Stdio = &client.StdioConfig{Command: t.Builtin.Command}
 		desc = "builtin (stdio)"
 		processes = 1
 	case t.Builtin != nil:
@@ -63,7 +63,7 @@ func (r *runner) startTarget() (func(), error) {
 		}
 		stop = stopFn
 		r.metricsURL = metricsURL
-		cfg.HTTP = &mcp.HTTPConfig{URL: url}
+		cfg.HTTP = &client.HTTPConfig{URL: url}
 		desc = "builtin " + url
 	case t.Stdio != nil:
 		sc := t.Stdio.StdioConfig
@@ -86,7 +86,7 @@ func (r *runner) startTarget() (func(), error) {
 
 func (p *clientPool) dialAll(ctx context.Context) error {
 	for i, s := range p.slots {
-		c, err := mcp.Dial(ctx, p.cfg)
+		c, err := client.Dial(ctx, p.cfg)
 		if err != nil {
 			return fmt.Errorf("connect to target %s (process %d): %w", p.target, i+1, err)
 		}
@@ -95,7 +95,7 @@ func (p *clientPool) dialAll(ctx context.Context) error {
 	return nil
 }
 
-func (p *clientPool) first() *mcp.Client { return p.slots[0].c }
+func (p *clientPool) first() *client.Client { return p.slots[0].c }
 
 func (p *clientPool) describe() string { return p.target }
 
@@ -103,14 +103,14 @@ func (p *clientPool) describe() string { return p.target }
 // stdio server that will take no new request (it exited, was killed, or had
 // its stdin closed) is replaced at once by a new process; the old one is
 // kept, for the calls still in flight on it and for its stats.
-func (p *clientPool) get(ctx context.Context, seq uint64) (*mcp.Client, int) {
+func (p *clientPool) get(ctx context.Context, seq uint64) (*client.Client, int) {
 	i := int(seq % uint64(len(p.slots)))
 	return p.current(ctx, i), i + 1
 }
 
 // current returns slot i's client, first replacing a retired stdio server;
 // nil when the new one could not be started.
-func (p *clientPool) current(ctx context.Context, i int) *mcp.Client {
+func (p *clientPool) current(ctx context.Context, i int) *client.Client {
 	s := p.slots[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,7 +118,7 @@ func (p *clientPool) current(ctx context.Context, i int) *mcp.Client {
 		select {
 		case <-retired:
 			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			c, err := mcp.Dial(dctx, p.cfg)
+			c, err := client.Dial(dctx, p.cfg)
 			cancel()
 			if err != nil {
 				return nil
@@ -136,10 +136,10 @@ func (p *clientPool) current(ctx context.Context, i int) *mcp.Client {
 
 // stats sums the connection-level observations of every client, dead ones
 // included, and collects stderr tails.
-func (p *clientPool) stats() (mcp.Stats, [][]byte, int) {
-	var sum mcp.Stats
+func (p *clientPool) stats() (client.Stats, [][]byte, int) {
+	var sum client.Stats
 	var stderr [][]byte
-	add := func(c *mcp.Client) {
+	add := func(c *client.Client) {
 		s := c.Stats()
 		sum.NotJSONRPC += s.NotJSONRPC
 		sum.Oversize += s.Oversize
@@ -177,7 +177,7 @@ func (p *clientPool) closeAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	closeOne := func(c *mcp.Client) {
+	closeOne := func(c *client.Client) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -208,7 +208,7 @@ func (p *clientPool) pids() []int {
 	if p.pid != 0 {
 		out = append(out, p.pid)
 	}
-	add := func(c *mcp.Client) {
+	add := func(c *client.Client) {
 		if c == nil {
 			return
 		}
@@ -248,8 +248,8 @@ func (p *clientPool) serverPIDs() []int {
 }
 
 // all returns every client: the current ones and the replaced ones.
-func (p *clientPool) all() []*mcp.Client {
-	var out []*mcp.Client
+func (p *clientPool) all() []*client.Client {
+	var out []*client.Client
 	for _, s := range p.slots {
 		s.mu.Lock()
 		if s.c != nil {
@@ -266,12 +266,12 @@ func (p *clientPool) all() []*mcp.Client {
 // idSource is the run's id source (load.ids): one sequence for every
 // client, shuffled or not; nil for colliding ids, so that each client
 // makes its own and counts from 1.
-func (r *runner) idSource() *mcp.IDSource {
+func (r *runner) idSource() *client.IDSource {
 	switch r.plan.Load.IDs {
 	case scenarios.IDsColliding:
 		return nil
 	case scenarios.IDsShuffled:
-		return mcp.NewShuffledIDs(r.plan.Seed)
+		return client.NewShuffledIDs(r.plan.Seed)
 	}
-	return new(mcp.IDSource)
+	return new(client.IDSource)
 }

@@ -5,16 +5,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // strictRewriter expects a JSON-RPC -32602 answer to its broken request.
 type strictRewriter struct{}
 
-func (strictRewriter) Rewrite(*mcp.CallRequest) string { return "params" }
-func (strictRewriter) Expected(a faults.Answer) bool   { return a.Code == -32602 }
+func (strictRewriter) Rewrite(*client.CallRequest) string { return "params" }
+func (strictRewriter) Expected(a faults.Answer) bool      { return a.Code == -32602 }
 
 // TestMalformedJudgedOnlyWhenAnsweredFirst: a broken request's answer is
 // judged only when it came before we cut the call; an answer after our

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -18,7 +18,7 @@ type faultCall struct {
 func (c faultCall) reason() results.StopReason { return results.FaultStop(c.a.kind) }
 
 func (c faultCall) Cancel(reason string, alsoNotify bool) error {
-	return c.cs.stopWith(results.Cancelled, c.reason(), time.Time{}, func(call *mcp.Call) error {
+	return c.cs.stopWith(results.Cancelled, c.reason(), time.Time{}, func(call *client.Call) error {
 		return call.Cancel(reason, alsoNotify)
 	})
 }
@@ -30,7 +30,7 @@ func (c faultCall) CancelAnyway(reason string) error {
 	call := cs.call
 	cs.mu.Unlock()
 	if !answered {
-		return cs.stopWith(results.Cancelled, c.reason(), time.Time{}, func(call *mcp.Call) error {
+		return cs.stopWith(results.Cancelled, c.reason(), time.Time{}, func(call *client.Call) error {
 			return call.Cancel(reason, false)
 		})
 	}
@@ -41,8 +41,8 @@ func (c faultCall) CancelAnyway(reason string) error {
 	return call.Cancel(reason, false)
 }
 
-func (c faultCall) Disconnect(mode mcp.AbortMode) error {
-	return c.cs.stopWith(results.Disconnected, c.reason(), time.Time{}, func(call *mcp.Call) error {
+func (c faultCall) Disconnect(mode client.AbortMode) error {
+	return c.cs.stopWith(results.Disconnected, c.reason(), time.Time{}, func(call *client.Call) error {
 		c.cs.r.gw.noteCut(c.cs, time.Now())
 		return call.Abort(mode)
 	})

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -34,7 +34,7 @@ type armed struct {
 
 // drawFaults makes every fault's random choices for the call, in scenario
 // order, applies the ones that rewrite the request and arms the others.
-func (cs *callState) drawFaults(req *mcp.CallRequest) {
+func (cs *callState) drawFaults(req *client.CallRequest) {
 	for _, f := range cs.r.plan.Faults {
 		when, ok := f.Draw(cs.rng, cs.info)
 		if !ok {
@@ -220,7 +220,7 @@ func (cs *callState) describeFaults() {
 }
 
 // serverRetired reports whether the call's stdio server takes no new
-// request any more (see mcp.Client.Retired).
+// request any more (see client.Client.Retired).
 func (cs *callState) serverRetired() bool {
 	if cs.client == nil {
 		return false

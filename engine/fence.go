@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // Fences weigh late messages on stdio (issue 25). A message read later
@@ -13,7 +13,7 @@ import (
 // server saw the cancel: it waited in the server's write queue, or in the
 // pipe while our reader was starved of CPU. Arriving late is not working
 // late. So once a cancel has gone out on a stdio connection, the run
-// sends a ping there when the grace has passed (a fence, mcp.Fence). The
+// sends a ping there when the grace has passed (a fence, client.Fence). The
 // server reads the ping after the cancel, and one pipe carries its
 // messages in the order it wrote them, so a message read after the ping's
 // answer was written after cancel + grace: proof of work after the cancel.
@@ -49,7 +49,7 @@ func (f *fence) answered() time.Time {
 // later a fence goes out, the more of the work after cancel + grace is
 // read before its answer and proves nothing.
 type fencer struct {
-	client *mcp.Client
+	client *client.Client
 
 	mu      sync.Mutex
 	pending *fence
@@ -58,18 +58,18 @@ type fencer struct {
 // fences holds a fencer per stdio client.
 type fences struct {
 	mu sync.Mutex
-	by map[*mcp.Client]*fencer
+	by map[*client.Client]*fencer
 }
 
 // after returns a fence that the client sends no sooner than t, or nil
 // when c is not a stdio client.
-func (fs *fences) after(c *mcp.Client, t time.Time, grace time.Duration) *fence {
+func (fs *fences) after(c *client.Client, t time.Time, grace time.Duration) *fence {
 	if c == nil || c.Transport() != "stdio" {
 		return nil
 	}
 	fs.mu.Lock()
 	if fs.by == nil {
-		fs.by = map[*mcp.Client]*fencer{}
+		fs.by = map[*client.Client]*fencer{}
 	}
 	f := fs.by[c]
 	if f == nil {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
@@ -57,21 +57,21 @@ type gwNotes struct {
 }
 
 // noteHint keeps whether an event carried a retry hint (cs.mu held).
-func (n *gwNotes) noteHint(ev mcp.Event) {
+func (n *gwNotes) noteHint(ev client.Event) {
 	if n != nil && !n.hinted {
 		n.hinted = hintIn(ev)
 	}
 }
 
 // noteProgress keeps a received notification (cs.mu held).
-func (n *gwNotes) noteProgress(ev mcp.Event) {
+func (n *gwNotes) noteProgress(ev client.Event) {
 	if n != nil && len(n.progress) < maxReceived {
 		n.progress = append(n.progress, report.GatewayProgress{Value: ev.Progress, At: ev.At})
 	}
 }
 
 // noteResult compares the marker an answer carries with ours (cs.mu held).
-func (n *gwNotes) noteResult(r mcp.Result) {
+func (n *gwNotes) noteResult(r client.Result) {
 	if n == nil {
 		return
 	}
@@ -180,12 +180,12 @@ func (cs *callState) startGateway() {
 	if cs.r.gw == nil {
 		return
 	}
-	cs.gw = &gwNotes{marker: mcp.AppendMarker(nil, cs.marker())}
+	cs.gw = &gwNotes{marker: client.AppendMarker(nil, cs.marker())}
 }
 
 // marker is the call's marker.
-func (cs *callState) marker() mcp.Marker {
-	return mcp.Marker{Run: cs.r.runID, Seq: cs.seq, Attempt: cs.rec.Attempt}
+func (cs *callState) marker() client.Marker {
+	return client.Marker{Run: cs.r.runID, Seq: cs.seq, Attempt: cs.rec.Attempt}
 }
 
 // add keeps a finished call for the join (called once per call, after its

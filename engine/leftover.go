@@ -13,7 +13,7 @@ import (
 
 // What becomes of the stdio servers at the end of a run, and of the
 // processes they started. Close ends each server: stdin EOF, then SIGTERM
-// and SIGKILL after the kill grace (mcp.DefaultExitTimeout each); each one
+// and SIGKILL after the kill grace (client.DefaultExitTimeout each); each one
 // that needed a signal is said. Then the processes the servers left
 // running — children in their own process group or session, which the
 // group kill does not reach, or detached orphans — are found (the process

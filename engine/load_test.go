@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 )
@@ -348,7 +348,7 @@ func TestStdioProcesses(t *testing.T) {
 	t.Parallel()
 	exe := bin.Need(t)
 	plan := Plan{Name: "stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
-		Target: Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: []string{exe, "serve", "--stdio"}}, Processes: 3}},
+		Target: Target{Stdio: &StdioTarget{StdioConfig: client.StdioConfig{Command: []string{exe, "serve", "--stdio"}}, Processes: 3}},
 		Load:   Load{Rate: perSec(60), Duration: 500 * time.Millisecond}, Calls: []CallSpec{echoCall, slowTask(2, 10)},
 		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
 	o := runLoad(t, context.Background(), plan)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/report"
 )
@@ -87,7 +87,7 @@ func (r *runner) newLogProbes() error {
 }
 
 // noteCancel hands a call that was just cancelled or cut to the log probes.
-func (r *runner) noteCancel(call *mcp.Call, at time.Time) {
+func (r *runner) noteCancel(call *client.Call, at time.Time) {
 	if r.logs == nil {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
@@ -108,10 +108,10 @@ type slotCaller struct {
 	i int
 }
 
-func (c slotCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (mcp.ToolResult, error) {
+func (c slotCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (client.ToolResult, error) {
 	cl := c.p.current(ctx, c.i)
 	if cl == nil {
-		return mcp.ToolResult{}, fmt.Errorf("process %d: the server could not be started again", c.i+1)
+		return client.ToolResult{}, fmt.Errorf("process %d: the server could not be started again", c.i+1)
 	}
 	return cl.CallTool(ctx, tool, args)
 }

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
@@ -17,7 +17,7 @@ type Plan struct {
 	Name     string
 	File     string
 	Seed     int64
-	Protocol mcp.Era // "" = detect
+	Protocol client.Era // "" = detect
 	Target   Target
 	Load     Load
 	Timeouts Timeouts
@@ -55,7 +55,7 @@ type Plan struct {
 type Target struct {
 	Builtin *Builtin
 	Stdio   *StdioTarget
-	HTTP    *mcp.HTTPConfig
+	HTTP    *client.HTTPConfig
 	// PID names an HTTP server's process for process probes.
 	PID int
 }
@@ -75,7 +75,7 @@ type Builtin struct {
 
 // StdioTarget is a server we start as N subprocesses.
 type StdioTarget struct {
-	mcp.StdioConfig
+	client.StdioConfig
 	Processes int
 }
 

@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -25,7 +25,7 @@ import (
 
 // onProgress applies the rules to one notification (cs.mu held).
 
-func (cs *callState) onProgress(ev mcp.Event) {
+func (cs *callState) onProgress(ev client.Event) {
 	switch {
 	case ev.Late || !cs.cancelAt.IsZero():
 		cs.rec.LateProgress++

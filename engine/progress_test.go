@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -178,19 +178,19 @@ func TestBeyondGraceFromDelivery(t *testing.T) {
 func TestProgressAfterLegacyDisconnect(t *testing.T) {
 	t0 := time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
-		era       mcp.Era
+		era       client.Era
 		outcome   string
 		violation bool
 	}{
-		{mcp.Era20251125, results.Disconnected, false},
-		{mcp.Era20260728, results.Disconnected, true},
-		{mcp.Era20251125, results.Cancelled, true},
+		{client.Era20251125, results.Disconnected, false},
+		{client.Era20260728, results.Disconnected, true},
+		{client.Era20251125, results.Cancelled, true},
 	} {
 		t.Run(string(tc.era)+" "+tc.outcome, func(t *testing.T) {
 			cs := &callState{r: &runner{plan: Plan{Progress: ProgressRules{Grace: 100 * time.Millisecond}}},
 				cancelAt: t0, cancelSent: t0, stopOutcome: tc.outcome}
 			cs.info.Era = tc.era
-			cs.onProgress(mcp.Event{Kind: mcp.EvProgress, At: t0.Add(time.Second), Progress: 1})
+			cs.onProgress(client.Event{Kind: client.EvProgress, At: t0.Add(time.Second), Progress: 1})
 			if got := cs.rec.Violations["after_cancel"] > 0; got != tc.violation || cs.rec.LateProgress != 1 {
 				t.Errorf("after_cancel %v (late progress %d), want %v and 1", got, cs.rec.LateProgress, tc.violation)
 			}

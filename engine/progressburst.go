@@ -8,7 +8,7 @@ import "strconv"
 // "progress N came" while the call runs: the call is already answered, in
 // bytes we have received but not yet read. So an after_progress fault
 // whose notification was read with more of the stream already behind it
-// (mcp.Event.Burst, HTTP) waits for the rest of that piece:
+// (client.Event.Burst, HTTP) waits for the rest of that piece:
 //
 //   - when a notification not in a burst follows (the stream goes on, one
 //     read at a time), the fault acts then, scheduled at its own

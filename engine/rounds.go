@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -31,11 +31,11 @@ type roundObserver struct {
 	round int
 }
 
-func (o roundObserver) OnEvent(ev mcp.Event) {
+func (o roundObserver) OnEvent(ev client.Event) {
 	cs := o.cs
 	cs.mu.Lock()
 	if o.round != cs.round {
-		if ev.Kind == mcp.EvViolation && !cs.recorded {
+		if ev.Kind == client.EvViolation && !cs.recorded {
 			cs.rec.Violations.Add(ev.Violation.String(), 1)
 		}
 		cs.mu.Unlock()
@@ -55,9 +55,9 @@ const (
 
 // keepInput copies what a round needs of an input_required result before
 // the event's bytes are reused (cs.mu held).
-func (cs *callState) keepInput(r mcp.Result) {
+func (cs *callState) keepInput(r client.Result) {
 	cs.inputReqs, cs.reqState = nil, nil
-	if r.Type != mcp.ResultInputRequired {
+	if r.Type != client.ResultInputRequired {
 		return
 	}
 	// Copies (nil stays nil: absent).
@@ -69,12 +69,12 @@ func (cs *callState) keepInput(r mcp.Result) {
 // with another: the round answered input_required with a shape we can
 // answer, the scenario has a client section and rounds are left. It
 // returns the retry to send and how long to think first.
-func (cs *callState) nextRound(prev mcp.CallRequest) (mcp.CallRequest, time.Duration, bool) {
+func (cs *callState) nextRound(prev client.CallRequest) (client.CallRequest, time.Duration, bool) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	cs.judgeBadRetry(false)
 	r := cs.result
-	if cs.final != finalResult || cs.stopOutcome != "" || cs.recorded || r.Type != mcp.ResultInputRequired {
+	if cs.final != finalResult || cs.stopOutcome != "" || cs.recorded || r.Type != client.ResultInputRequired {
 		return prev, 0, false
 	}
 	var ans roundAnswer
@@ -92,7 +92,7 @@ func (cs *callState) nextRound(prev mcp.CallRequest) (mcp.CallRequest, time.Dura
 		cs.message = "still input_required after " + strconv.Itoa(c.MaxRounds) + " rounds (client.max_rounds)"
 		return prev, 0, false
 	}
-	next := mcp.CallRequest{Tool: prev.Tool, Arguments: cs.spec.Arguments, Progress: prev.Progress, Marker: prev.Marker,
+	next := client.CallRequest{Tool: prev.Tool, Arguments: cs.spec.Arguments, Progress: prev.Progress, Marker: prev.Marker,
 		RequestState: cs.reqState, InputResponses: ans.responses}
 	if cs.breakRetry(&next) {
 		return prev, 0, false // abandoned between rounds
@@ -109,7 +109,7 @@ func (cs *callState) nextRound(prev mcp.CallRequest) (mcp.CallRequest, time.Dura
 	cs.round++
 	next.Observer = roundObserver{cs, cs.round}
 	// The round is over: a stop from now on abandons the call (think).
-	cs.final, cs.result, cs.responseAt, cs.endAt, cs.endErr = finalNone, mcp.Result{}, time.Time{}, time.Time{}, nil
+	cs.final, cs.result, cs.responseAt, cs.endAt, cs.endErr = finalNone, client.Result{}, time.Time{}, time.Time{}, nil
 	cs.thinking = make(chan struct{})
 	if cs.idle != nil {
 		cs.idle.Stop()
@@ -176,8 +176,8 @@ func (cs *callState) think(d time.Duration) bool {
 
 // startRound sends the next round's request. A stop that came while it
 // was being sent cancels it at once.
-func (cs *callState) startRound(ctx context.Context, client *mcp.Client, req mcp.CallRequest) (*mcp.Call, bool) {
-	call, err := client.Start(ctx, req)
+func (cs *callState) startRound(ctx context.Context, cl *client.Client, req client.CallRequest) (*client.Call, bool) {
+	call, err := cl.Start(ctx, req)
 	cs.mu.Lock()
 	if err != nil {
 		cs.endErr, cs.endAt = err, time.Now()

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -86,10 +86,10 @@ const (
 )
 
 // oneCall is a plan for a single call to the fake.
-func oneCall(url string, client *scenarios.Client) Plan {
+func oneCall(url string, cl *scenarios.Client) Plan {
 	p := httpPlan(url+"/mcp", Load{Rate: perSec(1), Duration: time.Second, MaxInFlight: 10, GracefulStop: 5 * time.Second},
 		CallSpec{Tool: "deploy", Arguments: json.RawMessage(`{}`)})
-	p.Client = client
+	p.Client = cl
 	return p
 }
 
@@ -242,7 +242,7 @@ func TestAnswersRespond(t *testing.T) {
 	if caps := string(a.capabilities()); caps != `{"elicitation":{"form":{}},"roots":{},"sampling":{}}` {
 		t.Errorf("capabilities %s", caps)
 	}
-	if _, _, ok := a.AnswerInput("x", mcp.MethodElicit, []byte(`{"mode":"url"}`)); ok {
+	if _, _, ok := a.AnswerInput("x", client.MethodElicit, []byte(`{"mode":"url"}`)); ok {
 		t.Error("a url elicitation was answered; only form is declared")
 	}
 	if !strings.Contains(string(answers{c: &scenarios.Client{}}.capabilities()), "{}") {

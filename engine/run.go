@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -33,7 +33,7 @@ type Options struct {
 	// BeforeLoad, if set, runs once the target is connected and before
 	// anything else is sent (mcpchaos run checks the scenario's tools
 	// against tools/list there); an error stops the run before any load.
-	BeforeLoad func(ctx context.Context, c *mcp.Client) error
+	BeforeLoad func(ctx context.Context, c *client.Client) error
 	// OnLateStart, if set, is told when the load reached Plan.StartAt
 	// late, before it starts (the ticks due by then are dropped).
 	OnLateStart func(late time.Duration)
@@ -73,7 +73,7 @@ const (
 // Info is what Run reports about the run as a whole.
 type Info struct {
 	Header      results.Header
-	Conn        mcp.Stats
+	Conn        client.Stats
 	Started     time.Time
 	Duration    time.Duration // how long the load ran
 	Interrupted bool

@@ -8,8 +8,8 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -20,7 +20,7 @@ import (
 // --stdio" + the knobs' flags).
 func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 	p := Plan{Name: sc.Name, File: sc.File, Seed: sc.Seed, Client: sc.Client}
-	era, err := mcp.ParseProtocol(sc.Protocol)
+	era, err := client.ParseProtocol(sc.Protocol)
 	if err != nil {
 		return p, err
 	}
@@ -118,12 +118,12 @@ func planTarget(sc *scenarios.Scenario, self []string) (Target, error) {
 		for _, k := range keys {
 			env = append(env, k+"="+t.Stdio.Env[k])
 		}
-		return Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: t.Stdio.Command, Env: env, Dir: t.Stdio.Dir},
+		return Target{Stdio: &StdioTarget{StdioConfig: client.StdioConfig{Command: t.Stdio.Command, Env: env, Dir: t.Stdio.Dir},
 			Processes: t.Stdio.Processes}}, nil
 	case t.HTTP != nil:
-		hc := &mcp.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers, Transport: t.HTTP.Transport, HTTP2: t.HTTP.HTTP2}
+		hc := &client.HTTPConfig{URL: t.HTTP.URL, Header: t.HTTP.Headers, Transport: t.HTTP.Transport, HTTP2: t.HTTP.HTTP2}
 		if o := t.HTTP.TLS; o != nil {
-			hc.TLS = &mcp.TLSOptions{CAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile,
+			hc.TLS = &client.TLSOptions{CAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile,
 				ServerName: o.ServerName, InsecureSkipVerify: o.InsecureSkipVerify}
 		}
 		return Target{HTTP: hc, PID: t.HTTP.PID}, nil

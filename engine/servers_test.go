@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -21,7 +21,7 @@ import (
 // command.
 func stdioPlan(command []string, exitTimeout time.Duration) Plan {
 	return Plan{Name: "servers", Seed: 1, LateWindow: 150 * time.Millisecond,
-		Target: Target{Stdio: &StdioTarget{StdioConfig: mcp.StdioConfig{Command: command, ExitTimeout: exitTimeout}}},
+		Target: Target{Stdio: &StdioTarget{StdioConfig: client.StdioConfig{Command: command, ExitTimeout: exitTimeout}}},
 		Load:   Load{Rate: perSec(10), Duration: 300 * time.Millisecond}, Calls: []CallSpec{echoCall},
 		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
@@ -51,7 +51,7 @@ func TestSharedServerProbes(t *testing.T) {
 			// end to 1.3 s after it.
 			other := make(chan error, 1)
 			go func() {
-				c, err := mcp.Dial(context.Background(), mcp.Config{HTTP: &mcp.HTTPConfig{URL: tg.URL}})
+				c, err := client.Dial(context.Background(), client.Config{HTTP: &client.HTTPConfig{URL: tg.URL}})
 				if err != nil {
 					other <- err
 					return

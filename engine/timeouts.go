@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -57,14 +57,14 @@ func (cs *callState) idleFired() {
 
 // stop cancels the call the era's way for a timeout or the end of the run.
 func (cs *callState) stop(outcome string, reason results.StopReason, deadline time.Time) {
-	_ = cs.stopWith(outcome, reason, deadline, func(call *mcp.Call) error {
+	_ = cs.stopWith(outcome, reason, deadline, func(call *client.Call) error {
 		return call.Cancel("mcpchaos: "+string(reason), false)
 	})
 }
 
 // stopWith settles the call's outcome as whoever stops it first and then
 // acts (cancel or abort) — unless the call already ended or was stopped.
-func (cs *callState) stopWith(outcome string, reason results.StopReason, deadline time.Time, act func(*mcp.Call) error) error {
+func (cs *callState) stopWith(outcome string, reason results.StopReason, deadline time.Time, act func(*client.Call) error) error {
 	cs.mu.Lock()
 	return cs.stopHeld(outcome, reason, deadline, act)
 }
@@ -76,7 +76,7 @@ func (cs *callState) tryStop(outcome string, reason results.StopReason) (stopped
 	if !cs.mu.TryLock() {
 		return false
 	}
-	_ = cs.stopHeld(outcome, reason, time.Time{}, func(call *mcp.Call) error {
+	_ = cs.stopHeld(outcome, reason, time.Time{}, func(call *client.Call) error {
 		stopped = true
 		return call.Cancel("mcpchaos: "+string(reason), false)
 	})
@@ -84,7 +84,7 @@ func (cs *callState) tryStop(outcome string, reason results.StopReason) (stopped
 }
 
 // stopHeld is stopWith with cs.mu held; it releases it.
-func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadline time.Time, act func(*mcp.Call) error) error {
+func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadline time.Time, act func(*client.Call) error) error {
 	if cs.final != finalNone || cs.stopOutcome != "" || cs.call == nil || !cs.endAt.IsZero() || cs.recorded {
 		cs.mu.Unlock()
 		return nil

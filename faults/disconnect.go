@@ -3,7 +3,7 @@ package faults
 import (
 	"math/rand/v2"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -20,18 +20,18 @@ import (
 // leaves no child processes or CPU burning behind.
 type Disconnect struct {
 	perCall
-	mode mcp.AbortMode
+	mode client.AbortMode
 }
 
 // abortModes maps the mode key's values, per transport.
 var abortModes = map[string]struct {
-	mode      mcp.AbortMode
+	mode      client.AbortMode
 	transport string
 }{
-	"fin":   {mcp.AbortFIN, "http"},
-	"rst":   {mcp.AbortRST, "http"},
-	"close": {mcp.AbortClose, "stdio"},
-	"kill":  {mcp.AbortKill, "stdio"},
+	"fin":   {client.AbortFIN, "http"},
+	"rst":   {client.AbortRST, "http"},
+	"close": {client.AbortClose, "stdio"},
+	"kill":  {client.AbortKill, "stdio"},
 }
 
 // disconnectModes are the values of mode, in documentation order.
@@ -57,10 +57,10 @@ func (f *Disconnect) Act(c Call, info Info) (string, error) {
 	// A mode for the other transport falls back to that transport's
 	// gentle form, so one plan can run against either.
 	switch {
-	case info.Transport == "stdio" && (mode == mcp.AbortFIN || mode == mcp.AbortRST):
-		mode = mcp.AbortClose
-	case info.Transport == "http" && (mode == mcp.AbortClose || mode == mcp.AbortKill):
-		mode = mcp.AbortFIN
+	case info.Transport == "stdio" && (mode == client.AbortFIN || mode == client.AbortRST):
+		mode = client.AbortClose
+	case info.Transport == "http" && (mode == client.AbortClose || mode == client.AbortKill):
+		mode = client.AbortFIN
 	}
 	return mode.String(), c.Disconnect(mode)
 }

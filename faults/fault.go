@@ -15,7 +15,7 @@
 // number), so the same seed injects the same faults into the same calls,
 // whatever the timing of the run.
 //
-// Faults know the protocol only through the mcp package's actions (cancel
+// Faults know the protocol only through the client package's actions (cancel
 // the era's way, abort the transport, stop reading); what the server did
 // about it is for the engine and the report to judge.
 package faults
@@ -25,7 +25,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -49,7 +49,7 @@ type Actor interface {
 // Rewriter is a fault that breaks the request itself before it is sent.
 type Rewriter interface {
 	// Rewrite breaks the request and names how.
-	Rewrite(req *mcp.CallRequest) (mode string)
+	Rewrite(req *client.CallRequest) (mode string)
 	// Expected reports whether the answer is what a correct server gives
 	// to the broken request.
 	Expected(a Answer) bool
@@ -67,7 +67,7 @@ type Reissuer interface {
 type RetryBreaker interface {
 	// BreakRetry changes the retry and names how; abandon says that no
 	// retry is sent at all.
-	BreakRetry(req *mcp.CallRequest) (mode string, abandon bool)
+	BreakRetry(req *client.CallRequest) (mode string, abandon bool)
 	// Expected reports whether the answer to the broken retry is what a
 	// correct server gives.
 	Expected(a RetryAnswer) bool
@@ -98,7 +98,7 @@ type Call interface {
 	// (a cancel race); the outcome stays whatever the response made it.
 	CancelAnyway(reason string) error
 	// Disconnect drops the transport under the call (outcome disconnected).
-	Disconnect(mode mcp.AbortMode) error
+	Disconnect(mode client.AbortMode) error
 	// Pause and Resume stop and restart reading the call's stream.
 	Pause()
 	Resume()
@@ -107,7 +107,7 @@ type Call interface {
 // Info is what a fault may know about a call when it draws and acts.
 type Info struct {
 	Tool      string
-	Era       mcp.Era
+	Era       client.Era
 	Transport string // "http" or "stdio"
 	// Typical is the tool's typical duration so far (the median of recent
 	// calls that were not cancelled), 0 while unknown.
@@ -127,7 +127,7 @@ type When struct {
 
 // Answer is what the server answered to a rewritten request.
 type Answer struct {
-	Era      mcp.Era
+	Era      client.Era
 	Status   int   // HTTP status; 0 on stdio
 	Code     int64 // JSON-RPC error code; 0 when none
 	Answered bool  // a final response or an HTTP status came

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -232,8 +232,11 @@ func (c *fakeCall) Cancel(reason string, alsoNotify bool) error {
 	return nil
 }
 func (c *fakeCall) CancelAnyway(reason string) error { c.add("cancel-anyway " + reason); return nil }
-func (c *fakeCall) Disconnect(m mcp.AbortMode) error { c.add("disconnect " + m.String()); return nil }
-func (c *fakeCall) Pause()                           { c.add("pause") }
+func (c *fakeCall) Disconnect(m client.AbortMode) error {
+	c.add("disconnect " + m.String())
+	return nil
+}
+func (c *fakeCall) Pause() { c.add("pause") }
 func (c *fakeCall) Resume() {
 	c.add("resume")
 	close(c.resumed)
@@ -248,9 +251,9 @@ func (c *fakeCall) got() string {
 // TestAct: what each fault does to a call on each transport and era.
 func TestAct(t *testing.T) {
 	t.Parallel()
-	http26 := faults.Info{Transport: "http", Era: mcp.Era20260728}
-	http25 := faults.Info{Transport: "http", Era: mcp.Era20251125}
-	stdio := faults.Info{Transport: "stdio", Era: mcp.Era20260728}
+	http26 := faults.Info{Transport: "http", Era: client.Era20260728}
+	http25 := faults.Info{Transport: "http", Era: client.Era20251125}
+	stdio := faults.Info{Transport: "stdio", Era: client.Era20260728}
 	for _, tc := range []struct {
 		name       string
 		spec       string

@@ -3,7 +3,7 @@ package faults
 import (
 	"math/rand/v2"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -22,7 +22,7 @@ import (
 // well-formed legacy request). Later calls must still succeed.
 type Malformed struct {
 	perCall
-	mode mcp.Malform
+	mode client.Malform
 	size int // oversize: the request's size in bytes
 }
 
@@ -33,11 +33,11 @@ const defaultOversize = scenarios.ByteSize(8 << 20)
 // in flight.
 const MaxOversize = scenarios.ByteSize(256 << 20)
 
-var malformModes = map[string]mcp.Malform{
-	"json":         mcp.MalformJSON,
-	"params":       mcp.MalformParams,
-	"oversize":     mcp.MalformOversize,
-	"missing_meta": mcp.MalformMissingMeta,
+var malformModes = map[string]client.Malform{
+	"json":         client.MalformJSON,
+	"params":       client.MalformParams,
+	"oversize":     client.MalformOversize,
+	"missing_meta": client.MalformMissingMeta,
 }
 
 // malformedModes are the values of mode, in documentation order.
@@ -64,7 +64,7 @@ func (f *Malformed) Draw(rng *rand.Rand, info Info) (When, bool) {
 }
 
 // Rewrite breaks the request.
-func (f *Malformed) Rewrite(req *mcp.CallRequest) string {
+func (f *Malformed) Rewrite(req *client.CallRequest) string {
 	req.Malform = f.mode
 	req.MalformSize = f.size
 	if req.MalformSize <= 0 {
@@ -83,18 +83,18 @@ func (f *Malformed) Expected(a Answer) bool {
 	}
 	rejected := status == 400 || status == 413 || status == 422
 	switch f.mode {
-	case mcp.MalformJSON:
-		return code == mcp.CodeParseError || code == mcp.CodeInvalidRequest || rejected
-	case mcp.MalformParams:
-		return code == mcp.CodeInvalidParams || code == mcp.CodeInvalidRequest || rejected
-	case mcp.MalformOversize:
+	case client.MalformJSON:
+		return code == client.CodeParseError || code == client.CodeInvalidRequest || rejected
+	case client.MalformParams:
+		return code == client.CodeInvalidParams || code == client.CodeInvalidRequest || rejected
+	case client.MalformOversize:
 		// stdio has no size rule: any answer is fine, as long as one comes.
 		return status == 413 || code != 0 || rejected || status == 0
-	case mcp.MalformMissingMeta:
+	case client.MalformMissingMeta:
 		if !a.Era.Modern() {
 			return status/100 == 2 || status == 0
 		}
-		return code == mcp.CodeInvalidParams && (status == 0 || status == 400)
+		return code == client.CodeInvalidParams && (status == 0 || status == 400)
 	}
 	return false
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -137,36 +137,36 @@ func TestMalformedExpected(t *testing.T) {
 	const none = 0
 	for _, tc := range []struct {
 		mode     string
-		era      mcp.Era
+		era      client.Era
 		status   int
 		code     int64
 		answered bool // a result or an error arrived (always so with a status)
 		want     bool
 	}{
-		{"json", mcp.Era20260728, 400, none, true, true},
-		{"json", mcp.Era20260728, 0, mcp.CodeParseError, true, true},
-		{"json", mcp.Era20260728, 200, mcp.CodeInvalidRequest, true, true},
-		{"json", mcp.Era20260728, 200, none, true, false},
-		{"json", mcp.Era20260728, 0, none, false, false}, // stdio: no answer
-		{"json", mcp.Era20260728, 500, none, true, false},
-		{"params", mcp.Era20260728, 200, mcp.CodeInvalidParams, true, true},
-		{"params", mcp.Era20260728, 400, mcp.CodeHeaderMismatch, true, true},
-		{"params", mcp.Era20260728, 200, mcp.CodeInternalError, true, false},
-		{"params", mcp.Era20260728, 200, none, true, false},
-		{"oversize", mcp.Era20260728, 413, none, true, true},
-		{"oversize", mcp.Era20260728, 0, mcp.CodeInvalidRequest, true, true},
-		{"oversize", mcp.Era20260728, 200, none, true, false},
-		{"oversize", mcp.Era20260728, 0, none, true, true},   // stdio: a result is fine
-		{"oversize", mcp.Era20260728, 0, none, false, false}, // stdio: no answer at all
-		{"missing_meta", mcp.Era20260728, 400, mcp.CodeInvalidParams, true, true},
-		{"missing_meta", mcp.Era20260728, 0, mcp.CodeInvalidParams, true, true},
-		{"missing_meta", mcp.Era20260728, 200, mcp.CodeInvalidParams, true, false},
-		{"missing_meta", mcp.Era20260728, 200, none, true, false},
-		{"missing_meta", mcp.Era20260728, 0, none, false, false},
-		{"missing_meta", mcp.Era20260728, 0, none, true, false}, // stdio: answered as if legacy
-		{"missing_meta", mcp.Era20251125, 200, none, true, true},
-		{"missing_meta", mcp.Era20251125, 0, none, true, true},
-		{"missing_meta", mcp.Era20251125, 400, none, true, false},
+		{"json", client.Era20260728, 400, none, true, true},
+		{"json", client.Era20260728, 0, client.CodeParseError, true, true},
+		{"json", client.Era20260728, 200, client.CodeInvalidRequest, true, true},
+		{"json", client.Era20260728, 200, none, true, false},
+		{"json", client.Era20260728, 0, none, false, false}, // stdio: no answer
+		{"json", client.Era20260728, 500, none, true, false},
+		{"params", client.Era20260728, 200, client.CodeInvalidParams, true, true},
+		{"params", client.Era20260728, 400, client.CodeHeaderMismatch, true, true},
+		{"params", client.Era20260728, 200, client.CodeInternalError, true, false},
+		{"params", client.Era20260728, 200, none, true, false},
+		{"oversize", client.Era20260728, 413, none, true, true},
+		{"oversize", client.Era20260728, 0, client.CodeInvalidRequest, true, true},
+		{"oversize", client.Era20260728, 200, none, true, false},
+		{"oversize", client.Era20260728, 0, none, true, true},   // stdio: a result is fine
+		{"oversize", client.Era20260728, 0, none, false, false}, // stdio: no answer at all
+		{"missing_meta", client.Era20260728, 400, client.CodeInvalidParams, true, true},
+		{"missing_meta", client.Era20260728, 0, client.CodeInvalidParams, true, true},
+		{"missing_meta", client.Era20260728, 200, client.CodeInvalidParams, true, false},
+		{"missing_meta", client.Era20260728, 200, none, true, false},
+		{"missing_meta", client.Era20260728, 0, none, false, false},
+		{"missing_meta", client.Era20260728, 0, none, true, false}, // stdio: answered as if legacy
+		{"missing_meta", client.Era20251125, 200, none, true, true},
+		{"missing_meta", client.Era20251125, 0, none, true, true},
+		{"missing_meta", client.Era20251125, 400, none, true, false},
 	} {
 		f := newFault(t, "{kind: malformed, mode: "+tc.mode+"}").(faults.Rewriter)
 		if got := f.Expected(faults.Answer{Era: tc.era, Status: tc.status, Code: tc.code, Answered: tc.answered}); got != tc.want {
@@ -182,17 +182,17 @@ func TestMalformedRewrite(t *testing.T) {
 	for _, tc := range []struct {
 		mode string
 		size string
-		want mcp.Malform
+		want client.Malform
 		n    int
 	}{
-		{"json", "", mcp.MalformJSON, 8 << 20},
-		{"params", "", mcp.MalformParams, 8 << 20},
-		{"oversize", "", mcp.MalformOversize, 8 << 20},
-		{"oversize", ", size: 5MiB", mcp.MalformOversize, 5 << 20},
-		{"missing_meta", "", mcp.MalformMissingMeta, 8 << 20},
+		{"json", "", client.MalformJSON, 8 << 20},
+		{"params", "", client.MalformParams, 8 << 20},
+		{"oversize", "", client.MalformOversize, 8 << 20},
+		{"oversize", ", size: 5MiB", client.MalformOversize, 5 << 20},
+		{"missing_meta", "", client.MalformMissingMeta, 8 << 20},
 	} {
 		f := newFault(t, "{kind: malformed, mode: "+tc.mode+tc.size+"}")
-		var req mcp.CallRequest
+		var req client.CallRequest
 		mode := f.(faults.Rewriter).Rewrite(&req)
 		if mode != tc.mode || req.Malform != tc.want || req.MalformSize != tc.n || req.Malform.String() != tc.mode {
 			t.Errorf("%s: request malformed %v (%s), size %d; want %v, %d", tc.mode, req.Malform, req.Malform, req.MalformSize, tc.want, tc.n)

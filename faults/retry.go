@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -41,7 +41,7 @@ func (f *BadRetry) Draw(rng *rand.Rand, info Info) (When, bool) {
 }
 
 // BreakRetry breaks the retry; abandon says not to send it.
-func (f *BadRetry) BreakRetry(req *mcp.CallRequest) (mode string, abandon bool) {
+func (f *BadRetry) BreakRetry(req *client.CallRequest) (mode string, abandon bool) {
 	switch f.mode {
 	case "drop_state":
 		req.RequestState = nil

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // The names of the capture groups a log probe's done regexp may use to
@@ -76,7 +76,7 @@ func (d *Done) ID(line []byte) (int64, bool) {
 		return parseID(line[m[2*d.id]:m[2*d.id+1]])
 	}
 	if d.token >= 0 && m[2*d.token] >= 0 {
-		return mcp.TokenID(string(unquote(line[m[2*d.token]:m[2*d.token+1]])))
+		return client.TokenID(string(unquote(line[m[2*d.token]:m[2*d.token+1]])))
 	}
 	return 0, false
 }

@@ -9,13 +9,13 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
-// ToolCaller calls a tool and returns its whole result. *mcp.Client
+// ToolCaller calls a tool and returns its whole result. *client.Client
 // satisfies it.
 type ToolCaller interface {
-	CallTool(ctx context.Context, tool string, args json.RawMessage) (mcp.ToolResult, error)
+	CallTool(ctx context.Context, tool string, args json.RawMessage) (client.ToolResult, error)
 }
 
 // Tool is a probe that calls a tool on the server and reads a number from

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // fakeCaller answers every call with a fixed raw result or error, and
@@ -20,19 +20,19 @@ type fakeCaller struct {
 	gotCalls int
 }
 
-func (f *fakeCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (mcp.ToolResult, error) {
+func (f *fakeCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (client.ToolResult, error) {
 	f.gotTool, f.gotArgs = tool, args
 	f.gotCalls++
 	if err := ctx.Err(); err != nil {
-		return mcp.ToolResult{}, err
+		return client.ToolResult{}, err
 	}
 	if f.err != nil {
-		return mcp.ToolResult{}, f.err
+		return client.ToolResult{}, f.err
 	}
-	return mcp.ToolResult{Raw: json.RawMessage(f.raw)}, nil
+	return client.ToolResult{Raw: json.RawMessage(f.raw)}, nil
 }
 
-var _ ToolCaller = (*mcp.Client)(nil)
+var _ ToolCaller = (*client.Client)(nil)
 
 func TestToolSample(t *testing.T) {
 	t.Parallel()

@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // upstreamMsg is one message read from the upstream's answer, or the
@@ -46,7 +46,7 @@ func readUpstream(ctx context.Context, resp *http.Response, out chan<- upstreamM
 		}
 		return
 	}
-	sse := mcp.NewSSEReader(resp.Body, MaxBody)
+	sse := client.NewSSEReader(resp.Body, MaxBody)
 	for {
 		data, err := sse.Next()
 		if errors.Is(err, io.EOF) {

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // acceptKey is the context key of the function the HTTP+SSE front passes
@@ -213,7 +213,7 @@ func (s *sseSession) pump(ctx context.Context, iw *innerWriter, pr *io.PipeReade
 		}
 		return
 	}
-	rd := mcp.NewSSEReader(pr, MaxBody)
+	rd := client.NewSSEReader(pr, MaxBody)
 	for {
 		data, err := rd.Next()
 		if err != nil {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	mcpchaos "github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	mcpchaos "github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/proxy"
 )
 

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // sseUpstream is an upstream that speaks the 2024-11-05 HTTP+SSE
@@ -39,9 +39,9 @@ type sseUpstream struct {
 	url    *url.URL
 	client *http.Client // the HTTP transport to the server
 	// answers bounds the answers to the server's requests in flight, over
-	// every session: at most mcp.MaxAnswering POSTs; the requests beyond
+	// every session: at most client.MaxAnswering POSTs; the requests beyond
 	// are left unanswered, as mcpchaos run leaves them.
-	answers mcp.ServerAnswers
+	answers client.ServerAnswers
 
 	mu       sync.Mutex
 	sessions map[string]*upSession // by the Mcp-Session-Id given to the client

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/proxy"
 )
 
@@ -100,7 +100,7 @@ func TestSSEUpstreamHostile(t *testing.T) {
 
 // TestSSEUpstreamServerRequestFlood: an HTTP+SSE upstream that writes
 // 3,000 pings on a session's stream, and never finishes reading the
-// answers, gets at most mcp.MaxAnswering answers in flight from the
+// answers, gets at most client.MaxAnswering answers in flight from the
 // proxy, not a goroutine and a connection per ping; the session goes on
 // (the client's initialize, answered after the pings, gets through).
 func TestSSEUpstreamServerRequestFlood(t *testing.T) {
@@ -152,8 +152,8 @@ func TestSSEUpstreamServerRequestFlood(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, `"flood"`) {
 		t.Fatalf("initialize after the flood: HTTP %d %s, want the server's answer", status, body)
 	}
-	testutil.Eventually(t, "the first answers to arrive", func() bool { return answering.Load() >= mcp.MaxAnswering })
-	if got := most.Load(); got > mcp.MaxAnswering {
-		t.Fatalf("%d answers in flight at once to a ping flood, want at most %d", got, mcp.MaxAnswering)
+	testutil.Eventually(t, "the first answers to arrive", func() bool { return answering.Load() >= client.MaxAnswering })
+	if got := most.Load(); got > client.MaxAnswering {
+		t.Fatalf("%d answers in flight at once to a ping flood, want at most %d", got, client.MaxAnswering)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // upSession is one session on the HTTP+SSE upstream: the event stream
@@ -63,13 +63,13 @@ func (s *upSession) read(req *http.Request, opened chan<- error) {
 		fail("HTTP status %d, Content-Type %q: not an HTTP+SSE endpoint", resp.StatusCode, resp.Header.Get("Content-Type"))
 		return
 	}
-	rd := mcp.NewSSEReader(resp.Body, MaxBody)
+	rd := client.NewSSEReader(resp.Body, MaxBody)
 	data, err := rd.Next()
 	if err != nil {
 		fail("no endpoint event: %v", err)
 		return
 	}
-	if s.endpoint, err = mcp.SSEEndpoint(s.u.url, rd.Event(), data); err != nil {
+	if s.endpoint, err = client.SSEEndpoint(s.u.url, rd.Event(), data); err != nil {
 		fail("%v", err)
 		return
 	}
@@ -101,7 +101,7 @@ func (s *upSession) markEnded() {
 
 // route hands a message to its request: answers by id, progress by
 // token. A server request is answered (ping) or refused, unless
-// mcp.MaxAnswering answers are in flight (then it is left unanswered);
+// client.MaxAnswering answers are in flight (then it is left unanswered);
 // other notifications belong to no request and are dropped.
 func (s *upSession) route(data []byte) {
 	var in message

@@ -12,7 +12,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // ServeStdio makes the proxy a stdio server for a client that spawns it:
@@ -43,10 +43,10 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	go func() {
-		lr := mcp.NewLineReader(in, MaxBody)
+		lr := client.NewLineReader(in, MaxBody)
 		for {
 			line, err := lr.Next()
-			if mcp.IsOversize(err) {
+			if client.IsOversize(err) {
 				b.write(rpcError(nil, -32600, fmt.Sprintf("message over %d bytes", MaxBody)))
 				continue
 			}
@@ -219,7 +219,7 @@ func (b *bridge) post(ctx context.Context, line []byte, m *message) {
 		}
 		return
 	}
-	sse := mcp.NewSSEReader(resp.Body, MaxBody)
+	sse := client.NewSSEReader(resp.Body, MaxBody)
 	for {
 		data, err := sse.Next()
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -250,10 +250,10 @@ func (u *stdioUpstream) rewriteCancel(req *http.Request, m map[string]json.RawMe
 // read routes the server's messages to their calls until stdout ends.
 func (u *stdioUpstream) read() {
 	defer close(u.exited)
-	lr := mcp.NewLineReader(u.stdout, MaxBody)
+	lr := client.NewLineReader(u.stdout, MaxBody)
 	for {
 		line, err := lr.Next()
-		if mcp.IsOversize(err) {
+		if client.IsOversize(err) {
 			u.oversize(line)
 			continue
 		}
@@ -278,7 +278,7 @@ func (u *stdioUpstream) read() {
 // flight it cannot be told, and is dropped: its call waits for the
 // client's timeout or cancel.
 func (u *stdioUpstream) oversize(head []byte) {
-	upID, ok := mcp.OversizeID(head)
+	upID, ok := client.OversizeID(head)
 	u.mu.Lock()
 	if !ok {
 		upID, ok = u.onlyCall(head)

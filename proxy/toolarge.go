@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 )
 
 // errAnswerTooLarge ends a call whose answer from the upstream is a
@@ -17,7 +17,7 @@ var errAnswerTooLarge = fmt.Errorf("the upstream's answer is larger than %d byte
 
 // tooLarge reports whether err, which ended the reading of a call's
 // answer, is an answer over MaxBody.
-func tooLarge(err error) bool { return errors.Is(err, errAnswerTooLarge) || mcp.IsOversize(err) }
+func tooLarge(err error) bool { return errors.Is(err, errAnswerTooLarge) || client.IsOversize(err) }
 
 // answerTooLarge writes the client the proxy's error for the call id, as
 // an event of the call's SSE stream (its headers are sent already).

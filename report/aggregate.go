@@ -7,7 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -72,7 +72,7 @@ type Orphans struct {
 // safe for concurrent use: one goroutine owns it.
 type Aggregator struct {
 	rules   Rules
-	conn    mcp.Stats
+	conn    client.Stats
 	orphans Orphans
 
 	total    int
@@ -167,7 +167,7 @@ func NewAggregator(rules Rules) *Aggregator {
 
 // SetConnection sets the connection-level counts (messages that belonged
 // to no live call), summed over every client of the run.
-func (a *Aggregator) SetConnection(s mcp.Stats) { a.conn = s }
+func (a *Aggregator) SetConnection(s client.Stats) { a.conn = s }
 
 // SetOrphans sets what the orphan probes found after the run.
 func (a *Aggregator) SetOrphans(o Orphans) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -131,7 +131,7 @@ func TestProgressViolationSums(t *testing.T) {
 		call(2*time.Millisecond, results.OK, resp(5), violation("wrong_stream", 4), violation("reserved_code", 7)),
 	}
 	a := aggregate(recs...)
-	a.SetConnection(mcp.Stats{UnknownTokens: 5, NotJSONRPC: 9})
+	a.SetConnection(client.Stats{UnknownTokens: 5, NotJSONRPC: 9})
 	v := a.Summary(testMeta("2026-07-28")).Progress.Violations
 	want := ProgressViolations{Total: 16, NonMonotonic: 2, AfterResponse: 1, AfterCancel: 3, UnknownToken: 6, WrongStream: 4}
 	if v != want {
@@ -148,7 +148,7 @@ func TestProtocolViolationSums(t *testing.T) {
 			violation("server_cancel", 1), violation("not_jsonrpc", 1), violation("non_monotonic", 5)),
 	}
 	a := aggregate(recs...)
-	conn := mcp.Stats{NotJSONRPC: 10, Oversize: 20, ServerRequests: 30, ServerCancels: 40, UnknownResponses: 7, Stale: 8}
+	conn := client.Stats{NotJSONRPC: 10, Oversize: 20, ServerRequests: 30, ServerCancels: 40, UnknownResponses: 7, Stale: 8}
 	a.SetConnection(conn)
 	p := a.Summary(testMeta("2026-07-28")).Protocol
 	want := ProtocolViolations{ServerRequest: 31, NotJSONRPC: 11, ContentType: 1, Oversize: 21, StreamNotClosed: 1,

@@ -9,7 +9,7 @@
 // One goroutine owns an Aggregator and feeds it every finished
 // results.Record; nothing inside is locked. Everything in a Summary derives
 // from the records plus a few run-level inputs (Meta, Rules, the
-// connection's mcp.Stats, Orphans), so a Summary can be rebuilt from the
+// connection's client.Stats, Orphans), so a Summary can be rebuilt from the
 // records of a results file by feeding them to a fresh Aggregator: Merge
 // does that for one or more files (`mcpchaos report`), with the run inputs
 // the trailer keeps. Besides text and JSON the package renders JUnit XML,

@@ -3,7 +3,7 @@ package report
 import (
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -142,7 +142,7 @@ func goldenRecords() []*results.Record {
 	return recs
 }
 
-func goldenConn() mcp.Stats { return mcp.Stats{NotJSONRPC: 2, UnknownTokens: 1, Stale: 3} }
+func goldenConn() client.Stats { return client.Stats{NotJSONRPC: 2, UnknownTokens: 1, Stale: 3} }
 
 func goldenOrphans() Orphans {
 	return Orphans{Orphaned: 1, ByProbe: map[string]float64{"mcpchaos_target_inflight": 1}, LeftoverCPUSeconds: 0.12,

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -19,7 +19,7 @@ type RunInputs struct {
 	// Duration is the length of the load (Meta.Duration), exact.
 	Duration time.Duration `json:"duration_ns"`
 	// Connection counts messages that belonged to no live call.
-	Connection mcp.Stats `json:"connection"`
+	Connection client.Stats `json:"connection"`
 	// Orphans is what the orphan probes found.
 	Orphans Orphans `json:"orphans"`
 	// Background is what each background fault sent.

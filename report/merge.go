@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -247,7 +247,7 @@ type oldSummary struct {
 	} `json:"checks"`
 	Progress results.ProgressRules `json:"progress"`
 	Protocol struct {
-		Connection mcp.Stats `json:"connection"`
+		Connection client.Stats `json:"connection"`
 	} `json:"protocol"`
 }
 

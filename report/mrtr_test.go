@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -26,7 +26,7 @@ func TestMRTR(t *testing.T) {
 			ResultType: "input_required", Violations: results.Counts{"undeclared_input": 1}},
 	}
 	a := NewAggregator(Rules{})
-	a.SetConnection(mcp.Stats{InputRoots: 3})
+	a.SetConnection(client.Stats{InputRoots: 3})
 	for _, r := range recs {
 		a.Add(r)
 	}

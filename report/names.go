@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -52,7 +52,7 @@ var placeholders = [...]struct {
 // eraNames are the revisions a target may say it was spoken to in.
 func eraNames(*scenarios.Scenario, Names) []string {
 	var out []string
-	for _, e := range mcp.Eras() {
+	for _, e := range client.Eras() {
 		out = append(out, string(e))
 	}
 	return out

@@ -3,7 +3,7 @@ package report
 import (
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -210,7 +210,7 @@ type ProgressViolations struct {
 // ProtocolSummary is the protocol violations and the connection counts.
 type ProtocolSummary struct {
 	Violations ProtocolViolations `json:"violations"`
-	Connection mcp.Stats          `json:"connection"`
+	Connection client.Stats       `json:"connection"`
 }
 
 // ProtocolViolations counts broken wire rules (mcp-notes §10 A–C, E).

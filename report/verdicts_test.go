@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -127,7 +127,7 @@ func TestStaleAnswersAreEvidence(t *testing.T) {
 	}{{0, StatusPass}, {3, StatusViolation}} {
 		a := NewAggregator(Rules{ProgressGrace: 100 * time.Millisecond})
 		a.Add(call(0, results.Cancelled, cancelAt(100), fault("cancel", 10)))
-		a.SetConnection(mcp.Stats{Stale: tc.stale, StaleAnswers: tc.stale})
+		a.SetConnection(client.Stats{Stale: tc.stale, StaleAnswers: tc.stale})
 		a.SetOrphans(Orphans{Counting: 1, ByProbe: map[string]float64{"inflight": 0}})
 		v := verdictOf(t, a.Summary(testMeta("2026-07-28")), AreaCancellation)
 		if v.Status != tc.want {
@@ -152,24 +152,24 @@ func TestProgressVerdict(t *testing.T) {
 		return call(0, results.OK, append([]opt{resp(50), progress(p)}, opts...)...)
 	}
 	tests := []verdictCase{
-		{"clean progress", []*results.Record{withProgress(results.Progress{Count: 5, MaxRateHz: 3})}, mcp.Stats{}, StatusPass, "5 notifications on 1 call"},
-		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, mcp.Stats{}, StatusPass, "0 notifications"},
-		{"non-monotonic", []*results.Record{withProgress(results.Progress{Count: 5}, violation("non_monotonic", 1))}, mcp.Stats{}, StatusViolation, "non_monotonic 1"},
-		{"unknown tokens on the connection", []*results.Record{withProgress(results.Progress{Count: 5})}, mcp.Stats{UnknownTokens: 2}, StatusViolation, "unknown_token 2"},
-		{"flood", []*results.Record{withProgress(results.Progress{Count: 500, Flood: true})}, mcp.Stats{}, StatusWarning, "1 flood (> 100 Hz)"},
-		{"stall", []*results.Record{withProgress(results.Progress{Count: 2, Stalled: true})}, mcp.Stats{}, StatusWarning, "1 stall (gap > 5s)"},
-		{"incomplete", []*results.Record{withProgress(results.Progress{Count: 2, Incomplete: true})}, mcp.Stats{}, StatusWarning, "incomplete"},
-		{"no progress asked", []*results.Record{call(0, results.OK, resp(5))}, mcp.Stats{}, StatusNotExercised, "no call"},
+		{"clean progress", []*results.Record{withProgress(results.Progress{Count: 5, MaxRateHz: 3})}, client.Stats{}, StatusPass, "5 notifications on 1 call"},
+		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, client.Stats{}, StatusPass, "0 notifications"},
+		{"non-monotonic", []*results.Record{withProgress(results.Progress{Count: 5}, violation("non_monotonic", 1))}, client.Stats{}, StatusViolation, "non_monotonic 1"},
+		{"unknown tokens on the connection", []*results.Record{withProgress(results.Progress{Count: 5})}, client.Stats{UnknownTokens: 2}, StatusViolation, "unknown_token 2"},
+		{"flood", []*results.Record{withProgress(results.Progress{Count: 500, Flood: true})}, client.Stats{}, StatusWarning, "1 flood (> 100 Hz)"},
+		{"stall", []*results.Record{withProgress(results.Progress{Count: 2, Stalled: true})}, client.Stats{}, StatusWarning, "1 stall (gap > 5s)"},
+		{"incomplete", []*results.Record{withProgress(results.Progress{Count: 2, Incomplete: true})}, client.Stats{}, StatusWarning, "incomplete"},
+		{"no progress asked", []*results.Record{call(0, results.OK, resp(5))}, client.Stats{}, StatusNotExercised, "no call"},
 	}
 	testVerdicts(t, AreaProgress, tests)
 }
 
 func TestThrottlingVerdict(t *testing.T) {
 	tests := []verdictCase{
-		{"reserved code", []*results.Record{call(0, results.RPCError, resp(2), violation("reserved_code", 1))}, mcp.Stats{}, StatusViolation, "-32020..-32099"},
+		{"reserved code", []*results.Record{call(0, results.RPCError, resp(2), violation("reserved_code", 1))}, client.Stats{}, StatusViolation, "-32020..-32099"},
 		{"throttled", append(second(0, 50, 10, 5), call(time.Second, results.Throttled, resp(1), throttle("http_429", 2000))),
-			mcp.Stats{}, StatusThrottled, "6 throttled (http_429 6); onset at 50.0/s offered; best 45 ok/s; Retry-After p50 2s, max 2s"},
-		{"never throttled", second(0, 20, 0, 5), mcp.Stats{}, StatusPass, "no throttling at 5.0/s offered"},
+			client.Stats{}, StatusThrottled, "6 throttled (http_429 6); onset at 50.0/s offered; best 45 ok/s; Retry-After p50 2s, max 2s"},
+		{"never throttled", second(0, 20, 0, 5), client.Stats{}, StatusPass, "no throttling at 5.0/s offered"},
 	}
 	testVerdicts(t, AreaThrottling, tests)
 }
@@ -178,18 +178,18 @@ func TestTimeoutsVerdict(t *testing.T) {
 	tests := []verdictCase{
 		{"cap with progress", []*results.Record{call(0, results.TimeoutCap, timeout(100, 900),
 			with(func(r *results.Record) { r.CapWithProgress = true }), policies("reset_only", "waited_forever"))},
-			mcp.Stats{}, StatusWarning, "would wait for ever"},
-		{"plain timeouts", []*results.Record{call(0, results.TimeoutIdle, timeout(100, 900))}, mcp.Stats{}, StatusPass, "idle 1, cap 0, cap with progress 0; enforcement error p99 900µs"},
-		{"none", []*results.Record{call(0, results.OK, resp(5))}, mcp.Stats{}, StatusPass, "no timeout fired"},
+			client.Stats{}, StatusWarning, "would wait for ever"},
+		{"plain timeouts", []*results.Record{call(0, results.TimeoutIdle, timeout(100, 900))}, client.Stats{}, StatusPass, "idle 1, cap 0, cap with progress 0; enforcement error p99 900µs"},
+		{"none", []*results.Record{call(0, results.OK, resp(5))}, client.Stats{}, StatusPass, "no timeout fired"},
 	}
 	testVerdicts(t, AreaTimeouts, tests)
 }
 
 func TestProtocolVerdict(t *testing.T) {
 	tests := []verdictCase{
-		{"per call", []*results.Record{call(0, results.ProtocolError, resp(1), violation("content_type", 1))}, mcp.Stats{}, StatusViolation, "content_type 1"},
-		{"connection level", []*results.Record{call(0, results.OK, resp(1))}, mcp.Stats{ServerRequests: 2}, StatusViolation, "server_request 2"},
-		{"stale is not a violation", []*results.Record{call(0, results.OK, resp(1))}, mcp.Stats{Stale: 4, UnknownResponses: 1}, StatusPass, "no protocol violation in 1 call"},
+		{"per call", []*results.Record{call(0, results.ProtocolError, resp(1), violation("content_type", 1))}, client.Stats{}, StatusViolation, "content_type 1"},
+		{"connection level", []*results.Record{call(0, results.OK, resp(1))}, client.Stats{ServerRequests: 2}, StatusViolation, "server_request 2"},
+		{"stale is not a violation", []*results.Record{call(0, results.OK, resp(1))}, client.Stats{Stale: 4, UnknownResponses: 1}, StatusPass, "no protocol violation in 1 call"},
 	}
 	testVerdicts(t, AreaProtocol, tests)
 }
@@ -200,7 +200,7 @@ func TestProtocolVerdict(t *testing.T) {
 type verdictCase struct {
 	name string
 	recs []*results.Record
-	conn mcp.Stats
+	conn client.Stats
 	want string
 	has  string
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	mc "github.com/mcpchaos/mcpchaos/mcp"
+	mc "github.com/mcpchaos/mcpchaos/client"
 )
 
 // BenchmarkCancelToQuiet measures how long after our client cancels a

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	mc "github.com/mcpchaos/mcpchaos/mcp"
+	mc "github.com/mcpchaos/mcpchaos/client"
 )
 
 // answerLog keeps what a call's final answer was.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	mc "github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	mc "github.com/mcpchaos/mcpchaos/mcp"
 )
 
 // These tests drive the target with mcpchaos's own client (package mcp),

@@ -6,7 +6,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -21,19 +21,19 @@ import (
 // read: their arguments are not checked. A tool among rejected (its
 // x-mcp-header annotations break the spec's rules, so a Streamable HTTP
 // client must not use it) is an error naming the reason.
-func Check(sc *scenarios.Scenario, tools []mcp.Tool, rejected ...mcp.RejectedTool) (warnings []string, err error) {
+func Check(sc *scenarios.Scenario, tools []client.Tool, rejected ...client.RejectedTool) (warnings []string, err error) {
 	left := make(map[string]error, len(rejected))
 	for _, r := range rejected {
 		left[r.Name] = r.Reason
 	}
-	byName := make(map[string]mcp.Tool, len(tools))
+	byName := make(map[string]client.Tool, len(tools))
 	names := make([]string, 0, len(tools))
 	for _, t := range tools {
 		byName[t.Name] = t
 		names = append(names, t.Name)
 	}
 	schemas := map[string]*Schema{}
-	schema := func(t mcp.Tool) *Schema {
+	schema := func(t client.Tool) *Schema {
 		if s, ok := schemas[t.Name]; ok {
 			return s
 		}
@@ -133,7 +133,7 @@ func alwaysMalformed(sc *scenarios.Scenario, tool string) bool {
 // its description or a parameter's description mentions progress, or its
 // annotations or _meta have a key naming progress whose value is true.
 // MCP has no field for it, so this is only what the tool's author wrote.
-func SaysProgress(t mcp.Tool) bool {
+func SaysProgress(t client.Tool) bool {
 	texts := []string{t.Title, t.Description}
 	if s, err := Compile(t.Name, t.InputSchema); err == nil {
 		for _, p := range s.Params() {

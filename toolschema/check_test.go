@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // serverTools is a tool list like the built-in target's.
-var serverTools = []mcp.Tool{
+var serverTools = []client.Tool{
 	{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
 	{Name: "slow_task", Description: "Waits, sending a progress notification after each step.", InputSchema: json.RawMessage(stepSchema)},
 	{Name: "inflight", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -80,14 +80,14 @@ func TestCheck(t *testing.T) {
 func TestSaysProgress(t *testing.T) {
 	tests := []struct {
 		name string
-		tool mcp.Tool
+		tool client.Tool
 		want bool
 	}{
-		{name: "description", tool: mcp.Tool{Description: "Sends Progress notifications"}, want: true},
-		{name: "a parameter's description", tool: mcp.Tool{InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","description":"one progress notification per step"}}}`)}, want: true},
-		{name: "meta key", tool: mcp.Tool{Meta: json.RawMessage(`{"example.com/sendsProgress":true}`)}, want: true},
-		{name: "annotation false", tool: mcp.Tool{Annotations: json.RawMessage(`{"progress":false}`)}},
-		{name: "silent", tool: mcp.Tool{Description: "echoes text"}},
+		{name: "description", tool: client.Tool{Description: "Sends Progress notifications"}, want: true},
+		{name: "a parameter's description", tool: client.Tool{InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","description":"one progress notification per step"}}}`)}, want: true},
+		{name: "meta key", tool: client.Tool{Meta: json.RawMessage(`{"example.com/sendsProgress":true}`)}, want: true},
+		{name: "annotation false", tool: client.Tool{Annotations: json.RawMessage(`{"progress":false}`)}},
+		{name: "silent", tool: client.Tool{Description: "echoes text"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

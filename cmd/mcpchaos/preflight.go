@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
@@ -24,12 +24,12 @@ const noSchemaCheckHint = "nothing was sent to the server's tools; --no-schema-c
 // in tools/list, and every call's arguments are validated against the
 // tool's inputSchema (toolschema.Check). Tools whose schema cannot be
 // read are warned about on stderr.
-func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, *mcp.Client) error {
-	return func(ctx context.Context, c *mcp.Client) error {
+func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, *client.Client) error {
+	return func(ctx context.Context, c *client.Client) error {
 		ctx, cancel := context.WithTimeout(ctx, toolsCheckTimeout)
 		defer cancel()
 		l, err := c.ListToolPages(ctx)
-		if errors.Is(err, mcp.ErrListCut) {
+		if errors.Is(err, client.ErrListCut) {
 			return fmt.Errorf("check the scenario's tools before the load, within %s: %w (%s)", toolsCheckTimeout, err, noSchemaCheckHint)
 		}
 		if err != nil {
@@ -45,7 +45,7 @@ func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, 
 }
 
 // warnRejected says on stderr which tools the list leaves out, and why.
-func warnRejected(stderr io.Writer, cmd string, rejected []mcp.RejectedTool) {
+func warnRejected(stderr io.Writer, cmd string, rejected []client.RejectedTool) {
 	for _, r := range rejected {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", cmd, termsafe.Escape(r.String()))
 	}

@@ -9,15 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenTools is a fixed tool list: the SDK test server's tools.
-var goldenTools = []mcp.Tool{
+var goldenTools = []client.Tool{
 	{Name: "long_job", Title: "A long job", Description: "Runs for `seconds`, reporting progress after each step.", InputSchema: json.RawMessage(longJobSchema)},
 	{Name: "search", Description: "Searches the documents.\nSecond paragraph of a description that goes on long enough to be wrapped at the width the listing uses for descriptions.", InputSchema: json.RawMessage(searchSchema)},
 	{Name: "when", Description: "Formats a time.", InputSchema: json.RawMessage(whenSchema)},
@@ -25,7 +25,7 @@ var goldenTools = []mcp.Tool{
 	{Name: "odd", InputSchema: json.RawMessage(`{"type":"object","required":["id"],"properties":{"id":{"type":"string","pattern":"^[0-9]+$"}}}`)},
 }
 
-var goldenServer = serverInfo{Implementation: mcp.Implementation{Name: "golden-server", Version: "1.0"}, Era: mcp.Era20251125, Transport: "http", Target: "http://127.0.0.1:8080/mcp"}
+var goldenServer = serverInfo{Implementation: client.Implementation{Name: "golden-server", Version: "1.0"}, Era: client.Era20251125, Transport: "http", Target: "http://127.0.0.1:8080/mcp"}
 
 func TestGoldenTools(t *testing.T) {
 	var b bytes.Buffer
@@ -69,7 +69,7 @@ func TestGoldenStarter(t *testing.T) {
 // after it, in a tool name and in optional property names) stay text in
 // the starter file: it parses, and its keys are only the starter's own.
 func TestStarterHostileNames(t *testing.T) {
-	tools := []mcp.Tool{{
+	tools := []client.Tool{{
 		Name:        "evil\nfaults: [{kind: cancel}]",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"x\nload: {rate: 100000/1s}":{"type":"string"},"y\r\n# z":{"type":"integer"}}}`),
 	}}
@@ -117,7 +117,7 @@ func TestStarterHostileServerName(t *testing.T) {
 // TestStarterNoToolWritable: when every tool is left out, init writes no
 // file and says why, tool by tool.
 func TestStarterNoToolWritable(t *testing.T) {
-	tools := []mcp.Tool{{Name: "", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	tools := []client.Tool{{Name: "", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		{Name: strings.Repeat("n", 2000), InputSchema: json.RawMessage(`{"type":"object"}`)}}
 	s := starter{target: target{url: "http://127.0.0.1:8080/mcp"}, server: goldenServer, tools: tools, protocol: "auto"}
 	_, err := s.render()
@@ -130,9 +130,9 @@ func TestStarterNoToolWritable(t *testing.T) {
 // TestStarterManyBadNames: thousands of tools left out for their names
 // cost a few lines, not one each: the file stays within validate's bounds.
 func TestStarterManyBadNames(t *testing.T) {
-	tools := []mcp.Tool{{Name: "good", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	tools := []client.Tool{{Name: "good", InputSchema: json.RawMessage(`{"type":"object"}`)}}
 	for i := range 5000 {
-		tools = append(tools, mcp.Tool{Name: fmt.Sprintf("%d%s", i, strings.Repeat("n", 1100)), InputSchema: json.RawMessage(`{"type":"object"}`)})
+		tools = append(tools, client.Tool{Name: fmt.Sprintf("%d%s", i, strings.Repeat("n", 1100)), InputSchema: json.RawMessage(`{"type":"object"}`)})
 	}
 	s := starter{target: target{url: "http://127.0.0.1:8080/mcp"}, server: goldenServer, tools: tools, protocol: "auto"}
 	out, err := s.render()

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 
@@ -21,7 +21,7 @@ import (
 type starter struct {
 	target   target
 	server   serverInfo
-	tools    []mcp.Tool
+	tools    []client.Tool
 	protocol string // "auto", or the revision forced with --protocol
 
 	fitted  bool        // entries and left are made (starterfit.go)
@@ -162,7 +162,7 @@ func (s starter) render() (starterOut, error) {
 
 // call writes one calls entry, and a note when its arguments do not yet
 // match the tool's schema.
-func (s starter) call(t mcp.Tool) (lines []string, note string) {
+func (s starter) call(t client.Tool) (lines []string, note string) {
 	lines = append(lines, "- tool: "+yamlString(t.Name))
 	schema, err := toolschema.Compile(t.Name, t.InputSchema)
 	if err != nil {
@@ -225,7 +225,7 @@ var wordRE = regexp.MustCompile(`[a-z]+`)
 // slowestTool picks the tool the cancel fault acts on: the one whose name,
 // description and parameter names score highest on slowWords (the name
 // counts twice), the first on a tie; "" when no tool scores.
-func slowestTool(tools []mcp.Tool) string {
+func slowestTool(tools []client.Tool) string {
 	best, bestScore := "", 0
 	for _, t := range tools {
 		if destructive(t) {
@@ -252,7 +252,7 @@ func slowestTool(tools []mcp.Tool) string {
 }
 
 // destructive reports whether a tool says so (annotations.destructiveHint).
-func destructive(t mcp.Tool) bool {
+func destructive(t client.Tool) bool {
 	var a struct {
 		Destructive *bool `json:"destructiveHint"`
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
@@ -39,7 +39,7 @@ const maxSkipNames = 20
 
 // toolEntry is one tool's calls entry, made once.
 type toolEntry struct {
-	tool  mcp.Tool
+	tool  client.Tool
 	lines []string
 	note  string
 }

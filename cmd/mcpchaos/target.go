@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/mcp"
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -17,7 +17,7 @@ import (
 // A server named on the command line, for the commands that look at one
 // before any scenario exists (tools, init): a Streamable HTTP URL, or
 // `-- COMMAND ARGS...` for a stdio server that mcpchaos starts. They
-// connect as run does: mcp.Dial settles the era (server/discover, then
+// connect as run does: client.Dial settles the era (server/discover, then
 // initialize) and explains a failure.
 
 // targetFlags are the connection flags those commands share.
@@ -40,7 +40,7 @@ type target struct {
 	url     string
 	header  map[string]string
 	command []string
-	era     mcp.Era
+	era     client.Era
 	timeout time.Duration
 }
 
@@ -50,7 +50,7 @@ const targetUsage = "TARGET is a Streamable HTTP URL (http://127.0.0.1:8080/mcp)
 // parseTarget reads TARGET from the arguments left after the flags.
 func parseTarget(fs *pflag.FlagSet, f *targetFlags) (target, error) {
 	t := target{timeout: f.timeout}
-	era, err := mcp.ParseProtocol(f.protocol)
+	era, err := client.ParseProtocol(f.protocol)
 	if err != nil {
 		return t, fmt.Errorf("--protocol: %w", err)
 	}
@@ -136,16 +136,16 @@ func (t target) addSecrets(ctx context.Context, allHeaders bool) {
 }
 
 // dial connects to the target, settling the era.
-func (t target) dial(ctx context.Context) (*mcp.Client, error) {
+func (t target) dial(ctx context.Context) (*client.Client, error) {
 	// The era probe and the handshake each get half the time at most.
-	cfg := mcp.Config{Protocol: t.era, ClientInfo: mcp.Implementation{Name: "mcpchaos", Version: version},
+	cfg := client.Config{Protocol: t.era, ClientInfo: client.Implementation{Name: "mcpchaos", Version: version},
 		ProbeTimeout: min(5*time.Second, t.timeout/2)}
 	if t.url != "" {
-		cfg.HTTP = &mcp.HTTPConfig{URL: t.url, Header: t.header}
+		cfg.HTTP = &client.HTTPConfig{URL: t.url, Header: t.header}
 	} else {
-		cfg.Stdio = &mcp.StdioConfig{Command: t.command}
+		cfg.Stdio = &client.StdioConfig{Command: t.command}
 	}
-	c, err := mcp.Dial(ctx, cfg)
+	c, err := client.Dial(ctx, cfg)
 	switch {
 	case err != nil && t.url != "" && strings.Contains(err.Error(), t.url):
 		return nil, fmt.Errorf("connect: %w", err) // the error names the URL already
@@ -166,7 +166,7 @@ func (t target) what() string {
 // listTools connects to the target and lists its tools, within the
 // target's timeout. The client is closed before it returns; its Server,
 // Era and Transport still say what was found.
-func (t target) listTools(ctx context.Context) (*mcp.Client, *mcp.ToolList, error) {
+func (t target) listTools(ctx context.Context) (*client.Client, *client.ToolList, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	c, err := t.dial(ctx)
@@ -179,7 +179,7 @@ func (t target) listTools(ctx context.Context) (*mcp.Client, *mcp.ToolList, erro
 		_ = c.Close(cctx)
 	}()
 	l, err := c.ListToolPages(ctx)
-	if errors.Is(err, mcp.ErrListCut) {
+	if errors.Is(err, client.ErrListCut) {
 		return c, nil, fmt.Errorf("list the tools of %s within --timeout %s: %w", t.what(), t.timeout, err)
 	}
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/mcp"
 	"github.com/mcpchaos/mcpchaos/toolschema"
 )
 
@@ -64,8 +64,8 @@ func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // serverInfo is what the header of the tools listing says.
 type serverInfo struct {
-	mcp.Implementation
-	Era       mcp.Era
+	client.Implementation
+	Era       client.Era
 	Transport string
 	Target    string
 }
@@ -73,7 +73,7 @@ type serverInfo struct {
 // writeToolsJSON prints the tools/list result as the server sent it: the
 // one page, indented; several pages as one object whose tools are every
 // page's, in order.
-func writeToolsJSON(w io.Writer, l *mcp.ToolList) error {
+func writeToolsJSON(w io.Writer, l *client.ToolList) error {
 	raw := []byte(nil)
 	if len(l.Pages) == 1 {
 		raw = l.Pages[0]
@@ -101,7 +101,7 @@ func writeToolsJSON(w io.Writer, l *mcp.ToolList) error {
 // shows as \x1b, a line feed in a name as \n), and what is written passes
 // termsafe.Lines, so that no control character but the listing's own line
 // feeds reaches the terminal.
-func writeTools(w io.Writer, s serverInfo, tools []mcp.Tool) error {
+func writeTools(w io.Writer, s serverInfo, tools []client.Tool) error {
 	var b strings.Builder
 	name := termsafe.Escape(s.Name)
 	if name == "" {
@@ -122,7 +122,7 @@ func writeTools(w io.Writer, s serverInfo, tools []mcp.Tool) error {
 // descWidth is where descriptions wrap.
 const descWidth = 96
 
-func writeTool(b *strings.Builder, t mcp.Tool) {
+func writeTool(b *strings.Builder, t client.Tool) {
 	b.WriteString(termsafe.Escape(t.Name))
 	if t.Title != "" {
 		b.WriteString(" — " + termsafe.Escape(t.Title))

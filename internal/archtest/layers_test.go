@@ -51,7 +51,7 @@ var layers = map[string]int{
 	"redact":             layerTables,
 	"internal/termsafe":  layerTables,
 
-	"mcp":       layerBase,
+	"client":    layerBase,
 	"scenarios": layerBase,
 	"results":   layerBase,
 	"series":    layerBase,
@@ -79,7 +79,7 @@ var layers = map[string]int{
 // the standard library it may use: its one format library. Packages of
 // higher layers may import any module in go.mod.
 var external = map[string][]string{
-	"mcp":       nil,
+	"client":    nil,
 	"scenarios": {"github.com/goccy/go-yaml"},
 	"results":   nil,
 	"series":    nil,
@@ -169,7 +169,7 @@ func TestLayerOf(t *testing.T) {
 		want int
 		ok   bool
 	}{
-		{"mcp", layerBase, true},
+		{"client", layerBase, true},
 		{"report", layerParts, true},
 		{"internal/testutil", layerTests, true},
 		{"targetserver/knobs", layerTables, true},

@@ -65,14 +65,14 @@ func TestCheckLayoutDoc(t *testing.T) {
 		name, doc string
 		fails     bool
 	}{
-		{"agrees", "## `mcp` (base)\n\n## `engine` (run)\n", false},
-		{"missing section", "## `mcp` (base)\n", true},
-		{"wrong layer", "## `mcp` (parts)\n\n## `engine` (run)\n", true},
-		{"no such package", "## `mcp` (base)\n\n## `engine` (run)\n\n## `gone` (parts)\n", true},
+		{"agrees", "## `client` (base)\n\n## `engine` (run)\n", false},
+		{"missing section", "## `client` (base)\n", true},
+		{"wrong layer", "## `client` (parts)\n\n## `engine` (run)\n", true},
+		{"no such package", "## `client` (base)\n\n## `engine` (run)\n\n## `gone` (parts)\n", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{TB: t}
-			checkLayoutDoc(rec, tt.doc, []string{"mcp", "engine"})
+			checkLayoutDoc(rec, tt.doc, []string{"client", "engine"})
 			if rec.failed != tt.fails {
 				t.Errorf("failed = %v, want %v", rec.failed, tt.fails)
 			}

@@ -1,0 +1,373 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// AbortMode says how Abort drops the transport under a call.
+type AbortMode uint8
+
+const (
+	// AbortFIN closes the call's HTTP connection with an orderly FIN.
+	AbortFIN AbortMode = iota + 1
+	// AbortRST resets the call's HTTP connection (SO_LINGER 0).
+	AbortRST
+	// AbortClose closes the stdio server's stdin.
+	AbortClose
+	// AbortKill kills the stdio server's process group.
+	AbortKill
+)
+
+func (m AbortMode) String() string {
+	switch m {
+	case AbortFIN:
+		return "fin"
+	case AbortRST:
+		return "rst"
+	case AbortClose:
+		return "close"
+	case AbortKill:
+		return "kill"
+	}
+	return "unknown"
+}
+
+// CallRequest describes one tools/call.
+type CallRequest struct {
+	Tool string
+	// Arguments is a JSON object, or nil for none.
+	Arguments json.RawMessage
+	// Progress attaches a progress token (unique for the whole run).
+	Progress bool
+	// Marker, when its Run is set, goes into _meta under MarkerMeta.
+	Marker Marker
+	// Malform replaces the request with broken input; MalformSize is the
+	// body size for MalformOversize.
+	Malform     Malform
+	MalformSize int
+	// Observer receives the call's events; nil discards them.
+	Observer Observer
+	// InputResponses (a JSON object) and RequestState (a JSON value,
+	// echoed exactly as the server sent it) make the request a 2026 retry
+	// after an input_required result; nil: none.
+	InputResponses json.RawMessage
+	RequestState   json.RawMessage
+}
+
+// Call state bits.
+const (
+	stFinal     uint32 = 1 << iota // the final response arrived
+	stCancelled                    // we cancelled
+	stAborted                      // we dropped the transport
+	stEnded                        // EvEnd was delivered
+	stReleased                     // over for us, its stream still read (httpstale.go)
+)
+
+// Call is one request in flight: a handle to watch it and act on it.
+//
+// Events go to the request's Observer. On HTTP they are delivered by the
+// goroutine that runs Wait; on stdio by the process's reader goroutine.
+// Cancel, Abort, Pause and Resume may be called from any goroutine.
+type Call struct {
+	c      *Client
+	id     int64
+	tok    int64 // 0: no progress token
+	method string
+	name   string // Mcp-Name
+	obs    Observer
+	body   []byte
+	sent   time.Time
+
+	state atomic.Uint32
+	// closedAt is when we closed the call's HTTP connection, as the time
+	// since clockBase (0: not closed); see readAt.
+	closedAt atomic.Int64
+	done     chan struct{}
+	once     sync.Once
+
+	paused atomic.Bool
+	gate   chan struct{} // closed on Resume; replaced on Pause
+	gateMu sync.Mutex
+
+	malform Malform // how the request was broken, if it was
+	headers []byte  // extra header lines (Mcp-Param-*), HTTP only
+
+	// transport-specific
+	// ahead: more of the call's own stream was already received when the
+	// message being delivered was read (Event.Burst); set by its reader.
+	ahead   bool
+	conn    *httpConn
+	raw     bool          // control request: deliver raw result bytes
+	release chan struct{} // 2025 HTTP: closed when released (httpstale.go)
+}
+
+// ID returns the call's JSON-RPC request id.
+func (call *Call) ID() int64 { return call.id }
+
+// Token returns the call's progress token id (the token is "p<id>"), or 0.
+func (call *Call) Token() int64 { return call.tok }
+
+// Sent returns when the request was written.
+func (call *Call) Sent() time.Time { return call.sent }
+
+// Done is closed when the call is over for the client: its final response
+// arrived, it was cancelled or aborted, or its transport failed. Late
+// events may still be delivered afterwards (see Config.LateWindow).
+func (call *Call) Done() <-chan struct{} { return call.done }
+
+// Wait drives the call until it is over and its stream has ended. On HTTP
+// it reads the response on the calling goroutine; on stdio it waits.
+func (call *Call) Wait() { call.c.tr.wait(call) }
+
+// Cancel cancels the call the era's way: on 2026 HTTP it closes the call's
+// stream (and also POSTs notifications/cancelled when alsoNotify is set);
+// on 2025 HTTP it POSTs notifications/cancelled with the session; on stdio
+// it writes notifications/cancelled. Events after it are marked Late.
+func (call *Call) Cancel(reason string, alsoNotify bool) error {
+	if call.setState(stCancelled) {
+		return nil // already cancelled
+	}
+	call.finish()
+	return call.c.tr.cancel(call, reason, alsoNotify)
+}
+
+// Abort drops the transport under the call: HTTP with a FIN or an RST;
+// stdio by closing the server's stdin or killing it (which ends every call
+// on that process). Events after it are marked Late.
+func (call *Call) Abort(mode AbortMode) error {
+	call.setState(stAborted)
+	call.finish()
+	return call.c.tr.abort(call, mode)
+}
+
+// Pause stops reading the call's stream (on stdio: the shared pipe) until
+// Resume, so the server sees back-pressure.
+func (call *Call) Pause() {
+	call.gateMu.Lock()
+	if !call.paused.Load() {
+		call.gate = make(chan struct{})
+		call.paused.Store(true)
+	}
+	call.gateMu.Unlock()
+	call.c.tr.pause(call, true)
+}
+
+// Resume undoes Pause.
+func (call *Call) Resume() {
+	call.gateMu.Lock()
+	if call.paused.Load() {
+		call.paused.Store(false)
+		close(call.gate)
+	}
+	call.gateMu.Unlock()
+	call.c.tr.pause(call, false)
+}
+
+// waitGate blocks while the call is paused, or until stop is closed.
+func (call *Call) waitGate(stop <-chan struct{}) {
+	if !call.paused.Load() {
+		return
+	}
+	call.gateMu.Lock()
+	g := call.gate
+	call.gateMu.Unlock()
+	if g == nil {
+		return
+	}
+	select {
+	case <-g:
+	case <-stop:
+	}
+}
+
+// setState sets a bit and reports whether it was already set.
+func (call *Call) setState(bit uint32) bool {
+	for {
+		old := call.state.Load()
+		if old&bit != 0 {
+			return true
+		}
+		if call.state.CompareAndSwap(old, old|bit) {
+			return false
+		}
+	}
+}
+
+// readAt is the time to stamp on what was just read from the call's HTTP
+// stream: now, or when we closed the connection if that was earlier. Once
+// closed, a connection reads nothing more, so whatever is parsed after the
+// close was in our buffers at the close, however long a busy machine kept
+// the reader from parsing it.
+func (call *Call) readAt() time.Time {
+	now := time.Now()
+	if d := time.Duration(call.closedAt.Load()); d != 0 && d < now.Sub(clockBase) {
+		return clockBase.Add(d)
+	}
+	return now
+}
+
+// markClosed records that we closed the call's connection now (the first
+// close counts).
+func (call *Call) markClosed() {
+	call.closedAt.CompareAndSwap(0, int64(max(time.Since(clockBase), 1)))
+}
+
+// clockBase anchors closedAt, so that readAt keeps the monotonic clock.
+var clockBase = time.Now()
+
+func (call *Call) finish() { call.once.Do(func() { close(call.done) }) }
+
+// emit stamps and delivers an event.
+func (call *Call) emit(ev Event) {
+	call.emitAs(ev, call.state.Load()&stFinal != 0)
+}
+
+// emitAs delivers an event whose AfterFinal the caller knows: the final
+// response itself is not after the final response.
+func (call *Call) emitAs(ev Event, afterFinal bool) {
+	if call.state.Load()&stReleased != 0 {
+		return // over for the client: what still arrives is stale, counted in Stats
+	}
+	ev.Late = call.state.Load()&(stCancelled|stAborted) != 0
+	ev.AfterFinal = afterFinal
+	if call.obs != nil {
+		call.obs.OnEvent(ev)
+	}
+}
+
+// end delivers EvEnd once.
+func (call *Call) end(at time.Time, err error) {
+	if call.setState(stEnded) {
+		return
+	}
+	call.emit(Event{Kind: EvEnd, At: at, Err: err})
+	call.finish()
+}
+
+// ended reports whether EvEnd was delivered.
+func (call *Call) ended() bool { return call.state.Load()&stEnded != 0 }
+
+// stopped reports whether we cancelled or aborted the call.
+func (call *Call) stopped() bool { return call.state.Load()&(stCancelled|stAborted) != 0 }
+
+// answers reports whether a response is addressed to the call: it carries
+// the call's id, or null on an error (the answer to a request whose id the
+// server could not read).
+func (call *Call) answers(m *inMsg) bool {
+	return m.kind == kindError && m.idNull || m.idIsNum && m.idNum == call.id
+}
+
+// deliver decodes one message read from the call's own stream (HTTP) or
+// routed to it (stdio) and emits what it means. final reports that the
+// message was the call's final response; broken, that this response is
+// unusable, a protocol error that ends the call.
+func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) (final bool, broken error) {
+	if call.state.Load()&stReleased != 0 {
+		return call.stale(m), nil
+	}
+	switch m.kind {
+	case kindResult, kindError:
+		if !call.answers(m) {
+			// A response for another id on this call's stream (HTTP; stdio
+			// routes by id): it answers no call in flight here.
+			call.c.stats.unknownResponses.Add(1)
+			return false, nil
+		}
+		wasFinal := call.setState(stFinal)
+		switch {
+		case m.kind == kindError:
+			call.emitAs(Event{Kind: EvRPCError, At: at, Code: m.errCode, Message: m.errMessage, Raw: m.errData}, wasFinal)
+		case call.raw:
+			call.emitAs(Event{Kind: EvResult, At: at, Raw: m.result}, wasFinal)
+		default:
+			var r Result
+			if err := decodeCallResult(sc, m.result, &r); err != nil {
+				call.emitAs(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "tools/call result: " + err.Error()}, wasFinal)
+				if !wasFinal && !call.stopped() {
+					call.finish()
+					return true, &protocolError{msg: "the answer is not a tools/call result: " + err.Error()}
+				}
+			}
+			call.emitAs(Event{Kind: EvResult, At: at, Result: r}, wasFinal)
+		}
+		call.finish()
+		return !wasFinal, nil
+	case kindNotification:
+		call.notification(sc, m, at)
+	case kindRequest:
+		if h, ok := call.c.tr.(*httpTransport); ok && call.c.inputRequest(m, call, at, h.sendAnswer) {
+			return false, nil
+		}
+		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerRequest, Detail: "server sent request " + string(m.method)})
+	}
+	return false, nil
+}
+
+// brokenAnswer settles a message that failed to decode with err, after
+// its violation was reported: when it is a well-formed response to the
+// call but for text that is not valid UTF-8, it was the call's final
+// answer, and unusable. It returns the protocol error that ends the call,
+// or nil (not the call's answer, or the call already had one or was
+// stopped by us).
+func (call *Call) brokenAnswer(m *inMsg, err error) error {
+	if !errors.Is(err, errInvalidUTF8) || m.kind != kindResult && m.kind != kindError || !call.answers(m) {
+		return nil
+	}
+	if call.setState(stFinal) || call.stopped() {
+		return nil
+	}
+	call.finish()
+	return &protocolError{msg: "the answer to request " + strconv.FormatInt(call.id, 10) + " is not valid UTF-8"}
+}
+
+// stray describes a message on a call's stream that was none of its
+// answer, for the error when the stream then ends without one.
+func stray(m *inMsg, decodeErr error) string {
+	switch {
+	case decodeErr != nil:
+		return "a message that is not JSON-RPC (" + decodeErr.Error() + ")"
+	case m.idNull:
+		return "a response for id null"
+	case m.idIsStr:
+		return "a response for id " + quoteFew([]byte(`"`+string(m.idRaw)+`"`), 40)
+	case m.kind == kindResult || m.kind == kindError:
+		return "a response for id " + quoteFew(m.idRaw, 40)
+	}
+	return ""
+}
+
+func (call *Call) notification(sc *scanner, m *inMsg, at time.Time) {
+	switch {
+	case m.methodIs(methodProgress):
+		var p progressMsg
+		if err := decodeProgress(sc, m.params, &p); err != nil {
+			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolBadProgress, Detail: err.Error()})
+			return
+		}
+		id, ours := tokenID(p.token, p.tokenIsStr)
+		switch {
+		case ours && id == call.tok && call.tok != 0:
+			call.emit(Event{Kind: EvProgress, At: at, Progress: p.progress, Total: p.total, HasTotal: p.hasTotal, Burst: call.ahead})
+		case ours && call.creditElsewhere(id, &p, at):
+			// Another call's progress on this stream, credited to it; a
+			// violation of the stream's scope in 2026 (see otherstream.go).
+			if call.c.era.Modern() {
+				call.emit(Event{Kind: EvViolation, At: at, Violation: ViolWrongStream, Detail: "progress for another request's token"})
+			}
+		case ours && call.c.ids.issued(id):
+			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolWrongStream, Detail: "progress for another request's token"})
+		default:
+			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolUnknownToken, Detail: "progress for a token never sent"})
+		}
+	case m.methodIs(methodCancelled):
+		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerCancel, Detail: "server sent notifications/cancelled"})
+	}
+}
+
+// errStreamEnded is the end of a response stream before its final answer.
+var errStreamEnded = errors.New("stream ended before the final response")

@@ -1,0 +1,61 @@
+package client
+
+import "fmt"
+
+// Era is the protocol revision a client speaks with a server.
+type Era string
+
+// The revisions mcpchaos speaks. 2026-07-28 is "modern": no handshake,
+// every request carries its own _meta. The 2025 revisions are "legacy":
+// initialize, and on HTTP a session.
+const (
+	Era20260728 Era = "2026-07-28"
+	Era20251125 Era = "2025-11-25"
+	Era20250618 Era = "2025-06-18"
+	Era20250326 Era = "2025-03-26"
+	// Era20241105 is the revision of the HTTP+SSE transport.
+	Era20241105 Era = "2024-11-05"
+)
+
+// Modern reports whether e is 2026-07-28 or later.
+func (e Era) Modern() bool { return e >= Era20260728 }
+
+// legacyEras are the legacy revisions we accept from initialize, newest
+// first.
+var legacyEras = []Era{Era20251125, Era20250618, Era20250326, Era20241105}
+
+// Eras lists every revision this client speaks, newest first.
+func Eras() []Era { return append([]Era{Era20260728}, legacyEras...) }
+
+// ParseProtocol parses a scenario's protocol setting: "auto" (or "") or one
+// revision. 2024-11-05 makes an HTTP client speak the HTTP+SSE transport.
+func ParseProtocol(s string) (Era, error) {
+	switch s {
+	case "", "auto":
+		return "", nil
+	case string(Era20260728), string(Era20251125), string(Era20250618), string(Era20241105):
+		return Era(s), nil
+	}
+	return "", fmt.Errorf("unknown protocol %q (want auto, 2026-07-28, 2025-11-25, 2025-06-18 or 2024-11-05)", s)
+}
+
+// bestLegacy picks the newest legacy revision both sides support.
+func bestLegacy(supported []string) (Era, bool) {
+	for _, e := range legacyEras {
+		for _, s := range supported {
+			if s == string(e) {
+				return e, true
+			}
+		}
+	}
+	return "", false
+}
+
+func supports(list []string, e Era) bool {
+	for _, s := range list {
+		if s == string(e) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,101 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// The calls of an httpTransport on HTTP/2 streams (see h2.go).
+
+// startH2 sends a call on a stream of its own.
+func (t *httpTransport) startH2(ctx context.Context, call *Call) error {
+	s, err := t.h2.send(ctx, t.h2Request(call.method, call.name, call.headers, call.body))
+	if err != nil {
+		if err == errUseH1 {
+			return err
+		}
+		return fmt.Errorf("send %s: %w", call.method, err)
+	}
+	call.sent = time.Now()
+	conn := &httpConn{nc: s, h2: s, body: bufio.NewReaderSize(nil, 4096)}
+	conn.sse = newSSEReader(conn.body, t.c.cfg.MaxMessageBytes)
+	call.gateMu.Lock()
+	call.conn = conn
+	call.gateMu.Unlock()
+	return nil
+}
+
+// exchangeH2 is exchange on a stream: the answer's status, its body read
+// (bounded) and dropped.
+func (t *httpTransport) exchangeH2(ctx context.Context, method string, body []byte) (int, error) {
+	s, err := t.h2.send(ctx, t.h2Request(method, "", nil, body))
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(10 * time.Second)
+	}
+	_ = s.SetReadDeadline(deadline)
+	resp, err := s.response()
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, nil
+}
+
+// onH2 reports whether new requests go on HTTP/2 streams.
+func (t *httpTransport) onH2() bool { return t.h2 != nil && t.h2.on.Load() }
+
+// httpVersion is the HTTP version new requests use: "HTTP/2" once the
+// server picked h2 on ALPN, else "HTTP/1.1".
+func (t *httpTransport) httpVersion() string {
+	if t.onH2() {
+		return "HTTP/2"
+	}
+	return "HTTP/1.1"
+}
+
+// h2Request builds the request writeRequest would write over HTTP/1.1:
+// the same headers, for method (a DELETE when body is nil).
+func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http.Request {
+	h := make(http.Header, len(t.headers)+6)
+	for _, kv := range t.headers {
+		h[kv[0]] = []string{kv[1]}
+	}
+	era := t.c.era
+	if era.Modern() || method != methodInitialize {
+		h["Mcp-Protocol-Version"] = []string{string(era)}
+	}
+	if era.Modern() && method != "" {
+		h["Mcp-Method"] = []string{method}
+		if name != "" {
+			h["Mcp-Name"] = []string{headerValue(name)}
+		}
+		for len(extra) > 0 {
+			line, rest, _ := bytes.Cut(extra, []byte("\r\n"))
+			extra = rest
+			if k, v, ok := bytes.Cut(line, []byte(": ")); ok {
+				h[http.CanonicalHeaderKey(string(k))] = []string{string(v)}
+			}
+		}
+	}
+	if sid := t.sessionID(); sid != "" && !era.Modern() {
+		h["Mcp-Session-Id"] = []string{sid}
+	}
+	req := &http.Request{Method: http.MethodPost, URL: t.url, Host: t.url.Host, Header: h,
+		Proto: "HTTP/2.0", ProtoMajor: 2, ContentLength: int64(len(body))}
+	if body == nil {
+		req.Method = http.MethodDelete
+	} else {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return req
+}

@@ -1,0 +1,129 @@
+package client
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+)
+
+// TestHTTPLegacyStaleAnswer: on a 2025 session (the Go SDK's stateful
+// handler) a call whose server ignores the cancel is over for the client
+// at the late window, while its stream is still open; the answer that
+// comes later on that stream is counted as a stale answer (and its
+// progress as stale), as on stdio, and delivered to no one. A server that
+// honours the cancel gives none. Client.Close ends the watch.
+func TestHTTPLegacyStaleAnswer(t *testing.T) {
+	tests := []struct {
+		name, tool string
+		stale      bool
+	}{
+		{"ignores the cancel", "stubborn", true},
+		{"honours the cancel", "hang", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := startSDKHTTP(t, false, false)
+			c, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: f.url}, LateWindow: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeClient(t, c)
+			if c.Era().Modern() {
+				t.Fatalf("era %s, want a 2025 session", c.Era())
+			}
+			rec := newRecorder()
+			call, err := c.Start(ctxT(t), CallRequest{Tool: tt.tool, Progress: true, Observer: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.Receive(t, "the handler to start", f.log.started)
+			if err := call.Cancel("test", false); err != nil {
+				t.Fatal(err)
+			}
+			waitCall(t, call) // the stubborn handler still holds the stream
+			evs := rec.waitEnd(t)
+			if n := count(evs, EvResult); tt.stale && n != 0 {
+				t.Fatalf("a result was delivered before the handler was released: %s", describe(evs))
+			}
+			if s := c.Stats(); s.Stale != 0 || s.StaleAnswers != 0 {
+				t.Errorf("stats %+v before the answer, want no stale message", s)
+			}
+			f.log.releaseAll()
+			if !tt.stale {
+				testutil.Receive(t, "the handler to stop at its cancel", f.log.ended)
+				if !holds(t, 300*time.Millisecond, func() bool { return c.Stats().StaleAnswers == 0 }) {
+					t.Errorf("stale answers %d from a server that stopped at the cancel", c.Stats().StaleAnswers)
+				}
+				return
+			}
+			testutil.Receive(t, "the handler to answer", f.log.finished)
+			testutil.Eventually(t, "the stale answer to be counted", func() bool { return c.Stats().StaleAnswers == 1 })
+			if s := c.Stats(); s.Stale != 2 {
+				t.Errorf("stale = %d, want the progress and the answer", s.Stale)
+			}
+			if got := rec.events(); len(got) != len(evs) {
+				t.Errorf("events after the call ended: %s", describe(got[len(evs):]))
+			}
+			tr := c.tr.(*httpTransport)
+			testutil.Eventually(t, "the watched stream to be let go", func() bool {
+				tr.mu.Lock()
+				defer tr.mu.Unlock()
+				return len(tr.watched) == 0
+			})
+		})
+	}
+}
+
+// TestHTTPLegacyWatchEndsAtClose: a stream still watched when the client
+// closes is closed with it: the server sees the disconnect.
+func TestHTTPLegacyWatchEndsAtClose(t *testing.T) {
+	t.Parallel()
+	gone := make(chan struct{}, 1)
+	f := startLegacyFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+		if req.Method != methodToolsCall {
+			return false
+		}
+		// Open the stream, then hold it without a word until the client
+		// goes: a server that ignores the cancel and never answers.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		<-req.Req.Context().Done()
+		gone <- struct{}{}
+		return true
+	})
+	c := dialFake(t, f, Config{LateWindow: 100 * time.Millisecond})
+	call, err := c.Start(ctxT(t), CallRequest{Tool: "stubborn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := call.Cancel("test", false); err != nil {
+		t.Fatal(err)
+	}
+	waitCall(t, call)
+	tr := c.tr.(*httpTransport)
+	tr.mu.Lock()
+	watched := len(tr.watched)
+	tr.mu.Unlock()
+	if watched != 1 {
+		t.Fatalf("%d streams watched after the late window, want the cancelled call's", watched)
+	}
+	select {
+	case <-gone:
+		t.Fatal("the stream was closed at the late window; want it read on")
+	default:
+	}
+	if err := c.Close(ctxT(t)); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	testutil.Receive(t, "the server to see the watched stream closed", gone)
+	tr.mu.Lock()
+	watched = len(tr.watched)
+	tr.mu.Unlock()
+	if watched != 0 {
+		t.Errorf("%d streams still watched after Close", watched)
+	}
+}

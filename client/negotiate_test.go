@@ -1,0 +1,256 @@
+package client
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
+)
+
+// TestNegotiateHTTP drives era detection with scripted answers to
+// server/discover and initialize.
+func TestNegotiateHTTP(t *testing.T) {
+	t.Parallel()
+	const legacyOnly = `{"supported":["2025-06-18","2025-03-26"],"requested":"2026-07-28"}`
+	discoverResult := func(versions string) func(w http.ResponseWriter, req fakeReq) {
+		return func(w http.ResponseWriter, req fakeReq) {
+			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":`+versions+`,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"disc","version":"2"}}}}`)
+		}
+	}
+	rpcError := func(status, code int, data string) func(w http.ResponseWriter, req fakeReq) {
+		return func(w http.ResponseWriter, req fakeReq) {
+			body := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":` + itoa(int64(code)) + `,"message":"no"`
+			if data != "" {
+				body += `,"data":` + data
+			}
+			writeJSON(w, status, body+`}}`)
+		}
+	}
+	plain := func(status int, body string) func(w http.ResponseWriter, req fakeReq) {
+		return func(w http.ResponseWriter, req fakeReq) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		force    Era
+		discover func(w http.ResponseWriter, req fakeReq) // nil: never asked
+		offer    string                                   // initialize's answer; "" echoes the request
+		wantEra  Era
+		wantInit string // protocolVersion initialize must carry; "" = no initialize
+		wantErr  string
+	}{
+		{name: "DiscoverResult with 2026", discover: discoverResult(`["2025-11-25","2026-07-28"]`), wantEra: Era20260728},
+		{name: "DiscoverResult without versions", discover: discoverResult(`[]`), wantEra: Era20260728},
+		{name: "DiscoverResult with only legacy versions", discover: discoverResult(`["2025-06-18"]`), wantEra: Era20250618, wantInit: "2025-06-18"},
+		{name: "DiscoverResult with nothing we speak", discover: discoverResult(`["2099-01-01"]`), wantErr: "none of which mcpchaos speaks"},
+		{name: "result that is not a DiscoverResult", discover: func(w http.ResponseWriter, req fakeReq) {
+			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":"2026-07-28"}}`)
+		}, wantEra: Era20251125, wantInit: "2025-11-25"},
+		{name: "-32022 listing only legacy versions", discover: rpcError(400, -32022, legacyOnly), wantEra: Era20250618, wantInit: "2025-06-18"},
+		{name: "-32022 listing 2026", discover: rpcError(400, -32022, `{"supported":["2026-07-28"]}`), wantEra: Era20260728},
+		{name: "-32022 without data", discover: rpcError(400, -32022, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+		{name: "-32020 header mismatch", discover: rpcError(400, -32020, ""), wantEra: Era20260728},
+		{name: "-32021 missing capability", discover: rpcError(400, -32021, ""), wantEra: Era20260728},
+		{name: "404 with -32601", discover: rpcError(404, -32601, ""), wantEra: Era20260728},
+		{name: "200 with -32601", discover: rpcError(200, -32601, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+		{name: "400 with -32602", discover: rpcError(400, -32602, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+		{name: "400 with a plain-text body", discover: plain(400, "Bad Request: Mcp-Session-Id header is required"), wantEra: Era20251125, wantInit: "2025-11-25"},
+		{name: "400 with an empty body", discover: plain(400, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+		{name: "404 plain", discover: plain(404, "404 page not found"), wantEra: Era20251125, wantInit: "2025-11-25"},
+		{name: "SSE answer", discover: func(w http.ResponseWriter, req fakeReq) {
+			writeSSE(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":["2026-07-28"]}}`)
+		}, wantEra: Era20260728},
+		{name: "initialize offers an older version", discover: plain(400, ""), offer: "2025-03-26", wantEra: Era20250326, wantInit: "2025-11-25"},
+		{name: "initialize offers a version we do not speak", discover: plain(400, ""), offer: "2023-01-01", wantInit: "2025-11-25", wantErr: `offered protocol version "2023-01-01"`},
+		{name: "forced 2025-06-18", force: Era20250618, wantEra: Era20250618, wantInit: "2025-06-18"},
+		{name: "forced 2026 against a legacy server", force: Era20260728, discover: plain(400, ""), wantEra: Era20260728},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+				switch req.Method {
+				case methodDiscover:
+					if tc.discover == nil {
+						t.Error("server/discover sent, but the era was forced to a legacy one")
+						return false
+					}
+					tc.discover(w, req)
+				case methodInitialize:
+					var p struct {
+						Params struct {
+							ProtocolVersion string `json:"protocolVersion"`
+						} `json:"params"`
+					}
+					_ = json.Unmarshal(req.Body, &p)
+					offer := tc.offer
+					if offer == "" {
+						offer = p.Params.ProtocolVersion
+					}
+					w.Header().Set("Mcp-Session-Id", "s-1")
+					writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"protocolVersion":"`+offer+`","capabilities":{},"serverInfo":{"name":"init","version":"1"}}}`)
+				case methodInitialized:
+					w.WriteHeader(http.StatusAccepted)
+				default:
+					if req.HTTPMethod == http.MethodDelete {
+						w.WriteHeader(200)
+						return true
+					}
+					return false
+				}
+				return true
+			})
+			c, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: f.URL + "/mcp"}, Protocol: tc.force})
+			var inits []string
+			var initialized bool
+			for _, r := range f.requests() {
+				switch r.Method {
+				case methodInitialize:
+					var p struct {
+						Params struct {
+							ProtocolVersion string `json:"protocolVersion"`
+						} `json:"params"`
+					}
+					_ = json.Unmarshal(r.Body, &p)
+					inits = append(inits, p.Params.ProtocolVersion)
+					if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+						t.Errorf("initialize carried MCP-Protocol-Version %q", v)
+					}
+				case methodInitialized:
+					initialized = true
+					if sid := r.Header.Get("Mcp-Session-Id"); sid != "s-1" {
+						t.Errorf("notifications/initialized carried session %q", sid)
+					}
+				}
+			}
+			switch {
+			case tc.wantInit == "" && len(inits) != 0:
+				t.Errorf("initialize sent (%v), want none", inits)
+			case tc.wantInit != "" && (len(inits) != 1 || inits[0] != tc.wantInit):
+				t.Errorf("initialize sent with %v, want once with %s", inits, tc.wantInit)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Dial error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+			closeClient(t, c)
+			if c.Era() != tc.wantEra {
+				t.Errorf("Era() = %s, want %s", c.Era(), tc.wantEra)
+			}
+			if !tc.wantEra.Modern() && !initialized {
+				t.Error("no notifications/initialized after initialize")
+			}
+			if tc.wantInit != "" && c.Server().Name != "init" || tc.wantInit == "" && tc.name == "DiscoverResult with 2026" && c.Server().Name != "disc" {
+				t.Errorf("Server() = %+v", c.Server())
+			}
+		})
+	}
+}
+
+func TestNegotiateConnectionRefused(t *testing.T) {
+	t.Parallel()
+	// A bound socket that does not listen: connections to it are refused, and
+	// no other test can take its port meanwhile.
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", itoa(int64(sa.(*syscall.SockaddrInet4).Port)))
+	for _, force := range []Era{"", Era20260728, Era20251125} {
+		_, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: "http://" + addr + "/mcp"}, Protocol: force})
+		if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), "connect to http://"+addr+"/mcp") {
+			t.Errorf("protocol %q: Dial error = %v, want connection refused naming the URL", force, err)
+		}
+	}
+}
+
+// TestNegotiateStdioSilent: a legacy stdio server that never answers
+// server/discover is detected as legacy once the probe times out, and the
+// initialize that follows still gets its own time.
+func TestNegotiateStdioSilent(t *testing.T) {
+	t.Parallel()
+	// After the probe times out the client writes notifications/cancelled for
+	// it and then initialize; the two writes race, so accept either order.
+	script := `read discover; read a; read b
+case "$a$b" in *notifications/cancelled*initialize*|*initialize*notifications/cancelled*) ;; *) echo "no cancel: $a $b" >&2;; esac
+printf '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}\n'
+read initialized; echo "got: $initialized" >&2
+cat >/dev/null`
+	start := time.Now()
+	c, err := Dial(ctxT(t), Config{Stdio: &StdioConfig{Command: []string{"sh", "-c", script}}, ProbeTimeout: time.Second})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	closeClient(t, c)
+	if c.Era() != Era20250618 || c.Server().Name != "sh" {
+		t.Errorf("era %s server %+v", c.Era(), c.Server())
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("Dial took %v, less than the probe timeout", d)
+	}
+	testutil.Eventually(t, "initialized", func() bool {
+		return strings.Contains(string(c.Stderr()), `got: {"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	})
+	if strings.Contains(string(c.Stderr()), "no cancel") {
+		t.Errorf("the timed-out probe was not cancelled: %s", c.Stderr())
+	}
+}
+
+func TestParseProtocol(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Era{"": "", "auto": "", "2026-07-28": Era20260728, "2025-11-25": Era20251125, "2025-06-18": Era20250618} {
+		if got, err := ParseProtocol(in); err != nil || got != want {
+			t.Errorf("ParseProtocol(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"2025-03-26", "latest", "2026-07-28 "} {
+		if _, err := ParseProtocol(in); err == nil {
+			t.Errorf("ParseProtocol(%q): want an error", in)
+		}
+	}
+	if !Era20260728.Modern() || Era20251125.Modern() || Era("").Modern() {
+		t.Error("Era.Modern is wrong")
+	}
+}
+
+func TestDialConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"neither", Config{}, "exactly one"},
+		{"both", Config{HTTP: &HTTPConfig{URL: "http://x"}, Stdio: &StdioConfig{Command: []string{"true"}}}, "exactly one"},
+		{"bad scheme", Config{HTTP: &HTTPConfig{URL: "ftp://x/mcp"}}, "scheme"},
+		{"no host", Config{HTTP: &HTTPConfig{URL: "http:///mcp"}}, "no host"},
+		{"header injection", Config{HTTP: &HTTPConfig{URL: "http://x/", Header: map[string]string{"X-A": "1\r\nEvil: 2"}}}, "invalid header"},
+		{"empty command", Config{Stdio: &StdioConfig{}}, "empty command"},
+		{"missing binary", Config{Stdio: &StdioConfig{Command: []string{"/nonexistent/mcp-server"}}}, "start"},
+	} {
+		if _, err := Dial(ctxT(t), tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Dial error = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
