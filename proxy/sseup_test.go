@@ -148,3 +148,31 @@ func TestSSEUpstreamAuto(t *testing.T) {
 		})
 	}
 }
+
+// TestSSEUpstreamDeleteCancels: a 2025 client's DELETE ends its session
+// with a call in flight, its stream still open; the call is cancelled on
+// the 2024-11-05 server (a notifications/cancelled before the session's
+// event stream closes: the end of that stream is no cancel, and a POST
+// after it finds no session). The HTTP+SSE front ends its upstream
+// session so when a client drops its stream, and the cancel the call's
+// own stream sends may come after that DELETE on a busy machine.
+func TestSSEUpstreamDeleteCancels(t *testing.T) {
+	up := startSSEServer(t)
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
+	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
+	defer cancel()
+	s := &rawSession{t: t, url: r.url}
+	resp := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	resp.Body.Close()
+	if s.id = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != 200 || s.id == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, s.id)
+	}
+	s.do(ctx, "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	call := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	defer call.Body.Close()
+	testutil.Eventually(t, "the call to start on the server", func() bool { return up.started.Load() == 1 })
+	if resp := s.do(ctx, "DELETE", ""); resp.StatusCode != 200 {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	testutil.Eventually(t, "the call cancelled on the server", func() bool { return up.cancelled.Load() == 1 })
+}

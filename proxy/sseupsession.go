@@ -27,9 +27,13 @@ type upSession struct {
 	ended     chan struct{}      // closed when the stream has ended
 	closeOnce sync.Once
 
-	mu     sync.Mutex
-	calls  map[string]*upCall // requests in flight, by id (compact JSON)
-	tokens map[string]*upCall // by progress token (compact JSON)
+	mu      sync.Mutex
+	calls   map[string]*upCall // requests in flight, by id (compact JSON)
+	tokens  map[string]*upCall // by progress token (compact JSON)
+	closing bool               // close has taken the calls in flight
+	// cancelling counts the cancels being POSTed; close waits for them
+	// before it ends the stream.
+	cancelling sync.WaitGroup
 }
 
 // upCall is a request in flight on an upstream session.
@@ -163,14 +167,18 @@ func (s *upSession) take(key string) *upCall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.calls[key]
-	if c == nil {
-		return nil
+	if c != nil {
+		s.remove(c)
 	}
-	delete(s.calls, key)
+	return c
+}
+
+// remove forgets a request in flight; s.mu is held.
+func (s *upSession) remove(c *upCall) {
+	delete(s.calls, c.key)
 	if s.tokens[c.token] == c {
 		delete(s.tokens, c.token)
 	}
-	return c
 }
 
 // request POSTs a request and answers with an SSE stream of its messages
@@ -211,16 +219,58 @@ func (s *upSession) stream(ctx context.Context, c *upCall, pw *io.PipeWriter) {
 }
 
 // cancelCall POSTs notifications/cancelled for a request still in
-// flight, unless the client's own went up already.
+// flight, unless the client's own went up already or close has taken it
+// (close sends the cancel then).
 func (s *upSession) cancelCall(c *upCall, reason string) {
-	if s.take(c.key) != c || c.clientCancelled.Load() {
+	s.mu.Lock()
+	mine := !s.closing && s.calls[c.key] == c
+	if mine {
+		s.remove(c)
+		mine = !c.clientCancelled.Load()
+	}
+	if mine {
+		s.cancelling.Add(1) // before close's Wait: closing is not set yet
+	}
+	s.mu.Unlock()
+	if !mine {
 		return
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
-		"params": map[string]any{"requestId": json.RawMessage(c.key), "reason": "mcpchaos proxy: " + reason}})
+	defer s.cancelling.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), upCancelTimeout)
 	defer cancel()
-	_, _, _ = s.post(ctx, b) // the server may be gone; nothing to do then
+	s.postCancel(ctx, c.key, reason)
+}
+
+// postCancel POSTs notifications/cancelled for the request whose id is
+// key; the server may be gone, and then there is nothing to do.
+func (s *upSession) postCancel(ctx context.Context, key, reason string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+		"params": map[string]any{"requestId": json.RawMessage(key), "reason": "mcpchaos proxy: " + reason}})
+	_, _, _ = s.post(ctx, b)
+}
+
+// cancelInFlight cancels on the server every request still in flight
+// whose client sent no cancel of its own, and waits for the cancels that
+// cancelCall is POSTing: all within upCancelTimeout each.
+func (s *upSession) cancelInFlight() {
+	s.mu.Lock()
+	s.closing = true
+	var keys []string
+	for key, c := range s.calls {
+		s.remove(c)
+		if key != upInitID && !c.clientCancelled.Load() {
+			keys = append(keys, key)
+		}
+	}
+	s.mu.Unlock()
+	if len(keys) > 0 && s.endpoint != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), upCancelTimeout)
+		defer cancel()
+		for _, key := range keys {
+			s.postCancel(ctx, key, "the client's session ended")
+		}
+	}
+	s.cancelling.Wait()
 }
 
 // cancelledByClient notes a client's notifications/cancelled, which goes
@@ -275,5 +325,13 @@ func (s *upSession) initialize(ctx context.Context) error {
 	return nil
 }
 
-// close ends the session: its stream, and with it every request.
-func (s *upSession) close() { s.closeOnce.Do(s.cancel) }
+// close ends the session: first the cancels of its requests still in
+// flight, then its stream, and with it every request. The order matters:
+// to a 2024-11-05 server the end of the stream is no cancel (the Go SDK's
+// handlers run on), and a cancel POSTed after it finds no session.
+func (s *upSession) close() {
+	s.closeOnce.Do(func() {
+		s.cancelInFlight()
+		s.cancel()
+	})
+}
