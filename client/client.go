@@ -196,7 +196,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		h.startListening() // a 2025 session's standalone GET stream (httpget.go)
 	}
 	if p := cfg.ParamHeaders; p != nil && c.era.Modern() && c.tr.name() == "http" {
-		lctx, cancel := context.WithTimeout(ctx, cfg.ProbeTimeout)
+		lctx, cancel := withBound(ctx, cfg.ProbeTimeout)
 		p.learn(lctx, c)
 		cancel()
 	}

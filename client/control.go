@@ -41,6 +41,39 @@ func (e *noAnswerError) Error() string {
 
 func (e *noAnswerError) Unwrap() error { return e.cause }
 
+// boundKey is the context key of a bound that withBound set.
+type boundKey struct{}
+
+// bound is a timeout as it was configured, and the deadline it made.
+type bound struct {
+	d        time.Duration
+	deadline time.Time
+}
+
+// withBound is context.WithTimeout(ctx, d) for a control request, which
+// remembers d: when the request times out on it, its error names d, the
+// bound as configured, not the slightly shorter time left when the
+// request started.
+func withBound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	parent, hasParent := ctx.Deadline()
+	ctx, cancel := context.WithTimeout(ctx, d)
+	deadline, _ := ctx.Deadline()
+	if hasParent && parent.Equal(deadline) {
+		return ctx, cancel // the parent's earlier deadline is the one in force
+	}
+	return context.WithValue(ctx, boundKey{}, bound{d: d, deadline: deadline}), cancel
+}
+
+// givenTime is how long a control request that started at start was
+// given when its context's deadline ended it: the bound withBound set,
+// else the time from start to the deadline.
+func givenTime(ctx context.Context, start, deadline time.Time) time.Duration {
+	if b, ok := ctx.Value(boundKey{}).(bound); ok && b.deadline.Equal(deadline) {
+		return b.d
+	}
+	return deadline.Sub(start)
+}
+
 // timedOut reports whether err is a control request that timed out (not
 // one that was interrupted).
 func timedOut(err error) bool {
@@ -115,7 +148,7 @@ func (c *Client) roundTripHeaders(ctx context.Context, method, name string, memb
 		// Whatever ended the call, it was our cancel at the context's end.
 		after := time.Since(start)
 		if deadline, ok := ctx.Deadline(); ok && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			after = deadline.Sub(start) // the time it was given
+			after = givenTime(ctx, start, deadline)
 		}
 		out.err = &noAnswerError{after: after.Round(time.Millisecond), cause: ctx.Err()}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -132,5 +133,40 @@ func TestDialExplainsHTTPStatus(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "secret") {
 			t.Errorf("status %d: Dial error %v, want one holding %q", tc.status, err, want)
 		}
+	}
+}
+
+// TestGivenTime: a control request that timed out names the bound it was
+// given as configured, even when it started a while after the bound was
+// set (on a busy machine, "timed out after 298ms" for a 300ms bound);
+// under a parent's earlier deadline it names the time it really had.
+func TestGivenTime(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		parent time.Duration // 0: none
+		want   time.Duration
+	}{
+		{"the configured bound", 0, 300 * time.Millisecond},
+		{"a parent's earlier deadline", 100 * time.Millisecond, 98 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				parent := context.Background()
+				if tc.parent > 0 {
+					var cancel context.CancelFunc
+					parent, cancel = context.WithTimeout(parent, tc.parent)
+					defer cancel()
+				}
+				ctx, cancel := withBound(parent, 300*time.Millisecond)
+				defer cancel()
+				time.Sleep(2 * time.Millisecond) // the request starts late (a fake clock)
+				start := time.Now()
+				<-ctx.Done()
+				deadline, _ := ctx.Deadline()
+				if got := givenTime(ctx, start, deadline); got != tc.want {
+					t.Errorf("given %v, want %v", got, tc.want)
+				}
+			})
+		})
 	}
 }
