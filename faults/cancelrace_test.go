@@ -38,7 +38,9 @@ calls:
 faults:
   - {kind: cancel_race, probability: 0.5, %s}
 orphans: {grace: 500ms}
-progress: {grace: 300ms}
+# A starved stdio target wrote a step's progress after the fence that
+# follows the cancel by the grace (issue 25): 2s, as TestCancelCorrectServer keeps.
+progress: {grace: 2s}
 `, tc.transport, tc.fault), opts{})
 			s := o.Sum
 			inj := o.injected("cancel_race")

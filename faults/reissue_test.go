@@ -28,7 +28,9 @@ faults:
   - {kind: cancel, probability: 0.4, after: 80ms}
   - {kind: reissue, max: 1}
 orphans: {grace: 300ms}
-progress: {grace: 300ms}
+# A starved stdio target wrote a step's progress after the fence that
+# follows the cancel by the grace (issue 25): 2s, as TestCancelCorrectServer keeps.
+progress: {grace: 2s}
 `, transport), opts{})
 			s := o.Sum
 			originals := map[uint64]*results.Record{}
