@@ -77,6 +77,12 @@ func (r *runner) startTarget() (func(), error) {
 	default:
 		return nil, errors.New("run: the plan names no target")
 	}
+	if d := r.plan.ConnectTimeout; d > 0 {
+		cfg.ProbeTimeout = d
+		if cfg.HTTP != nil && cfg.HTTP.DialTimeout <= 0 {
+			cfg.HTTP.DialTimeout = d
+		}
+	}
 	r.clients = &clientPool{cfg: cfg, target: desc, pid: t.PID}
 	for i := 0; i < processes; i++ {
 		r.clients.slots = append(r.clients.slots, &clientSlot{})

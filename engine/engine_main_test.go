@@ -48,7 +48,7 @@ var echoCall = CallSpec{Tool: targetserver.ToolEcho, Arguments: json.RawMessage(
 // httpPlan is a plan against url with a short late window and timeouts
 // that never fire unless a test sets its own.
 func httpPlan(url string, load Load, calls ...CallSpec) Plan {
-	return Plan{Name: "test", Seed: 1, Target: Target{HTTP: &client.HTTPConfig{URL: url}}, Load: load, Calls: calls,
+	return Plan{Name: "test", Seed: 1, Target: Target{HTTP: &client.HTTPConfig{URL: url}}, Load: load, Calls: calls, ConnectTimeout: testutil.WaitLong,
 		Timeouts: Timeouts{Idle: 20 * time.Second, Max: 40 * time.Second}, LateWindow: 150 * time.Millisecond}
 }
 

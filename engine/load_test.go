@@ -347,7 +347,7 @@ func TestThrottlingAndRetries(t *testing.T) {
 func TestStdioProcesses(t *testing.T) {
 	t.Parallel()
 	exe := bin.Need(t)
-	plan := Plan{Name: "stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
+	plan := Plan{Name: "stdio", Seed: 1, LateWindow: 150 * time.Millisecond, ConnectTimeout: testutil.WaitLong,
 		Target: Target{Stdio: &StdioTarget{StdioConfig: client.StdioConfig{Command: []string{exe, "serve", "--stdio"}}, Processes: 3}},
 		Load:   Load{Rate: perSec(60), Duration: 500 * time.Millisecond}, Calls: []CallSpec{echoCall, slowTask(2, 10)},
 		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
@@ -389,7 +389,7 @@ func TestBuiltinStdio(t *testing.T) {
 	t.Parallel()
 	exe := bin.Need(t)
 	cfg := targetserver.Config{StallAfter: 1}
-	plan := Plan{Name: "builtin-stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
+	plan := Plan{Name: "builtin-stdio", Seed: 1, LateWindow: 150 * time.Millisecond, ConnectTimeout: testutil.WaitLong,
 		Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{exe, "serve", "--stdio"}, cfg.Args()...)}},
 		Load:   Load{Rate: perSec(10), Duration: 300 * time.Millisecond}, Calls: []CallSpec{slowTask(5, 20)},
 		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}

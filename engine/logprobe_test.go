@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
@@ -49,7 +50,7 @@ func TestLogProbe(t *testing.T) {
 			o := orphans
 			if tc.stdio {
 				cfg := targetserver.Config{LeakOnCancel: tc.leak, LogCalls: "-"}
-				plan = Plan{Name: "log", Seed: 1, LateWindow: 150 * time.Millisecond,
+				plan = Plan{Name: "log", Seed: 1, LateWindow: 150 * time.Millisecond, ConnectTimeout: testutil.WaitLong,
 					Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{exe, "serve", "--stdio"}, cfg.Args()...)}}}
 				o.Probes = []ProbeSpec{{Log: &LogProbe{Stderr: true, Done: doneOrCancelled}}}
 			} else {

@@ -33,6 +33,12 @@ type Plan struct {
 	LateWindow time.Duration
 	// MaxMessageBytes bounds every message read; default 16 MiB.
 	MaxMessageBytes int
+	// ConnectTimeout bounds connecting to the target: each dial of an
+	// HTTP connection, and the era probe and the handshake (the client's
+	// DialTimeout and ProbeTimeout); zero keeps the client's defaults
+	// (5 s each). No scenario key sets it: the tests do, on a busy
+	// machine where a server under -race takes longer to start.
+	ConnectTimeout time.Duration
 	// Config is the scenario as used, recorded in the results header.
 	Config json.RawMessage
 	// Shard is this process's part of a run split over several (see
