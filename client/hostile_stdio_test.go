@@ -143,7 +143,7 @@ func TestHostileStdio(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow})
+			c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow, ProbeTimeout: testutil.WaitLong})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +171,7 @@ func TestHostileStdio(t *testing.T) {
 // tools timed out after 30 s). The connection still works after it.
 func TestHostileStdioTooDeep(t *testing.T) {
 	t.Parallel()
-	c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow})
+	c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow, ProbeTimeout: testutil.WaitLong})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,12 @@ func (tg interopTarget) dial(t *testing.T, cfg Config) *live {
 		cfg.Stdio = helperStdio(tg.stdio)
 	}
 	cfg.Protocol = tg.force
+	if cfg.ProbeTimeout == 0 {
+		// The helper is this test binary, under -race: on a busy machine
+		// it takes more than the default 5 s to answer server/discover,
+		// and is then taken for a silent legacy server.
+		cfg.ProbeTimeout = testutil.WaitLong
+	}
 	if cfg.LateWindow == 0 {
 		cfg.LateWindow = lateWindow
 	}

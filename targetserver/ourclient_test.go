@@ -39,9 +39,12 @@ var ourTransports = []struct {
 // in-process, stdio as a real subprocess (the test binary as helper).
 func startOurs(t *testing.T, cfg Config, stdio bool, era mc.Era) ourTarget {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 	defer cancel()
-	var c mc.Config
+	// A helper under -race on a busy machine takes more than the default
+	// 5 s to answer its first request (then taken for a silent legacy
+	// server), or to accept a connection.
+	c := mc.Config{ProbeTimeout: testutil.WaitLong}
 	var metrics string
 	if stdio {
 		b, err := json.Marshal(cfg)
@@ -53,7 +56,7 @@ func startOurs(t *testing.T, cfg Config, stdio bool, era mc.Era) ourTarget {
 			Env: []string{helperEnv + "=" + string(b), helperMetricsEnv + "=127.0.0.1:0", "GORACE=atexit_sleep_ms=0"}}
 	} else {
 		r := startHTTP(t, cfg)
-		c.HTTP = &mc.HTTPConfig{URL: r.URL}
+		c.HTTP = &mc.HTTPConfig{URL: r.URL, DialTimeout: testutil.WaitLong}
 		metrics = r.MetricsURL
 	}
 	c.Protocol = era
