@@ -72,7 +72,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	prep, err := prepareRun(fs, f, fs.Arg(0))
 	if err != nil {
 		printProblems(stderr, "mcpchaos run: ", fs.Arg(0), err)
-		return 2
+		return exitUsage
 	}
 	sc, checks, plan := prep.Scenario, prep.Checks, prep.Plan
 	shard, startAt, err := f.shards.resolve(fs, os.LookupEnv)
@@ -80,15 +80,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		plan, err = plan.ForShard(shard)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
+		return fail(stderr, "run", err)
 	}
 	plan.StartAt = startAt
 	if note := plan.SharedProbesNote(); note != "" {
 		fmt.Fprintf(stderr, "mcpchaos run: %s\n", note)
 	}
 	if !checkScenarioRun(ctx, "run", fs.Arg(0), sc, f.output, &f.exports, stderr) {
-		return 2
+		return exitUsage
 	}
 	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
 	// Every output is opened before the load: a path that cannot be
@@ -97,8 +96,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	w, exp, err := openRunOutputs(outs, f, sc.Name)
 	if err != nil {
 		outs.abort()
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
+		return fail(stderr, "run", err)
 	}
 	agg := report.NewAggregator(report.ScenarioRules(sc))
 	var exportErr error
@@ -128,8 +126,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				_ = w.Close()
 			}
 			outs.abort()
-			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-			return 2
+			return fail(stderr, "run", err)
 		}
 		defer stop()
 	}
@@ -143,19 +140,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if list := (scenarios.Errors{}); errors.As(err, &list) {
 			printProblems(stderr, "mcpchaos run: ", fs.Arg(0), list) // the tools check
 			fmt.Fprintf(stderr, "mcpchaos run: %s\n", noSchemaCheckHint)
-			return 2
+			return exitUsage
 		}
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
+		return fail(stderr, "run", err)
 	}
 	status.writing()
 	summary := info.Summary(agg, checks, failOnViolation)
-	code := 0
+	code := exitOK
 	switch {
 	case info.Interrupted:
 		code = exitInterrupted
 	case !summary.Pass:
-		code = 1
+		code = exitCheckFailed
 	}
 	if w != nil {
 		raw, _ := json.Marshal(summary)
@@ -166,7 +162,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_ = w.Write(&results.Trailer{Type: results.TypeTrailer, Ended: time.Now(), Interrupted: info.Interrupted, Summary: raw, Run: inputs})
 		if err := w.Close(); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-			code = 2
+			code = exitUsage
 		}
 	}
 	status.clear()
@@ -183,8 +179,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := errors.Join(exportErr, exp.write(summary, agg), outs.closeAll()); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
+		return fail(stderr, "run", err)
 	}
 	return code
 }
