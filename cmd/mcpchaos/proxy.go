@@ -50,27 +50,16 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "mcpchaos proxy: want exactly one proxy file (see mcpchaos proxy --help)")
 		return exitUsage
 	}
-	file := fs.Arg(0)
-	pf, err := scenarios.LoadProxy(file)
-	if err != nil {
-		printProblems(stderr, "", file, err)
+	pf, p, ok := loadProxy(ctx, fs.Arg(0), f, stderr)
+	if !ok {
 		return exitUsage
-	}
-	redact.FromContext(ctx).Merge(pf.Secrets) // before anything about the file is printed
-	p, err := proxy.New(pf)
-	if err != nil {
-		printProblems(stderr, "", file, err)
-		return exitUsage
-	}
-	if err := checkOverwrites([]fileUse{{"the proxy file", file}},
-		[]fileUse{{"--output", f.output}, {"--summary-json", f.summaryJSON}}); err != nil {
-		return fail(stderr, "proxy", err)
 	}
 	// Each call's record is written to --output as the call settles, so
 	// the file is created (or refused) before anything listens; a later
 	// check that fails removes it again, as run's outputs.abort does.
 	var out io.WriteCloser
 	if f.output != "" {
+		var err error
 		if out, err = createOutput(ctx, f.output, jsonOutput); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos proxy: --output: %v\n", err)
 			return exitUsage
@@ -105,6 +94,35 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp (HTTP+SSE clients: http://%[1]s/sse), forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
 		serveErr = p.Serve(ctx, ln)
 	}
+	return finishProxy(p, f, out, serveErr, stdout, stderr)
+}
+
+// loadProxy reads and checks the proxy file and builds the proxy; false
+// when it cannot (the problems are on stderr).
+func loadProxy(ctx context.Context, file string, f *proxyFlags, stderr io.Writer) (*scenarios.ProxyFile, *proxy.Proxy, bool) {
+	pf, err := scenarios.LoadProxy(file)
+	if err != nil {
+		printProblems(stderr, "", file, err)
+		return nil, nil, false
+	}
+	redact.FromContext(ctx).Merge(pf.Secrets) // before anything about the file is printed
+	p, err := proxy.New(pf)
+	if err != nil {
+		printProblems(stderr, "", file, err)
+		return nil, nil, false
+	}
+	if err := checkOverwrites([]fileUse{{"the proxy file", file}},
+		[]fileUse{{"--output", f.output}, {"--summary-json", f.summaryJSON}}); err != nil {
+		fail(stderr, "proxy", err)
+		return nil, nil, false
+	}
+	return pf, p, true
+}
+
+// finishProxy writes the summary (text on stdout, JSON to --summary-json)
+// and closes --output once the proxy has stopped; it returns proxy's exit
+// status.
+func finishProxy(p *proxy.Proxy, f *proxyFlags, out io.WriteCloser, serveErr error, stdout, stderr io.Writer) int {
 	code := exitOK
 	if serveErr != nil {
 		code = fail(stderr, "proxy", runError(serveErr))
