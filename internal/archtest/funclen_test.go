@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -77,20 +76,7 @@ func funcLengths(t *testing.T, root string) []funcLength {
 	t.Helper()
 	fset := token.NewFileSet()
 	var out []funcLength
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
+	err := walkSource(root, func(p, dir string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
 		if err != nil {
 			return fmt.Errorf("parse: %w", err)
@@ -98,17 +84,13 @@ func funcLengths(t *testing.T, root string) []funcLength {
 		if isGenerated(f) {
 			return nil
 		}
-		rel, err := filepath.Rel(root, filepath.Dir(p))
-		if err != nil {
-			return err
-		}
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
 				continue
 			}
 			start, end := fset.Position(fn.Pos()), fset.Position(fn.End())
-			out = append(out, funcLength{name: funcName(filepath.ToSlash(rel), fn), pos: start, lines: end.Line - start.Line + 1})
+			out = append(out, funcLength{name: funcName(dir, fn), pos: start, lines: end.Line - start.Line + 1})
 		}
 		return nil
 	})
