@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // The receive path for one progress notification, as the SDK writes it on
@@ -47,7 +49,7 @@ func benchCall(obs Observer) *Call {
 	c := &Client{cfg: Config{MaxMessageBytes: defaultMaxMessage, LateWindow: defaultLate}, ids: new(IDSource), era: Era20260728}
 	for c.ids.Next() < 4 {
 	}
-	call := c.newCall(methodToolsCall, "slow", obs)
+	call := c.newCall(vocab.MethodToolsCall, "slow", obs)
 	call.tok = call.id
 	return call
 }

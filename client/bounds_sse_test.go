@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // TestBoundsSSEEndlessLine: many calls against a server that answers each
@@ -37,7 +39,7 @@ func TestBoundsSSEEndlessLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var written atomic.Int64
 			f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-				if req.Method != methodToolsCall {
+				if req.Method != vocab.MethodToolsCall {
 					return false
 				}
 				w.Header().Set("Content-Type", "text/event-stream")

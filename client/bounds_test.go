@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -142,7 +143,7 @@ func TestBoundsHTTPHugeSSE(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var written atomic.Int64
 			f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-				if req.Method != methodToolsCall {
+				if req.Method != vocab.MethodToolsCall {
 					return false
 				}
 				if req.Params.Name == "small" {
@@ -215,7 +216,7 @@ func TestBoundsHTTPHugeHeader(t *testing.T) {
 					return
 				}
 				body, _ := io.ReadAll(r.Body)
-				if strings.Contains(string(body), methodDiscover) {
+				if strings.Contains(string(body), vocab.MethodDiscover) {
 					resp := `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`
 					io.WriteString(nc, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: "+itoa(int64(len(resp)))+"\r\n\r\n"+resp)
 					return

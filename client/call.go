@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // AbortMode says how Abort drops the transport under a call.
@@ -343,7 +345,7 @@ func stray(m *inMsg, decodeErr error) string {
 
 func (call *Call) notification(sc *scanner, m *inMsg, at time.Time) {
 	switch {
-	case m.methodIs(methodProgress):
+	case m.methodIs(vocab.MethodProgress):
 		var p progressMsg
 		if err := decodeProgress(sc, m.params, &p); err != nil {
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolBadProgress, Detail: err.Error()})
@@ -364,7 +366,7 @@ func (call *Call) notification(sc *scanner, m *inMsg, at time.Time) {
 		default:
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolUnknownToken, Detail: "progress for a token never sent"})
 		}
-	case m.methodIs(methodCancelled):
+	case m.methodIs(vocab.MethodCancelled):
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerCancel, Detail: "server sent notifications/cancelled"})
 	}
 }

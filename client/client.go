@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Config configures a Client. The zero value of every optional field is
@@ -269,7 +271,7 @@ func (c *Client) capabilities() []byte {
 // Start sends a tools/call and returns its handle. The call's events go to
 // req.Observer. An error means the request could not be sent.
 func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
-	call := c.newCall(methodToolsCall, req.Tool, req.Observer)
+	call := c.newCall(vocab.MethodToolsCall, req.Tool, req.Observer)
 	call.malform = req.Malform
 	if req.Progress {
 		call.tok = call.id
@@ -317,7 +319,7 @@ func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage
 		members = append(members, `,"arguments":`...)
 		members = append(members, args...)
 	}
-	r := c.roundTripHeaders(ctx, methodToolsCall, tool, members, metaOptions{modern: c.era.Modern()}, c.paramHeaders(tool, args))
+	r := c.roundTripHeaders(ctx, vocab.MethodToolsCall, tool, members, metaOptions{modern: c.era.Modern()}, c.paramHeaders(tool, args))
 	if err := r.failure("tools/call " + tool); err != nil {
 		return ToolResult{}, err
 	}

@@ -5,18 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-)
 
-// Method names.
-const (
-	methodDiscover    = "server/discover"
-	methodInitialize  = "initialize"
-	methodInitialized = "notifications/initialized"
-	methodToolsList   = "tools/list"
-	methodToolsCall   = "tools/call"
-	methodProgress    = "notifications/progress"
-	methodCancelled   = "notifications/cancelled"
-	methodPing        = "ping"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Malform selects a deliberately broken request body (the malformed fault).
@@ -101,13 +91,13 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 	if o.modern {
 		if !o.noVersion {
 			sep()
-			b = append(b, `"io.modelcontextprotocol/protocolVersion":`...)
+			b = append(b, `"`+vocab.MetaProtocolVersion+`":`...)
 			b = appendJSONString(b, string(c.era))
 		}
 		sep()
-		b = append(b, `"io.modelcontextprotocol/clientCapabilities":`...)
+		b = append(b, `"`+vocab.MetaClientCapabilities+`":`...)
 		b = append(b, c.capabilities()...)
-		b = append(b, `,"io.modelcontextprotocol/clientInfo":`...)
+		b = append(b, `,"`+vocab.MetaClientInfo+`":`...)
 		b = append(b, c.clientInfo...)
 	}
 	if o.progressTok != 0 {

@@ -1,24 +1,33 @@
 package client
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
+)
 
 // Era is the protocol revision a client speaks with a server.
 type Era string
 
-// The revisions mcpchaos speaks. 2026-07-28 is "modern": no handshake,
-// every request carries its own _meta. The 2025 revisions are "legacy":
-// initialize, and on HTTP a session.
+// The revisions mcpchaos speaks (their strings and the modern and legacy
+// rules are defined in client/vocab). 2026-07-28 is "modern": no
+// handshake, every request carries its own _meta. The earlier revisions
+// are "legacy": initialize, and on HTTP a session.
 const (
-	Era20260728 Era = "2026-07-28"
-	Era20251125 Era = "2025-11-25"
-	Era20250618 Era = "2025-06-18"
-	Era20250326 Era = "2025-03-26"
+	Era20260728 Era = vocab.Rev20260728
+	Era20251125 Era = vocab.Rev20251125
+	Era20250618 Era = vocab.Rev20250618
+	Era20250326 Era = vocab.Rev20250326
 	// Era20241105 is the revision of the HTTP+SSE transport.
-	Era20241105 Era = "2024-11-05"
+	Era20241105 Era = vocab.Rev20241105
 )
 
-// Modern reports whether e is 2026-07-28 or later.
-func (e Era) Modern() bool { return e >= Era20260728 }
+// Modern reports whether e is 2026-07-28 or later (vocab.IsModern).
+func (e Era) Modern() bool { return vocab.IsModern(string(e)) }
+
+// Legacy reports whether e is a revision before 2026-07-28
+// (vocab.IsLegacy).
+func (e Era) Legacy() bool { return vocab.IsLegacy(string(e)) }
 
 // legacyEras are the legacy revisions we accept from initialize, newest
 // first.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // A fake Streamable HTTP server, built like net/http/httptest: the test
@@ -66,7 +68,7 @@ func startFake(t testing.TB, script func(w http.ResponseWriter, req fakeReq) boo
 		if script != nil && script(w, req) {
 			return
 		}
-		if req.Method == methodDiscover {
+		if req.Method == vocab.MethodDiscover {
 			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake","version":"0"}}}}`)
 			return
 		}
@@ -151,9 +153,9 @@ func startLegacyFake(t testing.TB, script func(w http.ResponseWriter, req fakeRe
 		switch {
 		case req.HTTPMethod == http.MethodDelete:
 			w.WriteHeader(200)
-		case req.Method == methodDiscover:
+		case req.Method == vocab.MethodDiscover:
 			http.Error(w, "Bad Request: Mcp-Session-Id header is required", 400)
-		case req.Method == methodInitialize:
+		case req.Method == vocab.MethodInitialize:
 			w.Header().Set("Mcp-Session-Id", "sess-1")
 			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"legacy-fake","version":"0"}}}`)
 		case script(w, req):

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Fence sends a ping and returns when its answer was read. Any answer
@@ -14,7 +16,7 @@ import (
 // the ping, which was after Fence was called. Over HTTP each request has
 // its own stream and a fence orders nothing.
 func (c *Client) Fence(ctx context.Context) (time.Time, error) {
-	r := c.roundTrip(ctx, methodPing, "", nil, metaOptions{modern: c.era.Modern()})
+	r := c.roundTrip(ctx, vocab.MethodPing, "", nil, metaOptions{modern: c.era.Modern()})
 	if r.at.IsZero() {
 		err := r.err
 		if err == nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Realistic messages, as SDK servers write them, seed every target.
@@ -37,7 +39,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		if err == nil {
 			var p progressMsg
 			perr := decodeProgress(&sc, m.params, &p)
-			if m.kind == kindNotification && m.methodIs(methodProgress) {
+			if m.kind == kindNotification && m.methodIs(vocab.MethodProgress) {
 				checkProgress(t, m.params, &p, perr)
 			}
 			var r Result

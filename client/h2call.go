@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // The calls of an httpTransport on HTTP/2 streams (see h2.go).
@@ -71,13 +73,13 @@ func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http
 		h[kv[0]] = []string{kv[1]}
 	}
 	era := t.c.era
-	if era.Modern() || method != methodInitialize {
-		h["Mcp-Protocol-Version"] = []string{string(era)}
+	if era.Modern() || method != vocab.MethodInitialize {
+		h.Set(vocab.HeaderProtocolVersion, string(era))
 	}
 	if era.Modern() && method != "" {
-		h["Mcp-Method"] = []string{method}
+		h.Set(vocab.HeaderMethod, method)
 		if name != "" {
-			h["Mcp-Name"] = []string{headerValue(name)}
+			h.Set(vocab.HeaderName, headerValue(name))
 		}
 		for len(extra) > 0 {
 			line, rest, _ := bytes.Cut(extra, []byte("\r\n"))
@@ -88,7 +90,7 @@ func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http
 		}
 	}
 	if sid := t.sessionID(); sid != "" && !era.Modern() {
-		h["Mcp-Session-Id"] = []string{sid}
+		h.Set(vocab.HeaderSessionID, sid)
 	}
 	req := &http.Request{Method: http.MethodPost, URL: t.url, Host: t.url.Host, Header: h,
 		Proto: "HTTP/2.0", ProtoMajor: 2, ContentLength: int64(len(body))}

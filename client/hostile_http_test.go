@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -356,7 +357,7 @@ func TestHostileHTTP(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-				if req.Method != methodToolsCall {
+				if req.Method != vocab.MethodToolsCall {
 					return false
 				}
 				tc.answer(w, req)

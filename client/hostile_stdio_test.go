@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -31,10 +32,10 @@ func hostileStdioServer() {
 		}
 		id, tok := req.ID, req.token()
 		switch req.Method {
-		case methodDiscover:
+		case vocab.MethodDiscover:
 			send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"supportedVersions":["2026-07-28"]}}`)
 			continue
-		case methodToolsCall:
+		case vocab.MethodToolsCall:
 		default:
 			send(errorJSON(id, -32601, "no such method"))
 			continue

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -115,7 +116,7 @@ func TestHTTPFreshConnectionDropped(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
 	f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-		if req.Method == methodDiscover {
+		if req.Method == vocab.MethodDiscover {
 			w.Header().Set("Connection", "close") // so nothing is pooled
 			return false
 		}
@@ -163,7 +164,7 @@ func TestHTTPAbortFINvsRST(t *testing.T) {
 						}
 						var req fakeReq
 						_ = json.NewDecoder(r.Body).Decode(&req)
-						if req.Method == methodDiscover {
+						if req.Method == vocab.MethodDiscover {
 							body := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"supportedVersions":["2026-07-28"]}}`
 							io.WriteString(nc, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: "+itoa(int64(len(body)))+"\r\n\r\n"+body)
 							return

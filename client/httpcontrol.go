@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Control traffic on the HTTP transport: notifications (the 2025 cancel,
@@ -107,7 +109,7 @@ func (t *httpTransport) cancel(call *Call, reason string, notify bool) error {
 func (t *httpTransport) postCancel(id int64, reason string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := t.notify(ctx, methodCancelled, appendCancelled(nil, id, reason)); err != nil {
+	if err := t.notify(ctx, vocab.MethodCancelled, appendCancelled(nil, id, reason)); err != nil {
 		return fmt.Errorf("post notifications/cancelled for %d: %w", id, err)
 	}
 	return nil

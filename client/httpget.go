@@ -5,6 +5,8 @@ import (
 	"mime"
 	"net/http"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // The standalone GET stream of a 2025 session. After the handshake a
@@ -178,7 +180,7 @@ func (t *httpTransport) routeListened(sc *scanner, m *inMsg, at time.Time) {
 		t.answerServerRequest(m)
 	case kindNotification:
 		switch {
-		case m.methodIs(methodProgress):
+		case m.methodIs(vocab.MethodProgress):
 			var p progressMsg
 			if err := decodeProgress(sc, m.params, &p); err != nil {
 				s.notJSONRPC.Add(1)
@@ -192,7 +194,7 @@ func (t *httpTransport) routeListened(sc *scanner, m *inMsg, at time.Time) {
 			default:
 				s.unknownTokens.Add(1)
 			}
-		case m.methodIs(methodCancelled):
+		case m.methodIs(vocab.MethodCancelled):
 			s.serverCancels.Add(1)
 		}
 	}
@@ -229,7 +231,7 @@ func (t *httpTransport) stopListening(ctx context.Context) {
 // gets its empty result, anything else method-not-found.
 func serverRequestAnswer(m *inMsg) []byte {
 	id := idText(m)
-	if m.methodIs(methodPing) {
+	if m.methodIs(vocab.MethodPing) {
 		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)
 	}
 	return []byte(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"mcpchaos answers no server requests"}}`)

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // maxHeaderBytes bounds a response's status line and headers.
@@ -50,8 +52,8 @@ func (t *httpTransport) read(call *Call) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	call.emit(Event{Kind: EvHeaders, At: at, Status: resp.StatusCode, ContentType: ct,
 		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), at), RateLimitReset: rateLimitReset(resp.Header, at)})
-	if call.method == methodInitialize && resp.StatusCode/100 == 2 {
-		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+	if call.method == vocab.MethodInitialize && resp.StatusCode/100 == 2 {
+		if sid := resp.Header.Get(vocab.HeaderSessionID); sid != "" {
 			t.mu.Lock()
 			t.session = sid
 			t.mu.Unlock()

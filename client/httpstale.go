@@ -1,6 +1,10 @@
 package client
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
+)
 
 // Stale answers on a 2025 HTTP session. A legacy cancel is a POSTed
 // notifications/cancelled: the call's own stream stays open, and a server
@@ -128,7 +132,7 @@ func (call *Call) stale(m *inMsg) (answer bool) {
 		}
 		return true
 	case kindNotification:
-		if m.methodIs(methodProgress) {
+		if m.methodIs(vocab.MethodProgress) {
 			s.stale.Add(1)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -83,7 +84,7 @@ func TestHTTPLegacyWatchEndsAtClose(t *testing.T) {
 	t.Parallel()
 	gone := make(chan struct{}, 1)
 	f := startLegacyFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-		if req.Method != methodToolsCall {
+		if req.Method != vocab.MethodToolsCall {
 			return false
 		}
 		// Open the stream, then hold it without a word until the client

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/redact"
 )
 
@@ -271,24 +272,24 @@ func (t *httpTransport) writeRequest(ctx context.Context, conn *httpConn, method
 	b = append(b, " HTTP/1.1\r\n"...)
 	b = append(b, t.static...)
 	era := t.c.era
-	if era.Modern() || method != methodInitialize {
-		b = append(b, "MCP-Protocol-Version: "...)
+	if era.Modern() || method != vocab.MethodInitialize {
+		b = append(b, vocab.HeaderProtocolVersion+": "...)
 		b = append(b, era...)
 		b = append(b, "\r\n"...)
 	}
 	if era.Modern() && method != "" {
-		b = append(b, "Mcp-Method: "...)
+		b = append(b, vocab.HeaderMethod+": "...)
 		b = append(b, method...)
 		b = append(b, "\r\n"...)
 		if name != "" {
-			b = append(b, "Mcp-Name: "...)
+			b = append(b, vocab.HeaderName+": "...)
 			b = append(b, headerValue(name)...)
 			b = append(b, "\r\n"...)
 		}
 		b = append(b, extra...)
 	}
 	if sid := t.sessionID(); sid != "" && !era.Modern() {
-		b = append(b, "Mcp-Session-Id: "...)
+		b = append(b, vocab.HeaderSessionID+": "...)
 		b = append(b, sid...)
 		b = append(b, "\r\n"...)
 	}

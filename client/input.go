@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // A server that needs something from the client asks for it: in 2026 in a
@@ -14,22 +16,15 @@ import (
 // here, on the stream or pipe it came on. Either way the answers come from
 // an InputAnswerer, and only for the capabilities it declares.
 
-// The methods of input requests.
-const (
-	MethodElicit   = "elicitation/create"
-	MethodSampling = "sampling/createMessage"
-	MethodRoots    = "roots/list"
-)
-
 // InputKind names the kind of an input request method, as the summary
 // keys do: "elicitation", "sampling", "roots"; "" for another method.
 func InputKind(method string) string {
 	switch method {
-	case MethodElicit:
+	case vocab.MethodElicit:
 		return "elicitation"
-	case MethodSampling:
+	case vocab.MethodSampling:
 		return "sampling"
-	case MethodRoots:
+	case vocab.MethodRoots:
 		return "roots"
 	}
 	return ""
@@ -99,7 +94,7 @@ func (c *Client) inputRequest(m *inMsg, call *Call, at time.Time, send func(ctx 
 // not carry one: only tools/call, prompts/get and resources/read may.
 func (c *Client) checkInputMethod(method string, result []byte) {
 	switch method {
-	case methodToolsCall, "prompts/get", "resources/read":
+	case vocab.MethodToolsCall, vocab.MethodPromptsGet, vocab.MethodResourcesRead:
 		return
 	}
 	var r struct {

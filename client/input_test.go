@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -14,7 +15,7 @@ import (
 type cannedAnswers struct{}
 
 func (cannedAnswers) AnswerInput(tool, method string, _ []byte) ([]byte, time.Duration, bool) {
-	if method != MethodElicit {
+	if method != vocab.MethodElicit {
 		return nil, 0, false
 	}
 	return []byte(`{"action":"accept","content":{"tool":"` + tool + `"}}`), 0, true
@@ -27,7 +28,7 @@ func (cannedAnswers) AnswerInput(tool, method string, _ []byte) ([]byte, time.Du
 func TestLegacyInputRequests(t *testing.T) {
 	t.Parallel()
 	f := startLegacyFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-		if req.Method != methodToolsCall {
+		if req.Method != vocab.MethodToolsCall {
 			return false
 		}
 		writeSSE(w,
@@ -63,7 +64,7 @@ func TestLegacyInputRequests(t *testing.T) {
 		t.Errorf("sampling answer %s, want method-not-found", got)
 	}
 	for _, r := range f.requests() {
-		if r.Method == methodInitialize && !strings.Contains(string(r.Body), `"capabilities":{"elicitation":{}}`) {
+		if r.Method == vocab.MethodInitialize && !strings.Contains(string(r.Body), `"capabilities":{"elicitation":{}}`) {
 			t.Errorf("initialize %s does not declare elicitation", r.Body)
 		}
 	}
@@ -110,7 +111,7 @@ func TestInputRequiredMethod(t *testing.T) {
 	t.Parallel()
 	f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
 		switch req.Method {
-		case methodToolsList, methodToolsCall:
+		case vocab.MethodToolsList, vocab.MethodToolsCall:
 			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","requestState":"s"}}`)
 			return true
 		}
@@ -136,7 +137,7 @@ func (slowAnswers) AnswerInput(string, string, []byte) ([]byte, time.Duration, b
 func TestInputAnswersStopOnClose(t *testing.T) {
 	t.Parallel()
 	f := startLegacyFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-		if req.Method != methodToolsCall {
+		if req.Method != vocab.MethodToolsCall {
 			return false
 		}
 		writeSSE(w, `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"?"}}`, resultJSON(req.ID, "done"))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // negotiate settles the era: a forced one, or server/discover first and
@@ -20,7 +22,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 		return c.orSSE(ctx, c.initialize(pctx, c.cfg.Protocol))
 	}
 	c.era = Era20260728
-	r := c.roundTrip(pctx, methodDiscover, "", nil, metaOptions{modern: true})
+	r := c.roundTrip(pctx, vocab.MethodDiscover, "", nil, metaOptions{modern: true})
 	legacy, err := c.judgeDiscover(r)
 	if err != nil {
 		return err
@@ -95,9 +97,9 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	members = append(members, c.capabilities()...)
 	members = append(members, `,"clientInfo":`...)
 	members = append(members, c.clientInfo...)
-	r := c.roundTrip(ctx, methodInitialize, "", members, metaOptions{})
+	r := c.roundTrip(ctx, vocab.MethodInitialize, "", members, metaOptions{})
 	c.initStatus = r.status
-	if err := r.failure(methodInitialize); err != nil {
+	if err := r.failure(vocab.MethodInitialize); err != nil {
 		return err
 	}
 	var res InitializeResult
@@ -115,7 +117,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	c.era = offered
 	c.server = res.ServerInfo
 	body := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	if err := c.tr.notify(ctx, methodInitialized, body); err != nil {
+	if err := c.tr.notify(ctx, vocab.MethodInitialized, body); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return nil

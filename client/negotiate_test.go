@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -78,13 +79,13 @@ func TestNegotiateHTTP(t *testing.T) {
 			t.Parallel()
 			f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
 				switch req.Method {
-				case methodDiscover:
+				case vocab.MethodDiscover:
 					if tc.discover == nil {
 						t.Error("server/discover sent, but the era was forced to a legacy one")
 						return false
 					}
 					tc.discover(w, req)
-				case methodInitialize:
+				case vocab.MethodInitialize:
 					var p struct {
 						Params struct {
 							ProtocolVersion string `json:"protocolVersion"`
@@ -97,7 +98,7 @@ func TestNegotiateHTTP(t *testing.T) {
 					}
 					w.Header().Set("Mcp-Session-Id", "s-1")
 					writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"protocolVersion":"`+offer+`","capabilities":{},"serverInfo":{"name":"init","version":"1"}}}`)
-				case methodInitialized:
+				case vocab.MethodInitialized:
 					w.WriteHeader(http.StatusAccepted)
 				default:
 					if req.HTTPMethod == http.MethodDelete {
@@ -113,7 +114,7 @@ func TestNegotiateHTTP(t *testing.T) {
 			var initialized bool
 			for _, r := range f.requests() {
 				switch r.Method {
-				case methodInitialize:
+				case vocab.MethodInitialize:
 					var p struct {
 						Params struct {
 							ProtocolVersion string `json:"protocolVersion"`
@@ -124,7 +125,7 @@ func TestNegotiateHTTP(t *testing.T) {
 					if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 						t.Errorf("initialize carried MCP-Protocol-Version %q", v)
 					}
-				case methodInitialized:
+				case vocab.MethodInitialized:
 					initialized = true
 					if sid := r.Header.Get("Mcp-Session-Id"); sid != "s-1" {
 						t.Errorf("notifications/initialized carried session %q", sid)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -30,10 +31,10 @@ func TestCancelNotifyHTTP(t *testing.T) {
 			posted := make(chan fakeReq, 1)
 			script := func(w http.ResponseWriter, req fakeReq) bool {
 				switch {
-				case req.Method == methodCancelled:
+				case req.Method == vocab.MethodCancelled:
 					posted <- req
 					w.WriteHeader(http.StatusAccepted)
-				case req.Method == methodToolsCall:
+				case req.Method == vocab.MethodToolsCall:
 					w.Header().Set("Content-Type", "text/event-stream")
 					w.WriteHeader(200)
 					w.(http.Flusher).Flush()

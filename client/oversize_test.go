@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // TestOversizeBodyCost: a multi-megabyte oversize request costs one body
@@ -42,7 +44,7 @@ func TestOversizeBodyCost(t *testing.T) {
 	}()
 	conn := &httpConn{nc: client, br: bufio.NewReader(client)}
 	if n := allocated(func() {
-		if err := tr.writeRequest(context.Background(), conn, methodToolsCall, "echo", nil, body); err != nil {
+		if err := tr.writeRequest(context.Background(), conn, vocab.MethodToolsCall, "echo", nil, body); err != nil {
 			t.Fatalf("writeRequest: %v", err)
 		}
 	}); n > size/4 {

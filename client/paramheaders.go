@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // ParamHeaders holds, per tool, the parameters that the tool's inputSchema
@@ -121,7 +123,7 @@ func (p *ParamHeaders) appendHeaders(b []byte, tool string, args []byte) []byte 
 		if !ok {
 			continue
 		}
-		b = append(b, "Mcp-Param-"...)
+		b = append(b, vocab.HeaderParamPrefix...)
 		b = append(b, h.header...)
 		b = append(b, ": "...)
 		b = append(b, headerValue(text)...)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // oneShot is a raw HTTP server that answers one request per connection,
@@ -94,7 +96,7 @@ func pooled(c *Client) int {
 func TestHTTPStaleKeepAlive(t *testing.T) {
 	t.Parallel()
 	s := startOneShot(t, func(req fakeReq) (int, string, string) {
-		if req.Method == methodDiscover {
+		if req.Method == vocab.MethodDiscover {
 			return 200, "", `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"supportedVersions":["2026-07-28"]}}`
 		}
 		return 200, "", resultJSON(req.ID, "ok")
@@ -128,9 +130,9 @@ func TestHTTPStaleKeepAliveLegacy(t *testing.T) {
 	t.Parallel()
 	s := startOneShot(t, func(req fakeReq) (int, string, string) {
 		switch {
-		case req.Method == methodDiscover:
+		case req.Method == vocab.MethodDiscover:
 			return 400, "", ""
-		case req.Method == methodInitialize:
+		case req.Method == vocab.MethodInitialize:
 			return 200, "Mcp-Session-Id: s-9\r\n", `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"one","version":"1"}}}`
 		case req.HTTPMethod == http.MethodDelete:
 			return 200, "", ""
@@ -151,7 +153,7 @@ func TestHTTPStaleKeepAliveLegacy(t *testing.T) {
 	if n := pooled(c); n != 1 {
 		t.Fatalf("%d pooled connections, want the stale one", n)
 	}
-	if err := c.Notify(ctxT(t), methodCancelled, []byte(`{"requestId":99}`)); err != nil {
+	if err := c.Notify(ctxT(t), vocab.MethodCancelled, []byte(`{"requestId":99}`)); err != nil {
 		t.Errorf("Notify over a stale connection: %v", err)
 	}
 	s.waitStale(t, &closed)
@@ -161,7 +163,7 @@ func TestHTTPStaleKeepAliveLegacy(t *testing.T) {
 	var cancels, deletes int
 	_, reqs := s.snapshot()
 	for _, r := range reqs {
-		if r.Method == methodCancelled && r.Header.Get("Mcp-Session-Id") == "s-9" {
+		if r.Method == vocab.MethodCancelled && r.Header.Get("Mcp-Session-Id") == "s-9" {
 			cancels++
 		}
 		if r.HTTPMethod == http.MethodDelete && r.Header.Get("Mcp-Session-Id") == "s-9" {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // read is the one goroutine that reads the server's stdout.
@@ -101,7 +103,7 @@ func (t *stdioTransport) routeNotification(sc *scanner, m *inMsg, at time.Time) 
 // rules for tool calls); what belongs to no live call is counted.
 func routeNotification(c *Client, lookup func(int64) *Call, sc *scanner, m *inMsg, at time.Time) {
 	switch {
-	case m.methodIs(methodProgress):
+	case m.methodIs(vocab.MethodProgress):
 		var p progressMsg
 		if err := decodeProgress(sc, m.params, &p); err != nil {
 			c.stats.notJSONRPC.Add(1)
@@ -120,7 +122,7 @@ func routeNotification(c *Client, lookup func(int64) *Call, sc *scanner, m *inMs
 		default:
 			c.stats.unknownTokens.Add(1)
 		}
-	case m.methodIs(methodCancelled):
+	case m.methodIs(vocab.MethodCancelled):
 		c.stats.serverCancels.Add(1)
 		if id, ok := decodeCancelledID(sc, m.params); ok {
 			if call := lookup(id); call != nil {

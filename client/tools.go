@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Bounds of a tools/list walk: a server that pages for ever, repeats a
@@ -92,8 +94,8 @@ func (c *Client) listToolPages(ctx context.Context) (*ToolList, error) {
 		if cursor != "" {
 			members = appendJSONString([]byte(`"cursor":`), cursor)
 		}
-		r := c.roundTrip(ctx, methodToolsList, "", members, metaOptions{modern: c.era.Modern()})
-		if err := r.failure(methodToolsList); err != nil {
+		r := c.roundTrip(ctx, vocab.MethodToolsList, "", members, metaOptions{modern: c.era.Modern()})
+		if err := r.failure(vocab.MethodToolsList); err != nil {
 			if page > 1 && ctx.Err() != nil {
 				// The time was the whole walk's, not this page's: say so
 				// (ErrListCut), not how little of it the page had left.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // toolsPager answers tools/list with pages chosen by next: given the
@@ -17,7 +19,7 @@ import (
 // next cursor (nil: the last page).
 func toolsPager(t *testing.T, next func(cursor string) ([]string, *string)) *fake {
 	return startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-		if req.Method != methodToolsList {
+		if req.Method != vocab.MethodToolsList {
 			return false
 		}
 		var body struct {

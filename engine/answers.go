@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -65,7 +66,7 @@ func (a answers) AnswerInput(tool, method string, params []byte) ([]byte, time.D
 // draws its think time from rng.
 func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]byte, time.Duration, bool) {
 	switch method {
-	case client.MethodElicit:
+	case vocab.MethodElicit:
 		e := a.c.ElicitationFor(tool)
 		if e == nil || !formMode(params) {
 			return nil, 0, false
@@ -80,7 +81,7 @@ func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]b
 		}
 		b, _ := json.Marshal(out)
 		return b, e.Think.Sample(rng), true
-	case client.MethodSampling:
+	case vocab.MethodSampling:
 		s := a.c.SamplingFor(tool)
 		if s == nil {
 			return nil, 0, false
@@ -88,7 +89,7 @@ func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]b
 		b, _ := json.Marshal(map[string]any{"role": "assistant", "model": s.Model, "stopReason": s.StopReason,
 			"content": map[string]any{"type": "text", "text": s.Text}})
 		return b, s.Think.Sample(rng), true
-	case client.MethodRoots:
+	case vocab.MethodRoots:
 		if !a.c.HasRoots {
 			return nil, 0, false
 		}
@@ -156,7 +157,7 @@ func (a answers) respond(tool string, inputRequests []byte, rng *rand.Rand) (rou
 		}
 		responses[k] = result
 		out.think += think
-		if e := a.c.ElicitationFor(tool); r.Method == client.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, e.Content) {
+		if e := a.c.ElicitationFor(tool); r.Method == vocab.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, e.Content) {
 			out.mismatches++
 		}
 	}

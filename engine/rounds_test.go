@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -242,7 +242,7 @@ func TestAnswersRespond(t *testing.T) {
 	if caps := string(a.capabilities()); caps != `{"elicitation":{"form":{}},"roots":{},"sampling":{}}` {
 		t.Errorf("capabilities %s", caps)
 	}
-	if _, _, ok := a.AnswerInput("x", client.MethodElicit, []byte(`{"mode":"url"}`)); ok {
+	if _, _, ok := a.AnswerInput("x", vocab.MethodElicit, []byte(`{"mode":"url"}`)); ok {
 		t.Error("a url elicitation was answered; only form is declared")
 	}
 	if !strings.Contains(string(answers{c: &scenarios.Client{}}.capabilities()), "{}") {

@@ -175,18 +175,8 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		return nil, err
 	}
 	defer stopTarget()
-	if err := r.newLogProbes(); err != nil {
+	if err := r.connect(ctx); err != nil {
 		return nil, err
-	}
-	if err := r.clients.dialAll(ctx); err != nil {
-		r.clients.closeAll()
-		return nil, err
-	}
-	if opts.BeforeLoad != nil {
-		if err := opts.BeforeLoad(ctx, r.clients.first()); err != nil {
-			r.clients.closeAll()
-			return nil, err
-		}
 	}
 	pr := r.newProbeRun(r.metricsURL)
 	if w := autoWindows(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil); w != nil {
@@ -194,77 +184,15 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		pr.windows.Auto = true
 	}
 	pr.start()
-	// Every shard given the same StartAt starts its load at that instant
-	// (its ticks keep their times in the whole run); one that comes late
-	// says so and drops the ticks it missed.
-	late, waited := r.waitStart(ctx)
-	r.late = late
-	info := &Info{Started: time.Now(), Late: late}
-	if !plan.StartAt.IsZero() && waited {
-		info.Started = plan.StartAt
+	info, err := r.begin(ctx)
+	if err != nil {
+		return nil, err
 	}
-	info.Header = r.header(info.Started)
-	info.Header.Shard = r.shardHeader(late)
-	if late > 0 && opts.OnLateStart != nil {
-		opts.OnLateStart(late)
-	}
-	if opts.Writer != nil {
-		if err := opts.Writer.Write(&info.Header); err != nil {
-			r.logs.abandon()
-			r.clients.closeAll()
-			return nil, err
-		}
-	}
-	// began and pace are set before the goroutines that read them start
-	// (the status tick and the probe sampler).
-	if plan.Load.Concurrency == 0 && plan.Load.Script == nil {
-		r.pace = r.newPacer()
-	}
-	r.began = info.Started
-	r.phase.Store(PhaseLoad)
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
-	r.gw.start(context.WithoutCancel(ctx))
-	stopBackground := r.background(ctx, info)
-	stopWindows := r.quietWindows(ctx, pr)
-	switch {
-	case plan.Load.Script != nil:
-		r.scriptLoad(ctx)
-	case plan.Load.Concurrency > 0:
-		r.closedLoad(ctx)
-	default:
-		r.openLoad(ctx)
-	}
-	close(r.loadOver)
-	stopWindows()
-	stopBackground()
-	// The time quiet windows paused the load is not load time: rates
-	// count only the time the load ran.
-	info.Duration = time.Since(r.began) - r.win.pausedFor()
-	// An interrupt during the load stops it, and the orphans are still
-	// measured in full: the second interrupt is the way out. An interrupt
-	// after the load ends the drain and the probes at once: the calls in
-	// flight are cancelled and the probes get one short final read.
-	probeCtx := ctx
-	if ctx.Err() != nil {
-		probeCtx = context.Background()
-	}
-	r.phase.Store(PhaseDrain)
-	r.drain(ctx)
-	r.phase.Store(PhaseProbes)
-	info.Orphans = pr.finish(probeCtx)
-	r.phase.Store(PhaseLate)
-	r.pending.Wait()
-	close(r.records)
-	<-collected
-	info.Gateway = r.gw.finish(probeCtx)
-	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
-	info.RetriesNotMade = int(r.retriesNotMade.Load())
-	info.Missed = int(r.missed.Load())
-	r.clients.closeAll()
-	info.Orphans.Processes = r.endServers(pr)
-	info.Interrupted = ctx.Err() != nil // at any time before the outputs
+	r.load(ctx, info, pr)
+	r.wrapUp(ctx, info, pr, collected)
 	return info, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // unsentBase starts the ids background faults use for requests that were
@@ -32,10 +34,10 @@ func (f *NotifyFlood) Send(ctx context.Context, i uint64, n Notifier, _ IDs, _ *
 	defer cancel()
 	if i%2 == 0 {
 		params := `{"progressToken":"mcpchaos-flood-` + strconv.FormatUint(i, 10) + `","progress":` + strconv.FormatUint(i+1, 10) + `}`
-		return n.Notify(ctx, "notifications/progress", []byte(params))
+		return n.Notify(ctx, vocab.MethodProgress, []byte(params))
 	}
 	params := `{"requestId":` + strconv.FormatInt(unsentBase+int64(i), 10) + `,"reason":"mcpchaos: notify flood"}`
-	return n.Notify(ctx, "notifications/cancelled", []byte(params))
+	return n.Notify(ctx, vocab.MethodCancelled, []byte(params))
 }
 
 // CancelUnknown sends notifications/cancelled at `rate` for ids that were
@@ -58,5 +60,5 @@ func (f *CancelUnknown) Send(ctx context.Context, i uint64, n Notifier, ids IDs,
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
 	params := `{"requestId":` + strconv.FormatInt(id, 10) + `,"reason":"mcpchaos: cancel for an unknown request"}`
-	return n.Notify(ctx, "notifications/cancelled", []byte(params))
+	return n.Notify(ctx, vocab.MethodCancelled, []byte(params))
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // call handles one tools/call: it draws the faults, records the call,
@@ -36,7 +38,7 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 	if len(req) > maxRecordedRequest {
 		req = req[:maxRecordedRequest]
 	}
-	rec := &CallRecord{Seq: seq, ID: append(json.RawMessage(nil), m.ID...), Session: r.Header.Get("Mcp-Session-Id"),
+	rec := &CallRecord{Seq: seq, ID: append(json.RawMessage(nil), m.ID...), Session: r.Header.Get(vocab.HeaderSessionID),
 		Client: client, Tool: cp.Name, Request: req, Injected: pl.kinds, Start: start, legacy: legacyStream(r)}
 	if pl.throttle != nil {
 		rec.RetryAfterMs = ms(pl.throttle.retryAfter)
@@ -122,5 +124,5 @@ func (p *Proxy) stopFirst(closed *time.Time) bool {
 // one event stream, which ends the session and every call of it.
 func legacyStream(r *http.Request) bool {
 	_, sse := r.Context().Value(sseClientKey{}).(string)
-	return r.Header.Get("Mcp-Session-Id") != "" && !sse
+	return r.Header.Get(vocab.HeaderSessionID) != "" && !sse
 }

@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // maxIdentity bounds a client identity taken from a request's headers, so
@@ -24,7 +26,7 @@ func (p *Proxy) clientOf(r *http.Request) string {
 	if id, ok := r.Context().Value(sseClientKey{}).(string); ok {
 		return sseClient(id)
 	}
-	if s := r.Header.Get("Mcp-Session-Id"); s != "" {
+	if s := r.Header.Get(vocab.HeaderSessionID); s != "" {
 		return "session:" + cutIdentity(s)
 	}
 	if h := p.file.IdentityHeader; h != "" {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -47,7 +48,7 @@ func renumber(data []byte, token string, n int) ([]byte, bool) {
 		Method string                     `json:"method"`
 		Params map[string]json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(data, &m) != nil || m.Method != "notifications/progress" || compactJSON(m.Params["progressToken"]) != token {
+	if json.Unmarshal(data, &m) != nil || m.Method != vocab.MethodProgress || compactJSON(m.Params["progressToken"]) != token {
 		return nil, false
 	}
 	m.Params["progress"] = json.RawMessage(strconv.Itoa(n))

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
@@ -244,14 +245,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch m.Method {
-	case "tools/call":
+	case vocab.MethodToolsCall:
 		var cp callParams
 		if len(m.ID) == 0 || json.Unmarshal(m.Params, &cp) != nil || cp.Name == "" {
 			p.forward(w, r, body) // malformed: the upstream's error is the one to see
 			return
 		}
 		p.call(w, r, body, &m, &cp)
-	case "notifications/cancelled":
+	case vocab.MethodCancelled:
 		var cp struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}

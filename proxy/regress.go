@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -35,7 +36,7 @@ func progressValue(data []byte, token string) (float64, bool) {
 			Progress float64         `json:"progress"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(data, &m) != nil || m.Method != "notifications/progress" || compactJSON(m.Params.Token) != token {
+	if json.Unmarshal(data, &m) != nil || m.Method != vocab.MethodProgress || compactJSON(m.Params.Token) != token {
 		return 0, false
 	}
 	return m.Params.Progress, true

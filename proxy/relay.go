@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // relay writes a request's messages, read from an upstream shared by
@@ -40,7 +42,7 @@ func relay(ctx context.Context, events <-chan []byte, ended <-chan struct{}, end
 // initialize request m, "" for any other message or a value no header
 // can carry.
 func initializeVersion(m *message, data []byte) string {
-	if m.Method != "initialize" {
+	if m.Method != vocab.MethodInitialize {
 		return ""
 	}
 	var r struct {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // acceptKey is the context key of the function the HTTP+SSE front passes
@@ -47,7 +48,7 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 	var m message
 	_ = json.Unmarshal(trimmed, &m) // a batch leaves m empty: passed on as it is
 	isRequest := m.Method != "" && len(m.ID) > 0
-	if isRequest && m.Method == "server/discover" {
+	if isRequest && m.Method == vocab.MethodDiscover {
 		// The transport has no 2026-07-28 binding: answered as a
 		// 2024-11-05 server would, so the client falls back to initialize;
 		// queued without waiting, or refused when the stream is behind.
@@ -116,7 +117,7 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 		iw.WriteHeader(http.StatusOK) // nothing written: an empty answer
 		pw.Close()
 	}()
-	if isRequest && m.Method == "tools/call" {
+	if isRequest && m.Method == vocab.MethodToolsCall {
 		select {
 		case <-decided:
 		case <-iw.wrote:
@@ -139,7 +140,7 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 	go func() {
 		defer finish()
 		s.pump(ctx, iw, pr, &m)
-		if m.Method == "notifications/cancelled" && len(m.ID) == 0 {
+		if m.Method == vocab.MethodCancelled && len(m.ID) == 0 {
 			// Recorded and forwarded by now: the call's upstream request
 			// closes too, as when a Streamable client closes its stream.
 			var cp struct {
@@ -165,7 +166,7 @@ func (s *sseSession) innerRequest(ctx context.Context, r *http.Request, body []b
 	req.Header = r.Header.Clone()
 	// The answer is read here, as it comes: not compressed; the session
 	// headers are the proxy's, not the client's.
-	for _, k := range []string{"Accept-Encoding", "Mcp-Session-Id", "Mcp-Protocol-Version"} {
+	for _, k := range []string{"Accept-Encoding", vocab.HeaderSessionID, vocab.HeaderProtocolVersion} {
 		req.Header.Del(k)
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -173,11 +174,11 @@ func (s *sseSession) innerRequest(ctx context.Context, r *http.Request, body []b
 	s.mu.Lock()
 	up, version := s.upstream, s.version
 	s.mu.Unlock()
-	if up != "" && method != "initialize" {
-		req.Header.Set("Mcp-Session-Id", up)
+	if up != "" && method != vocab.MethodInitialize {
+		req.Header.Set(vocab.HeaderSessionID, up)
 	}
-	if version != "" && method != "initialize" {
-		req.Header.Set("MCP-Protocol-Version", version)
+	if version != "" && method != vocab.MethodInitialize {
+		req.Header.Set(vocab.HeaderProtocolVersion, version)
 	}
 	return req, nil
 }
@@ -190,8 +191,8 @@ func (s *sseSession) pump(ctx context.Context, iw *innerWriter, pr *io.PipeReade
 	defer pr.Close() // a handler still writing stops
 	<-iw.wrote
 	isRequest := m.Method != "" && len(m.ID) > 0
-	if m.Method == "initialize" {
-		if sid := iw.h.Get("Mcp-Session-Id"); sid != "" {
+	if m.Method == vocab.MethodInitialize {
+		if sid := iw.h.Get(vocab.HeaderSessionID); sid != "" {
 			s.mu.Lock()
 			s.upstream = sid
 			s.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // The 2024-11-05 HTTP+SSE transport toward clients. A GET of /sse opens a
@@ -190,9 +192,9 @@ func (f *sseFront) end(s *sseSession) {
 	if err != nil {
 		return
 	}
-	req.Header.Set("Mcp-Session-Id", up)
+	req.Header.Set(vocab.HeaderSessionID, up)
 	if version != "" {
-		req.Header.Set("MCP-Protocol-Version", version)
+		req.Header.Set(vocab.HeaderProtocolVersion, version)
 	}
 	f.p.forward(discard{h: http.Header{}}, req, nil)
 }

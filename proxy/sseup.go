@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // sseUpstream is an upstream that speaks the 2024-11-05 HTTP+SSE
@@ -65,7 +66,7 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		defer req.Body.Close()
 	}
-	sid := req.Header.Get("Mcp-Session-Id")
+	sid := req.Header.Get(vocab.HeaderSessionID)
 	switch req.Method {
 	case http.MethodPost:
 	case http.MethodDelete:
@@ -89,7 +90,7 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	var s *upSession
 	own := false // a session for this one request
 	switch {
-	case isRequest && m.Method == "initialize":
+	case isRequest && m.Method == vocab.MethodInitialize:
 		if s, err = u.open(req.Context(), req.Header, false); err != nil {
 			return u.failed(req, m.ID, err)
 		}
@@ -112,7 +113,7 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 		own = true
 	}
 	if !isRequest {
-		if m.Method == "notifications/cancelled" {
+		if m.Method == vocab.MethodCancelled {
 			s.cancelledByClient(m.Params)
 		}
 		status, _, err := s.post(req.Context(), body)
@@ -132,8 +133,8 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = closeAfter{resp.Body, s.close}
 		}
 	}
-	if err == nil && m.Method == "initialize" {
-		resp.Header.Set("Mcp-Session-Id", sid)
+	if err == nil && m.Method == vocab.MethodInitialize {
+		resp.Header.Set(vocab.HeaderSessionID, sid)
 	}
 	return resp, err
 }
@@ -236,7 +237,7 @@ func (u *sseUpstream) open(ctx context.Context, header http.Header, handshake bo
 func sessionHeader(h http.Header) http.Header {
 	out := http.Header{}
 	for k, vs := range h {
-		if hopHeaders[k] || strings.HasPrefix(k, "Mcp-") || contains(messageHeaders, k) {
+		if hopHeaders[k] || strings.HasPrefix(k, vocab.HeaderPrefix) || contains(messageHeaders, k) {
 			continue
 		}
 		out[k] = vs

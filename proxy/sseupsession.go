@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // upSession is one session on the HTTP+SSE upstream: the event stream
@@ -120,11 +121,11 @@ func (s *upSession) route(data []byte) {
 		}
 	case in.Method != "" && len(in.ID) > 0:
 		reply := rpcError(in.ID, -32601, "mcpchaos proxy: no client to answer server requests")
-		if in.Method == "ping" {
+		if in.Method == vocab.MethodPing {
 			reply, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": in.ID, "result": map[string]any{}})
 		}
 		s.u.answers.Go(func(ctx context.Context) { _, _, _ = s.post(ctx, reply) })
-	case in.Method == "notifications/progress":
+	case in.Method == vocab.MethodProgress:
 		var p struct {
 			Token json.RawMessage `json:"progressToken"`
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // ServeStdio makes the proxy a stdio server for a client that spawns it:
@@ -133,7 +134,7 @@ func (b *bridge) handle(ctx context.Context, wg *sync.WaitGroup, line []byte) {
 	case m.Method == "":
 		return // a response to a server request: none are sent over this bridge
 	case len(m.ID) == 0:
-		if m.Method == "notifications/cancelled" {
+		if m.Method == vocab.MethodCancelled {
 			var cp struct {
 				RequestID json.RawMessage `json:"requestId"`
 			}
@@ -188,14 +189,14 @@ func (b *bridge) post(ctx context.Context, line []byte, m *message) {
 	b.mu.Unlock()
 	switch {
 	case meta.Meta.Version != "": // 2026-07-28: every request says its version
-		req.Header.Set("MCP-Protocol-Version", meta.Meta.Version)
-		req.Header.Set("Mcp-Method", m.Method)
+		req.Header.Set(vocab.HeaderProtocolVersion, meta.Meta.Version)
+		req.Header.Set(vocab.HeaderMethod, m.Method)
 		if meta.Name != "" {
-			req.Header.Set("Mcp-Name", meta.Name)
+			req.Header.Set(vocab.HeaderName, meta.Name)
 		}
-	case m.Method != "initialize" && session != "":
-		req.Header.Set("MCP-Protocol-Version", version)
-		req.Header.Set("Mcp-Session-Id", session)
+	case m.Method != vocab.MethodInitialize && session != "":
+		req.Header.Set(vocab.HeaderProtocolVersion, version)
+		req.Header.Set(vocab.HeaderSessionID, session)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -205,7 +206,7 @@ func (b *bridge) post(ctx context.Context, line []byte, m *message) {
 		return
 	}
 	defer resp.Body.Close()
-	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && m.Method == "initialize" {
+	if sid := resp.Header.Get(vocab.HeaderSessionID); sid != "" && m.Method == vocab.MethodInitialize {
 		b.mu.Lock()
 		b.session = sid
 		b.mu.Unlock()

@@ -10,9 +10,10 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // The 2025 revisions' sessions in front of a stdio upstream. One server
@@ -66,14 +67,14 @@ func newStdioSessions() stdioSessions {
 // legacyVersion reports whether an MCP-Protocol-Version header names a
 // revision with sessions (none given: 2025-03-26 is assumed).
 func legacyVersion(v string) bool {
-	return v == "" || strings.HasPrefix(v, "2024-") || strings.HasPrefix(v, "2025-")
+	return vocab.IsLegacy(vocab.HeaderRevision(v))
 }
 
 // session returns the open session named by req's Mcp-Session-Id.
 func (u *stdioUpstream) session(req *http.Request) (*stdioSession, bool) {
 	u.sessions.mu.Lock()
 	defer u.sessions.mu.Unlock()
-	return u.sessions.byID.Get(req.Header.Get("Mcp-Session-Id"))
+	return u.sessions.byID.Get(req.Header.Get(vocab.HeaderSessionID))
 }
 
 // sessionMessage handles what a POST of a 2025 session needs from the
@@ -83,17 +84,17 @@ func (u *stdioUpstream) session(req *http.Request) (*stdioSession, bool) {
 func (u *stdioUpstream) sessionMessage(req *http.Request, m map[string]json.RawMessage) *http.Response {
 	var method string
 	_ = json.Unmarshal(m["method"], &method)
-	sid := req.Header.Get("Mcp-Session-Id")
+	sid := req.Header.Get(vocab.HeaderSessionID)
 	switch {
-	case method == "initialize":
+	case method == vocab.MethodInitialize:
 		return u.initialize(req, m)
-	case sid == "" || !legacyVersion(req.Header.Get("MCP-Protocol-Version")):
+	case sid == "" || !legacyVersion(req.Header.Get(vocab.HeaderProtocolVersion)):
 		return nil // a 2026 request: no session
 	}
 	if _, ok := u.session(req); !ok {
 		return answer(req, http.StatusNotFound, "application/json", rpcError(m["id"], -32600, fmt.Sprintf("mcpchaos proxy: no session %q (ended, or never begun)", cutIdentity(sid))))
 	}
-	if method == "notifications/initialized" {
+	if method == vocab.MethodInitialized {
 		return answer(req, http.StatusAccepted, "", nil) // the proxy sent the server its own
 	}
 	return nil
@@ -123,7 +124,7 @@ func (u *stdioUpstream) initialize(req *http.Request, m map[string]json.RawMessa
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 	resp := answer(req, http.StatusOK, "application/json", b)
-	resp.Header.Set("Mcp-Session-Id", s.id)
+	resp.Header.Set(vocab.HeaderSessionID, s.id)
 	return resp
 }
 
@@ -139,7 +140,7 @@ func (u *stdioUpstream) handshake(ctx context.Context, clientParams json.RawMess
 		Version string `json:"protocolVersion"`
 	}
 	if json.Unmarshal(clientParams, &asked) != nil || asked.Version == "" {
-		asked.Version = "2025-11-25"
+		asked.Version = vocab.Rev20251125
 	}
 	c := &stdioCall{events: make(chan []byte, 4), gone: make(chan struct{})}
 	defer close(c.gone)
@@ -192,7 +193,7 @@ func newSessionID() string {
 // sessionStream answers a GET (the session's stream) or a DELETE (its
 // end); anything else, or either without a session, gets 405.
 func (u *stdioUpstream) sessionStream(req *http.Request) *http.Response {
-	sid := req.Header.Get("Mcp-Session-Id")
+	sid := req.Header.Get(vocab.HeaderSessionID)
 	if (req.Method != http.MethodGet && req.Method != http.MethodDelete) || sid == "" {
 		resp := answer(req, http.StatusMethodNotAllowed, "application/json", rpcError(nil, -32600, "mcpchaos proxy: "+req.Method+" needs a 2025 session in front of a stdio upstream"))
 		resp.Header.Set("Allow", "GET, POST, DELETE")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -132,7 +133,7 @@ func (u *stdioUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	id, isRequest := m["id"]
 	if !isRequest {
-		if string(m["method"]) == `"notifications/cancelled"` && !u.rewriteCancel(req, m) {
+		if string(m["method"]) == `"`+vocab.MethodCancelled+`"` && !u.rewriteCancel(req, m) {
 			return answer(req, http.StatusAccepted, "", nil), nil // not open: nothing to cancel
 		}
 		line, _ := json.Marshal(m)
@@ -141,7 +142,7 @@ func (u *stdioUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return answer(req, http.StatusAccepted, "", nil), nil
 	}
-	c := &stdioCall{clientID: id, session: req.Header.Get("Mcp-Session-Id"), events: make(chan []byte, 64), gone: make(chan struct{})}
+	c := &stdioCall{clientID: id, session: req.Header.Get(vocab.HeaderSessionID), events: make(chan []byte, 64), gone: make(chan struct{})}
 	if s, ok := u.session(req); ok {
 		c.ended = s.ended
 	}
@@ -238,7 +239,7 @@ func (u *stdioUpstream) rewriteCancel(req *http.Request, m map[string]json.RawMe
 		return false
 	}
 	u.mu.Lock()
-	upID, ok := u.byClient[callKey(req.Header.Get("Mcp-Session-Id"), p["requestId"])]
+	upID, ok := u.byClient[callKey(req.Header.Get(vocab.HeaderSessionID), p["requestId"])]
 	u.mu.Unlock()
 	if ok = ok && u.forget(upID); ok { // forgotten: the proxy's own cancel at the stream's close is not sent too
 		p["requestId"] = json.RawMessage(strconv.FormatInt(upID, 10))
@@ -330,7 +331,7 @@ func (u *stdioUpstream) route(m map[string]json.RawMessage) {
 		_ = u.write(b)
 		return
 	}
-	if string(m["method"]) != `"notifications/progress"` {
+	if string(m["method"]) != `"`+vocab.MethodProgress+`"` {
 		u.sessions.broadcast(m) // not a call's: each 2025 session's GET stream
 		return
 	}

@@ -93,8 +93,35 @@ type GatewayProgress struct {
 // this run's markers) by marker.
 func JoinGateway(calls []GatewayCall, truth []results.TruthCall) Gateway {
 	g := Gateway{GatewayCounts: GatewayCounts{Calls: len(calls)}, EraSeen: map[string]int{}}
-	byMarker := map[string][]*results.TruthCall{}
-	throttled := map[string][]*results.TruthCall{}
+	byMarker, throttled := g.indexTruth(truth)
+	ours := make(map[string]*GatewayCall, len(calls))
+	var cancels []*GatewayCall // ours that we cancelled, by cancel time
+	for i := range calls {
+		ours[calls[i].Marker] = &calls[i]
+		if !calls[i].Cancelled.IsZero() {
+			cancels = append(cancels, &calls[i])
+		}
+	}
+	slices.SortFunc(cancels, func(a, b *GatewayCall) int { return a.Cancelled.Compare(b.Cancelled) })
+	g.judgeExecutions(byMarker, ours, cancels)
+	lags := map[int64]int{}
+	for i := range calls {
+		g.judgeCall(&calls[i], byMarker[calls[i].Marker], throttled[calls[i].Marker], lags)
+	}
+	for _, b := range slices.Sorted(maps.Keys(lags)) {
+		g.Lag = append(g.Lag, LagBin{Bin: b, N: lags[b]})
+	}
+	if len(g.EraSeen) == 0 {
+		g.EraSeen = nil
+	}
+	return g
+}
+
+// indexTruth groups the truth records by marker: the executions, counted
+// with the eras they spoke, and apart from them the calls the target
+// throttled.
+func (g *Gateway) indexTruth(truth []results.TruthCall) (byMarker, throttled map[string][]*results.TruthCall) {
+	byMarker, throttled = map[string][]*results.TruthCall{}, map[string][]*results.TruthCall{}
 	for i := range truth {
 		t := &truth[i]
 		if t.Throttled {
@@ -107,16 +134,12 @@ func JoinGateway(calls []GatewayCall, truth []results.TruthCall) Gateway {
 			g.EraSeen[t.Era]++
 		}
 	}
-	ours := make(map[string]*GatewayCall, len(calls))
-	var cancels []*GatewayCall // ours that we cancelled, by cancel time
-	for i := range calls {
-		ours[calls[i].Marker] = &calls[i]
-		if !calls[i].Cancelled.IsZero() {
-			cancels = append(cancels, &calls[i])
-		}
-	}
-	slices.SortFunc(cancels, func(a, b *GatewayCall) int { return a.Cancelled.Compare(b.Cancelled) })
-	lags := map[int64]int{}
+	return byMarker, throttled
+}
+
+// judgeExecutions finds, marker by marker, the calls the target ran more
+// than once and the cancels it got for calls we never cancelled.
+func (g *Gateway) judgeExecutions(byMarker map[string][]*results.TruthCall, ours map[string]*GatewayCall, cancels []*GatewayCall) {
 	for _, m := range slices.Sorted(maps.Keys(byMarker)) {
 		if ex := byMarker[m]; len(ex) > 1 {
 			g.DuplicateExecutions++
@@ -131,46 +154,40 @@ func JoinGateway(calls []GatewayCall, truth []results.TruthCall) Gateway {
 			}
 		}
 	}
-	for i := range calls {
-		c := &calls[i]
-		ex := byMarker[c.Marker]
-		if c.Crossed != "" {
-			g.CrossedResponses++
-			g.note("crossed_responses", "%s got the answer of %s", c.Marker, c.Crossed)
-		}
-		for _, t := range throttled[c.Marker] {
-			if t.RetryAfterS > 0 && !c.RetryAfter {
-				g.RetryAfterLost++
-				g.note("retry_after_lost", "%s: the target sent Retry-After %ds, none reached us", c.Marker, t.RetryAfterS)
-				break
-			}
-		}
-		if len(ex) == 0 && len(throttled[c.Marker]) == 0 {
-			g.judgeUnrecorded(c)
-		}
-		g.judgeStop(c, ex)
-		if len(ex) == 0 {
-			continue
-		}
-		if unended(ex) {
-			g.Unended++
-			g.note("unended", "%s: its record at the target never ended", c.Marker)
-		}
-		if !c.Cancelled.IsZero() && (c.Response.IsZero() || c.Cancelled.Before(c.Response)) {
-			if why := lostCancel(ex, c.Cancelled); why != "" {
-				g.LostCancels++
-				g.note("lost_cancels", "%s: cancelled by us, %s, which never learned of the cancel", c.Marker, why)
-			}
-		}
-		g.judgeProgress(c, answering(ex), lags)
+}
+
+// judgeCall holds one of our calls against its executions (ex) and the
+// target's refusals of it (throttled); lags gathers progress lags.
+func (g *Gateway) judgeCall(c *GatewayCall, ex, throttled []*results.TruthCall, lags map[int64]int) {
+	if c.Crossed != "" {
+		g.CrossedResponses++
+		g.note("crossed_responses", "%s got the answer of %s", c.Marker, c.Crossed)
 	}
-	for _, b := range slices.Sorted(maps.Keys(lags)) {
-		g.Lag = append(g.Lag, LagBin{Bin: b, N: lags[b]})
+	for _, t := range throttled {
+		if t.RetryAfterS > 0 && !c.RetryAfter {
+			g.RetryAfterLost++
+			g.note("retry_after_lost", "%s: the target sent Retry-After %ds, none reached us", c.Marker, t.RetryAfterS)
+			break
+		}
 	}
-	if len(g.EraSeen) == 0 {
-		g.EraSeen = nil
+	if len(ex) == 0 && len(throttled) == 0 {
+		g.judgeUnrecorded(c)
 	}
-	return g
+	g.judgeStop(c, ex)
+	if len(ex) == 0 {
+		return
+	}
+	if unended(ex) {
+		g.Unended++
+		g.note("unended", "%s: its record at the target never ended", c.Marker)
+	}
+	if !c.Cancelled.IsZero() && (c.Response.IsZero() || c.Cancelled.Before(c.Response)) {
+		if why := lostCancel(ex, c.Cancelled); why != "" {
+			g.LostCancels++
+			g.note("lost_cancels", "%s: cancelled by us, %s, which never learned of the cancel", c.Marker, why)
+		}
+	}
+	g.judgeProgress(c, answering(ex), lags)
 }
 
 // cancelBefore returns the last of our cancels (of a call other than

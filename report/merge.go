@@ -70,92 +70,114 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		return nil, fmt.Errorf("merge results: no files")
 	}
 	m := &Merged{Agg: NewAggregator(Rules{})}
-	var inputs []RunInputs
-	spans := true
-	var end time.Time
-	var shards shardSet
-	var shared sharedSamples
+	st := &mergeState{spans: true}
 	for i, path := range paths {
-		f := MergedFile{Path: path}
-		var trailer *results.Trailer
-		n := 0
-		torn, err := results.ScanFile(path, results.Handler{
-			Header: func(h *results.Header) error {
-				f.Header = *h
-				if err := shards.add(path, h); err != nil {
-					return err
-				}
-				shared.file(h)
-				if o.OnHeader != nil {
-					return o.OnHeader(i, h)
-				}
-				return nil
-			},
-			Record: func(r *results.Record) error {
-				if n++; n%ctxEvery == 0 && ctx.Err() != nil {
-					return ctx.Err()
-				}
-				m.Agg.Add(r)
-				shared.call(r)
-				if o.OnRecord != nil {
-					return o.OnRecord(r)
-				}
-				return nil
-			},
-			Sample: func(s *results.Sample) error {
-				shared.add(s)
-				if o.OnSample != nil {
-					return o.OnSample(s)
-				}
-				return nil
-			},
-			Trailer: func(t *results.Trailer) error {
-				c := *t
-				trailer = &c
-				return nil
-			},
-		})
+		f, trailer, err := m.scan(ctx, i, path, o, st)
 		if err != nil {
 			return nil, err
 		}
-		f.Torn, f.Records, f.Trailer = torn, n, trailer != nil
-		if i == 0 {
-			if err := m.first(f, trailer); err != nil {
-				return nil, err
-			}
-		} else if err := m.sameRun(f.Header, o.SameScenario || f.Header.Shard != nil, path); err != nil {
+		if err := m.addFile(i, f, trailer, o, st); err != nil {
 			return nil, err
 		}
-		in, dur, ok, err := m.fileInputs(f, trailer)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			inputs = append(inputs, in)
-			shared.learn(path, in.Orphans)
-		}
-		if dur <= 0 {
-			spans = false
-		} else if e := f.Header.Started.Add(dur); e.After(end) {
-			end = e
-		}
-		if trailer != nil && trailer.Interrupted {
-			m.Meta.Interrupted = true
-		}
-		m.addMeta(f.Header, i)
-		m.Files = append(m.Files, f)
 	}
-	m.Notes = append(m.Notes, shards.notes()...)
-	m.Inputs = MergeInputs(inputs)
-	if note := shared.leaked(&m.Inputs.Orphans, shards.missing()); note != "" {
+	m.Notes = append(m.Notes, st.shards.notes()...)
+	m.Inputs = MergeInputs(st.inputs)
+	if note := st.shared.leaked(&m.Inputs.Orphans, st.shards.missing()); note != "" {
 		m.note("%s", note)
 	}
-	if spans {
-		m.Meta.Duration = end.Sub(m.Meta.Started)
+	if st.spans {
+		m.Meta.Duration = st.end.Sub(m.Meta.Started)
 	}
 	m.Inputs.Duration = m.Meta.Duration
 	m.Agg.SetInputs(m.Inputs)
 	return m, nil
+}
+
+// mergeState is what Merge gathers across files.
+type mergeState struct {
+	inputs []RunInputs
+	spans  bool      // every file's duration is known
+	end    time.Time // the latest end of a file's run
+	shards shardSet
+	shared sharedSamples
+}
+
+// scan reads the file at path, the i-th, into m's aggregator and st; it
+// returns what it learned of the file and its trailer (nil when it has
+// none).
+func (m *Merged) scan(ctx context.Context, i int, path string, o MergeOptions, st *mergeState) (MergedFile, *results.Trailer, error) {
+	f := MergedFile{Path: path}
+	var trailer *results.Trailer
+	n := 0
+	torn, err := results.ScanFile(path, results.Handler{
+		Header: func(h *results.Header) error {
+			f.Header = *h
+			if err := st.shards.add(path, h); err != nil {
+				return err
+			}
+			st.shared.file(h)
+			if o.OnHeader != nil {
+				return o.OnHeader(i, h)
+			}
+			return nil
+		},
+		Record: func(r *results.Record) error {
+			if n++; n%ctxEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			m.Agg.Add(r)
+			st.shared.call(r)
+			if o.OnRecord != nil {
+				return o.OnRecord(r)
+			}
+			return nil
+		},
+		Sample: func(s *results.Sample) error {
+			st.shared.add(s)
+			if o.OnSample != nil {
+				return o.OnSample(s)
+			}
+			return nil
+		},
+		Trailer: func(t *results.Trailer) error {
+			c := *t
+			trailer = &c
+			return nil
+		},
+	})
+	f.Torn, f.Records, f.Trailer = torn, n, trailer != nil
+	return f, trailer, err
+}
+
+// addFile checks the i-th file against the first and adds its inputs,
+// span and meta to m.
+func (m *Merged) addFile(i int, f MergedFile, trailer *results.Trailer, o MergeOptions, st *mergeState) error {
+	if i == 0 {
+		if err := m.first(f, trailer); err != nil {
+			return err
+		}
+	} else if err := m.sameRun(f.Header, o.SameScenario || f.Header.Shard != nil, f.Path); err != nil {
+		return err
+	}
+	in, dur, ok, err := m.fileInputs(f, trailer)
+	if err != nil {
+		return err
+	}
+	if ok {
+		st.inputs = append(st.inputs, in)
+		st.shared.learn(f.Path, in.Orphans)
+	}
+	if dur <= 0 {
+		st.spans = false
+	} else if e := f.Header.Started.Add(dur); e.After(st.end) {
+		st.end = e
+	}
+	if trailer != nil && trailer.Interrupted {
+		m.Meta.Interrupted = true
+	}
+	m.addMeta(f.Header, i)
+	m.Files = append(m.Files, f)
+	return nil
 }
 
 // Summary builds the merged summary and evaluates the checks on it.

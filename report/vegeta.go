@@ -10,6 +10,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -92,7 +93,7 @@ func (v *VegetaWriter) Close() error {
 // ratio is the share of ok calls. BytesIn and BytesOut are 0: the results
 // file does not record sizes. Method is "tools/call" and URL "tool:NAME".
 func VegetaResult(r *results.Record, attack string) vegeta.Result {
-	res := vegeta.Result{Attack: attack, Seq: r.Seq, Timestamp: r.Scheduled, Method: "tools/call", URL: "tool:" + r.Tool}
+	res := vegeta.Result{Attack: attack, Seq: r.Seq, Timestamp: r.Scheduled, Method: vocab.MethodToolsCall, URL: "tool:" + r.Tool}
 	us := r.ResponseUs
 	if us <= 0 {
 		us = r.EndUs

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Verdict statuses.
@@ -34,7 +36,7 @@ const (
 
 const (
 	// modernEra is the first revision in which a disconnect is a cancel.
-	modernEra = "2026-07-28"
+	modernEra = vocab.FirstModern
 	// leftoverCPUSeconds is the CPU after quiet that counts as leftover
 	// work (below it: noise of an idle process).
 	leftoverCPUSeconds = 0.05
@@ -95,7 +97,7 @@ type evidence struct {
 // legacyEra reports whether era is a revision before 2026-07-28, in which
 // a plain disconnect is not a cancel.
 func legacyEra(era string) bool {
-	return len(era) == len(modernEra) && era[4] == '-' && era < modernEra
+	return vocab.IsLegacy(era)
 }
 
 // verdicts scores every area.

@@ -11,8 +11,23 @@ func fastRecord(b []byte, r *Record) (ok bool) {
 }
 
 // recordMember decodes the value of one member of a Record and returns
-// its bit (0 for an unknown key).
+// its bit (0 for an unknown key). The members are split in four groups,
+// each its own switch.
 func (l *lexer) recordMember(key string, r *Record) uint64 {
+	if bit := l.recordCallMember(key, r); bit != 0 {
+		return bit
+	}
+	if bit := l.recordTimeMember(key, r); bit != 0 {
+		return bit
+	}
+	if bit := l.recordOutcomeMember(key, r); bit != 0 {
+		return bit
+	}
+	return l.recordCountMember(key, r)
+}
+
+// recordCallMember decodes a member of the call: what it was, which attempt, which phase; 0 for another key.
+func (l *lexer) recordCallMember(key string, r *Record) uint64 {
 	switch key {
 	case "type":
 		r.Type = l.str()
@@ -38,6 +53,16 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "process":
 		r.Process = l.int()
 		return 1 << 7
+	case "phase":
+		r.Phase = l.str()
+		return 1 << 39
+	}
+	return 0
+}
+
+// recordTimeMember decodes a member of the call's moments and durations; 0 for another key.
+func (l *lexer) recordTimeMember(key string, r *Record) uint64 {
+	switch key {
 	case "t":
 		l.ws()
 		start := l.i
@@ -70,6 +95,22 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "timeout_error_us":
 		r.TimeoutErrUs = l.int64()
 		return 1 << 16
+	case "think_us":
+		r.ThinkUs = l.int64()
+		return 1 << 37
+	case "leftover_us":
+		r.LeftoverUs = l.int64()
+		return 1 << 30
+	case "cancel_sent_us":
+		r.CancelSentUs = l.int64()
+		return 1 << 44
+	}
+	return 0
+}
+
+// recordOutcomeMember decodes a member of how the call ended: outcome, status, error, throttling and retry hints; 0 for another key.
+func (l *lexer) recordOutcomeMember(key string, r *Record) uint64 {
+	switch key {
 	case "cancel_reason":
 		r.CancelReason = StopReason(l.str())
 		return 1 << 17
@@ -99,6 +140,30 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "error":
 		r.Error = l.str()
 		return 1 << 25
+	case "retry_hint_ms":
+		v := l.int64()
+		r.RetryHintMs = &v
+		return 1 << 40
+	case "retry_hint_from":
+		r.RetryHintFrom = l.str()
+		return 1 << 41
+	case "cap_with_progress":
+		r.CapWithProgress = l.bool()
+		return 1 << 32
+	case "policies":
+		r.Policies = map[string]string{}
+		l.members(func(key []byte) uint64 {
+			r.Policies[string(key)] = l.str()
+			return anyKey
+		})
+		return 1 << 33
+	}
+	return 0
+}
+
+// recordCountMember decodes a member of what the call counted: progress, violations, late answers, faults, rounds, inputs; 0 for another key.
+func (l *lexer) recordCountMember(key string, r *Record) uint64 {
+	switch key {
 	case "progress":
 		r.Progress = &Progress{}
 		l.members(func(key []byte) uint64 { return l.progressMember(string(key), r.Progress) })
@@ -116,9 +181,6 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "late_progress":
 		r.LateProgress = l.int()
 		return 1 << 29
-	case "leftover_us":
-		r.LeftoverUs = l.int64()
-		return 1 << 30
 	case "faults":
 		r.Faults = []Fault{}
 		l.elements(func() {
@@ -127,16 +189,6 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 			r.Faults = append(r.Faults, f)
 		})
 		return 1 << 31
-	case "cap_with_progress":
-		r.CapWithProgress = l.bool()
-		return 1 << 32
-	case "policies":
-		r.Policies = map[string]string{}
-		l.members(func(key []byte) uint64 {
-			r.Policies[string(key)] = l.str()
-			return anyKey
-		})
-		return 1 << 33
 	case "rounds":
 		r.Rounds = l.int()
 		return 1 << 34
@@ -150,31 +202,15 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 			return anyKey
 		})
 		return 1 << 36
-	case "think_us":
-		r.ThinkUs = l.int64()
-		return 1 << 37
 	case "content_mismatch":
 		r.ContentMismatch = l.int()
 		return 1 << 38
-	case "phase":
-		r.Phase = l.str()
-		return 1 << 39
-	case "retry_hint_ms":
-		v := l.int64()
-		r.RetryHintMs = &v
-		return 1 << 40
-	case "retry_hint_from":
-		r.RetryHintFrom = l.str()
-		return 1 << 41
 	case "late_queued":
 		r.LateQueued = l.int()
 		return 1 << 42
 	case "cancel_answers":
 		r.CancelAnswers = l.int()
 		return 1 << 43
-	case "cancel_sent_us":
-		r.CancelSentUs = l.int64()
-		return 1 << 44
 	}
 	return 0
 }

@@ -20,6 +20,7 @@ package scenarios
 import (
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/redact"
 	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
@@ -55,15 +56,16 @@ type Scenario struct {
 	Secrets *redact.Set `json:"-"`
 }
 
-// Protocol revisions a scenario may pin.
+// Protocol revisions a scenario may pin (their strings come from
+// client/vocab, the protocol's vocabulary).
 const (
 	ProtocolAuto     = "auto"
-	Protocol20260728 = "2026-07-28"
-	Protocol20251125 = "2025-11-25"
-	Protocol20250618 = "2025-06-18"
+	Protocol20260728 = vocab.Rev20260728
+	Protocol20251125 = vocab.Rev20251125
+	Protocol20250618 = vocab.Rev20250618
 	// Protocol20241105 is the revision of the deprecated HTTP+SSE
 	// transport: it makes an HTTP target speak it (transport: sse).
-	Protocol20241105 = "2024-11-05"
+	Protocol20241105 = vocab.Rev20241105
 )
 
 // Target is the server under test: exactly one of its fields is set.

@@ -1,6 +1,10 @@
 package scenarios
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
+)
 
 // ref remembers where a decoded list entry and some of its keys stand, for
 // the checks that span sections.
@@ -22,9 +26,10 @@ func (r ref) at(key string, entry Pos) Pos {
 func (d *decoder) validate(s *Scenario) {
 	if b := s.Target.Builtin; b != nil {
 		switch {
-		case b.Era == Era2026 && strings.HasPrefix(s.Protocol, "2025-"):
+		case b.Era == Era2026 && vocab.IsLegacy(s.Protocol) && s.Protocol != Protocol20241105:
+			// (2024-11-05 has an error of its own: validateProtocol)
 			d.errorf(d.eraPos, "target.builtin.era", "a 2026-only target cannot speak protocol %s", s.Protocol)
-		case b.Era == Era2025 && s.Protocol == Protocol20260728:
+		case b.Era == Era2025 && vocab.IsModern(s.Protocol):
 			d.errorf(d.eraPos, "target.builtin.era", "a 2025-only target cannot speak protocol %s", s.Protocol)
 		}
 	}

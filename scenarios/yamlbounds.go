@@ -101,88 +101,106 @@ type tokenBoundError struct {
 // collections are told apart by the columns of their keys and dashes,
 // flow collections by their brackets.
 func checkTokens(tokens token.Tokens) *tokenBoundError {
-	var stack []pathLevel
-	flows, prefix, total := 0, 0, 0
-	push := func(l pathLevel) {
-		stack = append(stack, l)
-		prefix += l.bytes
-	}
-	pop := func() {
-		prefix -= stack[len(stack)-1].bytes
-		if stack[len(stack)-1].flow {
-			flows--
-		}
-		stack = stack[:len(stack)-1]
-	}
-	// block places an entry of a block collection (a key, or a dash when
-	// seq) at column: it ends the collections indented deeper, and
-	// continues the one at that column or opens a new one.
-	block := func(column int, seq bool, bytes int) {
-		for len(stack) > 0 {
-			top := stack[len(stack)-1]
-			sameColumnOther := top.column == column && top.seq != seq &&
-				len(stack) > 1 && stack[len(stack)-2].column == column
-			if top.column <= column && !sameColumnOther {
-				break
-			}
-			pop()
-		}
-		if n := len(stack); n > 0 && stack[n-1].column == column && stack[n-1].seq == seq {
-			prefix += bytes - stack[n-1].bytes
-			stack[n-1].bytes = bytes
-			return
-		}
-		push(pathLevel{column: column, seq: seq, bytes: bytes})
-	}
+	var n nesting
+	total := 0
 	for i, tk := range tokens {
 		if tk == nil || tk.Position == nil {
 			continue
 		}
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			flows++
-			push(pathLevel{flow: true, seq: tk.Type == token.SequenceStartType, bytes: indexBytes})
-		case token.SequenceEndType, token.MappingEndType:
-			for flows > 0 {
-				wasFlow := stack[len(stack)-1].flow
-				pop()
-				if wasFlow {
-					break
-				}
-			}
-		case token.SequenceEntryType:
-			if flows == 0 {
-				block(tk.Position.Column, true, indexBytes)
-			}
-		case token.MappingKeyType:
-			if flows == 0 {
-				block(tk.Position.Column, false, 3)
-			}
-		case token.MappingValueType:
-			key := keyBefore(tokens, i)
-			keyBytes := 3
-			if key != nil {
-				keyBytes += len(key.Value)
-			}
-			switch {
-			case flows > 0:
-				if top := &stack[len(stack)-1]; !top.seq {
-					prefix += keyBytes - top.bytes
-					top.bytes = keyBytes
-				}
-			case key != nil && key.Position != nil:
-				block(key.Position.Column, false, keyBytes)
-			}
-		}
+		n.step(tokens, i)
 		p := Pos{Line: tk.Position.Line, Column: tk.Position.Column}
-		if len(stack) > MaxNesting {
+		if len(n.stack) > MaxNesting {
 			return &tokenBoundError{p, fmt.Sprintf("nested deeper than %d levels", MaxNesting)}
 		}
-		if total += prefix; total > maxPathBytes {
+		if total += n.prefix; total > maxPathBytes {
 			return &tokenBoundError{p, fmt.Sprintf("long keys above many values: the YAML parser would keep more than %s of key paths (every value holds the keys above it); shorten the keys", ByteSize(maxPathBytes))}
 		}
 	}
 	return nil
+}
+
+// nesting is where checkTokens is: the open collections, how many of them
+// are flow collections, and the bytes of the key path they make.
+type nesting struct {
+	stack  []pathLevel
+	flows  int
+	prefix int
+}
+
+// step follows tokens[i].
+func (n *nesting) step(tokens token.Tokens, i int) {
+	tk := tokens[i]
+	switch tk.Type {
+	case token.SequenceStartType, token.MappingStartType:
+		n.flows++
+		n.push(pathLevel{flow: true, seq: tk.Type == token.SequenceStartType, bytes: indexBytes})
+	case token.SequenceEndType, token.MappingEndType:
+		for n.flows > 0 {
+			wasFlow := n.stack[len(n.stack)-1].flow
+			n.pop()
+			if wasFlow {
+				break
+			}
+		}
+	case token.SequenceEntryType:
+		if n.flows == 0 {
+			n.block(tk.Position.Column, true, indexBytes)
+		}
+	case token.MappingKeyType:
+		if n.flows == 0 {
+			n.block(tk.Position.Column, false, 3)
+		}
+	case token.MappingValueType:
+		key := keyBefore(tokens, i)
+		keyBytes := 3
+		if key != nil {
+			keyBytes += len(key.Value)
+		}
+		switch {
+		case n.flows > 0:
+			if top := &n.stack[len(n.stack)-1]; !top.seq {
+				n.prefix += keyBytes - top.bytes
+				top.bytes = keyBytes
+			}
+		case key != nil && key.Position != nil:
+			n.block(key.Position.Column, false, keyBytes)
+		}
+	}
+}
+
+func (n *nesting) push(l pathLevel) {
+	n.stack = append(n.stack, l)
+	n.prefix += l.bytes
+}
+
+func (n *nesting) pop() {
+	top := n.stack[len(n.stack)-1]
+	n.prefix -= top.bytes
+	if top.flow {
+		n.flows--
+	}
+	n.stack = n.stack[:len(n.stack)-1]
+}
+
+// block places an entry of a block collection (a key, or a dash when seq)
+// at column: it ends the collections indented deeper, and continues the
+// one at that column or opens a new one.
+func (n *nesting) block(column int, seq bool, bytes int) {
+	for len(n.stack) > 0 {
+		top := n.stack[len(n.stack)-1]
+		sameColumnOther := top.column == column && top.seq != seq &&
+			len(n.stack) > 1 && n.stack[len(n.stack)-2].column == column
+		if top.column <= column && !sameColumnOther {
+			break
+		}
+		n.pop()
+	}
+	if l := len(n.stack); l > 0 && n.stack[l-1].column == column && n.stack[l-1].seq == seq {
+		n.prefix += bytes - n.stack[l-1].bytes
+		n.stack[l-1].bytes = bytes
+		return
+	}
+	n.push(pathLevel{column: column, seq: seq, bytes: bytes})
 }
 
 // keyBefore returns the token before tokens[i] that is not a comment: the

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -123,14 +124,14 @@ func normID(raw []byte) string {
 
 // callID returns the id of msg when it is a tools/call request.
 func callID(msg []byte) (string, bool) {
-	if !bytes.Contains(msg, []byte(`"tools/call"`)) {
+	if !bytes.Contains(msg, []byte(`"`+vocab.MethodToolsCall+`"`)) {
 		return "", false
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != "tools/call" {
+	if json.Unmarshal(msg, &m) != nil || m.Method != vocab.MethodToolsCall {
 		return "", false
 	}
 	id := normID(m.ID)
@@ -202,7 +203,7 @@ func (s *Server) watchHTTPCalls(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var conn any = r.Header.Get("Mcp-Session-Id")
+		var conn any = r.Header.Get(vocab.HeaderSessionID)
 		if conn == "" {
 			c := &answerConn{}
 			conn = c

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -84,7 +85,7 @@ func (l *callLog) close() error {
 // tagCallID returns msg with a tools/call's id copied into its
 // params._meta; any other message, or one it cannot read, unchanged.
 func tagCallID(msg []byte) []byte {
-	if !bytes.Contains(msg, []byte(`"tools/call"`)) {
+	if !bytes.Contains(msg, []byte(`"`+vocab.MethodToolsCall+`"`)) {
 		return msg
 	}
 	var m map[string]json.RawMessage
@@ -92,7 +93,7 @@ func tagCallID(msg []byte) []byte {
 		return msg
 	}
 	var method string
-	if json.Unmarshal(m["method"], &method) != nil || method != "tools/call" || len(m["id"]) == 0 {
+	if json.Unmarshal(m["method"], &method) != nil || method != vocab.MethodToolsCall || len(m["id"]) == 0 {
 		return msg
 	}
 	var params map[string]json.RawMessage

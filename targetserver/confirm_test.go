@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	mc "github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // answerLog keeps what a call's final answer was.
@@ -72,7 +73,7 @@ func TestConfirm(t *testing.T) {
 	var reqs map[string]struct {
 		Method string `json:"method"`
 	}
-	if err := json.Unmarshal([]byte(first.inputRequests), &reqs); err != nil || reqs[ConfirmKey].Method != mc.MethodElicit {
+	if err := json.Unmarshal([]byte(first.inputRequests), &reqs); err != nil || reqs[ConfirmKey].Method != vocab.MethodElicit {
 		t.Fatalf("inputRequests %s, want an elicitation under %q", first.inputRequests, ConfirmKey)
 	}
 	state := string(first.state)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,13 +29,13 @@ func TestEras(t *testing.T) {
 		getStatus    int    // GET without a session
 	}{
 		{
-			era: EraDual, sdkModern: modernVersion, sdkLegacy: legacy,
+			era: EraDual, sdkModern: vocab.FirstModern, sdkLegacy: legacy,
 			initStatus: 200, initSession: true,
 			discover:     "[2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05]",
 			modernStatus: 200, legacyStatus: 200, getStatus: 400,
 		},
 		{
-			era: Era2026, sdkModern: modernVersion, sdkLegacy: "",
+			era: Era2026, sdkModern: vocab.FirstModern, sdkLegacy: "",
 			initStatus: 200, initSession: false,
 			discover:     "[2026-07-28]",
 			modernStatus: 200, legacyStatus: 400, getStatus: 405,
@@ -73,7 +74,7 @@ func TestEras(t *testing.T) {
 				if got, _ := callText(t, ctx, cs, &mcp.CallToolParams{Name: ToolEcho, Arguments: map[string]any{"text": "e"}}); got != "e" {
 					t.Errorf("client asking %q: echo = %q", c.ask, got)
 				}
-				if legacySession := c.want < modernVersion; (cs.ID() != "") != legacySession {
+				if legacySession := c.want < vocab.FirstModern; (cs.ID() != "") != legacySession {
 					t.Errorf("client asking %q: session id %q, want one only for a legacy session", c.ask, cs.ID())
 				}
 				cs.Close()

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -162,7 +163,7 @@ func modernHeaders(method, name string) map[string]string {
 	h := map[string]string{
 		"Accept":               "application/json, text/event-stream",
 		"Content-Type":         "application/json",
-		"MCP-Protocol-Version": modernVersion,
+		"MCP-Protocol-Version": vocab.FirstModern,
 		"Mcp-Method":           method,
 	}
 	if name != "" {
@@ -174,7 +175,7 @@ func modernHeaders(method, name string) map[string]string {
 // modernCall is the body of a 2026-07-28 tools/call.
 func modernCall(id int, tool string, args map[string]any, token string) string {
 	meta := map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    modernVersion,
+		"io.modelcontextprotocol/protocolVersion":    vocab.FirstModern,
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "0"},
 	}

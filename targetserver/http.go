@@ -12,12 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// modernVersion is the first protocol revision served statelessly.
-const modernVersion = "2026-07-28"
 
 // maxPeek bounds how much of a POST body the rate limiter reads to find the
 // JSON-RPC method; the rest is passed on unread.
@@ -39,7 +37,7 @@ func (s *Server) mcpHandler() http.Handler {
 	era := s.cfg.EraOrDefault()
 	var versions []string
 	if era == Era2026 {
-		versions = []string{modernVersion}
+		versions = []string{vocab.FirstModern}
 	}
 	srv := s.newMCPServer(versions, false)
 	getServer := func(*http.Request) *mcp.Server { return srv }
@@ -88,10 +86,10 @@ func refuseOversize(next http.Handler) http.Handler {
 	})
 }
 
-// isModern reports whether r declares protocol revision 2026-07-28 or later.
-// Dates in the fixed YYYY-MM-DD form compare as strings.
+// isModern reports whether r declares protocol revision 2026-07-28 or later
+// (a request without the header speaks 2025-03-26, vocab.HeaderRevision).
 func isModern(r *http.Request) bool {
-	return r.Header.Get("MCP-Protocol-Version") >= modernVersion
+	return vocab.IsModern(vocab.HeaderRevision(r.Header.Get(vocab.HeaderProtocolVersion)))
 }
 
 // markDisconnect puts the request's Done channel into its context, so a tool
@@ -130,8 +128,8 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 		s.metrics.throttled.Add(1)
 		ra, hint := s.retryHint(a.wait)
 		if marker := peek.Params.Meta[results.MarkerMeta]; marker != "" {
-			era := r.Header.Get("MCP-Protocol-Version")
-			if v := peek.Params.Meta["io.modelcontextprotocol/protocolVersion"]; v != "" {
+			era := r.Header.Get(vocab.HeaderProtocolVersion)
+			if v := peek.Params.Meta[vocab.MetaProtocolVersion]; v != "" {
 				era = v
 			}
 			s.throttledCall(marker, string(id), peek.Params.Name, era, "http", ra)
@@ -175,10 +173,10 @@ func peekToolCall(r *http.Request) (id json.RawMessage, peek rpcPeek, limited bo
 	if json.Unmarshal(head, &one) == nil {
 		msgs = []rpcPeek{one}
 	} else if json.Unmarshal(head, &msgs) != nil {
-		return id, peek, r.Header.Get("Mcp-Method") == "tools/call" && r.Header.Get("Mcp-Name") != ToolInflight
+		return id, peek, r.Header.Get(vocab.HeaderMethod) == vocab.MethodToolsCall && r.Header.Get(vocab.HeaderName) != ToolInflight
 	}
 	for _, m := range msgs {
-		if m.Method == "tools/call" && m.Params.Name != ToolInflight {
+		if m.Method == vocab.MethodToolsCall && m.Params.Name != ToolInflight {
 			if len(msgs) == 1 && len(m.ID) > 0 {
 				id = m.ID
 			}

@@ -102,6 +102,7 @@ func (s *Server) Close() error {
 // list ever changes, so neither declares listChanged (the SDK's inferred
 // default would promise notifications that never come).
 func capabilities() *mcp.ServerCapabilities {
+	//lint:ignore SA1019 logging is deprecated from 2026-07-28 only; the target serves 2025 clients too
 	return &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{},
 		Prompts: &mcp.PromptCapabilities{}}
 }

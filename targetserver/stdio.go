@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -74,7 +75,7 @@ func (nopWriteCloser) Close() error { return nil }
 // when there are workers. Other methods and the inflight probe pass.
 func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
+		if method != vocab.MethodToolsCall {
 			return next(ctx, method, req)
 		}
 		p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
@@ -92,7 +93,7 @@ func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if p != nil {
 			if marker, _ := p.Meta[results.MarkerMeta].(string); marker != "" {
 				id, _ := json.Marshal(p.Meta[requestIDMeta])
-				era, _ := p.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+				era, _ := p.Meta[vocab.MetaProtocolVersion].(string)
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && era == "" && ss.InitializeParams() != nil {
 					era = ss.InitializeParams().ProtocolVersion
 				}

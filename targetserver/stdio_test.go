@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"net"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"net"
 )
 
 // helperEnv, when set, makes the test binary a stdio target whose Config is
@@ -104,8 +106,8 @@ func TestSubprocess(t *testing.T) {
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}
-			if v := cs.InitializeResult().ProtocolVersion; v != modernVersion {
-				t.Errorf("negotiated %s over stdio, want %s", v, modernVersion)
+			if v := cs.InitializeResult().ProtocolVersion; v != vocab.FirstModern {
+				t.Errorf("negotiated %s over stdio, want %s", v, vocab.FirstModern)
 			}
 			got, _ := callText(t, t.Context(), cs, &mcp.CallToolParams{
 				Name: ToolCPUTask, Arguments: map[string]any{"steps": 2, "step_ms": 10},

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -85,11 +86,11 @@ func metaMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if p := req.GetParams(); p != nil && !isNilPointer(p) {
 			m := p.GetMeta()
-			_, caps := m["io.modelcontextprotocol/clientCapabilities"]
-			_, version := m["io.modelcontextprotocol/protocolVersion"]
+			_, caps := m[vocab.MetaClientCapabilities]
+			_, version := m[vocab.MetaProtocolVersion]
 			if caps && !version {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-					Message: `missing _meta "io.modelcontextprotocol/protocolVersion"`}
+					Message: `missing _meta "` + vocab.MetaProtocolVersion + `"`}
 			}
 		}
 		return next(ctx, method, req)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -49,7 +50,7 @@ func TestTools(t *testing.T) {
 			s, cs, metricsURL := tr.start(t, Config{}, log)
 			ctx := t.Context()
 
-			wantEra := modernVersion
+			wantEra := vocab.FirstModern
 			if tr.version != "" {
 				wantEra = tr.version
 			}

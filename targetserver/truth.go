@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -206,7 +207,7 @@ func (s *Server) beginCall(req *mcp.CallToolRequest) *truthRec {
 			id = string(b)
 		}
 	}
-	era, _ := m["io.modelcontextprotocol/protocolVersion"].(string)
+	era, _ := m[vocab.MetaProtocolVersion].(string)
 	if era == "" && req.Session != nil {
 		if p := req.Session.InitializeParams(); p != nil {
 			era = p.ProtocolVersion

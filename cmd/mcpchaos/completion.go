@@ -28,11 +28,11 @@ files, commands and shells they take. Load it with
   zsh:   source <(mcpchaos completion zsh)      (after compinit; or save it as _mcpchaos in $fpath)
   fish:  mcpchaos completion fish | source      (or save it in ~/.config/fish/completions/mcpchaos.fish)
 `)
-		return 0
+		return exitOK
 	}
 	if len(args) != 1 || !slices.Contains(completionShells, args[0]) {
 		fmt.Fprintf(stderr, "mcpchaos completion: want one shell, bash, zsh or fish; got %q\n", strings.Join(args, " "))
-		return 2
+		return exitUsage
 	}
 	cmds := completionCommands()
 	var script string
@@ -45,7 +45,7 @@ files, commands and shells they take. Load it with
 		script = fishCompletion(cmds)
 	}
 	fmt.Fprint(stdout, script)
-	return 0
+	return exitOK
 }
 
 // compCommand is what a script knows of one command.

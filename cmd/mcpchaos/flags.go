@@ -31,12 +31,12 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
-		return 0, true
+		return exitOK, true
 	case errors.Is(err, pflag.ErrHelp):
-		return 0, false
+		return exitOK, false
 	}
 	fmt.Fprintf(stderr, "mcpchaos %s: %v (see mcpchaos %s --help)\n", fs.Name(), err, fs.Name())
-	return 2, false
+	return exitUsage, false
 }
 
 // parseScenarioFlags parses args and wants exactly one scenario file
@@ -47,7 +47,7 @@ func parseScenarioFlags(fs *pflag.FlagSet, cmd string, args []string, stderr io.
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "mcpchaos %s: want exactly one scenario file (see mcpchaos %s --help)\n", cmd, cmd)
-		return 2, false
+		return exitUsage, false
 	}
-	return 0, true
+	return exitOK, true
 }

@@ -14,15 +14,15 @@ func helpCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
 		usage(stdout)
-		return 0
+		return exitOK
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
 		fmt.Fprintln(stdout, "usage: mcpchaos help [COMMAND]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Prints the list of commands, or COMMAND's usage and flags.")
-		return 0
+		return exitOK
 	case len(args) > 1:
 		fmt.Fprintf(stderr, "mcpchaos help: want one command, got %d arguments\n", len(args))
-		return 2
+		return exitUsage
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -30,7 +30,7 @@ func helpCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "mcpchaos help: unknown command %q%s (run \"mcpchaos help\" for the list)\n", args[0], didYouMean(args[0]))
-	return 2
+	return exitUsage
 }
 
 // didYouMean suggests the command closest to a misspelt one: ` (did you

@@ -49,39 +49,35 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	t, err := parseTarget(fs, f.target)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos init: %v (see mcpchaos init --help)\n", err)
-		return 2
+		return exitUsage
 	}
 	t.addSecrets(ctx, false) // before anything about the target is printed
 	if err := checkOverwrites(commandFiles(t.command), []fileUse{{"--output", f.output}}); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
-		return 2
+		return fail(stderr, "init", err)
 	}
 	if f.output != "-" && !f.force {
 		if _, err := os.Lstat(f.output); err == nil {
 			fmt.Fprintf(stderr, "mcpchaos init: %s exists; choose another file with -o, or overwrite it with --force\n", f.output)
-			return 2
+			return exitUsage
 		}
 	}
 	c, list, err := t.listTools(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
-		return 2
+		return fail(stderr, "init", err)
 	}
 	warnRejected(stderr, "mcpchaos init", list.Rejected)
 	if len(list.Tools) == 0 {
 		fmt.Fprintf(stderr, "mcpchaos init: %s lists no tools: there is nothing to call\n", t.what())
-		return 2
+		return exitUsage
 	}
 	s := starter{target: t, tools: list.Tools, protocol: f.target.protocol,
 		server: serverInfo{Implementation: c.Server(), Era: c.Era(), Transport: c.Transport(), Target: t.String()}}
 	res, err := s.render()
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
-		return 2
+		return fail(stderr, "init", err)
 	}
 	if err := writeNew(f.output, res.yaml, f.force, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos init: %v\n", err)
-		return 2
+		return fail(stderr, "init", err)
 	}
 	for _, n := range res.notes {
 		fmt.Fprintf(stderr, "mcpchaos init: note: %s\n", termsafe.Escape(n))
@@ -94,7 +90,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "wrote %s: %s, %s\n", f.output, count(res.calls, "call"), fault)
 		fmt.Fprintf(stdout, "next: mcpchaos validate %s && mcpchaos run %s\n", f.output, f.output)
 	}
-	return 0
+	return exitOK
 }
 
 // writeNew writes data to path ("-": to stdout), refusing to replace a

@@ -66,7 +66,7 @@ func limitsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if f.maxRate.PerSecond() <= 0 || f.budget <= 0 {
 		fmt.Fprintf(stderr, "mcpchaos limits: --max-rate %q and --budget %q must both be above zero\n", f.maxRate, f.budget)
-		return 2
+		return exitUsage
 	}
 	var o engine.Overrides
 	if fs.Changed("seed") {
@@ -75,15 +75,15 @@ func limitsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos limits: find the mcpchaos executable: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	prep, err := engine.Prepare(fs.Arg(0), o, []string{self})
 	if err != nil {
 		printProblems(stderr, "mcpchaos limits: ", fs.Arg(0), err)
-		return 2
+		return exitUsage
 	}
 	if !checkScenarioRun(ctx, "limits", fs.Arg(0), prep.Scenario, f.output, &f.exports, stderr) {
-		return 2
+		return exitUsage
 	}
 	return searchLimits(ctx, f, prep, stdout, stderr)
 }
@@ -122,8 +122,7 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 	w, exp, err := openRunOutputs(outs, &runFlags{output: f.output, exports: f.exports}, sc.Name)
 	if err != nil {
 		outs.abort()
-		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
-		return 2
+		return fail(stderr, "limits", err)
 	}
 	agg := report.NewAggregator(rules)
 	status := newStatusLine(stderr, f.quiet, agg)
@@ -142,10 +141,9 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 		if list := (scenarios.Errors{}); errors.As(err, &list) {
 			printProblems(stderr, "mcpchaos limits: ", sc.File, list) // the tools check
 			fmt.Fprintf(stderr, "mcpchaos limits: %s\n", noSchemaCheckHint)
-			return 2
+			return exitUsage
 		}
-		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
-		return 2
+		return fail(stderr, "limits", err)
 	}
 	status.writing()
 	agg.SetInputs(info.Inputs())
@@ -154,16 +152,16 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 	// Only the limits.* checks judge a search (docs/decisions.md): its
 	// verdicts are shown, never failing it.
 	summary.Evaluate(onLimits, false)
-	code := 0
+	code := exitOK
 	switch {
 	case info.Interrupted:
 		code = exitInterrupted
 	case !summary.Pass:
-		code = 1
+		code = exitCheckFailed
 	}
 	if err := writeTrailer(w, info, summary); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
-		code = 2
+		code = exitUsage
 	}
 	status.clear()
 	text := stdout
@@ -174,8 +172,7 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
 	}
 	if err := errors.Join(exp.write(summary, agg), outs.closeAll()); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
-		return 2
+		return fail(stderr, "limits", err)
 	}
 	return code
 }

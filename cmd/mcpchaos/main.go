@@ -15,10 +15,6 @@ import (
 // version is the tool version recorded in results files and reports.
 var version = "0.1.0-dev"
 
-// exitInterrupted is the exit status of a run stopped by an interrupt:
-// after the first, once every output is written; at once after the second.
-const exitInterrupted = 130
-
 // command is one subcommand: it parses its own flags from args and returns
 // the process exit code.
 type command struct {
@@ -87,16 +83,14 @@ func stoppingMessage(args []string) string {
 	return "mcpchaos: interrupted: stopping (interrupt again to exit at once)"
 }
 
-// run dispatches to a subcommand. Exit codes: 0 success, 1 a check failed
-// or a verdict is a violation, 2 bad input or the run could not start, 130
-// interrupted.
+// run dispatches to a subcommand and returns its exit status (exitcodes.go).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
-			return 2
+			return exitUsage
 		}
-		return 0
+		return exitOK
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -107,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "mcpchaos: unknown command %q%s (run \"mcpchaos help\" for the list)\n", args[0], didYouMean(args[0]))
-	return 2
+	return exitUsage
 }
 
 func usage(w io.Writer) {

@@ -48,33 +48,21 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "mcpchaos proxy: want exactly one proxy file (see mcpchaos proxy --help)")
-		return 2
+		return exitUsage
 	}
-	file := fs.Arg(0)
-	pf, err := scenarios.LoadProxy(file)
-	if err != nil {
-		printProblems(stderr, "", file, err)
-		return 2
-	}
-	redact.FromContext(ctx).Merge(pf.Secrets) // before anything about the file is printed
-	p, err := proxy.New(pf)
-	if err != nil {
-		printProblems(stderr, "", file, err)
-		return 2
-	}
-	if err := checkOverwrites([]fileUse{{"the proxy file", file}},
-		[]fileUse{{"--output", f.output}, {"--summary-json", f.summaryJSON}}); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
-		return 2
+	pf, p, ok := loadProxy(ctx, fs.Arg(0), f, stderr)
+	if !ok {
+		return exitUsage
 	}
 	// Each call's record is written to --output as the call settles, so
 	// the file is created (or refused) before anything listens; a later
 	// check that fails removes it again, as run's outputs.abort does.
 	var out io.WriteCloser
 	if f.output != "" {
+		var err error
 		if out, err = createOutput(ctx, f.output, jsonOutput); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos proxy: --output: %v\n", err)
-			return 2
+			return exitUsage
 		}
 		p.SetOutput(out)
 	}
@@ -87,8 +75,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err := p.CheckUpstream(ctx); err != nil {
 		abort()
-		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
-		return 2
+		return fail(stderr, "proxy", err)
 	}
 	var serveErr error
 	if f.stdio {
@@ -102,20 +89,47 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			p.Close()
 			abort()
 			fmt.Fprintf(stderr, "mcpchaos proxy: listen on %q: %v\n", pf.Listen, err)
-			return 2
+			return exitUsage
 		}
 		fmt.Fprintf(stderr, "mcpchaos proxy: listening on http://%s/mcp (HTTP+SSE clients: http://%[1]s/sse), forwarding to %s (interrupt to stop)\n", ln.Addr(), p.Upstream())
 		serveErr = p.Serve(ctx, ln)
 	}
-	code := 0
+	return finishProxy(p, f, out, serveErr, stdout, stderr)
+}
+
+// loadProxy reads and checks the proxy file and builds the proxy; false
+// when it cannot (the problems are on stderr).
+func loadProxy(ctx context.Context, file string, f *proxyFlags, stderr io.Writer) (*scenarios.ProxyFile, *proxy.Proxy, bool) {
+	pf, err := scenarios.LoadProxy(file)
+	if err != nil {
+		printProblems(stderr, "", file, err)
+		return nil, nil, false
+	}
+	redact.FromContext(ctx).Merge(pf.Secrets) // before anything about the file is printed
+	p, err := proxy.New(pf)
+	if err != nil {
+		printProblems(stderr, "", file, err)
+		return nil, nil, false
+	}
+	if err := checkOverwrites([]fileUse{{"the proxy file", file}},
+		[]fileUse{{"--output", f.output}, {"--summary-json", f.summaryJSON}}); err != nil {
+		fail(stderr, "proxy", err)
+		return nil, nil, false
+	}
+	return pf, p, true
+}
+
+// finishProxy writes the summary (text on stdout, JSON to --summary-json)
+// and closes --output once the proxy has stopped; it returns proxy's exit
+// status.
+func finishProxy(p *proxy.Proxy, f *proxyFlags, out io.WriteCloser, serveErr error, stdout, stderr io.Writer) int {
+	code := exitOK
 	if serveErr != nil {
-		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", serveErr)
-		code = 1
+		code = fail(stderr, "proxy", runError(serveErr))
 	}
 	sum := p.Summary()
 	if err := report.WriteProxyText(stdout, sum); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
-		code = 1
+		code = fail(stderr, "proxy", runError(err))
 	}
 	if f.summaryJSON != "" {
 		if err := writeJSONFile(f.summaryJSON, func(w io.Writer) error {
@@ -123,19 +137,16 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			enc.SetIndent("", "  ")
 			return enc.Encode(sum)
 		}); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
-			code = 1
+			code = fail(stderr, "proxy", runError(err))
 		}
 	}
 	if out != nil {
 		p.SetOutput(nil) // a handler still ending after the stop writes nothing to a closed file
 		if err := p.OutputErr(); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos proxy: --output %q: %v\n", f.output, err)
-			code = 1
+			code = fail(stderr, "proxy", runError(fmt.Errorf("--output %q: %w", f.output, err)))
 		}
 		if err := out.Close(); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos proxy: write %q: %v\n", f.output, err)
-			code = 1
+			code = fail(stderr, "proxy", runError(fmt.Errorf("write %q: %w", f.output, err)))
 		}
 	}
 	return code

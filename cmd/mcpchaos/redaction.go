@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"github.com/mcpchaos/mcpchaos/redact"
-	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -19,7 +18,8 @@ import (
 //   - a command that reads a scenario adds the scenario's secrets as soon
 //     as it has them (addSecrets), before it prints anything about it;
 //   - every file a command writes is opened with createOutput (text or
-//     JSON) or createResults, which redact with the same set.
+//     JSON), or raw for a results file whose writer redacts each line
+//     with the same set (openRunOutputs).
 //
 // A new output (a report format, a flag that writes a file) needs nothing
 // more than to be written to the stdout or stderr it was given, or to a
@@ -99,17 +99,6 @@ func createOutput(ctx context.Context, path string, kind outputKind) (io.WriteCl
 		return &redactedFile{Writer: set.JSONWriter(f), f: f}, nil
 	}
 	return &redactedFile{Writer: set.Writer(f), f: f}, nil
-}
-
-// createResults creates a results file whose every line is redacted with
-// the command's secrets.
-func createResults(ctx context.Context, path string) (*results.Writer, error) {
-	w, err := results.Create(path, 0)
-	if err != nil {
-		return nil, err
-	}
-	w.Redact(redact.FromContext(ctx).JSON)
-	return w, nil
 }
 
 // flushOutput writes out what w holds back (the live status line, which

@@ -37,11 +37,11 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "mcpchaos report: want at least one results file (see mcpchaos report --help)")
-		return 2
+		return exitUsage
 	}
 	if !slices.Contains(reportFormats, format) {
 		fmt.Fprintf(stderr, "mcpchaos report: --format %q: want one of %s\n", format, strings.Join(reportFormats, ", "))
-		return 2
+		return exitUsage
 	}
 	if output == "" {
 		output = "-"
@@ -52,8 +52,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		inputs = append(inputs, fileUse{"the results file", path})
 	}
 	if err := checkOverwrites(inputs, exportFiles(&ex, "--output")); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos report: %v\n", err)
-		return 2
+		return fail(stderr, "report", err)
 	}
 	outs := newOutputs(ctx, stdout)
 	// The attack name of vegeta results is the first file's scenario, known
@@ -61,8 +60,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	exp, err := openExports(outs, &ex, "")
 	if err != nil {
 		outs.abort()
-		fmt.Fprintf(stderr, "mcpchaos report: %v\n", err)
-		return 2
+		return fail(stderr, "report", err)
 	}
 	m, err := report.Merge(ctx, fs.Args(), report.MergeOptions{OnRecord: exp.record, SameScenario: same,
 		OnSample: func(s *results.Sample) error { exp.sample(s); return nil },
@@ -81,21 +79,19 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err != nil {
 		outs.abort()
-		fmt.Fprintf(stderr, "mcpchaos report: %v\n", err)
-		return 2
+		return fail(stderr, "report", err)
 	}
 	for _, n := range m.Notes {
 		fmt.Fprintf(stderr, "mcpchaos report: note: %s\n", termsafe.Escape(n))
 	}
 	s := m.Summary()
 	if err := errors.Join(exp.write(s, m.Agg), outs.closeAll()); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos report: %v\n", err)
-		return 2
+		return fail(stderr, "report", err)
 	}
 	if !s.Pass {
-		return 1
+		return exitCheckFailed
 	}
-	return 0
+	return exitOK
 }
 
 // field returns the path of a --format's rendering.

@@ -69,124 +69,171 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseScenarioFlags(fs, "run", args, stderr); !ok {
 		return code
 	}
-	prep, err := prepareRun(fs, f, fs.Arg(0))
-	if err != nil {
-		printProblems(stderr, "mcpchaos run: ", fs.Arg(0), err)
-		return 2
+	rp, code, ok := planRun(ctx, fs, f, stderr)
+	if !ok {
+		return code
 	}
-	sc, checks, plan := prep.Scenario, prep.Checks, prep.Plan
-	shard, startAt, err := f.shards.resolve(fs, os.LookupEnv)
-	if err == nil {
-		plan, err = plan.ForShard(shard)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
-	}
-	plan.StartAt = startAt
-	if note := plan.SharedProbesNote(); note != "" {
-		fmt.Fprintf(stderr, "mcpchaos run: %s\n", note)
-	}
-	if !checkScenarioRun(ctx, "run", fs.Arg(0), sc, f.output, &f.exports, stderr) {
-		return 2
-	}
-	failOnViolation := sc.FailOnViolation && !f.noFailOnViolation
 	// Every output is opened before the load: a path that cannot be
 	// created fails here, before any call.
 	outs := newOutputs(ctx, stdout)
-	w, exp, err := openRunOutputs(outs, f, sc.Name)
+	w, exp, err := openRunOutputs(outs, f, rp.sc.Name)
 	if err != nil {
 		outs.abort()
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
+		return fail(stderr, "run", err)
 	}
-	agg := report.NewAggregator(report.ScenarioRules(sc))
-	var exportErr error
-	sink := func(r *results.Record) {
-		agg.Add(r)
-		if err := exp.record(r); err != nil && exportErr == nil {
-			exportErr = err
-		}
-	}
-	status := newStatusLine(stderr, f.quiet, agg)
+	r := &runOutput{w: w, exp: exp, outs: outs, agg: report.NewAggregator(report.ScenarioRules(rp.sc))}
+	r.status = newStatusLine(stderr, f.quiet, r.agg)
 	shortSlices()
 	if exp.html != nil {
-		exp.html.scenario = plan.Config
+		exp.html.scenario = rp.plan.Config
 	}
-	plan.Orphans.LeaveChildren = f.leaveChildren
-	opts := engine.Options{Sink: sink, Writer: w, Tick: status.tick, Version: version, OnSample: exp.sample,
-		Evaluation: report.Evaluation(report.ScenarioRules(sc), checks, failOnViolation), Subreaper: subreaper}
-	if !f.noSchemaCheck {
-		opts.BeforeLoad = checkTools(sc, stderr)
-	}
-	opts.OnLateStart = lateStart(stderr, shard, startAt)
+	opts := r.options(f, rp, stderr)
 	if f.metricsListen != "" {
-		stop, err := serveLive(ctx, &opts, f.metricsListen, sc.Name, shard, stderr)
+		stop, err := serveLive(ctx, &opts, f.metricsListen, rp.sc.Name, rp.shard, stderr)
 		if err != nil {
-			status.clear()
-			if w != nil {
-				_ = w.Close()
-			}
-			outs.abort()
-			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-			return 2
+			r.abort()
+			return fail(stderr, "run", err)
 		}
 		defer stop()
 	}
-	info, err := engine.Run(ctx, plan, opts)
+	info, err := engine.Run(ctx, rp.plan, opts)
 	if err != nil {
-		status.clear()
-		if w != nil {
-			_ = w.Close()
-		}
-		outs.abort()
+		r.abort()
 		if list := (scenarios.Errors{}); errors.As(err, &list) {
 			printProblems(stderr, "mcpchaos run: ", fs.Arg(0), list) // the tools check
 			fmt.Fprintf(stderr, "mcpchaos run: %s\n", noSchemaCheckHint)
-			return 2
+			return exitUsage
 		}
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
+		return fail(stderr, "run", err)
 	}
-	status.writing()
-	summary := info.Summary(agg, checks, failOnViolation)
-	code := 0
+	return r.finish(info, rp, stdout, stderr)
+}
+
+// runPlan is what run drives: the checked scenario, its checks and the
+// plan of this shard.
+type runPlan struct {
+	sc              *scenarios.Scenario
+	checks          []report.Check
+	plan            engine.Plan
+	shard           engine.Shard
+	startAt         time.Time
+	failOnViolation bool
+}
+
+// planRun reads and checks the scenario named on the command line, and
+// plans this shard's part of it. When ok is false run ends with code (the
+// problem is on stderr).
+func planRun(ctx context.Context, fs *pflag.FlagSet, f *runFlags, stderr io.Writer) (rp runPlan, code int, ok bool) {
+	prep, err := prepareRun(fs, f, fs.Arg(0))
+	if err != nil {
+		printProblems(stderr, "mcpchaos run: ", fs.Arg(0), err)
+		return rp, exitUsage, false
+	}
+	rp = runPlan{sc: prep.Scenario, checks: prep.Checks, plan: prep.Plan}
+	rp.shard, rp.startAt, err = f.shards.resolve(fs, os.LookupEnv)
+	if err == nil {
+		rp.plan, err = rp.plan.ForShard(rp.shard)
+	}
+	if err != nil {
+		return rp, fail(stderr, "run", err), false
+	}
+	rp.plan.StartAt = rp.startAt
+	if note := rp.plan.SharedProbesNote(); note != "" {
+		fmt.Fprintf(stderr, "mcpchaos run: %s\n", note)
+	}
+	if !checkScenarioRun(ctx, "run", fs.Arg(0), rp.sc, f.output, &f.exports, stderr) {
+		return rp, exitUsage, false
+	}
+	rp.failOnViolation = rp.sc.FailOnViolation && !f.noFailOnViolation
+	rp.plan.Orphans.LeaveChildren = f.leaveChildren
+	return rp, exitOK, true
+}
+
+// runOutput is where a run's records go: the aggregator, the results file
+// (nil without --output), the other renderings, the status line.
+type runOutput struct {
+	agg       *report.Aggregator
+	w         *results.Writer
+	exp       *exports
+	outs      *outputs
+	status    *statusLine
+	exportErr error // the first error of an export, reported at the end
+}
+
+// options are the engine's options for a run with these outputs.
+func (r *runOutput) options(f *runFlags, rp runPlan, stderr io.Writer) engine.Options {
+	sink := func(rec *results.Record) {
+		r.agg.Add(rec)
+		if err := r.exp.record(rec); err != nil && r.exportErr == nil {
+			r.exportErr = err
+		}
+	}
+	opts := engine.Options{Sink: sink, Writer: r.w, Tick: r.status.tick, Version: version, OnSample: r.exp.sample,
+		Evaluation: report.Evaluation(report.ScenarioRules(rp.sc), rp.checks, rp.failOnViolation), Subreaper: subreaper}
+	if !f.noSchemaCheck {
+		opts.BeforeLoad = checkTools(rp.sc, stderr)
+	}
+	opts.OnLateStart = lateStart(stderr, rp.shard, rp.startAt)
+	return opts
+}
+
+// abort removes the outputs of a run that could not start.
+func (r *runOutput) abort() {
+	r.status.clear()
+	if r.w != nil {
+		_ = r.w.Close()
+	}
+	r.outs.abort()
+}
+
+// finish writes the summary everywhere it goes once the run has ended and
+// returns run's exit status.
+func (r *runOutput) finish(info *engine.Info, rp runPlan, stdout, stderr io.Writer) int {
+	r.status.writing()
+	summary := info.Summary(r.agg, rp.checks, rp.failOnViolation)
+	code := exitOK
 	switch {
 	case info.Interrupted:
 		code = exitInterrupted
 	case !summary.Pass:
-		code = 1
+		code = exitCheckFailed
 	}
-	if w != nil {
-		raw, _ := json.Marshal(summary)
-		inputs, err := report.EncodeInputs(info.Inputs())
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		}
-		_ = w.Write(&results.Trailer{Type: results.TypeTrailer, Ended: time.Now(), Interrupted: info.Interrupted, Summary: raw, Run: inputs})
-		if err := w.Close(); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-			code = 2
-		}
+	if r.w != nil && !r.writeTrailer(info, summary, stderr) {
+		code = exitUsage
 	}
-	status.clear()
+	r.status.clear()
 	text := stdout
-	if outs.toStdout != "" {
+	if r.outs.toStdout != "" {
 		text = stderr // standard output carries another output
 	}
 	if err := summary.Text(text); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 	}
 	for i, tail := range info.Stderr {
-		if info.Interrupted || code != 0 {
+		if info.Interrupted || code != exitOK {
 			fmt.Fprintf(stderr, "--- server %d stderr (last %d bytes) ---\n%s\n", i+1, len(tail), tail)
 		}
 	}
-	if err := errors.Join(exportErr, exp.write(summary, agg), outs.closeAll()); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
-		return 2
+	if err := errors.Join(r.exportErr, r.exp.write(summary, r.agg), r.outs.closeAll()); err != nil {
+		return fail(stderr, "run", err)
 	}
 	return code
+}
+
+// writeTrailer ends the results file with the summary and the run's
+// inputs, and closes it; false when it could not be written.
+func (r *runOutput) writeTrailer(info *engine.Info, summary *report.Summary, stderr io.Writer) bool {
+	raw, _ := json.Marshal(summary)
+	inputs, err := report.EncodeInputs(info.Inputs())
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+	}
+	_ = r.w.Write(&results.Trailer{Type: results.TypeTrailer, Ended: time.Now(), Interrupted: info.Interrupted, Summary: raw, Run: inputs})
+	if err := r.w.Close(); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
+		return false
+	}
+	return true
 }
 
 // openRunOutputs opens the results file (nil without --output) and every

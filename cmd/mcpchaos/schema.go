@@ -39,22 +39,21 @@ func schemaCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(stdout, schemaUsage)
-			return 0
+			return exitOK
 		}
 		fmt.Fprintf(stderr, "mcpchaos schema: %v\n%s", err, schemaUsage)
-		return 2
+		return exitUsage
 	}
 	if fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "mcpchaos schema: unexpected argument %q\n%s", fl.Arg(0), schemaUsage)
-		return 2
+		return exitUsage
 	}
 	out, err := scenarioSchema()
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos schema: %v\n", err)
-		return 2
+		return fail(stderr, "schema", err)
 	}
 	_, _ = stdout.Write(out)
-	return 0
+	return exitOK
 }
 
 // scenarioSchema returns the schema as indented JSON, ending in a newline.

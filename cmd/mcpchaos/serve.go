@@ -107,8 +107,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	cfg, err := f.config(fs)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
-		return 2
+		return fail(stderr, "serve", err)
 	}
 	if f.stdio {
 		return serveStdio(ctx, cfg, f.metricsListen, stdin, stdout, stderr)
@@ -119,8 +118,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 func serveHTTP(ctx context.Context, cfg targetserver.Config, addr string, stderr io.Writer) int {
 	r, err := targetserver.StartHTTP(ctx, cfg, addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
-		return 2
+		return fail(stderr, "serve", err)
 	}
 	defer r.Close()
 	fmt.Fprintf(stderr, "mcpchaos serve: MCP on %s, metrics on %s (era %s; %s)\n",
@@ -130,21 +128,19 @@ func serveHTTP(ctx context.Context, cfg targetserver.Config, addr string, stderr
 	select {
 	case <-ctx.Done():
 		r.Close()
-		return 0
+		return exitOK
 	case err := <-served:
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
-			return 1
+			return fail(stderr, "serve", runError(err))
 		}
-		return 0
+		return exitOK
 	}
 }
 
 func serveStdio(ctx context.Context, cfg targetserver.Config, metricsAddr string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s, err := targetserver.New(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
-		return 2
+		return fail(stderr, "serve", err)
 	}
 	defer s.Close()
 	where, bound := "no metrics endpoint", ""
@@ -153,7 +149,7 @@ func serveStdio(ctx context.Context, cfg targetserver.Config, metricsAddr string
 		ln, err := lc.Listen(ctx, "tcp", metricsAddr)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpchaos serve: metrics: listen on %q: %v\n", metricsAddr, err)
-			return 2
+			return exitUsage
 		}
 		hs := &http.Server{Handler: metricsMux(s), ReadHeaderTimeout: 10 * time.Second}
 		go hs.Serve(ln)
@@ -167,10 +163,9 @@ func serveStdio(ctx context.Context, cfg targetserver.Config, metricsAddr string
 		noteEveryInterface(stderr, "mcpchaos serve", metricsAddr, bound)
 	}
 	if err := s.ServeStdio(ctx, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
-		return 1
+		return fail(stderr, "serve", runError(err))
 	}
-	return 0
+	return exitOK
 }
 
 func metricsMux(s *targetserver.Server) http.Handler {

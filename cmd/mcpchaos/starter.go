@@ -38,7 +38,7 @@ type starterOut struct {
 	disabled []string // destructive tools left commented out
 }
 
-// render writes the scenario.
+// render writes the scenario, one section after the other.
 func (s starter) render() (starterOut, error) {
 	if !s.fitted {
 		return s.fit()
@@ -56,6 +56,31 @@ func (s starter) render() (starterOut, error) {
 	line("# described in docs/scenarios.md. Change what the comments point at, then raise the load.")
 	line("name: %s", yamlString(name))
 	line("seed: 1                         # every random choice derives from it: the same seed replays the same faults")
+	s.renderTarget(line, &out)
+	line("load:")
+	line("  # A modest open-model load: calls start on schedule whatever the server does. Raise the")
+	line("  # rate, or ramp with stages: [{to: 200/1s, over: 60s}], once this run passes.")
+	line("  rate: 5/1s")
+	line("  duration: 30s")
+	line("timeouts: {idle: 30s, max: 60s}  # idle is reset by progress, max never is")
+
+	out.slowest = slowestTool(s.tools)
+	if err := s.renderCalls(line, &out); err != nil {
+		return out, err
+	}
+	s.renderFaults(line, out.slowest)
+	s.orphans(line)
+	s.renderChecks(line)
+	// The server's text in comments and strings keeps no control
+	// character: the file is often printed (-o -, cat), and YAML reads
+	// the escapes the same inside double quotes.
+	out.yaml = []byte(termsafe.Lines(b.String()))
+	return out, nil
+}
+
+// renderTarget writes the target and protocol sections (and the notes on
+// the headers it reads from the environment).
+func (s starter) renderTarget(line func(string, ...any), out *starterOut) {
 	line("target:")
 	if s.target.url != "" {
 		line("  http:")
@@ -91,15 +116,11 @@ func (s starter) render() (starterOut, error) {
 	} else {
 		line("protocol: %s", s.protocol)
 	}
-	line("load:")
-	line("  # A modest open-model load: calls start on schedule whatever the server does. Raise the")
-	line("  # rate, or ramp with stages: [{to: 200/1s, over: 60s}], once this run passes.")
-	line("  rate: 5/1s")
-	line("  duration: 30s")
-	line("timeouts: {idle: 30s, max: 60s}  # idle is reset by progress, max never is")
+}
 
-	slowest := slowestTool(s.tools)
-	out.slowest = slowest
+// renderCalls writes one calls entry per tool, a destructive one commented
+// out; an error when no call is left.
+func (s starter) renderCalls(line func(string, ...any), out *starterOut) error {
 	line("calls:")
 	line("  # One entry per tool, its arguments made from its inputSchema (required properties, defaults,")
 	line("  # enums, examples, types, minimums): replace them with values your server expects.")
@@ -128,11 +149,17 @@ func (s starter) render() (starterOut, error) {
 	}
 	out.notes = append(out.notes, notes...)
 	if out.calls == 0 && len(out.disabled) == 0 {
-		return out, fmt.Errorf("no tool of the server can be written in a scenario: %s", strings.Join(notes, "; "))
+		return fmt.Errorf("no tool of the server can be written in a scenario: %s", strings.Join(notes, "; "))
 	}
 	if out.calls == 0 {
-		return out, fmt.Errorf("every tool of the server says it is destructive (%s): mcpchaos init calls none of them; write the calls by hand", strings.Join(out.disabled, ", "))
+		return fmt.Errorf("every tool of the server says it is destructive (%s): mcpchaos init calls none of them; write the calls by hand", strings.Join(out.disabled, ", "))
 	}
+	return nil
+}
+
+// renderFaults writes a cancel fault, on the slowest-looking tool when
+// there is one.
+func (s starter) renderFaults(line func(string, ...any), slowest string) {
 	line("faults:")
 	if slowest != "" {
 		line("  # Cancel a fifth of the calls of the slowest-looking tool while they run: a correct server")
@@ -141,7 +168,10 @@ func (s starter) render() (starterOut, error) {
 	} else {
 		line("  - {kind: cancel, probability: 0.2, after: \"uniform(100ms, 1s)\"}")
 	}
-	s.orphans(line)
+}
+
+// renderChecks writes the checks a CI would start with.
+func (s starter) renderChecks(line func(string, ...any)) {
 	line("checks:                         # a CI would start with these; each is a key of the JSON summary")
 	line("  - calls.transport_error == 0")
 	line("  - calls.protocol_error == 0")
@@ -153,11 +183,6 @@ func (s starter) render() (starterOut, error) {
 		line("  # - cancellation.orphaned == 0  # with a probe above: no work left running after the load")
 	}
 	line("  # - p99(call) < 2s              # set from the p99 of a first run")
-	// The server's text in comments and strings keeps no control
-	// character: the file is often printed (-o -, cat), and YAML reads
-	// the escapes the same inside double quotes.
-	out.yaml = []byte(termsafe.Lines(b.String()))
-	return out, nil
 }
 
 // call writes one calls entry, and a note when its arguments do not yet

@@ -74,6 +74,7 @@ func parseTarget(fs *pflag.FlagSet, f *targetFlags) (target, error) {
 	}
 	switch len(args) {
 	case 0:
+		//lint:ignore ST1005 "ARGS..." is the usage line's own notation
 		return t, errors.New("no TARGET: give a URL or -- COMMAND ARGS...")
 	case 1:
 	default:

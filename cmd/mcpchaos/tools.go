@@ -41,13 +41,12 @@ func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	t, err := parseTarget(fs, tf)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos tools: %v (see mcpchaos tools --help)\n", err)
-		return 2
+		return exitUsage
 	}
 	t.addSecrets(ctx, true) // before anything about the target is printed
 	c, list, err := t.listTools(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos tools: %v\n", err)
-		return 2
+		return fail(stderr, "tools", err)
 	}
 	warnRejected(stderr, "mcpchaos tools", list.Rejected)
 	if *asJSON {
@@ -56,10 +55,9 @@ func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = writeTools(stdout, serverInfo{Implementation: c.Server(), Era: c.Era(), Transport: c.Transport(), Target: t.String()}, list.Tools)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos tools: %v\n", err)
-		return 2
+		return fail(stderr, "tools", err)
 	}
-	return 0
+	return exitOK
 }
 
 // serverInfo is what the header of the tools listing says.

@@ -46,28 +46,28 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			printUsage(stdout)
-			return 0
+			return exitOK
 		}
 		fmt.Fprintf(stderr, "mcpchaos validate: %v\n", err)
 		printUsage(stderr)
-		return 2
+		return exitUsage
 	}
 	files := fl.Args()
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "mcpchaos validate: no scenario files given")
 		printUsage(stderr)
-		return 2
+		return exitUsage
 	}
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpchaos validate: find the mcpchaos executable: %v\n", err)
-		return 2
+		return exitUsage
 	}
-	code := 0
+	code := exitOK
 	for _, file := range files {
 		prep, err := engine.Prepare(file, engine.Overrides{}, []string{self})
 		if err != nil {
-			code = 2
+			code = exitUsage
 			printProblems(stderr, "", file, err)
 			continue
 		}

@@ -18,21 +18,21 @@ func versionCmd(_ context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintln(stdout, "usage: mcpchaos version")
 			fmt.Fprintln(stdout)
 			fmt.Fprintln(stdout, "Prints the version, the module version and the VCS revision the binary was built from.")
-			return 0
+			return exitOK
 		}
 		fmt.Fprintf(stderr, "mcpchaos version: takes no arguments, got %q\n", args[0])
-		return 2
+		return exitUsage
 	}
 	fmt.Fprintf(stdout, "mcpchaos %s\n", version)
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		fmt.Fprintln(stdout, "module    unknown (no build information in this binary)")
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "module    %s %s\n", info.Main.Path, info.Main.Version)
 	fmt.Fprintf(stdout, "revision  %s\n", revision(info.Settings))
 	fmt.Fprintf(stdout, "go        %s %s/%s\n", info.GoVersion, runtime.GOOS, runtime.GOARCH)
-	return 0
+	return exitOK
 }
 
 // revision describes the VCS state a binary was built from: "abc123…
