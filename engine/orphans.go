@@ -92,6 +92,9 @@ type probeRun struct {
 	loadAt   time.Time
 	paused   atomic.Bool // a quiet window is measuring: the sampler rests
 	windows  report.Windows
+	// quietRate is the most CPU-s per second above idle that a quiet
+	// window which cut nothing measured (windownoise.go); under mu.
+	quietRate float64
 
 	mu     sync.Mutex
 	series map[string][]probes.Point
@@ -302,7 +305,7 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration) report.W
 	w.MeasuredFrom = t0
 	w.MeasuredMs = float64(el) / float64(time.Millisecond)
 	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
-	w.ThresholdS = pr.cpuThreshold(el)
+	w.ThresholdS = pr.windowThreshold(el)
 	return w
 }
 

@@ -170,6 +170,11 @@ func (pr *probeRun) addWindow(w report.Window) {
 	if w.Orphaned > 0 || (w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS) {
 		s.Above++
 	}
+	if rate, ok := quietNoise(w); ok {
+		s.Quiet++
+		pr.quietRate = max(pr.quietRate, rate)
+		s.QuietNoiseRate = pr.quietRate
+	}
 	if len(s.List) < 1000 {
 		s.List = append(s.List, w)
 	}

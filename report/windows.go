@@ -54,6 +54,12 @@ type Windows struct {
 	// Above is the number of windows whose leftover CPU exceeded their
 	// threshold, or whose count probes read above baseline.
 	Above int `json:"above"`
+	// Quiet is the number of windows that cut nothing and stayed under
+	// their threshold; QuietNoiseRate the most CPU-s per second above idle
+	// one of them measured: the server's noise under the run's conditions,
+	// which raises the threshold of the windows after it.
+	Quiet          int     `json:"quiet"`
+	QuietNoiseRate float64 `json:"quiet_noise_rate"`
 	// OrphanedMax is the most calls a count probe saw above its baseline
 	// in any window.
 	OrphanedMax float64  `json:"orphaned_max"`
