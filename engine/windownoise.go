@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -62,4 +64,23 @@ func quietNoise(w report.Window) (rate float64, ok bool) {
 		return 0, false
 	}
 	return w.LeftoverCPUS / (w.MeasuredMs / 1000), true
+}
+
+// cutSample is the process read once a window's cancels are out.
+type cutSample struct {
+	ps probes.ProcessSample
+	at time.Time
+}
+
+// sampleCut reads the process as a window's cancels are out; zero when
+// there is no process probe or the read failed.
+func (pr *probeRun) sampleCut(ctx context.Context) cutSample {
+	if pr.proc == nil {
+		return cutSample{}
+	}
+	ps, err := pr.sampleProc(ctx, 5*time.Second)
+	if err != nil {
+		return cutSample{}
+	}
+	return cutSample{ps: ps, at: time.Now()}
 }

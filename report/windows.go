@@ -79,6 +79,12 @@ type Window struct {
 	LeftoverCPUS float64   `json:"leftover_cpu_s"`
 	ThresholdS   float64   `json:"threshold_s"`
 	Orphaned     float64   `json:"orphaned"`
+	// GraceCPUS is the CPU above idle the server used from when the
+	// window's cancels were out to the measurement (GraceMs, the grace):
+	// a server that stops at a cancel goes quiet in it, one that goes on
+	// with the cut calls does not.
+	GraceCPUS float64 `json:"grace_cpu_s,omitempty"`
+	GraceMs   float64 `json:"grace_ms,omitempty"`
 }
 
 // textWindows prints the quiet windows' sum, when there were any.
