@@ -132,6 +132,7 @@ type runner struct {
 	stalls   stallLog
 	win      windowGate // the pause of a quiet window
 	fences   fences     // stdio fences after cancels (fence.go)
+	lag      readLag    // this process's own stalls (readlag.go)
 
 	scheduled, completed, dropped atomic.Int64
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
@@ -222,6 +223,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	}
 	r.began = info.Started
 	r.phase.Store(PhaseLoad)
+	stopLag := r.lag.start()
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
@@ -256,6 +258,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	info.Orphans = pr.finish(probeCtx)
 	r.phase.Store(PhaseLate)
 	r.pending.Wait()
+	stopLag()
 	close(r.records)
 	<-collected
 	info.Gateway = r.gw.finish(probeCtx)
