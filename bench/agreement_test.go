@@ -30,23 +30,21 @@ import (
 // later than cut + grace, pass otherwise. The benchmark logs a markdown
 // row per setup (docs/decisions.md, "Black-box agreement").
 //
-// MCPCHAOS_AGREEMENT_SEEDS sets the seeds per setup (default 20);
-// MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it.
+// MCPCHAOS_AGREEMENT_SEEDS sets the seeds per setup (default 20) and
+// MCPCHAOS_AGREEMENT_FIRST the first of them (default 1);
+// MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it;
+// MCPCHAOS_AGREEMENT_KEEP names a directory where each run's scenario,
+// summary, results file and server log are kept, with a file "judged"
+// saying truth and verdict, to be read against each other.
 func BenchmarkBlackBoxAgreement(b *testing.B) {
 	setup(b)
-	seeds := 20
-	if v := os.Getenv("MCPCHAOS_AGREEMENT_SEEDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			b.Fatalf("MCPCHAOS_AGREEMENT_SEEDS=%q: want a count from 1 to 1000", v)
-		}
-		seeds = n
-	}
+	seeds := envCount(b, "MCPCHAOS_AGREEMENT_SEEDS", 20)
+	first := envCount(b, "MCPCHAOS_AGREEMENT_FIRST", 1)
 	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
 	before := machineNow()
 	// The rows go to stderr as they come: a benchmark's log is cut short.
-	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation |")
-	fmt.Fprintln(os.Stderr, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation | misses: starved, marginal |")
+	fmt.Fprintln(os.Stderr, "|---|---|---|---|---|---|---|---|")
 	total, agreed := 0, 0
 	for range b.N {
 		for _, sdk := range []string{"gosdk", "mcpgo"} {
@@ -59,12 +57,12 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 							continue
 						}
 						t := tally{}
-						for seed := 1; seed <= seeds; seed++ {
+						for seed := first; seed < first+seeds; seed++ {
 							t.add(agreementRun(b, c, stepMs, seed))
 						}
 						total += t.runs
 						agreed += t.agree
-						fmt.Fprintf(os.Stderr, "| %s | %d | %d/%d | %d | %d | %d | %d |\n", name, t.runs, t.agree, t.runs, t.falsePass, t.falseViolation, t.notObservable, t.truthViolation)
+						fmt.Fprintf(os.Stderr, "| %s | %d | %d/%d | %d | %d | %d | %d | %d, %d |\n", name, t.runs, t.agree, t.runs, t.falsePass, t.falseViolation, t.notObservable, t.truthViolation, t.starved, t.marginal)
 					}
 				}
 			}
@@ -76,17 +74,42 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 	reportOthers(b, before, 0)
 }
 
+// envCount reads a count from 1 to 1000 from the environment variable
+// name, def when it is not set.
+func envCount(b *testing.B, name string, def int) int {
+	b.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 {
+		b.Fatalf("%s=%q: want a count from 1 to 1000", name, v)
+	}
+	return n
+}
+
 // tally counts one setup's runs.
-type tally struct{ runs, agree, falsePass, falseViolation, notObservable, truthViolation int }
+type tally struct {
+	runs, agree, falsePass, falseViolation, notObservable, truthViolation int
+	starved, marginal                                                     int // misses the server's log explains
+}
 
 // agreementOutcome is one run: the verdict and the truth.
 type agreementOutcome struct {
 	verdict, evidence string
-	truth             bool // the server's log: a cut call ran past cut + grace
+	truth             bool   // the server's log: a cut call ran past cut + grace
+	miss              string // why it disagreed (agreement_miss_test.go), "" when it agreed
 }
 
 func (t *tally) add(o agreementOutcome) {
 	t.runs++
+	switch o.miss {
+	case missStarved:
+		t.starved++
+	case missMarginal:
+		t.marginal++
+	}
 	if o.truth {
 		t.truthViolation++
 	}
@@ -161,10 +184,14 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 			o.verdict, o.evidence = m["status"].(string), m["evidence"].(string)
 		}
 	}
+	judged := fmt.Sprintf("truth %d of %d cut calls ran on (up to %v after the cut); verdict %s (%s)\n",
+		len(j.Leaked), j.Cut, j.MaxAfter, o.verdict, o.evidence)
 	if o.verdict != map[bool]string{true: "violation", false: "pass"}[o.truth] {
-		fmt.Fprintf(os.Stderr, "disagreement: %s, %d ms steps, seed %d: truth %d of %d cut calls ran on (up to %v after the cut); verdict %s (%s)\n",
-			c, stepMs, seed, len(j.Leaked), j.Cut, j.MaxAfter, o.verdict, o.evidence)
+		o.miss = missKind(c, j, agreementGrace)
+		judged = missLine(c, stepMs, seed, j, o, slowestStep(c.Truth, f.Records, j.Leaked))
+		fmt.Fprintln(os.Stderr, judged)
 	}
+	keepRun(b, r.Dir, c, stepMs, seed, judged)
 	return o
 }
 
@@ -206,4 +233,34 @@ func startStepServer(b *testing.B, c stepserver.Config) (url string, pid int, st
 		b.Fatalf("step server %s printed %q, not a URL", c, url)
 	}
 	return url, cmd.Process.Pid, stop
+}
+
+// keepRun copies a run's files (scenario, summary, results, the server's
+// log) and how it was judged to MCPCHAOS_AGREEMENT_KEEP/SETUP-STEPS-SEED,
+// when set.
+func keepRun(b *testing.B, dir string, c stepserver.Config, stepMs, seed int, judged string) {
+	b.Helper()
+	keep := os.Getenv("MCPCHAOS_AGREEMENT_KEEP")
+	if keep == "" {
+		return
+	}
+	to := filepath.Join(keep, fmt.Sprintf("%s-%dms-%d", strings.ReplaceAll(c.String(), ",", "-"), stepMs, seed))
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(to, "judged"), []byte(judged), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for from, name := range map[string]string{
+		filepath.Join(dir, "scenario.yaml"): "scenario.yaml", filepath.Join(dir, "summary.json"): "summary.json",
+		filepath.Join(dir, "results.jsonl"): "results.jsonl", c.Truth: "truth",
+	} {
+		data, err := os.ReadFile(from)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(to, name), data, 0o644)
+		}
+		if err != nil {
+			b.Logf("keep %s: %v", name, err)
+		}
+	}
 }

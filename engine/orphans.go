@@ -92,6 +92,9 @@ type probeRun struct {
 	loadAt   time.Time
 	paused   atomic.Bool // a quiet window is measuring: the sampler rests
 	windows  report.Windows
+	// quietRate is the most CPU-s per second above idle that a quiet
+	// window which cut nothing measured (windownoise.go); under mu.
+	quietRate float64
 
 	mu     sync.Mutex
 	series map[string][]probes.Point
@@ -274,8 +277,10 @@ func (pr *probeRun) cpuThreshold(d time.Duration) float64 {
 // measureWindow reads the count probes once (above their baseline: calls
 // still running with nothing in flight), then the process's CPU over d
 // above its idle rate. The count probes are read before the CPU
-// measurement starts, since a tool probe costs the server CPU.
-func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration) report.Window {
+// measurement starts, since a tool probe costs the server CPU. cut is the
+// process read when the window's cancels were out (zero when it could not
+// be read): the CPU from then to the measurement is the grace's.
+func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut cutSample) report.Window {
 	var w report.Window
 	if len(pr.counts) > 0 {
 		vals, _ := pr.sampleCounts(ctx, 5*time.Second)
@@ -299,10 +304,15 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration) report.W
 		return w
 	}
 	el := time.Since(t0)
+	if !cut.at.IsZero() {
+		g := t0.Sub(cut.at)
+		w.GraceMs = float64(g) / float64(time.Millisecond)
+		w.GraceCPUS = max(probes.LeftoverCPU(cut.ps, ps0)-pr.idleCPU*g.Seconds(), 0)
+	}
 	w.MeasuredFrom = t0
 	w.MeasuredMs = float64(el) / float64(time.Millisecond)
 	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
-	w.ThresholdS = pr.cpuThreshold(el)
+	w.ThresholdS = pr.windowThreshold(el)
 	return w
 }
 

@@ -54,9 +54,11 @@ func (cs *callState) onProgress(ev client.Event) {
 // it was decided: on a busy machine the two can be far apart, and until
 // the cancel is out the server has every right to go on. A message read
 // after a stalled read (the stall_read fault) may have been written long
-// before it was read, so it does not count (cs.mu held).
+// before it was read, so it does not count; nor does the time this
+// process stalled in between (readlag.go): the message may have waited
+// for us (cs.mu held).
 func (cs *callState) beyondGrace(at time.Time) bool {
-	if cs.cancelSent.IsZero() || at.Sub(cs.cancelSent) <= cs.r.plan.Progress.Grace {
+	if cs.cancelSent.IsZero() || at.Sub(cs.cancelSent)-cs.r.lag.within(cs.cancelSent, at) <= cs.r.plan.Progress.Grace {
 		return false
 	}
 	if !cs.pausedAt.IsZero() && cs.pausedAt.Before(at) && (cs.resumedAt.IsZero() || !cs.resumedAt.Before(cs.cancelAt)) {

@@ -132,6 +132,7 @@ type runner struct {
 	stalls   stallLog
 	win      windowGate // the pause of a quiet window
 	fences   fences     // stdio fences after cancels (fence.go)
+	lag      readLag    // this process's own stalls (readlag.go)
 
 	scheduled, completed, dropped atomic.Int64
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
@@ -188,11 +189,12 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopLag := r.lag.start()
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
 	r.load(ctx, info, pr)
-	r.wrapUp(ctx, info, pr, collected)
+	r.wrapUp(ctx, info, pr, collected, stopLag)
 	return info, nil
 }
 

@@ -133,6 +133,7 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{})
 			return
 		}
 	}
+	cut := pr.sampleCut(ctx)
 	if wait := time.Until(r.lastStop().Add(o.Grace)); wait > 0 {
 		select {
 		case <-time.After(wait):
@@ -142,7 +143,7 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{})
 			return
 		}
 	}
-	res := pr.measureWindow(ctx, w.For)
+	res := pr.measureWindow(ctx, w.For, cut)
 	res.StartMs = float64(from.Sub(r.began)) / float64(time.Millisecond)
 	res.Cancelled = cancelled
 	pr.addWindow(res)
@@ -169,6 +170,11 @@ func (pr *probeRun) addWindow(w report.Window) {
 	s.OrphanedMax = max(s.OrphanedMax, w.Orphaned)
 	if w.Orphaned > 0 || (w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS) {
 		s.Above++
+	}
+	if rate, ok := quietNoise(w); ok {
+		s.Quiet++
+		pr.quietRate = max(pr.quietRate, rate)
+		s.QuietNoiseRate = pr.quietRate
 	}
 	if len(s.List) < 1000 {
 		s.List = append(s.List, w)

@@ -199,6 +199,8 @@ func mergeOrphans(o *Orphans, in Orphans) {
 		w.LeftoverCPUS += in.Windows.LeftoverCPUS
 		w.NoiseCPUS += in.Windows.NoiseCPUS
 		w.Above += in.Windows.Above
+		w.Quiet += in.Windows.Quiet
+		w.QuietNoiseRate = max(w.QuietNoiseRate, in.Windows.QuietNoiseRate)
 		w.MeasuredMs += in.Windows.MeasuredMs
 		w.List = append(w.List, in.Windows.List...)
 		slices.SortStableFunc(w.List, func(a, b Window) int { return a.MeasuredFrom.Compare(b.MeasuredFrom) })

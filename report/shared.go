@@ -83,6 +83,8 @@ func mergeSharedWindows(w *Windows, in Windows) {
 	w.LeftoverCPUS = max(w.LeftoverCPUS, in.LeftoverCPUS)
 	w.NoiseCPUS = max(w.NoiseCPUS, in.NoiseCPUS)
 	w.Above = max(w.Above, in.Above)
+	w.Quiet = max(w.Quiet, in.Quiet)
+	w.QuietNoiseRate = max(w.QuietNoiseRate, in.QuietNoiseRate)
 	w.MeasuredMs = max(w.MeasuredMs, in.MeasuredMs)
 	if len(w.List) == 0 {
 		w.List = slices.Clone(in.List)

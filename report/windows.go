@@ -54,6 +54,12 @@ type Windows struct {
 	// Above is the number of windows whose leftover CPU exceeded their
 	// threshold, or whose count probes read above baseline.
 	Above int `json:"above"`
+	// Quiet is the number of windows that cut nothing and stayed under
+	// their threshold; QuietNoiseRate the most CPU-s per second above idle
+	// one of them measured: the server's noise under the run's conditions,
+	// which raises the threshold of the windows after it.
+	Quiet          int     `json:"quiet"`
+	QuietNoiseRate float64 `json:"quiet_noise_rate"`
 	// OrphanedMax is the most calls a count probe saw above its baseline
 	// in any window.
 	OrphanedMax float64  `json:"orphaned_max"`
@@ -73,6 +79,12 @@ type Window struct {
 	LeftoverCPUS float64   `json:"leftover_cpu_s"`
 	ThresholdS   float64   `json:"threshold_s"`
 	Orphaned     float64   `json:"orphaned"`
+	// GraceCPUS is the CPU above idle the server used from when the
+	// window's cancels were out to the measurement (GraceMs, the grace):
+	// a server that stops at a cancel goes quiet in it, one that goes on
+	// with the cut calls does not.
+	GraceCPUS float64 `json:"grace_cpu_s,omitempty"`
+	GraceMs   float64 `json:"grace_ms,omitempty"`
 }
 
 // textWindows prints the quiet windows' sum, when there were any.
