@@ -81,6 +81,10 @@ type GatewayCall struct {
 	// Answered: a result (not a JSON-RPC error) reached us; Echoed: it
 	// carried the call's own marker, so a target ran the call.
 	Answered, Echoed bool
+	// LateEcho is when an answer echoing the call's marker reached us
+	// after its late window (we no longer watched the call, so it is not
+	// Answered): a target ran the call to its end. Zero otherwise.
+	LateEcho time.Time
 }
 
 // GatewayProgress is one notification received.
@@ -157,7 +161,7 @@ func JoinGateway(calls []GatewayCall, truth []results.TruthCall) Gateway {
 			g.note("unended", "%s: its record at the target never ended", c.Marker)
 		}
 		if !c.Cancelled.IsZero() && (c.Response.IsZero() || c.Cancelled.Before(c.Response)) {
-			if why := lostCancel(ex, c.Cancelled); why != "" {
+			if why := lostCancel(ex, c.Cancelled, c.echoedAt()); why != "" {
 				g.LostCancels++
 				g.note("lost_cancels", "%s: cancelled by us, %s, which never learned of the cancel", c.Marker, why)
 			}
@@ -196,9 +200,13 @@ func cancelBefore(cancels []*GatewayCall, at time.Time, marker string) *GatewayC
 // lostCancel says how the cancel was lost, or "": no execution learned of
 // it, and one ran to its end well after it, or sent progress well after
 // it and never ended (its process died with the call: the record stops
-// there, but the work did not stop for the cancel).
-func lostCancel(ex []*results.TruthCall, cancelled time.Time) string {
+// there, but the work did not stop for the cancel), or an answer echoing
+// the call's marker reached us well after it (lateEcho).
+func lostCancel(ex []*results.TruthCall, cancelled, lateEcho time.Time) string {
 	why := ""
+	if lateEcho.After(cancelled.Add(lostCancelMargin)) {
+		why = "its answer, echoing its marker, reached us " + msText(lateEcho.Sub(cancelled)) + " after the cancel"
+	}
 	for _, t := range ex {
 		if !t.Cancelled.IsZero() || !t.StreamClosed.IsZero() {
 			return ""
