@@ -204,9 +204,6 @@ func cancelBefore(cancels []*GatewayCall, at time.Time, marker string) *GatewayC
 // the call's marker reached us well after it (lateEcho).
 func lostCancel(ex []*results.TruthCall, cancelled, lateEcho time.Time) string {
 	why := ""
-	if lateEcho.After(cancelled.Add(lostCancelMargin)) {
-		why = "its answer, echoing its marker, reached us " + msText(lateEcho.Sub(cancelled)) + " after the cancel"
-	}
 	for _, t := range ex {
 		if !t.Cancelled.IsZero() || !t.StreamClosed.IsZero() {
 			return ""
@@ -219,6 +216,9 @@ func lostCancel(ex []*results.TruthCall, cancelled, lateEcho time.Time) string {
 		case t.Ended.IsZero() && last.After(cancelled.Add(lostCancelMargin)):
 			why = "still sent progress at the target " + msText(last.Sub(cancelled)) + " later and its record never ended"
 		}
+	}
+	if why == "" && lateEcho.After(cancelled.Add(lostCancelMargin)) {
+		why = "answered " + msText(lateEcho.Sub(cancelled)) + " later with its marker echoed by the target"
 	}
 	return why
 }
