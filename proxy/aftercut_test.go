@@ -79,19 +79,9 @@ func TestAfterDisconnectTypeScriptSDK(t *testing.T) {
 	t.Parallel()
 	modules := testutil.NpmClients(t, "@modelcontextprotocol/sdk")
 	r := startProxy(t, "1m", "  - {kind: disconnect, after: 300ms}\n")
-	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "node", "testdata/tsclient.mjs", modules, r.url, "3000").CombinedOutput()
-	if err != nil {
-		t.Fatalf("the TypeScript client: %v\n%s", err, out)
-	}
-	var got struct {
-		Outcome, Error string
-		AfterMs        float64 `json:"after_ms"`
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if json.Unmarshal([]byte(lines[len(lines)-1]), &got) != nil || got.Outcome != "error" || !strings.Contains(got.Error, "timed out") {
-		t.Fatalf("the TypeScript client said %s; want its call to time out", out)
+	got := runTSClient(t, modules, r.url, "3000")
+	if got.Outcome != "error" || !strings.Contains(got.Error, "Request timed out") {
+		t.Fatalf("the TypeScript client said %+v; want its call to time out", got)
 	}
 	rec := cutRecord(t, r)
 	if rec.AfterDisconnect != "hung" || rec.HungMs <= 0 {
@@ -108,4 +98,57 @@ func TestAfterDisconnectTypeScriptSDK(t *testing.T) {
 	if sum := r.p.Summary().Clients; sum.AfterDisconnect.Hung != 1 || sum.Disconnected != 1 {
 		t.Errorf("summary %+v: want one disconnected call, hung", sum)
 	}
+}
+
+// tsOutcome is what testdata/tsclient.mjs says of its call.
+type tsOutcome struct {
+	Outcome, Error string
+	AfterMs        float64 `json:"after_ms"`
+}
+
+// runTSClient runs the TypeScript SDK's client (testdata/tsclient.mjs)
+// against url with its arguments (timeout, and maxTotalTimeout) and
+// returns what it said of its call.
+func runTSClient(t *testing.T, modules, url string, args ...string) tsOutcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "node", append([]string{"testdata/tsclient.mjs", modules, url}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TypeScript client: %v\n%s", err, out)
+	}
+	var got tsOutcome
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("the TypeScript client said %s: %v", out, err)
+	}
+	return got
+}
+
+// TestTypeScriptMaxTotalTimeout: the TypeScript SDK's client with
+// maxTotalTimeout 2 s (and its default 60 s timeout, reset by progress)
+// under progress_endless, in a 2025 session, gives up on the call at the
+// next progress after 2 s without a cancel, and keeps the call's stream
+// until it closes, a second later. The record says so: gave_up, the
+// stream closed after the client gave up, no cancel.
+func TestTypeScriptMaxTotalTimeout(t *testing.T) {
+	t.Parallel()
+	modules := testutil.NpmClients(t, "@modelcontextprotocol/sdk")
+	r := startProxy(t, "1m", "  - {kind: progress_endless, every: 250ms}\n")
+	got := runTSClient(t, modules, r.url, "60000", "2000")
+	if got.Outcome != "error" || !strings.Contains(got.Error, "Maximum total timeout exceeded") || got.AfterMs < 2000 {
+		t.Fatalf("the TypeScript client said %+v; want it to give up at its 2 s maximum", got)
+	}
+	// The call ends when the client closes its stream; stopping the
+	// proxy before would make it open_at_stop.
+	testutil.Eventually(t, "the call's end", func() bool {
+		recs := r.p.Records()
+		return len(recs) > 0 && recs[0].Reaction != ""
+	})
+	r.stop()
+	rec := r.p.Records()[0] // settled: the 2 s wait for a late notification is over
+	if rec.Reaction != "gave_up" || rec.CancelNotified || rec.ClosedAfterMs < got.AfterMs {
+		t.Fatalf("record %+v; want gave_up, no cancel, the stream closed after the client gave up (%v ms)", rec, got.AfterMs)
+	}
+	t.Logf("the TypeScript client gave up at %v ms; the proxy: gave_up, stream closed at %v ms", got.AfterMs, rec.ClosedAfterMs)
 }
