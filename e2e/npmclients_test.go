@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,15 +73,6 @@ fail_on_violation: false
 // went out.
 func lostAtTarget(t *testing.T, base string, o outcome) int {
 	t.Helper()
-	resp, err := http.Get(base + "/calls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var p results.TruthPage
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		t.Fatal(err)
-	}
 	cancelAt := map[string]time.Time{} // by seq
 	for _, r := range o.Recs {
 		if r.Outcome == results.Cancelled && r.CancelSentUs > 0 {
@@ -91,7 +80,7 @@ func lostAtTarget(t *testing.T, base string, o outcome) int {
 		}
 	}
 	n := 0
-	for _, c := range p.Calls {
+	for _, c := range targetCalls(t, base) {
 		parts := strings.Split(c.Marker, ".") // RUN.SEQ.ATTEMPT
 		at, ok := time.Time{}, false
 		if len(parts) == 3 {
