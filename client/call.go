@@ -270,7 +270,7 @@ func (call *Call) answers(m *inMsg) bool {
 // unusable, a protocol error that ends the call.
 func (call *Call) deliver(sc *scanner, m *inMsg, at time.Time) (final bool, broken error) {
 	if call.state.Load()&stReleased != 0 {
-		return call.stale(m), nil
+		return call.stale(sc, m, at), nil
 	}
 	switch m.kind {
 	case kindResult, kindError:

@@ -47,6 +47,10 @@ type Config struct {
 	// Answerer answers a 2025 server's input requests (input.go); nil:
 	// none is answered (each is method-not-found).
 	Answerer InputAnswerer
+	// OnStaleAnswer, when set, is called with the marker (MarkerMeta) of
+	// each result that arrives after its call's late window, and when it
+	// was read (staleecho.go). It must not block.
+	OnStaleAnswer func(marker string, at time.Time)
 }
 
 // HTTPConfig is a Streamable HTTP endpoint.

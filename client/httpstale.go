@@ -118,7 +118,7 @@ func (t *httpTransport) closeWatched() {
 
 // stale counts a message read on a released call's stream and reports
 // whether it was the call's answer (the stream should end after it).
-func (call *Call) stale(m *inMsg) (answer bool) {
+func (call *Call) stale(sc *scanner, m *inMsg, at time.Time) (answer bool) {
 	s := &call.c.stats
 	switch m.kind {
 	case kindResult, kindError:
@@ -129,6 +129,7 @@ func (call *Call) stale(m *inMsg) (answer bool) {
 		s.stale.Add(1)
 		if !call.setState(stFinal) {
 			s.staleAnswers.Add(1)
+			call.c.staleAnswer(sc, m, at)
 		}
 		return true
 	case kindNotification:

@@ -14,7 +14,8 @@ import (
 // at the late window, while its stream is still open; the answer that
 // comes later on that stream is counted as a stale answer (and its
 // progress as stale), as on stdio, and delivered to no one. A server that
-// honours the cancel gives none. Client.Close ends the watch.
+// honours the cancel gives none. The marker the late answer echoes goes
+// to Config.OnStaleAnswer. Client.Close ends the watch.
 func TestHTTPLegacyStaleAnswer(t *testing.T) {
 	tests := []struct {
 		name, tool string
@@ -27,7 +28,9 @@ func TestHTTPLegacyStaleAnswer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := startSDKHTTP(t, false, false)
-			c, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: f.url}, LateWindow: 200 * time.Millisecond})
+			echoes := make(chan string, 1)
+			c, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: f.url}, LateWindow: 200 * time.Millisecond,
+				OnStaleAnswer: func(marker string, _ time.Time) { echoes <- marker }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +39,7 @@ func TestHTTPLegacyStaleAnswer(t *testing.T) {
 				t.Fatalf("era %s, want a 2025 session", c.Era())
 			}
 			rec := newRecorder()
-			call, err := c.Start(ctxT(t), CallRequest{Tool: tt.tool, Progress: true, Observer: rec})
+			call, err := c.Start(ctxT(t), CallRequest{Tool: tt.tool, Progress: true, Observer: rec, Marker: Marker{Run: "r1", Seq: 7}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,6 +67,9 @@ func TestHTTPLegacyStaleAnswer(t *testing.T) {
 			testutil.Eventually(t, "the stale answer to be counted", func() bool { return c.Stats().StaleAnswers == 1 })
 			if s := c.Stats(); s.Stale != 2 {
 				t.Errorf("stale = %d, want the progress and the answer", s.Stale)
+			}
+			if got := testutil.Receive(t, "the stale answer's marker", echoes); got != "r1.7.0" {
+				t.Errorf("OnStaleAnswer got marker %q, want the call's r1.7.0", got)
 			}
 			if got := rec.events(); len(got) != len(evs) {
 				t.Errorf("events after the call ended: %s", describe(got[len(evs):]))

@@ -70,7 +70,7 @@ func tokenOf(req *sdk.CallToolRequest) string {
 // step_ms, one progress notification per step); hang (waits for its
 // context to end or for the test to release it); stubborn (ignores its
 // context: waits for the test to release it, then sends one progress
-// notification and answers).
+// notification and answers, echoing the call's marker in _meta).
 func newSDKServer(log *handlerLog, opts *sdk.ServerOptions) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "sdk-test-server", Version: "1.2.3"}, opts)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "echoes text"},
@@ -119,7 +119,11 @@ func newSDKServer(log *handlerLog, opts *sdk.ServerOptions) *sdk.Server {
 				_ = req.Session.NotifyProgress(bg, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: 1})
 			}
 			log.finished <- "stubborn " + tokenOf(req)
-			return textResult("done anyway"), nil, nil
+			res := textResult("done anyway")
+			if m, ok := req.Params.Meta[MarkerMeta]; ok { // echoed, as the built-in target does
+				res.Meta = sdk.Meta{MarkerMeta: m}
+			}
+			return res, nil, nil
 		})
 	return s
 }

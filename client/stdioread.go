@@ -78,6 +78,7 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 			t.c.stats.stale.Add(1)
 			if t.takeUnanswered(m.idNum) {
 				t.c.stats.staleAnswers.Add(1)
+				t.c.staleAnswer(sc, m, at)
 			}
 		default:
 			t.c.stats.unknownResponses.Add(1)

@@ -82,6 +82,19 @@ fail_on_violation: false
 // ours): the calls a cut bridge ended.
 func collateralAtTarget(t *testing.T, base string, ours map[string]bool) int {
 	t.Helper()
+	n := 0
+	for _, c := range targetCalls(t, base) {
+		parts := strings.Split(c.Marker, ".") // RUN.SEQ.ATTEMPT
+		if len(parts) == 3 && !c.Cancelled.IsZero() && !ours[parts[1]] {
+			n++
+		}
+	}
+	return n
+}
+
+// targetCalls reads a built-in target's own records (GET /calls).
+func targetCalls(t *testing.T, base string) []results.TruthCall {
+	t.Helper()
 	resp, err := http.Get(base + "/calls")
 	if err != nil {
 		t.Fatal(err)
@@ -91,12 +104,5 @@ func collateralAtTarget(t *testing.T, base string, ours map[string]bool) int {
 	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, c := range p.Calls {
-		parts := strings.Split(c.Marker, ".") // RUN.SEQ.ATTEMPT
-		if len(parts) == 3 && !c.Cancelled.IsZero() && !ours[parts[1]] {
-			n++
-		}
-	}
-	return n
+	return p.Calls
 }

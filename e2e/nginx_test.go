@@ -33,15 +33,23 @@ const (
 // targets (one per upstream address the example names).
 func startExampleNginx(t *testing.T, conf string, targets ...*targetserver.Running) *testutil.Nginx {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(gatewaysDir, conf))
+	return startExampleNginxEdited(t, conf, func(s string) string { return s }, targets...)
+}
+
+// startExampleNginxEdited is startExampleNginx with the configuration
+// text passed through edit first.
+func startExampleNginxEdited(t *testing.T, conf string, edit func(string) string, targets ...*targetserver.Running) *testutil.Nginx {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(gatewaysDir, conf))
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw := edit(string(b))
 	replace := map[string]string{}
 	for i, r := range targets {
 		replace[[]string{exampleUpstream, exampleSecond}[i]] = r.Addr
 	}
-	return testutil.StartNginx(t, string(raw), exampleListen, replace)
+	return testutil.StartNginx(t, raw, exampleListen, replace)
 }
 
 // startTarget starts a built-in HTTP target for the test's lifetime.
@@ -109,7 +117,8 @@ func progressCalls(recs []*results.Record) (withProgress, held int) {
 // TestNginxBuffering: behind nginx's default proxy_buffering, a target
 // that does not send X-Accel-Buffering has every call's progress held
 // until the result; with proxy_buffering off, or with the target sending
-// the header, progress arrives as it is sent.
+// the header, progress arrives as it is sent. Forced buffering (on, and
+// the header ignored) holds it whatever the target sends.
 func TestNginxBuffering(t *testing.T) {
 	t.Parallel()
 	testutil.NginxBinary(t)
@@ -118,16 +127,23 @@ func TestNginxBuffering(t *testing.T) {
 		conf     string
 		scenario string
 		header   bool // the target sends X-Accel-Buffering: no
+		forced   bool // proxy_buffering on; proxy_ignore_headers X-Accel-Buffering
 		held     bool
 	}{
 		{name: "default buffering", conf: "nginx-buffering.conf", scenario: "nginx-buffering.yaml", held: true},
 		{name: "default buffering, X-Accel-Buffering no", conf: "nginx-buffering.conf", scenario: "nginx-buffering.yaml", header: true},
 		{name: "proxy_buffering off", conf: "nginx-streaming.conf", scenario: "nginx-streaming.yaml"},
+		{name: "forced buffering, X-Accel-Buffering no ignored", conf: "nginx-buffering.conf", scenario: "nginx-buffering.yaml",
+			header: true, forced: true, held: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			target := startTarget(t, targetserver.Config{XAccelBuffering: tc.header})
-			ng := startExampleNginx(t, tc.conf, target)
+			edit := func(s string) string { return s }
+			if tc.forced {
+				edit = forceBuffering
+			}
+			ng := startExampleNginxEdited(t, tc.conf, edit, target)
 			o := runExample(t, tc.scenario, ng.URL("/mcp"), target)
 			withProgress, held := progressCalls(o.Recs)
 			if withProgress == 0 {
@@ -156,6 +172,13 @@ func TestNginxBuffering(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forceBuffering turns buffering on in an nginx example's location and
+// makes nginx ignore the upstream's X-Accel-Buffering header.
+func forceBuffering(conf string) string {
+	const at = "proxy_set_header Host $host;"
+	return strings.Replace(conf, at, at+"\n            proxy_buffering on;\n            proxy_ignore_headers X-Accel-Buffering;", 1)
 }
 
 // TestNginxRetry: nginx balancing over two targets with a 1 s read timeout

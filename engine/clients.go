@@ -39,7 +39,10 @@ func (r *runner) startTarget() (func(), error) {
 	t := r.plan.Target
 	cfg := client.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
 		ClientInfo: client.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
-		IDs: r.idSource(), ParamHeaders: new(client.ParamHeaders)}
+		IDs: r.idSource(), ParamHeaders: new(client.ParamHeaders), ProbeTimeout: r.plan.Timeouts.Connect}
+	if r.gw != nil {
+		cfg.OnStaleAnswer = r.gw.noteStaleEcho
+	}
 	if c := r.plan.Client; c != nil {
 		a := newAnswers(c, r.plan.Seed)
 		r.answers = a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +104,9 @@ type gatewayRun struct {
 	// cuts are when our disconnect faults cut a stdio process, by its
 	// number: every call in flight on it ended with it.
 	cuts map[int][]time.Time
+	// echoes are when an answer carrying one of our markers arrived after
+	// its call's late window (client.Config.OnStaleAnswer), by marker.
+	echoes map[string]time.Time
 
 	// stop ends the periodic reads; cutRead cuts the one in progress, so
 	// that finish never waits for it (its final read reads again).
@@ -239,6 +243,23 @@ func (g *gatewayRun) noteCut(cs *callState, at time.Time) {
 	g.cuts[cs.rec.Process] = append(g.cuts[cs.rec.Process], at)
 }
 
+// noteStaleEcho keeps a marker of this run that an answer echoed after
+// its call's late window: the call ran to its end, and the join counts
+// that execution even when no target recorded it.
+func (g *gatewayRun) noteStaleEcho(marker string, at time.Time) {
+	if g == nil || !strings.HasPrefix(marker, g.run+".") {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.echoes == nil {
+		g.echoes = map[string]time.Time{}
+	}
+	if _, seen := g.echoes[marker]; !seen && len(g.echoes) < maxGatewayCalls {
+		g.echoes[marker] = at
+	}
+}
+
 // cutDuring returns the first cut at or after sent and not after end (a
 // zero end: still in flight), or zero.
 func cutDuring(cuts []time.Time, sent, end time.Time) time.Time {
@@ -284,6 +305,11 @@ func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	for i := range g.calls {
+		if at, ok := g.echoes[g.calls[i].Marker]; ok {
+			g.calls[i].Echoed, g.calls[i].LateEcho = true, at
+		}
+	}
 	out := report.JoinGateway(g.calls, truth)
 	out.Truth = urls
 	lines, unread := g.truthLines()

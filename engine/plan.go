@@ -127,6 +127,9 @@ type Timeouts struct {
 	Idle     time.Duration
 	Max      time.Duration
 	Policies []Policy
+	// Connect bounds each connection's era probe and handshake
+	// (client.Config.ProbeTimeout); 0: the client's default, 5 s.
+	Connect time.Duration
 }
 
 // Policy is a client timeout policy: a fixed Timeout, or an Idle timeout

@@ -35,7 +35,7 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 	for _, s := range l.Stages {
 		p.Load.Stages = append(p.Load.Stages, Stage{To: vegeta.Rate{Freq: s.To.Freq, Per: s.To.Per}, Over: s.Over.Std()})
 	}
-	p.Timeouts = Timeouts{Idle: sc.Timeouts.Idle.Std(), Max: sc.Timeouts.Max.Std()}
+	p.Timeouts = Timeouts{Idle: sc.Timeouts.Idle.Std(), Max: sc.Timeouts.Max.Std(), Connect: sc.Timeouts.Connect.Std()}
 	for _, pol := range sc.Timeouts.Policies {
 		p.Timeouts.Policies = append(p.Timeouts.Policies, Policy{Name: pol.Name, Timeout: pol.Timeout.Std(),
 			Idle: pol.Idle.Std(), ResetOnProgress: pol.ResetOnProgress, Max: pol.Max.Std()})

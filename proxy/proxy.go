@@ -55,6 +55,7 @@ func New(pf *scenarios.ProxyFile) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{file: pf, faults: fs, rec: newRecorder(), stopping: make(chan struct{})}
+	p.rec.cuts.watchFor = pf.Hold.Std()
 	switch {
 	case pf.Stdio != nil && len(pf.Stdio.Command) > 0:
 		p.stdio = newStdioUpstream(pf.Stdio)

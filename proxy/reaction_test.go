@@ -149,7 +149,8 @@ func TestGarbage(t *testing.T) {
 // TestDisconnectOnTheWire reads a call's stream through the proxy with a
 // plain HTTP client: mode fin ends it early without an error from the
 // socket, mode rst with a reset; either way the upstream request is
-// closed, and the next identical call is recorded as a re-issue.
+// closed, and the next identical call is recorded as a re-issue (and the
+// first call's after_disconnect as reissued).
 func TestDisconnectOnTheWire(t *testing.T) {
 	tests := []struct{ name, mode, want string }{
 		{"fin", "fin", "unexpected EOF"},
@@ -180,6 +181,11 @@ func TestDisconnectOnTheWire(t *testing.T) {
 			recs := r.p.Records()
 			if len(recs) != 2 || recs[0].Reaction != "disconnected" || recs[1].Reissue != "new_id" {
 				t.Fatalf("want two disconnected calls, the second a re-issue:\n%s", dump(recs))
+			}
+			// What the client did after each cut: re-issued the first;
+			// nothing after the second before the proxy stopped.
+			if recs[0].AfterDisconnect != "reissued" || recs[1].AfterDisconnect != "silent" {
+				t.Errorf("after_disconnect %q, %q; want reissued, silent:\n%s", recs[0].AfterDisconnect, recs[1].AfterDisconnect, dump(recs))
 			}
 		})
 	}

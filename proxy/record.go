@@ -1,10 +1,7 @@
 package proxy
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +62,12 @@ type CallRecord struct {
 	// "duplicate_id", an id of one of its calls still in flight.
 	Violation string `json:"violation,omitempty"`
 
+	// AfterDisconnect is what the client did after the proxy cut a
+	// disconnected call (aftercut.go); HungMs, for "hung", is how long
+	// after the cut it cancelled the call.
+	AfterDisconnect string  `json:"after_disconnect,omitempty"`
+	HungMs          float64 `json:"hung_ms,omitempty"`
+
 	// Reissue is "new_id" or "same_id" when this call repeats an earlier
 	// unanswered one of the same client (same tool and arguments);
 	// ReissueOf is that call's Seq.
@@ -121,6 +124,7 @@ type prior struct {
 	seq   uint64
 	id    string
 	ended time.Time
+	key   string // the call's idKey, to find it among the cut calls
 }
 
 // recorder owns the records; every method is safe for concurrent use. It
@@ -144,6 +148,7 @@ type recorder struct {
 	stopped   bool           // flush was called: records no longer wait for a last fact
 	inflight  map[string]int // calls admitted and not ended, by client
 	nInflight int            // their sum
+	cuts      afterCuts      // disconnected calls awaiting the client's reaction
 }
 
 // openCall is a call in flight; cancel ends the proxy's side of it when
@@ -157,7 +162,7 @@ type openCall struct {
 func newRecorder() *recorder {
 	return &recorder{open: map[string]*openCall{}, inflight: map[string]int{}, notify: newBoundedIndex[*CallRecord](maxIndexed),
 		unfilled: newBoundedIndex[prior](maxIndexed), throttled: newBoundedIndex[[]*CallRecord](maxIndexed),
-		faults: map[string]int{}, cancelAt: report.NewProxyHistogram(), held: report.NewProxyHistogram()}
+		faults: map[string]int{}, cancelAt: report.NewProxyHistogram(), held: report.NewProxyHistogram(), cuts: newAfterCuts()}
 }
 
 // admit counts a call of client in flight, unless maxClientCalls of it
@@ -198,19 +203,21 @@ func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
 	for _, k := range rec.Injected {
 		r.faults[k]++
 	}
+	var settled []*CallRecord
 	if prev, ok := r.unfilled.Take(rec.argsKey); ok {
 		sameID := prev.id == compactJSON(rec.ID)
 		if sameID || rec.Start.Sub(prev.ended) <= reissueWindow {
 			rec.ReissueOf = prev.seq
 			rec.Reissue = "new_id"
 			r.sum.Reissued++
+			settled = r.cuts.settle(&r.sum, prev.key, prev.seq, afterReissued, rec.Start, settled)
 		}
 		if sameID {
 			rec.Reissue = "same_id"
 			r.sum.ReissuedSameID++
 		}
 	}
-	var settled []*CallRecord
+	r.cuts.sawCall(rec.Client, rec.Start)
 	if ts, ok := r.throttled.Take(rec.Client); ok {
 		for _, t := range ts {
 			gap := rec.Start.Sub(t.ended)
@@ -223,7 +230,7 @@ func (r *recorder) start(rec *CallRecord, args json.RawMessage) *openCall {
 				r.sum.RetryAfterIgnored++
 			}
 		}
-		settled = ts
+		settled = append(settled, ts...)
 	}
 	if _, dup := r.open[rec.idKey]; dup {
 		rec.Violation = violationDuplicateID
@@ -251,6 +258,9 @@ func (r *recorder) cancelled(client string, id json.RawMessage, at time.Time) bo
 		}
 	}
 	var lines [][]byte
+	if oc == nil {
+		lines = r.marshal(r.cuts.settle(&r.sum, key, 0, afterHung, at, nil)...)
+	}
 	if rec, ok := r.notify.Take(key); ok {
 		rec.CancelNotified = true
 		if rec.Reaction == reactGaveUp { // it did cancel, after closing
@@ -258,7 +268,7 @@ func (r *recorder) cancelled(client string, id json.RawMessage, at time.Time) bo
 			rec.Reaction, rec.CancelHow, rec.CancelAfterMs = reactCancelled, cancelNotification, ms(at.Sub(rec.Start))
 			r.count(rec)
 		}
-		lines = r.marshal(rec)
+		lines = append(lines, r.marshal(rec)...)
 	}
 	r.mu.Unlock()
 	r.out.write(lines)
@@ -308,7 +318,7 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 	}
 	r.count(rec)
 	if rec.Reaction != reactAnswered {
-		r.unfilled.Put(rec.argsKey, prior{seq: rec.Seq, id: compactJSON(rec.ID), ended: at})
+		r.unfilled.Put(rec.argsKey, prior{seq: rec.Seq, id: compactJSON(rec.ID), ended: at, key: rec.idKey})
 	}
 	var evicted []*CallRecord
 	switch {
@@ -322,6 +332,8 @@ func (r *recorder) end(oc *openCall, reaction, how string, at time.Time) {
 		for _, e := range r.throttled.Put(rec.Client, append(ts, rec)) {
 			evicted = append(evicted, e...)
 		}
+	case rec.Reaction == reactDisconnected:
+		evicted = r.cuts.watch(&r.sum, rec, r.settleCut)
 	case (rec.CancelHow == cancelStreamClosed || rec.Reaction == reactGaveUp) && !rec.CancelNotified:
 		evicted = r.notify.Put(rec.idKey, rec)
 		time.AfterFunc(notifyGrace, func() { r.settleNotify(rec) })
@@ -363,39 +375,7 @@ func (r *recorder) count(rec *CallRecord) {
 		r.held.Record(time.Duration(rec.HeldMs * float64(time.Millisecond)))
 	case reactUpstreamError:
 		r.sum.UpstreamErrors++
+	case reactDisconnected:
+		r.sum.Disconnected++
 	}
-}
-
-// maxRecordedID bounds a request id kept in a record or an index: a
-// longer one is kept as "sha256:HEX" of its compact form, so a hostile
-// client's 16 MiB id costs no more than a short one.
-const maxRecordedID = 256
-
-func boundID(id json.RawMessage) json.RawMessage {
-	if len(id) <= maxRecordedID {
-		return id
-	}
-	b, _ := json.Marshal("sha256:" + digest(compactJSON(id)))
-	return b
-}
-
-// digest is s's SHA-256 in hex: a key of fixed size for a value of any.
-func digest(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// compactJSON is raw without insignificant white space, so equal values
-// written differently compare equal; raw itself when it is not JSON.
-func compactJSON(raw json.RawMessage) string {
-	var b strings.Builder
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	out, _ := json.Marshal(v) // maps marshal with sorted keys
-	b.Write(out)
-	return b.String()
 }

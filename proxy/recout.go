@@ -94,7 +94,7 @@ func (r *recorder) flush() {
 	}
 	r.mu.Lock()
 	r.stopped = true
-	pending := r.notify.TakeAll()
+	pending := append(r.notify.TakeAll(), r.cuts.takeAll(&r.sum)...)
 	for _, ts := range r.throttled.TakeAll() {
 		pending = append(pending, ts...)
 	}

@@ -81,6 +81,10 @@ type GatewayCall struct {
 	// Answered: a result (not a JSON-RPC error) reached us; Echoed: it
 	// carried the call's own marker, so a target ran the call.
 	Answered, Echoed bool
+	// LateEcho is when an answer echoing the call's marker reached us
+	// after its late window (we no longer watched the call, so it is not
+	// Answered): a target ran the call to its end. Zero otherwise.
+	LateEcho time.Time
 }
 
 // GatewayProgress is one notification received.
@@ -182,7 +186,7 @@ func (g *Gateway) judgeCall(c *GatewayCall, ex, throttled []*results.TruthCall, 
 		g.note("unended", "%s: its record at the target never ended", c.Marker)
 	}
 	if !c.Cancelled.IsZero() && (c.Response.IsZero() || c.Cancelled.Before(c.Response)) {
-		if why := lostCancel(ex, c.Cancelled); why != "" {
+		if why := lostCancel(ex, c.Cancelled, c.echoedAt()); why != "" {
 			g.LostCancels++
 			g.note("lost_cancels", "%s: cancelled by us, %s, which never learned of the cancel", c.Marker, why)
 		}
@@ -213,8 +217,9 @@ func cancelBefore(cancels []*GatewayCall, at time.Time, marker string) *GatewayC
 // lostCancel says how the cancel was lost, or "": no execution learned of
 // it, and one ran to its end well after it, or sent progress well after
 // it and never ended (its process died with the call: the record stops
-// there, but the work did not stop for the cancel).
-func lostCancel(ex []*results.TruthCall, cancelled time.Time) string {
+// there, but the work did not stop for the cancel), or an answer echoing
+// the call's marker reached us well after it (lateEcho).
+func lostCancel(ex []*results.TruthCall, cancelled, lateEcho time.Time) string {
 	why := ""
 	for _, t := range ex {
 		if !t.Cancelled.IsZero() || !t.StreamClosed.IsZero() {
@@ -228,6 +233,9 @@ func lostCancel(ex []*results.TruthCall, cancelled time.Time) string {
 		case t.Ended.IsZero() && last.After(cancelled.Add(lostCancelMargin)):
 			why = "still sent progress at the target " + msText(last.Sub(cancelled)) + " later and its record never ended"
 		}
+	}
+	if why == "" && lateEcho.After(cancelled.Add(lostCancelMargin)) {
+		why = "answered " + msText(lateEcho.Sub(cancelled)) + " later with its marker echoed by the target"
 	}
 	return why
 }

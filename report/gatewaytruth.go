@@ -115,7 +115,11 @@ func (g *Gateway) judgeStop(c *GatewayCall, ex []*results.TruthCall) {
 	if at.IsZero() || (!c.Response.IsZero() && c.Response.Before(at)) {
 		return
 	}
-	switch f, why := stopFate(ex, at); f {
+	f, why := stopFate(ex, at)
+	if echo := c.echoedAt(); f != fateRanOn && echo.After(at.Add(lostCancelMargin)) {
+		f, why = fateRanOn, "ran to its end: its answer, echoing its marker, reached us "+msText(echo.Sub(at))+" after we stopped it"
+	}
+	switch f {
 	case fateStopped:
 		counts.Stopped++
 	case fateRanOn:
@@ -125,6 +129,18 @@ func (g *Gateway) judgeStop(c *GatewayCall, ex []*results.TruthCall) {
 		counts.Unknown++
 		g.note(key+".unknown", "%s: %s", c.Marker, why)
 	}
+}
+
+// echoedAt is when an answer echoing the call's marker reached us (within
+// the late window, or after it), or zero.
+func (c *GatewayCall) echoedAt() time.Time {
+	if !c.LateEcho.IsZero() {
+		return c.LateEcho
+	}
+	if c.Echoed {
+		return c.Response
+	}
+	return time.Time{}
 }
 
 // judgeUnrecorded counts a call no target recorded: an execution the

@@ -64,6 +64,27 @@ func TestJoinGatewayPartialTruth(t *testing.T) {
 			want:  GatewayCounts{Calls: 1, NotSeen: 1, Stops: GatewayStops{Cancelled: StopCounts{Unknown: 1}}},
 		},
 		{
+			// supergateway stateless in 2025: the cancel reached a fresh
+			// child; the call's own child answered, echoing its marker,
+			// after we had stopped watching it, and died with its records.
+			name:  "an answer echoing the marker after the late window is an execution that ran on",
+			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100), Echoed: true, LateEcho: at(2100)}},
+			want:  GatewayCounts{Calls: 1, Unrecorded: 1, Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
+		},
+		{
+			name:  "a late echo of a call whose record never learned of the cancel lost it",
+			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100), Echoed: true, LateEcho: at(2100)}},
+			truth: []results.TruthCall{{Marker: "r.1.0", Started: at(0), Progress: steps(50, 50, 2)}},
+			want: GatewayCounts{Calls: 1, Executions: 1, Unended: 1, LostCancels: 1,
+				Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
+		},
+		{
+			name:  "a late echo of a call whose record learned of the cancel: the target ran on, no cancel lost",
+			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100), Echoed: true, LateEcho: at(2100)}},
+			truth: []results.TruthCall{{Marker: "r.1.0", Started: at(0), Cancelled: at(101), Ended: at(120)}},
+			want:  GatewayCounts{Calls: 1, Executions: 1, Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
+		},
+		{
 			name:  "a call that stopped for its cancel",
 			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100)}},
 			truth: []results.TruthCall{{Marker: "r.1.0", Started: at(0), Cancelled: at(102), Ended: at(150)}},

@@ -35,9 +35,24 @@ type ProxyClients struct {
 	UpstreamErrors int64 `json:"upstream_errors"`
 	// DuplicateIDs counts the calls a client sent with the id of one of
 	// its calls still in flight: a JSON-RPC violation by the client.
-	DuplicateIDs  int64            `json:"duplicate_ids"`
-	CancelAfterMs ProxyPercentiles `json:"cancel_after_ms"`
-	HeldMs        ProxyPercentiles `json:"held_ms"`
+	DuplicateIDs int64 `json:"duplicate_ids"`
+	// Disconnected counts the calls the disconnect fault cut, and
+	// AfterDisconnect what their clients did next.
+	Disconnected    int64                `json:"disconnected"`
+	AfterDisconnect ProxyAfterDisconnect `json:"after_disconnect"`
+	CancelAfterMs   ProxyPercentiles     `json:"cancel_after_ms"`
+	HeldMs          ProxyPercentiles     `json:"held_ms"`
+}
+
+// ProxyAfterDisconnect is what clients did after the proxy cut a call
+// (the proxy's aftercut.go): re-issued it, cancelled it later (hung on
+// the dead stream until a timeout of their own), went on to another call
+// without it (gave up), or nothing within the proxy's hold (silent).
+type ProxyAfterDisconnect struct {
+	Reissued int64 `json:"reissued"`
+	Hung     int64 `json:"hung"`
+	GaveUp   int64 `json:"gave_up"`
+	Silent   int64 `json:"silent"`
 }
 
 // ProxyPercentiles are percentiles of a distribution, in milliseconds.
@@ -81,12 +96,15 @@ func WriteProxyText(w io.Writer, s *ProxySummary) error {
   gave up             %d (2025: closed the stream, no cancel)
   re-issued           %d (same id %d)
   Retry-After         honoured %d, ignored %d
+  disconnected        %d (then re-issued %d, hung until a cancel %d, gave up %d, silent %d)
   upstream errors     %d
   duplicate ids       %d (calls sent with the id of the client's call in flight: a JSON-RPC violation)
 `, s.Name, s.Listen, s.Seed, c.Calls, c.Cancelled, c.CancelledByClose, c.CancelledByNotify,
 		fmtMs(c.CancelAfterMs.P50), fmtMs(c.CancelAfterMs.P99), fmtMs(c.CancelAfterMs.Max),
 		c.NeverCancelled, fmtMs(c.HeldMs.P50), fmtMs(c.HeldMs.Max), c.GaveUp,
-		c.Reissued, c.ReissuedSameID, c.RetryAfterHonoured, c.RetryAfterIgnored, c.UpstreamErrors, c.DuplicateIDs)
+		c.Reissued, c.ReissuedSameID, c.RetryAfterHonoured, c.RetryAfterIgnored,
+		c.Disconnected, c.AfterDisconnect.Reissued, c.AfterDisconnect.Hung, c.AfterDisconnect.GaveUp, c.AfterDisconnect.Silent,
+		c.UpstreamErrors, c.DuplicateIDs)
 	if err != nil {
 		return fmt.Errorf("write proxy summary: %w", err)
 	}

@@ -133,6 +133,9 @@ func (d *decoder) timeouts(o *object) Timeouts {
 	t := Timeouts{
 		Idle: o.positive("idle", DefaultIdleTimeout),
 		Max:  o.positive("max", DefaultMaxTimeout),
+		// Connect: a stdio bridge such as mcp-remote answers its
+		// initialize only once its own upstream is up.
+		Connect: o.positive("connect", DefaultConnectTimeout),
 	}
 	if t.Max < t.Idle {
 		if o.has("max") {

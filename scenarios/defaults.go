@@ -13,6 +13,7 @@ const (
 	DefaultGracefulStop          = Duration(30 * time.Second)
 	DefaultIdleTimeout           = Duration(30 * time.Second)
 	DefaultMaxTimeout            = Duration(60 * time.Second)
+	DefaultConnectTimeout        = Duration(5 * time.Second)
 	DefaultOrphanGrace           = Duration(2 * time.Second)
 	DefaultDrainMax              = Duration(30 * time.Second)
 	DefaultSampleEvery           = Duration(100 * time.Millisecond)

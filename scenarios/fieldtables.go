@@ -89,6 +89,7 @@ func timeoutFields() fields {
 		{Name: "idle", Type: DurationType(), Doc: "reset by each progress notification"},
 		{Name: "max", Type: DurationType(), Doc: "never reset"},
 		{Name: "policies", Type: ListOf(objectOf(policyFields())), Doc: "client timeout policies replayed over the calls"},
+		{Name: "connect", Type: DurationType(), Doc: "bounds each connection's set-up (era probe, 2025 initialize); default 5s"},
 	}
 }
 

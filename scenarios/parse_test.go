@@ -49,7 +49,7 @@ func TestFullExample(t *testing.T) {
 			},
 			Duration: sec(30), MaxInFlight: 1000, GracefulStop: sec(10),
 		},
-		Timeouts: Timeouts{Idle: sec(5), Max: sec(30), Policies: []Policy{
+		Timeouts: Timeouts{Idle: sec(5), Max: sec(30), Connect: sec(5), Policies: []Policy{
 			{Name: "fixed-60s", Timeout: sec(60), Pos: p(32, 7)},
 			{Name: "reset-no-cap", Idle: sec(60), ResetOnProgress: true, Pos: p(33, 7)},
 			{Name: "reset-with-cap", Idle: sec(60), ResetOnProgress: true, Max: sec(30), Pos: p(34, 7)},
@@ -153,7 +153,7 @@ func TestDefaults(t *testing.T) {
 		Protocol: ProtocolAuto,
 		Target:   Target{Pos: Pos{1, 1}, Builtin: &BuiltinTarget{Transport: "http", Config: knobs.Config{Era: "dual", Seed: 1}}},
 		Load:     Workload{Rate: Rate{Freq: 5, Per: time.Second}, Duration: sec(10), MaxInFlight: 10000, GracefulStop: sec(30)},
-		Timeouts: Timeouts{Idle: sec(30), Max: sec(60), Policies: DefaultPolicies()},
+		Timeouts: Timeouts{Idle: sec(30), Max: sec(60), Connect: sec(5), Policies: DefaultPolicies()},
 		Calls:    []Call{{Tool: "echo", Weight: 1, Progress: true, Pos: Pos{4, 9}}},
 		Faults: []Fault{
 			{Kind: "cancel", Pos: Pos{6, 5}, Probability: 1, After: &Dist{Value: time.Second}},

@@ -199,6 +199,9 @@ type Timeouts struct {
 	Idle     Duration // reset by each progress notification; default 30s
 	Max      Duration // never reset; default 60s; >= Idle
 	Policies []Policy // client policies replayed over the measured calls
+	// Connect bounds each connection's set-up: the era probe and a 2025
+	// initialize; default 5s.
+	Connect Duration
 }
 
 // Policy is a client timeout policy to replay over the recorded calls: a

@@ -2,7 +2,10 @@ package gateways
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httputil"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
@@ -97,4 +100,74 @@ faults:
 			}
 		})
 	}
+}
+
+// TestLateEchoNotHidden: two 2025 sessions through a gateway that keeps
+// each on a target of its own; the truth is read from the first target
+// only, which stops every cancelled call. The second ignores the cancel
+// and answers, echoing the call's marker, long after the late window, and
+// its records are never read, as when a bridge's child process dies with
+// them. Those answers are executions the truth misses: the gateway
+// verdict must not pass (it did, "calls not recorded by any target"), and
+// the calls ran on after their cancels.
+func TestLateEchoNotHidden(t *testing.T) {
+	t.Parallel()
+	read := target(t, targetserver.Config{})
+	unread := target(t, targetserver.Config{LeakOnCancel: 1})
+	gw := serve(t, bySession(t, base(read), base(unread)))
+	o := run(t, scenario(gw, "2025-11-25", []string{base(read)}, `
+load: {rate: 6/1s, duration: 1s, ids: {mode: colliding, connections: 2}}
+calls:
+  - {tool: slow_task, arguments: {steps: 6, step_ms: 300}, progress: true}
+faults:
+  - {kind: cancel, probability: 1, after: 100ms}
+`))
+	g := o.Sum.Gateway
+	if g == nil || o.Sum.Calls.Cancelled == 0 {
+		o.Dump(t)
+		t.Fatal("no gateway section, or no call cancelled")
+	}
+	if g.Unrecorded == 0 || g.Stops.Cancelled.RanOn == 0 || g.Stops.Cancelled.Stopped == 0 || g.Executions == 0 {
+		o.Dump(t)
+		t.Fatalf("gateway %+v: want the first target's calls stopped, the second's late echoes unrecorded and ran on", g.GatewayCounts)
+	}
+	if g.Unrecorded != g.Stops.Cancelled.RanOn {
+		t.Errorf("unrecorded %d, ran on %d: want every late echo both", g.Unrecorded, g.Stops.Cancelled.RanOn)
+	}
+	if v := verdict(t, o, report.AreaGateway); v.Status != report.StatusNotObservable || !strings.Contains(v.Evidence, "echoed its marker") {
+		t.Errorf("gateway verdict %q: %s; want incomplete truth naming the echoed marker", v.Status, v.Evidence)
+	}
+}
+
+// bySession is a gateway that opens each new 2025 session (a request
+// without Mcp-Session-Id) on the next of upstreams in turn and keeps the
+// session's later requests there.
+func bySession(t *testing.T, upstreams ...string) http.Handler {
+	t.Helper()
+	var mu sync.Mutex
+	sessions := map[string]*httputil.ReverseProxy{}
+	var proxies []*httputil.ReverseProxy
+	for _, u := range upstreams {
+		p := transparent(t, u).(*httputil.ReverseProxy)
+		p.ModifyResponse = func(resp *http.Response) error {
+			if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+				mu.Lock()
+				sessions[id] = p
+				mu.Unlock()
+			}
+			return nil
+		}
+		proxies = append(proxies, p)
+	}
+	next := 0
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		p := sessions[r.Header.Get("Mcp-Session-Id")]
+		if p == nil {
+			p = proxies[next%len(proxies)]
+			next++
+		}
+		mu.Unlock()
+		p.ServeHTTP(w, r)
+	})
 }

@@ -35,6 +35,28 @@ func NpmGateway(t testing.TB, name string) string {
 	return ""
 }
 
+// NpmClients returns the node_modules directory into which .ci/gateways
+// installs real MCP clients from npm (the TypeScript SDK, the Inspector,
+// mcp-remote), pinned, apart from the gateways so that neither changes
+// the other's dependencies; pkg must be installed there. Without it the
+// test is skipped, unless CI is set: then it fails.
+func NpmClients(t testing.TB, pkg string) string {
+	t.Helper()
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(self)))
+	dir := filepath.Join(root, ".cache", "clients", "node_modules")
+	_, errPkg := os.Stat(filepath.Join(dir, pkg, "package.json"))
+	_, errNode := exec.LookPath("node")
+	if errPkg == nil && errNode == nil {
+		return dir
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s (or node) is not installed (CI is set: .ci/run installs it with .ci/gateways)", pkg)
+	}
+	t.Skipf("skipping: %s (or node) is not installed (bash .ci/gateways)", pkg)
+	return ""
+}
+
 // StartGateway starts a gateway that listens on the port it is given
 // (command(port) is its command line) and returns its address once it
 // accepts connections. Like StartNginx, it draws ports below Linux's
