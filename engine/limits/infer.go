@@ -23,6 +23,11 @@ type obs struct {
 	broke string
 	// lag is how late the call went out after its scheduled time.
 	lag time.Duration
+	// at is when the server decided, as seen on the wire: a refusal's
+	// answer, an accepted call's first response headers (its answer when
+	// they came with it). A busy client stamps sends late or early; the
+	// server's answers come in the server's order.
+	at time.Duration
 }
 
 // fromRecord turns a call's record into an obs, times relative to start.
@@ -44,6 +49,10 @@ func fromRecord(rec results.Record, start time.Time) obs {
 		o.answered = base + time.Duration(rec.EndUs)*time.Microsecond
 	default:
 		o.answered = o.sent
+	}
+	o.at = o.answered
+	if rec.HeadersUs > 0 && base+time.Duration(rec.HeadersUs)*time.Microsecond < o.at {
+		o.at = base + time.Duration(rec.HeadersUs)*time.Microsecond
 	}
 	switch {
 	case rec.RetryAfterMs != nil:

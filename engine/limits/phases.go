@@ -35,9 +35,13 @@ type findings struct {
 
 	scope map[string]int // scope: throttled calls of each tool offered alone
 
-	capacity      float64 // 0: not searched
-	capacityBound string
-	capacityNote  string
+	capacity float64 // 0: not searched
+	// capacityRerun counts steps run again, capacityLeftOut the seconds
+	// left out of the checks: our client sent late in them (onTime).
+	capacityRerun   int
+	capacityLeftOut time.Duration
+	capacityBound   string
+	capacityNote    string
 }
 
 // recovery is what probing one call at a time after a refusal found.
