@@ -33,7 +33,8 @@ type spanFit struct {
 // calls held back then reach the server at once and are answered in any
 // order, so both that second and the next are left out. Summed over the
 // seconds kept, a bucket's accepted calls are what it refilled, give or
-// take a token at each end. ok2 is false under two seconds kept.
+// take a token at each end. When under two seconds are left, every second
+// with refusals counts. ok2 is false under two seconds with refusals.
 func spanRate(list []obs, from, stallGap time.Duration) spanFit {
 	var sent, at []time.Duration
 	last := time.Duration(0)
@@ -70,14 +71,24 @@ func spanRate(list []obs, from, stallGap time.Duration) spanFit {
 			}
 		}
 	}
-	for k := range n {
-		switch {
-		case bad[k]:
-			f.stalled += time.Second
-		case refused[k] > 0:
-			f.ok += oks[k]
-			f.span += time.Second
+	count := func(skip []bool) spanFit {
+		var f spanFit
+		for k := range n {
+			switch {
+			case skip[k]:
+				f.stalled += time.Second
+			case refused[k] > 0:
+				f.ok += oks[k]
+				f.span += time.Second
+			}
 		}
+		return f
+	}
+	f = count(bad)
+	if f.span < 2*time.Second {
+		// Stalled nearly throughout: every second with refusals, and
+		// the card's note on a late client.
+		f = count(make([]bool, n+1))
 	}
 	if f.span < 2*time.Second {
 		return f
@@ -87,9 +98,11 @@ func spanRate(list []obs, from, stallGap time.Duration) spanFit {
 }
 
 // stallGap is the pause in sending that counts as a stalled client when
-// rate was offered: five intervals, and at least 100 ms.
+// rate was offered: five intervals, and at least 250 ms (a shorter one is
+// a loaded machine's everyday hiccup, and a bucket does not overflow in
+// it unless it holds less than a quarter second's refill).
 func stallGap(rate float64) time.Duration {
-	return max(100*time.Millisecond, time.Duration(5*float64(time.Second)/rate))
+	return max(250*time.Millisecond, time.Duration(5*float64(time.Second)/rate))
 }
 
 // slidingPeriod is a sliding window's length from the clumps of p. A
