@@ -175,6 +175,19 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "cancel_sent_us":
 		r.CancelSentUs = l.int64()
 		return 1 << 44
+	case "ratelimit_limit":
+		r.RateLimitLimit = l.int()
+		return 1 << 45
+	case "ratelimit_window_ms":
+		r.RateLimitWindowMs = l.int64()
+		return 1 << 46
+	case "ratelimit_from":
+		r.RateLimitFrom = l.str()
+		return 1 << 47
+	case "ratelimit_reset_ms":
+		v := l.int64()
+		r.RateLimitResetMs = &v
+		return 1 << 48
 	}
 	return 0
 }

@@ -128,6 +128,44 @@ func TestRefusalSignals(t *testing.T) {
 	}
 }
 
+// TestRateLimitHeaders: rate_limit_headers claims the limit (or twice it)
+// in a refusal's RateLimit-* headers, with the honest wait whatever
+// retry_after says, and none when off.
+func TestRateLimitHeaders(t *testing.T) {
+	tests := []struct {
+		name                            string
+		cfg                             Config
+		limit, policy, reset, remaining string // "" absent
+	}{
+		{"none", Config{}, "", "", "", ""},
+		{"honest", Config{RateLimitHeaders: "honest"}, "1", "1;w=10", "10", "0"},
+		{"wrong, with a Retry-After too long", Config{RateLimitHeaders: "wrong", RetryAfter: "too_long"}, "2", "2;w=10", "10", "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := tt.cfg
+			cfg.RateLimit = oneCall
+			r := startHTTP(t, cfg)
+			call := func(id int) *http.Response {
+				return post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", ToolEcho), modernCall(id, ToolEcho, map[string]any{"text": "x"}, ""))
+			}
+			ok := call(1)
+			ok.Body.Close()
+			if ok.Header.Get("RateLimit-Limit") != "" {
+				t.Errorf("an accepted call carries RateLimit-Limit %q", ok.Header.Get("RateLimit-Limit"))
+			}
+			resp := call(2)
+			resp.Body.Close()
+			h := resp.Header
+			if h.Get("RateLimit-Limit") != tt.limit || h.Get("RateLimit-Policy") != tt.policy || h.Get("RateLimit-Reset") != tt.reset || h.Get("RateLimit-Remaining") != tt.remaining {
+				t.Errorf("refusal's headers: limit %q policy %q reset %q remaining %q; want %q %q %q %q", h.Get("RateLimit-Limit"), h.Get("RateLimit-Policy"),
+					h.Get("RateLimit-Reset"), h.Get("RateLimit-Remaining"), tt.limit, tt.policy, tt.reset, tt.remaining)
+			}
+		})
+	}
+}
+
 // TestConcurrencyAndWorkers: with concurrency_limit 2, a third slow call
 // running beside two is refused; with workers 1 nothing is refused and the
 // second call waits for the first. rate_limit_tool spares the other tools.

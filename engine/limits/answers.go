@@ -36,6 +36,7 @@ func (s *Search) answers() *report.Limits {
 	s.signal(l)
 	s.shape(l)
 	s.retryAfter(l)
+	s.headers(l)
 	s.tools(l)
 	s.overload(l)
 	s.capacity(l)

@@ -28,6 +28,11 @@ type obs struct {
 	// they came with it). A busy client stamps sends late or early; the
 	// server's answers come in the server's order.
 	at time.Duration
+	// claim is the quota the rate-limit headers claimed per claimWindow
+	// (0: none; claimWindow 0: unstated), claimFrom the header.
+	claim       int
+	claimWindow time.Duration
+	claimFrom   string
 }
 
 // fromRecord turns a call's record into an obs, times relative to start.
@@ -59,7 +64,10 @@ func fromRecord(rec results.Record, start time.Time) obs {
 		o.hint, o.hinted, o.hintFrom = time.Duration(*rec.RetryAfterMs)*time.Millisecond, true, "Retry-After"
 	case rec.RetryHintMs != nil:
 		o.hint, o.hinted, o.hintFrom = time.Duration(*rec.RetryHintMs)*time.Millisecond, true, rec.RetryHintFrom
+	case rec.RateLimitResetMs != nil:
+		o.hint, o.hinted, o.hintFrom = time.Duration(*rec.RateLimitResetMs)*time.Millisecond, true, "RateLimit-Reset"
 	}
+	o.claim, o.claimWindow, o.claimFrom = rec.RateLimitLimit, time.Duration(rec.RateLimitWindowMs)*time.Millisecond, rec.RateLimitFrom
 	return o
 }
 
