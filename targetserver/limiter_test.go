@@ -85,6 +85,17 @@ func TestFixedWindowDoubleBurst(t *testing.T) {
 	})
 }
 
+// oneCallServer starts an HTTP target with cfg and a rate limit of one
+// call per 10 s, and returns it and a function that posts an echo call.
+func oneCallServer(t *testing.T, cfg Config) (*Running, func(id int) *http.Response) {
+	t.Helper()
+	cfg.RateLimit = oneCall
+	r := startHTTP(t, cfg)
+	return r, func(id int) *http.Response {
+		return post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", ToolEcho), modernCall(id, ToolEcho, map[string]any{"text": "x"}, ""))
+	}
+}
+
 // TestRefusalSignals: each rate_limit_signal and retry_after answers a
 // refused HTTP call as documented.
 func TestRefusalSignals(t *testing.T) {
@@ -106,12 +117,7 @@ func TestRefusalSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := tt.cfg
-			cfg.RateLimit = oneCall
-			r := startHTTP(t, cfg)
-			call := func(id int) *http.Response {
-				return post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", ToolEcho), modernCall(id, ToolEcho, map[string]any{"text": "x"}, ""))
-			}
+			r, call := oneCallServer(t, tt.cfg)
 			call(1).Body.Close()
 			resp := call(2)
 			defer resp.Body.Close()
@@ -144,12 +150,7 @@ func TestRateLimitHeaders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := tt.cfg
-			cfg.RateLimit = oneCall
-			r := startHTTP(t, cfg)
-			call := func(id int) *http.Response {
-				return post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", ToolEcho), modernCall(id, ToolEcho, map[string]any{"text": "x"}, ""))
-			}
+			_, call := oneCallServer(t, tt.cfg)
 			ok := call(1)
 			ok.Body.Close()
 			if ok.Header.Get("RateLimit-Limit") != "" {
