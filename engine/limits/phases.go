@@ -59,6 +59,10 @@ type recovery struct {
 	// the period).
 	sinceFirst time.Duration
 	refused    int // probes refused before one was accepted
+	// began is when probing began, after from: a busy client may take
+	// the burst's last refusal in only after the first accepted call
+	// ended.
+	began time.Duration
 }
 
 // step is one offered rate of the doubling.

@@ -164,3 +164,33 @@ func TestOnTime(t *testing.T) {
 		t.Errorf("no records: kept %v for %v", kept, d)
 	}
 }
+
+// TestSlowAccepts: a cap's accepted calls are slow and its refusals quick;
+// a starved client's answers are all slow alike.
+func TestSlowAccepts(t *testing.T) {
+	mk := func(okMs, refusedMs int) []obs {
+		var list []obs
+		for i := range 20 {
+			at := time.Duration(i) * 50 * ms
+			list = append(list, obs{sent: at, answered: at + time.Duration(okMs)*ms, ok: true},
+				obs{sent: at, answered: at + time.Duration(refusedMs)*ms, throttled: true})
+		}
+		return list
+	}
+	tests := []struct {
+		name          string
+		okMs, refusMs int
+		want          bool
+	}{
+		{"a cap: 500 ms work, 2 ms refusals", 500, 2, true},
+		{"a starved client: everything 400 ms", 400, 380, false},
+		{"fast calls", 5, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := slowAccepts(mk(tt.okMs, tt.refusMs), 150*ms); got != tt.want {
+				t.Errorf("slowAccepts = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
