@@ -306,7 +306,7 @@ func (s *Search) windowShape(l *report.Limits, p periodic) {
 	// clumps drift apart by the client's delays (slidingPeriod).
 	rate, every := periodRate(s.holdOKs(), p), p.every
 	if kind == "sliding_window" {
-		every = slidingPeriod(s.limitedOf(s.f.hold), p)
+		every = slidingPeriod(p)
 		rate = cycleCount(s.holdOKs(), p) / every.Seconds()
 	}
 	l.Rate = ptr(round(rate, 1))
@@ -322,7 +322,7 @@ func (s *Search) windowShape(l *report.Limits, p periodic) {
 		num(*l.Rate), int(math.Round(rate*every.Seconds())), every.Seconds(), p.size, num(s.f.holdRate)))
 	what := "a sliding window frees a slot one period after it was used"
 	if every != p.every {
-		what += fmt.Sprintf("; the length is the shortest interval between clumps, %.2fs, not their median, %.2fs: a clump begins only when a call comes after the slot is free, so the clumps drift apart by our client's delays",
+		what += fmt.Sprintf("; the length is the lower quartile of the intervals between clumps, %.2fs, not their median, %.2fs: a clump begins only when a call comes after the slot is free, so the clumps drift apart by our client's delays",
 			every.Seconds(), p.every.Seconds())
 	}
 	if kind == "fixed_window" {

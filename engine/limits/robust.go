@@ -110,24 +110,16 @@ func stallGap(rate float64) time.Duration {
 // next clump begins when a call comes after that: a client that pauses
 // or sends late begins it later, and the clumps drift apart by its
 // delays. So each interval between clump starts is the length plus a
-// delay that is never negative, and the shortest is the closest; it is
-// not shorter than the latest refusal before a clump's start says (the
-// slot was still taken then): when the two disagree (the client's stamps
-// are off), the bound wins. list is the limiter's calls, by sent time.
-func slidingPeriod(list []obs, p periodic) time.Duration {
-	shortest, floor := time.Duration(0), time.Duration(0)
+// delay that is never negative, give or take how late our client stamped
+// the two calls: the lower quartile of the intervals (not the shortest,
+// which one late stamp pulls down).
+func slidingPeriod(p periodic) time.Duration {
+	var d []time.Duration
 	for i := 1; i < len(p.starts); i++ {
-		d := p.starts[i] - p.starts[i-1]
-		if shortest == 0 || d < shortest {
-			shortest = d
-		}
-		for _, o := range list {
-			if o.throttled && o.sent > p.starts[i-1] && o.sent < p.starts[i] {
-				floor = max(floor, o.sent-p.starts[i-1])
-			}
-		}
+		d = append(d, p.starts[i]-p.starts[i-1])
 	}
-	return max(shortest, floor)
+	slices.Sort(d)
+	return d[len(d)/4]
 }
 
 // cycleCount is the accepted calls per cycle of p: those from its first

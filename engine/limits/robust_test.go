@@ -115,7 +115,7 @@ func TestSlidingPeriod(t *testing.T) {
 	if p.every < 1050*ms {
 		t.Errorf("median interval %v: the case does not drift", p.every)
 	}
-	got := slidingPeriod(asObs(calls, oks), p)
+	got := slidingPeriod(p)
 	if d := got - time.Second; d < -20*ms || d > 30*ms {
 		t.Errorf("length %v, want 1s (median %v)", got, p.every)
 	}
