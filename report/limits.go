@@ -32,8 +32,11 @@ type Limits struct {
 	Confidence string          `json:"confidence"`
 	RetryAfter RetryAfterCheck `json:"retry_after"`
 	// Tools says, for each tool of the mix, limited or unlimited.
-	Tools    map[string]string `json:"tools"`
-	Overload Overload          `json:"overload"`
+	Tools map[string]string `json:"tools"`
+	// Budget says whether two or more limited tools share one budget
+	// ("shared") or each has its own ("per_tool"); empty otherwise.
+	Budget   string   `json:"budget,omitempty"`
+	Overload Overload `json:"overload"`
 	// Headers is what the rate-limit headers claimed against what was
 	// measured.
 	Headers LimitHeaders `json:"headers"`

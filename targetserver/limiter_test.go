@@ -2,6 +2,7 @@ package targetserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -211,4 +212,29 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRateLimitPerTool: limited tools share one budget by default; with
+// rate_limit_per_tool each has its own.
+func TestRateLimitPerTool(t *testing.T) {
+	for _, perTool := range []bool{false, true} {
+		t.Run(fmt.Sprintf("per tool %v", perTool), func(t *testing.T) {
+			r := startHTTP(t, Config{RateLimit: oneCall, RateLimitPerTool: perTool})
+			call := func(id int, tool string, args map[string]any) int {
+				resp := post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", tool), modernCall(id, tool, args, ""))
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			first := call(1, ToolEcho, map[string]any{"text": "x"})
+			other := call(2, ToolSlowTask, map[string]any{"steps": 1, "step_ms": 1})
+			again := call(3, ToolEcho, map[string]any{"text": "x"})
+			wantOther := http.StatusTooManyRequests
+			if perTool {
+				wantOther = http.StatusOK
+			}
+			if first != http.StatusOK || other != wantOther || again != http.StatusTooManyRequests {
+				t.Errorf("echo %d, slow_task %d, echo again %d; want 200, %d, 429", first, other, again, wantOther)
+			}
+		})
+	}
 }

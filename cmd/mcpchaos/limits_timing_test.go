@@ -30,6 +30,7 @@ type limitsWant struct {
 	retryAfter  string
 	tools       map[string]string
 	headers     string // the verdict on the rate-limit headers' claim
+	budget      string // shared or per_tool
 }
 
 // checkLimits compares a limits summary with the truth.
@@ -60,6 +61,9 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 	}
 	if want.retryAfter != "" && got("limits.retry_after.verdict") != want.retryAfter {
 		t.Errorf("limits.retry_after.verdict = %v, want %s", got("limits.retry_after.verdict"), want.retryAfter)
+	}
+	if want.budget != "" && got("limits.budget") != want.budget {
+		t.Errorf("limits.budget = %v, want %s", got("limits.budget"), want.budget)
 	}
 	if want.headers != "" && got("limits.headers.verdict") != want.headers {
 		t.Errorf("limits.headers.verdict = %v, want %s", got("limits.headers.verdict"), want.headers)
@@ -129,6 +133,10 @@ func TestLimitsShapes(t *testing.T) {
 			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", headers: "honest"}},
 		{"sliding window 30/1s, RateLimit headers claiming 60", "rate_limit: 30/1s, rate_limit_headers: wrong", echoCall, "",
 			limitsWant{rate: 30, window: "sliding_window", windowS: 1, headers: "too_high"}},
+		{"token bucket 20/s shared by two tools", "rate_limit: 20/1s, rate_limit_kind: token_bucket", echoCall + "\n  - {tool: slow_task, arguments: {steps: 1, step_ms: 1}}", "",
+			limitsWant{rate: 20, window: "token_bucket", tools: map[string]string{"echo": "limited", "slow_task": "limited"}, budget: "shared"}},
+		{"token bucket 20/s for each of two tools", "rate_limit: 20/1s, rate_limit_kind: token_bucket, rate_limit_per_tool: true", echoCall + "\n  - {tool: slow_task, arguments: {steps: 1, step_ms: 1}}", "",
+			limitsWant{rate: 40, window: "token_bucket", tools: map[string]string{"echo": "limited", "slow_task": "limited"}, budget: "per_tool"}},
 		{"JSON-RPC code with data.retryAfter", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_signal: rpc_code", echoCall, "throttling: {rpc_codes: [-31429]}",
 			limitsWant{rate: 30, window: "token_bucket", retryAfter: "honest"}},
 	}

@@ -75,6 +75,7 @@ func (s *Search) answers() *report.Limits {
 	s.retryAfter(l)
 	s.headers(l)
 	s.tools(l)
+	s.budget(l)
 	s.overload(l)
 	s.capacity(l)
 	s.lateClient(l)

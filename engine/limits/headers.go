@@ -3,6 +3,7 @@ package limits
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/report"
@@ -79,4 +80,48 @@ func (s *Search) headers(l *report.Limits) {
 		line += fmt.Sprintf("; measured %s/s", num(measured))
 	}
 	l.Evidence = append(l.Evidence, line)
+}
+
+// budgetOf says whether limited tools share one budget: offered together
+// they were accepted at mixed per second in all; offered alone, one at a
+// time, at alone per second each. A shared budget accepts about as many
+// together as one tool alone; budgets of their own accept about the sum.
+func budgetOf(mixed float64, alone []float64) string {
+	most := 0.0
+	for _, a := range alone {
+		most = max(most, a)
+	}
+	if len(alone) < 2 || most <= 0 || mixed <= 0 {
+		return ""
+	}
+	if mixed > 1.5*most {
+		return "per_tool"
+	}
+	return "shared"
+}
+
+// budget: whether the limited tools share one budget, from the hold (all
+// of them together) and the scope phase (each alone for a second).
+func (s *Search) budget(l *report.Limits) {
+	if l.Rate == nil || len(s.f.scopeOK) == 0 {
+		return
+	}
+	var alone []float64
+	var parts []string
+	for _, name := range s.toolNames() {
+		if n, ok := s.f.scopeOK[name]; ok && l.Tools[name] == "limited" {
+			alone = append(alone, float64(n))
+			parts = append(parts, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	l.Budget = budgetOf(*l.Rate, alone)
+	if l.Budget == "" {
+		return
+	}
+	what := "together they were accepted about as often as one alone"
+	if l.Budget == "per_tool" {
+		what = "together they were accepted about as often as all of them alone: the rate above is their sum"
+	}
+	l.Evidence = append(l.Evidence, fmt.Sprintf("budget %s: the limited tools were accepted %s/s together and %s in the last second of 1.5 s each alone; %s",
+		l.Budget, num(*l.Rate), strings.Join(parts, ", "), what))
 }

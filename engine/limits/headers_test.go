@@ -39,3 +39,24 @@ func TestMostClaimed(t *testing.T) {
 		t.Errorf("mostClaimed of no claims = %+v, %d", c, n)
 	}
 }
+
+func TestBudgetOf(t *testing.T) {
+	tests := []struct {
+		name  string
+		mixed float64
+		alone []float64
+		want  string
+	}{
+		{"one budget of 20/s for two tools", 20.3, []float64{21, 20}, "shared"},
+		{"20/s each", 40.1, []float64{21, 20}, "per_tool"},
+		{"one limited tool", 20, []float64{20}, ""},
+		{"nothing accepted alone", 20, []float64{0, 0}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := budgetOf(tt.mixed, tt.alone); got != tt.want {
+				t.Errorf("budgetOf(%v, %v) = %q, want %q", tt.mixed, tt.alone, got, tt.want)
+			}
+		})
+	}
+}

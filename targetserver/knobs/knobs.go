@@ -88,6 +88,7 @@ type Config struct {
 	RetryAfter            string
 	RateLimitHeaders      string
 	RateLimitTool         string
+	RateLimitPerTool      bool
 	ConcurrencyLimit      int
 	Workers               int
 	ExitDelay             time.Duration
@@ -139,6 +140,8 @@ var Table = []Knob{
 		Doc: "HTTP: a refused call's answer also carries RateLimit-Limit (N of rate_limit), RateLimit-Policy (`N;w=SECONDS`), RateLimit-Remaining (0) and RateLimit-Reset (the wait in whole seconds): none, honest, or wrong (claims 2N)"},
 	{Name: "rate_limit_tool", Field: "RateLimitTool", Kind: Enum, Values: []string{"all", "echo", "slow_task", "cpu_task"}, Arg: "TOOL",
 		Doc: "the one tool rate_limit and concurrency_limit apply to (all: every tool but inflight)"},
+	{Name: "rate_limit_per_tool", Field: "RateLimitPerTool", Kind: Bool,
+		Doc: "each limited tool has a rate_limit of its own instead of one budget shared by all of them"},
 	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
 		Doc: "at most N tools/call run at once; the others wait their turn, so latency grows past the capacity instead of refusals (0: no limit)"},
 	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
