@@ -183,6 +183,8 @@ type Event struct {
 	// RateLimitReset from RateLimit-Reset, X-RateLimit-Reset or the
 	// RateLimit field (ratelimithdr.go); -1 when absent.
 	RateLimitReset time.Duration
+	// RateLimit is the limit the rate-limit headers claim (ratelimithdr.go).
+	RateLimit RateLimitClaim
 
 	// EvProgress
 	Progress float64

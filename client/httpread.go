@@ -51,7 +51,8 @@ func (t *httpTransport) read(call *Call) {
 	at := time.Now()
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	call.emit(Event{Kind: EvHeaders, At: at, Status: resp.StatusCode, ContentType: ct,
-		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), at), RateLimitReset: rateLimitReset(resp.Header, at)})
+		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), at), RateLimitReset: rateLimitReset(resp.Header, at),
+		RateLimit: rateLimitClaim(resp.Header)})
 	if call.method == vocab.MethodInitialize && resp.StatusCode/100 == 2 {
 		if sid := resp.Header.Get(vocab.HeaderSessionID); sid != "" {
 			t.mu.Lock()

@@ -42,3 +42,39 @@ func FuzzRateLimitReset(f *testing.F) {
 		}
 	})
 }
+
+func TestRateLimitClaim(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		want RateLimitClaim
+	}{
+		{"none", http.Header{}, RateLimitClaim{}},
+		{"RateLimit-Limit alone", http.Header{"Ratelimit-Limit": {"30"}}, RateLimitClaim{Limit: 30, From: "RateLimit-Limit"}},
+		{"with a policy", http.Header{"Ratelimit-Limit": {"40"}, "Ratelimit-Policy": {"40;w=2"}}, RateLimitClaim{Limit: 40, Window: 2 * time.Second, From: "RateLimit-Limit"}},
+		{"X- headers, early draft's quota policies", http.Header{"X-Ratelimit-Limit": {"10, 10;w=1, 1000;w=3600"}}, RateLimitClaim{Limit: 10, Window: time.Second, From: "X-RateLimit-Limit"}},
+		{"structured policy", http.Header{"Ratelimit-Policy": {`"default";q=100;w=60`}}, RateLimitClaim{Limit: 100, Window: time.Minute, From: "RateLimit-Policy"}},
+		{"early draft field", http.Header{"Ratelimit": {"limit=10, remaining=0, reset=7"}}, RateLimitClaim{Limit: 10, From: "RateLimit"}},
+		{"garbage", http.Header{"Ratelimit-Limit": {"many"}, "Ratelimit-Policy": {"w=abc"}}, RateLimitClaim{}},
+		{"a window without a limit", http.Header{"Ratelimit-Policy": {"w=1"}}, RateLimitClaim{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rateLimitClaim(tc.h); got != tc.want {
+				t.Errorf("rateLimitClaim(%v) = %+v, want %+v", tc.h, got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzRateLimitClaim(f *testing.F) {
+	for _, s := range []string{"30", "40;w=2", "10, 10;w=1", `"default";q=100;w=60`, "limit=10", "", "1e300;w=1e300"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		h := http.Header{"Ratelimit-Limit": {v}, "X-Ratelimit-Policy": {v}, "Ratelimit": {v}}
+		c := rateLimitClaim(h)
+		if c.Limit < 0 || c.Limit > maxClaim || c.Window < 0 || (c.Limit == 0 && (c.Window != 0 || c.From != "")) {
+			t.Errorf("rateLimitClaim(%q) = %+v", v, c)
+		}
+	})
+}

@@ -47,7 +47,9 @@ type callState struct {
 	lastAlive  time.Time // the send or the last progress: the idle clock
 	status     int
 	retryAfter time.Duration
-	hint       time.Duration // a retry time in the answer's data or text (hintFrom says where)
+	claim      client.RateLimitClaim // the rate-limit headers' claim
+	reset      time.Duration         // their reset; -1 when absent
+	hint       time.Duration         // a retry time in the answer's data or text (hintFrom says where)
 	hintFrom   string
 	final      finalKind
 	result     client.Result
@@ -192,6 +194,7 @@ func (cs *callState) onEvent(ev client.Event) {
 	switch ev.Kind {
 	case client.EvHeaders:
 		cs.headersAt, cs.status, cs.retryAfter = ev.At, ev.Status, ev.RetryAfter
+		cs.claim, cs.reset = ev.RateLimit, ev.RateLimitReset
 	case client.EvProgress:
 		cs.gw.noteProgress(ev)
 		cs.onProgress(ev)

@@ -57,6 +57,13 @@ func (cs *callState) answer(rec *results.Record) {
 		ms := cs.retryAfter.Milliseconds()
 		rec.RetryAfterMs = &ms
 	}
+	if cs.claim.Limit > 0 {
+		rec.RateLimitLimit, rec.RateLimitWindowMs, rec.RateLimitFrom = cs.claim.Limit, cs.claim.Window.Milliseconds(), cs.claim.From
+	}
+	if cs.reset >= 0 && cs.status != 0 {
+		ms := cs.reset.Milliseconds()
+		rec.RateLimitResetMs = &ms
+	}
 	if cs.hintFrom != "" {
 		ms := cs.hint.Milliseconds()
 		rec.RetryHintMs, rec.RetryHintFrom = &ms, cs.hintFrom

@@ -32,8 +32,14 @@ type Limits struct {
 	Confidence string          `json:"confidence"`
 	RetryAfter RetryAfterCheck `json:"retry_after"`
 	// Tools says, for each tool of the mix, limited or unlimited.
-	Tools    map[string]string `json:"tools"`
-	Overload Overload          `json:"overload"`
+	Tools map[string]string `json:"tools"`
+	// Budget says whether two or more limited tools share one budget
+	// ("shared") or each has its own ("per_tool"); empty otherwise.
+	Budget   string   `json:"budget,omitempty"`
+	Overload Overload `json:"overload"`
+	// Headers is what the rate-limit headers claimed against what was
+	// measured.
+	Headers LimitHeaders `json:"headers"`
 	// Capacity is the highest offered rate at which the scenario's checks
 	// held (null without checks); CapacityBound says what bound it:
 	// "limiter" (throttling) or "server" (the checks failed first).
@@ -59,6 +65,23 @@ type RetryAfterCheck struct {
 	AcceptedAfterS *float64 `json:"accepted_after_s"`
 }
 
+// LimitHeaders is the limit the rate-limit headers (RateLimit-Limit,
+// X-RateLimit-Limit, RateLimit-Policy, ...) claimed, seen most among the
+// answers, against the rate measured.
+type LimitHeaders struct {
+	// Verdict is honest (the claimed rate within 15 % of the one
+	// measured), too_high, too_low, no_window (a limit with no window
+	// length to make a rate of), absent (no answer claimed a limit), or
+	// unknown (no rate was measured).
+	Verdict string `json:"verdict"`
+	// Limit is the quota claimed per WindowS; ClaimedRate is their
+	// quotient, per second; From names the header.
+	Limit       *int     `json:"limit"`
+	WindowS     *float64 `json:"window_s"`
+	ClaimedRate *float64 `json:"claimed_rate"`
+	From        string   `json:"from,omitempty"`
+}
+
 // Overload is the ok rate while about twice the limit was offered.
 type Overload struct {
 	OKRate *float64 `json:"ok_rate"`
@@ -74,7 +97,8 @@ func limitsTemplate() *Limits {
 	f, n, b := 0.0, 0, false
 	return &Limits{Rate: &f, Burst: &n, WindowS: &f, Concurrency: &n, Capacity: &f,
 		RetryAfter: RetryAfterCheck{AdvertisedS: &f, AcceptedAfterS: &f},
-		Overload:   Overload{OKRate: &f, Holds: &b, RefusalMs: &f}}
+		Overload:   Overload{OKRate: &f, Holds: &b, RefusalMs: &f},
+		Headers:    LimitHeaders{Limit: &n, WindowS: &f, ClaimedRate: &f}}
 }
 
 // LimitCard writes the limit card: a title and one line per answer with

@@ -29,6 +29,9 @@ type Second struct {
 	Scheduled int
 	// Outcomes counts the calls that ended in the second, by outcome.
 	Outcomes map[string]int
+	// Phases counts the calls scheduled in the second by the phase of
+	// the search that sent them (mcpchaos limits); nil in a run.
+	Phases map[string]int
 
 	lat [numHists]map[int64]int64
 }
@@ -78,6 +81,7 @@ func bucketFloor(v int64) int64 {
 type secondAgg struct {
 	scheduled int
 	outcomes  map[string]int
+	phases    map[string]int
 	lat       [numHists]map[int64]int64
 }
 
@@ -106,6 +110,13 @@ func (ss *seconds) add(r *results.Record, vals *[numHists]int64) {
 	}
 	if r.Retry == "" {
 		ss.at(r.Scheduled).scheduled++
+	}
+	if r.Phase != "" {
+		s := ss.at(r.Scheduled)
+		if s.phases == nil {
+			s.phases = make(map[string]int)
+		}
+		s.phases[r.Phase]++
 	}
 	end := ss.at(r.Scheduled.Add(time.Duration(max(r.ResponseUs, r.EndUs)) * time.Microsecond))
 	end.outcomes[r.Outcome]++
@@ -164,6 +175,7 @@ func (s *secondAgg) second(k int64) Second {
 	}
 	out.Scheduled = s.scheduled
 	maps.Copy(out.Outcomes, s.outcomes)
+	out.Phases = maps.Clone(s.phases)
 	for i, m := range s.lat {
 		out.lat[i] = maps.Clone(m)
 	}

@@ -211,6 +211,19 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 	case "cancel_answers":
 		r.CancelAnswers = l.int()
 		return 1 << 43
+	case "ratelimit_limit":
+		r.RateLimitLimit = l.int()
+		return 1 << 45
+	case "ratelimit_window_ms":
+		r.RateLimitWindowMs = l.int64()
+		return 1 << 46
+	case "ratelimit_from":
+		r.RateLimitFrom = l.str()
+		return 1 << 47
+	case "ratelimit_reset_ms":
+		v := l.int64()
+		r.RateLimitResetMs = &v
+		return 1 << 48
 	}
 	return 0
 }

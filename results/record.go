@@ -206,6 +206,16 @@ type Record struct {
 	// text ("retry after 3s"); RetryHintFrom says where.
 	RetryHintMs   *int64 `json:"retry_hint_ms,omitempty"`
 	RetryHintFrom string `json:"retry_hint_from,omitempty"`
+	// RateLimitLimit is the quota the answer's rate-limit headers claim
+	// (RateLimit-Limit, X-RateLimit-Limit, a RateLimit-Policy's), per
+	// RateLimitWindowMs when they say (0: they did not);
+	// RateLimitFrom names the header. RateLimitResetMs is the wait a
+	// RateLimit-Reset (X-RateLimit-Reset, the RateLimit field's reset)
+	// gave.
+	RateLimitLimit    int    `json:"ratelimit_limit,omitempty"`
+	RateLimitWindowMs int64  `json:"ratelimit_window_ms,omitempty"`
+	RateLimitFrom     string `json:"ratelimit_from,omitempty"`
+	RateLimitResetMs  *int64 `json:"ratelimit_reset_ms,omitempty"`
 }
 
 // Progress is what a call's progress notifications looked like.

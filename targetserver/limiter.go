@@ -148,8 +148,8 @@ func (s *Server) admit(ctx context.Context, tool string) admission {
 			}
 			undo = append(undo, s.slots.release)
 		}
-		if s.limiter != nil {
-			if ok, wait := s.limiter.take(); !ok {
+		if lim := s.limiterOf(tool); lim != nil {
+			if ok, wait := lim.take(); !ok {
 				release()
 				return admission{refused: true, wait: wait}
 			}
@@ -165,6 +165,26 @@ func (s *Server) admit(ctx context.Context, tool string) admission {
 		}
 	}
 	return admission{release: release}
+}
+
+// limiterOf is the rate limiter a call of tool takes from: the one shared
+// by every limited tool, or with rate_limit_per_tool one of the tool's
+// own, made when it is first called.
+func (s *Server) limiterOf(tool string) limiter {
+	if s.limiter == nil || !s.cfg.RateLimitPerTool {
+		return s.limiter
+	}
+	s.perToolMu.Lock()
+	defer s.perToolMu.Unlock()
+	if s.perTool == nil {
+		s.perTool = map[string]limiter{}
+	}
+	lim := s.perTool[tool]
+	if lim == nil {
+		lim = newLimiter(s.cfg)
+		s.perTool[tool] = lim
+	}
+	return lim
 }
 
 // retryHint is the Retry-After a refused call is given (the retry_after

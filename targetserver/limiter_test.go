@@ -2,6 +2,7 @@ package targetserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -85,6 +86,17 @@ func TestFixedWindowDoubleBurst(t *testing.T) {
 	})
 }
 
+// oneCallServer starts an HTTP target with cfg and a rate limit of one
+// call per 10 s, and returns it and a function that posts an echo call.
+func oneCallServer(t *testing.T, cfg Config) (*Running, func(id int) *http.Response) {
+	t.Helper()
+	cfg.RateLimit = oneCall
+	r := startHTTP(t, cfg)
+	return r, func(id int) *http.Response {
+		return post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", ToolEcho), modernCall(id, ToolEcho, map[string]any{"text": "x"}, ""))
+	}
+}
+
 // TestRefusalSignals: each rate_limit_signal and retry_after answers a
 // refused HTTP call as documented.
 func TestRefusalSignals(t *testing.T) {
@@ -106,12 +118,7 @@ func TestRefusalSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := tt.cfg
-			cfg.RateLimit = oneCall
-			r := startHTTP(t, cfg)
-			call := func(id int) *http.Response {
-				return post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", ToolEcho), modernCall(id, ToolEcho, map[string]any{"text": "x"}, ""))
-			}
+			r, call := oneCallServer(t, tt.cfg)
 			call(1).Body.Close()
 			resp := call(2)
 			defer resp.Body.Close()
@@ -124,6 +131,39 @@ func TestRefusalSignals(t *testing.T) {
 					resp.StatusCode, resp.Header.Get("Retry-After"), b.String(), tt.status, tt.retryAfter, tt.body)
 			}
 			wantStats(t, r.Server.Stats(), Stats{Started: 1, Completed: 1, Throttled: 1})
+		})
+	}
+}
+
+// TestRateLimitHeaders: rate_limit_headers claims the limit (or twice it)
+// in a refusal's RateLimit-* headers, with the honest wait whatever
+// retry_after says, and none when off.
+func TestRateLimitHeaders(t *testing.T) {
+	tests := []struct {
+		name                            string
+		cfg                             Config
+		limit, policy, reset, remaining string // "" absent
+	}{
+		{"none", Config{}, "", "", "", ""},
+		{"honest", Config{RateLimitHeaders: "honest"}, "1", "1;w=10", "10", "0"},
+		{"wrong, with a Retry-After too long", Config{RateLimitHeaders: "wrong", RetryAfter: "too_long"}, "2", "2;w=10", "10", "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, call := oneCallServer(t, tt.cfg)
+			ok := call(1)
+			ok.Body.Close()
+			if ok.Header.Get("RateLimit-Limit") != "" {
+				t.Errorf("an accepted call carries RateLimit-Limit %q", ok.Header.Get("RateLimit-Limit"))
+			}
+			resp := call(2)
+			resp.Body.Close()
+			h := resp.Header
+			if h.Get("RateLimit-Limit") != tt.limit || h.Get("RateLimit-Policy") != tt.policy || h.Get("RateLimit-Reset") != tt.reset || h.Get("RateLimit-Remaining") != tt.remaining {
+				t.Errorf("refusal's headers: limit %q policy %q reset %q remaining %q; want %q %q %q %q", h.Get("RateLimit-Limit"), h.Get("RateLimit-Policy"),
+					h.Get("RateLimit-Reset"), h.Get("RateLimit-Remaining"), tt.limit, tt.policy, tt.reset, tt.remaining)
+			}
 		})
 	}
 }
@@ -172,4 +212,29 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRateLimitPerTool: limited tools share one budget by default; with
+// rate_limit_per_tool each has its own.
+func TestRateLimitPerTool(t *testing.T) {
+	for _, perTool := range []bool{false, true} {
+		t.Run(fmt.Sprintf("per tool %v", perTool), func(t *testing.T) {
+			r := startHTTP(t, Config{RateLimit: oneCall, RateLimitPerTool: perTool})
+			call := func(id int, tool string, args map[string]any) int {
+				resp := post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/call", tool), modernCall(id, tool, args, ""))
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			first := call(1, ToolEcho, map[string]any{"text": "x"})
+			other := call(2, ToolSlowTask, map[string]any{"steps": 1, "step_ms": 1})
+			again := call(3, ToolEcho, map[string]any{"text": "x"})
+			wantOther := http.StatusTooManyRequests
+			if perTool {
+				wantOther = http.StatusOK
+			}
+			if first != http.StatusOK || other != wantOther || again != http.StatusTooManyRequests {
+				t.Errorf("echo %d, slow_task %d, echo again %d; want 200, %d, 429", first, other, again, wantOther)
+			}
+		})
+	}
 }

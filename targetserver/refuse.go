@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,7 @@ func refusedText(ra int, hint bool) string {
 // JSON-RPC error carrying data.retryAfter (rpc_code), or 200 with an
 // isError result (tool_message). Retry-After is sent with every signal
 // when there is a hint.
-func (s *Server) refuseHTTP(w http.ResponseWriter, id json.RawMessage, modern bool, ra int, hint bool) {
+func (s *Server) refuseHTTP(w http.ResponseWriter, id json.RawMessage, modern bool, ra int, hint bool, wait time.Duration) {
 	status := http.StatusTooManyRequests
 	rpcErr := map[string]any{"code": int64(s.cfg.RateLimitCodeOrDefault()), "message": refusedMessage}
 	msg := map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr}
@@ -61,8 +62,30 @@ func (s *Server) refuseHTTP(w http.ResponseWriter, id json.RawMessage, modern bo
 	if hint {
 		w.Header().Set("Retry-After", strconv.Itoa(ra))
 	}
+	s.rateLimitHeaders(w.Header(), wait)
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// rateLimitHeaders adds the rate_limit_headers knob's claim to a refused
+// call's answer: the rate limit's N per period (twice N when wrong), none
+// left, and the wait (whole seconds rounded up; a concurrency cap's
+// refusal, which has no wait, gets none).
+func (s *Server) rateLimitHeaders(h http.Header, wait time.Duration) {
+	claim, r := s.cfg.Enum("rate_limit_headers"), s.cfg.RateLimit
+	if claim == knobs.HeadersNone || r.IsZero() {
+		return
+	}
+	n := r.Freq
+	if claim == knobs.HeadersWrong {
+		n *= 2
+	}
+	h.Set("RateLimit-Limit", strconv.Itoa(n))
+	h.Set("RateLimit-Policy", fmt.Sprintf("%d;w=%s", n, strconv.FormatFloat(r.Per.Seconds(), 'f', -1, 64)))
+	h.Set("RateLimit-Remaining", "0")
+	if wait > 0 {
+		h.Set("RateLimit-Reset", strconv.Itoa(retryAfterSeconds(wait)))
+	}
 }
 
 // refuseStdio is the answer to a refused tools/call on stdio: a JSON-RPC

@@ -22,12 +22,15 @@ const (
 type Server struct {
 	cfg     Config
 	metrics *metrics
-	limiter limiter       // nil when there is no rate limit
-	slots   *slots        // nil without concurrency_limit
-	workers chan struct{} // nil without workers: one token per running call
-	calls   *callLog      // nil unless log_calls is set
-	truth   *truthLog
-	answers answerWatch // progress_after_response: calls waiting for their answer to be written
+	limiter limiter // nil when there is no rate limit
+	// perTool holds each tool's own limiter (rate_limit_per_tool).
+	perToolMu sync.Mutex
+	perTool   map[string]limiter
+	slots     *slots        // nil without concurrency_limit
+	workers   chan struct{} // nil without workers: one token per running call
+	calls     *callLog      // nil unless log_calls is set
+	truth     *truthLog
+	answers   answerWatch // progress_after_response: calls waiting for their answer to be written
 
 	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
 	shedSeq atomic.Uint64 // numbers requests, to seed the load_shed draws

@@ -116,3 +116,32 @@ orphans: {grace: 100ms}
 		t.Errorf("limits.signal = %v, want http_429 (the burst of 20 against 5/1s was throttled before the interrupt)", v)
 	}
 }
+
+// TestLimitsHeadersClaim: a target whose refusals carry rate-limit
+// headers that claim twice its limit: the claim is read (quota, window,
+// header), judged too_high against the rate measured, and on the card.
+func TestLimitsHeadersClaim(t *testing.T) {
+	path := writeScenario(t, "hdr.yaml", `name: headers
+seed: 1
+target: {builtin: {transport: http, rate_limit: 20/1s, rate_limit_kind: token_bucket, rate_limit_headers: wrong}}
+load: {rate: 1/1s, duration: 1s}
+timeouts: {idle: 5s, max: 10s}
+calls: [{tool: echo, arguments: {text: hi}}]
+orphans: {grace: 100ms}
+`)
+	sum := filepath.Join(t.TempDir(), "s.json")
+	code, stdout, stderr := runCLI(t, t.Context(), "limits", path, "-q", "--budget", "20s", "--max-rate", "100/1s", "--summary-json", sum)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	m := readJSON(t, sum)
+	for key, want := range map[string]any{"limits.headers.limit": 40.0, "limits.headers.window_s": 1.0, "limits.headers.claimed_rate": 40.0,
+		"limits.headers.from": "RateLimit-Limit", "limits.headers.verdict": "too_high"} {
+		if got, _ := lookup(m, key); got != want {
+			t.Errorf("%s = %v, want %v", key, got, want)
+		}
+	}
+	if !strings.Contains(stdout, "headers too_high:") {
+		t.Errorf("the card has no headers line:\n%s", stdout)
+	}
+}

@@ -29,6 +29,8 @@ type limitsWant struct {
 	concurrency int
 	retryAfter  string
 	tools       map[string]string
+	headers     string // the verdict on the rate-limit headers' claim
+	budget      string // shared or per_tool
 }
 
 // checkLimits compares a limits summary with the truth.
@@ -59,6 +61,12 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 	}
 	if want.retryAfter != "" && got("limits.retry_after.verdict") != want.retryAfter {
 		t.Errorf("limits.retry_after.verdict = %v, want %s", got("limits.retry_after.verdict"), want.retryAfter)
+	}
+	if want.budget != "" && got("limits.budget") != want.budget {
+		t.Errorf("limits.budget = %v, want %s", got("limits.budget"), want.budget)
+	}
+	if want.headers != "" && got("limits.headers.verdict") != want.headers {
+		t.Errorf("limits.headers.verdict = %v, want %s", got("limits.headers.verdict"), want.headers)
 	}
 	for tool, scope := range want.tools {
 		if g := got("limits.tools." + tool); g != scope {
@@ -121,6 +129,14 @@ func TestLimitsShapes(t *testing.T) {
 			limitsWant{rate: 20, burst: 20, window: "token_bucket", tools: map[string]string{"echo": "limited", "slow_task": "unlimited"}}},
 		{"token bucket, Retry-After too long", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, retry_after: too_long", echoCall, "",
 			limitsWant{rate: 30, window: "token_bucket", retryAfter: "too_long"}},
+		{"token bucket 30/s burst 10, honest RateLimit headers", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_headers: honest", echoCall, "",
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", headers: "honest"}},
+		{"sliding window 30/1s, RateLimit headers claiming 60", "rate_limit: 30/1s, rate_limit_headers: wrong", echoCall, "",
+			limitsWant{rate: 30, window: "sliding_window", windowS: 1, headers: "too_high"}},
+		{"token bucket 20/s shared by two tools", "rate_limit: 20/1s, rate_limit_kind: token_bucket", echoCall + "\n  - {tool: slow_task, arguments: {steps: 1, step_ms: 1}}", "",
+			limitsWant{rate: 20, window: "token_bucket", tools: map[string]string{"echo": "limited", "slow_task": "limited"}, budget: "shared"}},
+		{"token bucket 20/s for each of two tools", "rate_limit: 20/1s, rate_limit_kind: token_bucket, rate_limit_per_tool: true", echoCall + "\n  - {tool: slow_task, arguments: {steps: 1, step_ms: 1}}", "",
+			limitsWant{rate: 40, window: "token_bucket", tools: map[string]string{"echo": "limited", "slow_task": "limited"}, budget: "per_tool"}},
 		{"JSON-RPC code with data.retryAfter", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_signal: rpc_code", echoCall, "throttling: {rpc_codes: [-31429]}",
 			limitsWant{rate: 30, window: "token_bucket", retryAfter: "honest"}},
 	}
@@ -133,7 +149,8 @@ func TestLimitsShapes(t *testing.T) {
 
 // fixedLimiter is a limiter of our own in front of a real SDK server: at
 // most n calls (any POST with a tools/call) in each window of per, 429 with
-// an honest Retry-After.
+// an honest Retry-After and honest X-RateLimit-* and RateLimit-Policy
+// headers.
 type fixedLimiter struct {
 	n     int
 	per   time.Duration
@@ -165,6 +182,11 @@ func (l *fixedLimiter) wrap(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		// GitHub's style of headers, with the draft's policy for the window.
+		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(l.n))
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(wait).Unix()+1, 10))
+		w.Header().Set("RateLimit-Policy", fmt.Sprintf("%d;w=%g", l.n, l.per.Seconds()))
 		http.Error(w, "slow down", http.StatusTooManyRequests)
 	})
 }
@@ -188,7 +210,7 @@ load: {rate: 1/1s, duration: 1s}
 timeouts: {idle: 5s, max: 10s}
 calls: [{tool: ping, arguments: {}}]
 `, srv.URL))
-	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest"})
+	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest", headers: "honest"})
 }
 
 // TestLimitsCapacity: with checks, the highest rate at which they hold.

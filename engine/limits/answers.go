@@ -17,16 +17,53 @@ func (s *Search) slack() time.Duration { return s.o.Probe + 100*time.Millisecond
 // isCap reports a concurrency cap and its size: the burst's slow calls
 // held back every other call until the first of them ended (recover), and
 // the hold's refusals all came while about that many were in flight.
+//
+// When probing began only after the first accepted call had ended (a
+// busy client took the burst's refusals in late), the probes cannot tell
+// when a slot freed: the hold's refusals, all with about that many calls
+// in flight, must then say it alone (probeLate).
 func (s *Search) isCap() (int, bool) {
 	ok, _ := count(s.limitedOf(s.f.burst))
 	r := s.f.rec
-	if !r.done || !r.found || !concurrencyCap(ok, r.firstOK, r.next, s.slack(), 3*s.o.Probe) {
+	if !r.done || !r.found {
+		return 0, false
+	}
+	if s.probeLate() {
+		if len(s.f.hold) == 0 || r.firstOK < 3*s.o.Probe || !slowAccepts(s.limitedOf(s.f.hold), 3*s.o.Probe) {
+			return 0, false
+		}
+	} else if !concurrencyCap(ok, r.firstOK, r.next, s.slack(), 3*s.o.Probe) {
 		return 0, false
 	}
 	if len(s.f.hold) > 0 && !capHolds(inFlightAtRefusals(s.limitedOf(s.f.hold)), ok) {
 		return 0, false
 	}
 	return ok, true
+}
+
+// slowAccepts reports whether a phase's accepted calls were slow (their
+// median at least minSlow) and its refusals quick beside them (their
+// median under half of it): a cap's slots are held by work, while a
+// starved client stretches every answer alike.
+func slowAccepts(list []obs, minSlow time.Duration) bool {
+	var oks, refused []time.Duration
+	for _, o := range list {
+		switch {
+		case o.ok:
+			oks = append(oks, o.answered-o.sent)
+		case o.throttled:
+			refused = append(refused, o.answered-o.sent)
+		}
+	}
+	m := median(oks)
+	return len(oks) > 0 && len(refused) > 0 && m >= minSlow && median(refused) < m/2
+}
+
+// probeLate reports whether probing after the burst began after the first
+// of its accepted calls had ended.
+func (s *Search) probeLate() bool {
+	r := s.f.rec
+	return r.done && r.firstOK > 0 && r.began > r.firstOK+s.slack()
 }
 
 // answers draws the answers from the findings, each with its evidence.
@@ -36,7 +73,9 @@ func (s *Search) answers() *report.Limits {
 	s.signal(l)
 	s.shape(l)
 	s.retryAfter(l)
+	s.headers(l)
 	s.tools(l)
+	s.budget(l)
 	s.overload(l)
 	s.capacity(l)
 	s.lateClient(l)
@@ -199,11 +238,10 @@ func slidingAfterBurst(n int, rate float64, r recovery) (time.Duration, bool) {
 }
 
 func (s *Search) slidingShape(l *report.Limits, window time.Duration) {
-	rate, from := s.steady()
+	rate, how := s.steady()
 	l.Rate = ptr(round(rate, 1))
 	l.Window, l.Confidence, l.WindowS = "sliding_window", "medium", ptr(round(window.Seconds(), 2))
-	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered",
-		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate)))
+	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %s while %s/s were offered", num(*l.Rate), how, num(s.f.holdRate)))
 	l.Evidence = append(l.Evidence, fmt.Sprintf("window sliding_window %.2fs (%s): after the burst of %d nothing was accepted for %.2fs (burst / rate = %.2fs: the burst's slots freed a window later), and under overload the accepted calls were spread evenly",
 		window.Seconds(), l.Confidence, *l.Burst, s.f.rec.sinceFirst.Seconds(), window.Seconds()))
 }
@@ -212,25 +250,41 @@ func (s *Search) slidingShape(l *report.Limits, window time.Duration) {
 func (s *Search) holdOKs() []time.Duration { return okTimes(s.limitedOf(s.f.hold)) }
 
 // steady is the hold's accepted rate after its first quarter (at most a
-// second), which may still spend what the limiter had left.
-func (s *Search) steady() (rate float64, from time.Duration) {
-	from = s.f.holdFrom + min(time.Second, (s.f.holdTo-s.f.holdFrom)/4)
-	return steadyRate(s.holdOKs(), from, s.f.holdTo), from
+// second), which may still spend what the limiter had left, and how it
+// was counted. It is counted between the limiter's refusals, from the
+// server's answers (spanRate: exact for a bucket, however late the client
+// sent), or, with too few refusals for that, over the hold's schedule.
+func (s *Search) steady() (rate float64, how string) {
+	from := s.f.holdFrom + min(time.Second, (s.f.holdTo-s.f.holdFrom)/4)
+	if f := spanRate(s.limitedOf(s.f.hold), from, stallGap(s.f.holdRate)); f.ok2 {
+		how = fmt.Sprintf("%d ok in %.0f whole seconds with refusals", f.ok, f.span.Seconds())
+		if f.stalled > 0 {
+			how += fmt.Sprintf(" (%.0fs in or after a stall of our client left out)", f.stalled.Seconds())
+		}
+		return f.rate, how
+	}
+	rate = steadyRate(s.holdOKs(), from, s.f.holdTo)
+	return rate, fmt.Sprintf("%d ok in %.1fs", int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo - from).Seconds())
 }
 
 func (s *Search) capShape(l *report.Limits, c int) {
 	l.Window, l.Confidence, l.Concurrency = "concurrency", "high", &c
-	if len(s.f.hold) == 0 {
+	if len(s.f.hold) == 0 || s.probeLate() {
 		l.Confidence = "medium"
 	}
 	r := s.f.rec
-	l.Evidence = append(l.Evidence, fmt.Sprintf("window concurrency %d (%s): after the burst no call was accepted until the first accepted one ended (%.2fs), and one was %.2fs after the burst; the hold's refusals came with about %d calls in flight",
-		c, l.Confidence, r.firstOK.Seconds(), r.next.Seconds(), c))
+	if s.probeLate() {
+		l.Evidence = append(l.Evidence, fmt.Sprintf("window concurrency %d (%s): the hold's refusals came with about %d calls in flight; after the burst our client began probing only %.2fs after it, when the first accepted call had ended (%.2fs), so when a slot freed was not seen",
+			c, l.Confidence, c, r.began.Seconds(), r.firstOK.Seconds()))
+	} else {
+		l.Evidence = append(l.Evidence, fmt.Sprintf("window concurrency %d (%s): after the burst no call was accepted until the first accepted one ended (%.2fs), and one was %.2fs after the burst; the hold's refusals came with about %d calls in flight",
+			c, l.Confidence, r.firstOK.Seconds(), r.next.Seconds(), c))
+	}
 	if len(s.f.hold) > 0 {
-		rate, from := s.steady()
+		rate, how := s.steady()
 		l.Rate = ptr(round(rate, 1))
-		l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered (what %d in flight at their latency allow)",
-			num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate), c))
+		l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %s while %s/s were offered (what %d in flight at their latency allow)",
+			num(*l.Rate), how, num(s.f.holdRate), c))
 	}
 }
 
@@ -244,14 +298,20 @@ func (s *Search) notAWindow(p periodic) bool {
 }
 
 func (s *Search) windowShape(l *report.Limits, p periodic) {
-	rate := periodRate(s.holdOKs(), p)
-	l.Rate = ptr(round(rate, 1))
-	l.WindowS = ptr(round(p.every.Seconds(), 2))
 	next, how := s.f.rec.next, "after the first burst"
 	if s.f.confirmed {
 		next, how = s.f.confirmNext, "after a burst in the middle of a period"
 	}
 	kind, sure := windowKind(p.every, next)
+	// A fixed window's boundaries keep their time; a sliding window's
+	// clumps drift apart by the client's delays (slidingPeriod).
+	rate, every := periodRate(s.holdOKs(), p), p.every
+	if kind == "sliding_window" {
+		every = slidingPeriod(p)
+		rate = cycleCount(s.holdOKs(), p) / every.Seconds()
+	}
+	l.Rate = ptr(round(rate, 1))
+	l.WindowS = ptr(round(every.Seconds(), 2))
 	l.Window, l.Confidence = kind, "low"
 	switch {
 	case s.f.confirmed && sure:
@@ -260,25 +320,28 @@ func (s *Search) windowShape(l *report.Limits, p periodic) {
 		l.Confidence = "medium"
 	}
 	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok per %.2fs period, in clumps of %.0f, while %s/s were offered",
-		num(*l.Rate), int(math.Round(rate*p.every.Seconds())), p.every.Seconds(), p.size, num(s.f.holdRate)))
+		num(*l.Rate), int(math.Round(rate*every.Seconds())), every.Seconds(), p.size, num(s.f.holdRate)))
 	what := "a sliding window frees a slot one period after it was used"
+	if every != p.every {
+		what += fmt.Sprintf("; the length is the lower quartile of the intervals between clumps, %.2fs, not their median, %.2fs: a clump begins only when a call comes after the slot is free, so the clumps drift apart by our client's delays",
+			every.Seconds(), p.every.Seconds())
+	}
 	if kind == "fixed_window" {
 		what = "a fixed window starts afresh at its next boundary; up to twice its count can pass around a boundary"
 	}
 	l.Evidence = append(l.Evidence, fmt.Sprintf("window %s %.2fs (%s): calls were accepted again %.2fs %s (%s)",
-		kind, p.every.Seconds(), l.Confidence, next.Seconds(), how, what))
+		kind, every.Seconds(), l.Confidence, next.Seconds(), how, what))
 }
 
 func (s *Search) bucketShape(l *report.Limits) {
-	rate, from := s.steady()
+	rate, how := s.steady()
 	l.Rate = ptr(round(rate, 1))
 	l.Window, l.Confidence = "token_bucket", "medium"
 	r := s.f.rec
 	if r.found && rate > 0 && r.next <= time.Duration(3*float64(time.Second)/rate)+s.slack() {
 		l.Confidence = "high"
 	}
-	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %d ok in %.1fs while %s/s were offered",
-		num(*l.Rate), int(math.Round(rate*(s.f.holdTo-from).Seconds())), (s.f.holdTo-from).Seconds(), num(s.f.holdRate)))
+	l.Evidence = append(l.Evidence, fmt.Sprintf("rate %s/s: %s while %s/s were offered", num(*l.Rate), how, num(s.f.holdRate)))
 	line := fmt.Sprintf("window token_bucket (%s): accepted calls spread evenly under overload, no periodic gaps", l.Confidence)
 	if r.found {
 		line += fmt.Sprintf("; after the burst a call was accepted again %.2fs later", r.next.Seconds())

@@ -23,6 +23,16 @@ type obs struct {
 	broke string
 	// lag is how late the call went out after its scheduled time.
 	lag time.Duration
+	// at is when the server decided, as seen on the wire: a refusal's
+	// answer, an accepted call's first response headers (its answer when
+	// they came with it). A busy client stamps sends late or early; the
+	// server's answers come in the server's order.
+	at time.Duration
+	// claim is the quota the rate-limit headers claimed per claimWindow
+	// (0: none; claimWindow 0: unstated), claimFrom the header.
+	claim       int
+	claimWindow time.Duration
+	claimFrom   string
 }
 
 // fromRecord turns a call's record into an obs, times relative to start.
@@ -45,12 +55,19 @@ func fromRecord(rec results.Record, start time.Time) obs {
 	default:
 		o.answered = o.sent
 	}
+	o.at = o.answered
+	if rec.HeadersUs > 0 && base+time.Duration(rec.HeadersUs)*time.Microsecond < o.at {
+		o.at = base + time.Duration(rec.HeadersUs)*time.Microsecond
+	}
 	switch {
 	case rec.RetryAfterMs != nil:
 		o.hint, o.hinted, o.hintFrom = time.Duration(*rec.RetryAfterMs)*time.Millisecond, true, "Retry-After"
 	case rec.RetryHintMs != nil:
 		o.hint, o.hinted, o.hintFrom = time.Duration(*rec.RetryHintMs)*time.Millisecond, true, rec.RetryHintFrom
+	case rec.RateLimitResetMs != nil:
+		o.hint, o.hinted, o.hintFrom = time.Duration(*rec.RateLimitResetMs)*time.Millisecond, true, "RateLimit-Reset"
 	}
+	o.claim, o.claimWindow, o.claimFrom = rec.RateLimitLimit, time.Duration(rec.RateLimitWindowMs)*time.Millisecond, rec.RateLimitFrom
 	return o
 }
 

@@ -103,7 +103,7 @@ func asObs(offered, oks []time.Duration) []obs {
 	}
 	var list []obs
 	for _, t := range offered {
-		list = append(list, obs{sent: t, answered: t + ms, ok: accepted[t], throttled: !accepted[t]})
+		list = append(list, obs{sent: t, answered: t + ms, at: t + ms/2, ok: accepted[t], throttled: !accepted[t]})
 	}
 	return list
 }

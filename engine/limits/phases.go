@@ -33,11 +33,16 @@ type findings struct {
 	confirmed   bool
 	confirmNext time.Duration // confirm: from the mid-period burst to the next accept
 
-	scope map[string]int // scope: throttled calls of each tool offered alone
+	scope   map[string]int // scope: throttled calls of each tool offered alone
+	scopeOK map[string]int // and its accepted calls, in the second
 
-	capacity      float64 // 0: not searched
-	capacityBound string
-	capacityNote  string
+	capacity float64 // 0: not searched
+	// capacityRerun counts steps run again, capacityLeftOut the seconds
+	// left out of the checks: our client sent late in them (onTime).
+	capacityRerun   int
+	capacityLeftOut time.Duration
+	capacityBound   string
+	capacityNote    string
 }
 
 // recovery is what probing one call at a time after a refusal found.
@@ -55,6 +60,10 @@ type recovery struct {
 	// the period).
 	sinceFirst time.Duration
 	refused    int // probes refused before one was accepted
+	// began is when probing began, after from: a busy client may take
+	// the burst's last refusal in only after the first accepted call
+	// ended.
+	began time.Duration
 }
 
 // step is one offered rate of the doubling.
@@ -248,25 +257,28 @@ func (s *Search) windowed() bool {
 	return ok && !s.notAWindow(p)
 }
 
-// scopePhase offers each tool of the mix alone, at the hold's rate for a
-// second, when the mix has more than one.
+// scopePhase offers each tool of the mix alone, at the hold's rate for
+// 1.5 s, when the mix has more than one. Its accepted calls are counted
+// over the last second: the first half second spends what the tool's
+// budget saved while the others were offered.
 func (s *Search) scopePhase(ctx context.Context) error {
 	names := s.toolNames()
 	if len(names) < 2 || s.f.holdRate == 0 {
 		return nil
 	}
-	s.f.scope = map[string]int{}
+	s.f.scope, s.f.scopeOK = map[string]int{}, map[string]int{}
 	for _, name := range names {
-		if s.left() < 2*time.Second {
+		if s.left() < 5*time.Second/2 {
 			s.f.notes = append(s.f.notes, "no budget left to offer each tool alone")
 			return nil
 		}
 		spec := s.spec(name)
+		began := s.now()
 		got, _, err := s.phase(ctx, "scope", func(fire firer) {
-			s.c.Pace(ctx, s.f.holdRate, time.Second, func(at time.Time) { fire(at, spec) })
+			s.c.Pace(ctx, s.f.holdRate, 3*time.Second/2, func(at time.Time) { fire(at, spec) })
 		})
 		_, th := count(got)
-		s.f.scope[name] = th
+		s.f.scope[name], s.f.scopeOK[name] = th, countIn(okTimes(got), began+time.Second/2-1, began+3*time.Second/2-1)
 		if err != nil {
 			return err
 		}

@@ -58,6 +58,7 @@ func (s *Search) recoverAfter(ctx context.Context, name string, ref obs, from ti
 	spec := s.spec(ref.tool)
 	into.done, into.ref, into.from = true, ref, from
 	began := s.start.Add(max(ref.answered, s.now()))
+	into.began = began.Sub(s.start) - from
 	got, _, err := s.phase(ctx, name, func(fire firer) {
 		var answers []<-chan obs
 		for at := began; at.Sub(began) < limit && s.c.WaitUntil(ctx, at); at = at.Add(s.o.Probe) {

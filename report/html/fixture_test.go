@@ -25,6 +25,7 @@ type fixture struct {
 	slowMs  float64
 	samples bool
 	checks  []report.Check
+	phases  []string // a limits search's phases, in equal shares of the seconds (nil: a run)
 }
 
 // run builds the fixture's run: its records through a real Aggregator,
@@ -43,6 +44,9 @@ func (f fixture) run(t testing.TB) Run {
 			at := fixtureStart.Add(time.Duration(s)*time.Second + time.Duration(i)*time.Second/time.Duration(n))
 			r := &results.Record{Type: results.TypeCall, Seq: seq, ID: int64(seq), Scheduled: at, SentUs: 80}
 			r.Tool = "slow_task"
+			if len(f.phases) > 0 {
+				r.Phase = f.phases[s*len(f.phases)/f.seconds]
+			}
 			if i%4 == 0 {
 				r.Tool = "echo"
 			}

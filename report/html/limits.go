@@ -2,6 +2,8 @@ package html
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -50,4 +52,61 @@ func markLimits(p *plot.Plot, tl timeline, l *report.Limits) (float64, error) {
 		top = max(top, *line.y)
 	}
 	return top, nil
+}
+
+// phaseStarts returns where each phase of a limits search begins on the
+// timeline: the first bucket whose calls are mostly of another phase than
+// the last one labelled (buckets with no phased call are skipped).
+func phaseStarts(tl timeline) (at []float64, names []string) {
+	for _, b := range tl.buckets {
+		if len(b.phases) == 0 {
+			continue
+		}
+		keys := slices.Sorted(func(yield func(string) bool) {
+			for k := range b.phases {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		most := keys[0]
+		for _, k := range keys {
+			if b.phases[k] > b.phases[most] {
+				most = k
+			}
+		}
+		if len(names) == 0 || names[len(names)-1] != most {
+			at, names = append(at, b.at), append(names, most)
+		}
+	}
+	return at, names
+}
+
+// markPhases labels the phases of a limits search on the rates plot: a
+// thin grey line where each begins, its name at the top.
+func markPhases(p *plot.Plot, tl timeline, top float64) error {
+	at, names := phaseStarts(tl)
+	if len(at) == 0 {
+		return nil
+	}
+	var xys plotter.XYs
+	for _, x := range at {
+		v, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
+		if err != nil {
+			return err
+		}
+		v.Color, v.Width = rgb(0xbbbbbb), 0.75
+		p.Add(v)
+		xys = append(xys, plotter.XY{X: x, Y: top})
+	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: names})
+	if err != nil {
+		return err
+	}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].Color = rgb(0x555555)
+		labels.TextStyle[i].Rotation = -math.Pi / 2
+	}
+	p.Add(labels)
+	return nil
 }

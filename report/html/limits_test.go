@@ -24,3 +24,22 @@ func TestWriteMarksLimits(t *testing.T) {
 		t.Error("a run without a limits search has a found rate drawn")
 	}
 }
+
+// TestWritePhaseLabels: the rates plot of a limits search names its phases
+// where each begins, once per stretch; a run's plot names none.
+func TestWritePhaseLabels(t *testing.T) {
+	f := busy
+	f.name, f.phases = "phased", []string{"burst", "step", "step", "hold", "scope", "capacity"}
+	r := f.run(t)
+	rate := 30.0
+	r.Summary.Limits = &report.Limits{Rate: &rate}
+	plot := text(renderPage(t, Input{Runs: []Run{r}}).byID("run-1-over-time"))
+	for _, want := range []string{"burst", "step", "hold", "scope", "capacity"} {
+		if n := strings.Count(plot, want); n != 1 {
+			t.Errorf("the rates plot names phase %q %d times, want once:\n%s", want, n, plot)
+		}
+	}
+	if at, names := phaseStarts(newTimeline(busy.run(t).Agg.Seconds())); len(at) != 0 {
+		t.Errorf("a run's timeline has phases %v", names)
+	}
+}

@@ -28,6 +28,7 @@ type bucket struct {
 	seconds   float64 // its length
 	scheduled int
 	outcomes  map[string]int
+	phases    map[string]int          // calls scheduled in it by phase (a limits search)
 	call      *hdrhistogram.Histogram // call latency of the calls that ended in it
 }
 
@@ -61,6 +62,12 @@ func newTimeline(secs []report.Second) timeline {
 			b.scheduled += s.Scheduled
 			for o, n := range s.Outcomes {
 				b.outcomes[o] += n
+			}
+			for ph, n := range s.Phases {
+				if b.phases == nil {
+					b.phases = make(map[string]int)
+				}
+				b.phases[ph] += n
 			}
 		}
 		if h := report.MergeSeconds(group, "call"); h.TotalCount() > 0 {

@@ -84,6 +84,9 @@ func ratesFigure(tl timeline, th report.Throttling, lim *report.Limits) (Figure,
 		return Figure{}, fmt.Errorf("plot %q: %w", title, err)
 	}
 	top = max(top, found)
+	if err := markPhases(p, tl, top); err != nil {
+		return Figure{}, fmt.Errorf("plot %q: %w", title, err)
+	}
 	p.Y.Min = 0
 	entries := len(series) + 1
 	if lim != nil {

@@ -52,6 +52,13 @@ const (
 	HintTooShort = "too_short"
 )
 
+// The rate-limit headers of a refused call (the rate_limit_headers knob;
+// honest is HintHonest).
+const (
+	HeadersNone  = "none"
+	HeadersWrong = "wrong"
+)
+
 // DefaultRateLimitCode is the JSON-RPC error code of a throttled call when
 // Config.RateLimitCode is zero. It lies outside -32768..-32000, the range
 // JSON-RPC reserves (and within it, -32020..-32099, the range MCP
@@ -79,7 +86,9 @@ type Config struct {
 	RateLimitBurst        int
 	RateLimitSignal       string
 	RetryAfter            string
+	RateLimitHeaders      string
 	RateLimitTool         string
+	RateLimitPerTool      bool
 	ConcurrencyLimit      int
 	Workers               int
 	ExitDelay             time.Duration
@@ -127,8 +136,12 @@ var Table = []Knob{
 		Doc: "how a refused call is answered: auto (HTTP 429, a JSON-RPC error on stdio), http_503, rpc_code (a JSON-RPC error with data.retryAfter; HTTP 200) or tool_message (an isError result `rate limit exceeded (retry after Ns)`)"},
 	{Name: "retry_after", Field: "RetryAfter", Kind: Enum, Values: []string{HintHonest, HintAbsent, HintTooLong, HintTooShort}, Arg: "HINT",
 		Doc: "the retry hint of a refused call: honest (the wait in whole seconds rounded up, at least 1), absent, too_long (3 × honest + 2) or too_short (honest / 3, rounded down)"},
+	{Name: "rate_limit_headers", Field: "RateLimitHeaders", Kind: Enum, Values: []string{HeadersNone, HintHonest, HeadersWrong}, Arg: "CLAIM",
+		Doc: "HTTP: a refused call's answer also carries RateLimit-Limit (N of rate_limit), RateLimit-Policy (`N;w=SECONDS`), RateLimit-Remaining (0) and RateLimit-Reset (the wait in whole seconds): none, honest, or wrong (claims 2N)"},
 	{Name: "rate_limit_tool", Field: "RateLimitTool", Kind: Enum, Values: []string{"all", "echo", "slow_task", "cpu_task"}, Arg: "TOOL",
 		Doc: "the one tool rate_limit and concurrency_limit apply to (all: every tool but inflight)"},
+	{Name: "rate_limit_per_tool", Field: "RateLimitPerTool", Kind: Bool,
+		Doc: "each limited tool has a rate_limit of its own instead of one budget shared by all of them"},
 	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
 		Doc: "at most N tools/call run at once; the others wait their turn, so latency grows past the capacity instead of refusals (0: no limit)"},
 	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
