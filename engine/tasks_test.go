@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/results"
+	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/targetserver"
+)
+
+// taskCall is a slow_task call that declares the tasks extension.
+func taskCall(steps, stepMs int) CallSpec {
+	c := slowTask(steps, stepMs)
+	c.Progress, c.Task = false, true
+	return c
+}
+
+// scenarioFault decodes one fault written as YAML.
+func scenarioFault(t *testing.T, fault string) faults.Fault {
+	t.Helper()
+	sc, err := scenarios.Parse("f.yaml", []byte("target: {builtin: {}}\nload: {rate: 1/1s, duration: 1s}\ncalls: [{tool: slow_task}]\n"+
+		"faults: ["+fault+"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Faults(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs[0]
+}
+
+// TestTasksFollowed: against the built-in target serving tasks, with its
+// poll limit on, every task created ends completed, each call is ok with
+// the task's latency, and the target's ledger saw no poll sooner than
+// pollIntervalMs; the client's counts match the ledger's.
+func TestTasksFollowed(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollLimit: true, TaskPollInterval: 50 * time.Millisecond})
+	p := httpPlan(tg.URL, Load{Rate: perSec(10), Duration: time.Second, GracefulStop: 10 * time.Second}, taskCall(4, 50))
+	o := runLoad(t, context.Background(), p)
+	polls := 0
+	for _, r := range o.recs {
+		if r.Outcome != results.OK || r.Task == nil || r.Task.Status != client.TaskCompleted || r.Task.Polls == 0 || r.Task.PollThrottled != 0 {
+			t.Errorf("seq %d: outcome %s, task %+v; want ok, completed, polled, none throttled", r.Seq, r.Outcome, r.Task)
+			continue
+		}
+		if lat := r.Task.EndUs - r.Task.CreatedUs; lat < 200_000 {
+			t.Errorf("seq %d: task latency %dus, want at least its 4 × 50 ms of work", r.Seq, lat)
+		}
+		polls += r.Task.Polls
+	}
+	st := tg.Server.Stats()
+	if len(o.recs) == 0 || st.TasksCreated != int64(len(o.recs)) || st.TasksCompleted != st.TasksCreated {
+		t.Errorf("%d calls; the target created %d tasks and completed %d", len(o.recs), st.TasksCreated, st.TasksCompleted)
+	}
+	if st.TaskPollsEarly != 0 || st.TaskPollsThrottled != 0 || int64(polls) != st.TaskPolls {
+		t.Errorf("target: %d polls, %d early, %d throttled; the client sent %d", st.TaskPolls, st.TaskPollsEarly, st.TaskPollsThrottled, polls)
+	}
+	for _, led := range tg.Server.TaskLedger() {
+		if led.Status != "completed" || led.Early != 0 || led.MinGap < 50*time.Millisecond {
+			t.Errorf("ledger %+v: want completed, no early poll, gaps of at least 50ms", led)
+		}
+	}
+}
+
+// TestTasksCancelFault: a cancel fault on a task call sends tasks/cancel
+// (the target counts it), the call ends cancelled, and the task's fate
+// after it is measured: cancelled (no leftover) or, when the target
+// ignores the cancel, run on to completed (leftover, not a violation).
+func TestTasksCancelFault(t *testing.T) {
+	t.Parallel()
+	for _, ignore := range []bool{false, true} {
+		t.Run(map[bool]string{false: "honoured", true: "ignored"}[ignore], func(t *testing.T) {
+			t.Parallel()
+			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 50 * time.Millisecond,
+				TaskIgnoreCancel: ignore})
+			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 600 * time.Millisecond, GracefulStop: 10 * time.Second}, taskCall(6, 100))
+			p.Orphans = Orphans{Grace: 2 * time.Second}
+			p.Faults = []faults.Fault{scenarioFault(t, "{kind: cancel, after: 250ms}")}
+			o := runLoad(t, context.Background(), p)
+			if len(o.recs) == 0 {
+				t.Fatal("no calls")
+			}
+			for _, r := range o.recs {
+				tk := r.Task
+				if r.Outcome != results.Cancelled || tk == nil || tk.CancelUs == 0 || tk.Leftover != ignore || len(r.Violations) != 0 {
+					t.Errorf("seq %d: outcome %s, task %+v, violations %v; want cancelled, tasks/cancel sent, leftover %v",
+						r.Seq, r.Outcome, tk, r.Violations, ignore)
+				}
+			}
+			st := tg.Server.Stats()
+			if st.TaskCancels != int64(len(o.recs)) || (st.TaskStepsAfterCancel > 0) != ignore {
+				t.Errorf("target: %d tasks/cancel, %d steps after them; %d calls, ignore %v", st.TaskCancels, st.TaskStepsAfterCancel, len(o.recs), ignore)
+			}
+		})
+	}
+}
+
+// TestTasksInput: a task that asks for confirmation is answered with
+// tasks/update from the client section and completes; without a client
+// section the request is undeclared and the call a protocol error.
+func TestTasksInput(t *testing.T) {
+	t.Parallel()
+	for _, withClient := range []bool{true, false} {
+		t.Run(map[bool]string{true: "answered", false: "undeclared"}[withClient], func(t *testing.T) {
+			t.Parallel()
+			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskInput: true, TaskPollInterval: 30 * time.Millisecond})
+			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 400 * time.Millisecond, GracefulStop: 10 * time.Second}, taskCall(3, 20))
+			if withClient {
+				p.Client = &scenarios.Client{MaxRounds: 3, Elicitation: &scenarios.Elicitation{Action: scenarios.ElicitAccept,
+					Content: map[string]any{"confirm": true}}}
+			}
+			o := runLoad(t, context.Background(), p)
+			if len(o.recs) == 0 {
+				t.Fatal("no calls")
+			}
+			for _, r := range o.recs {
+				ok := r.Outcome == results.OK && r.Task.Updates == 1 && r.Inputs["elicitation"] == 1
+				if !withClient {
+					ok = r.Outcome == results.ProtocolError && r.Violations["undeclared_input"] == 1
+				}
+				if !ok {
+					b, _ := json.Marshal(r)
+					t.Errorf("record %s", b)
+				}
+			}
+			if st := tg.Server.Stats(); withClient && (st.TaskUpdates != int64(len(o.recs)) || st.TasksCompleted != int64(len(o.recs))) {
+				t.Errorf("target: %d updates, %d completed; %d calls", st.TaskUpdates, st.TasksCompleted, len(o.recs))
+			}
+		})
+	}
+}
