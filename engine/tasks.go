@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
@@ -34,6 +35,7 @@ type taskNotes struct {
 	// pollFactor is the share of the interval actually waited (a
 	// fast_poll fault); 0 means 1.
 	pollFactor float64
+	fastPoll   int             // its entry in rec.Faults, when pollFactor is set
 	answered   map[string]bool // input request keys already answered
 }
 
@@ -67,10 +69,8 @@ func (cs *callState) beginTask() bool {
 // followTask polls the task to a terminal status or until the call is
 // stopped; then it sends tasks/cancel and watches for leftover work.
 func (cs *callState) followTask(ctx context.Context, cl *client.Client) {
-	stopped := false
 	for {
 		if !cs.taskWait(cs.pollWait()) {
-			stopped = true
 			break
 		}
 		rctx, cancel := cs.requestCtx(ctx)
@@ -80,16 +80,34 @@ func (cs *callState) followTask(ctx context.Context, cl *client.Client) {
 			break
 		}
 		if cs.taskStatus() == client.TaskInputRequired && !cs.answerTask(ctx, cl) {
-			stopped = cs.isStopped()
 			break
 		}
 	}
 	cs.mu.Lock()
 	cs.thinking = nil
+	cs.noteFastPoll()
+	// A stop that came at any point (while waiting, or while a request
+	// was out) leaves the task to cancel; a call that ended first cannot
+	// be stopped any more.
+	stopped := cs.stopOutcome != ""
 	cs.mu.Unlock()
 	if stopped {
 		cs.cancelTask(ctx, cl)
 	}
+}
+
+// noteFastPoll writes what a fast_poll fault met into its record: how
+// many of the polls the server refused as too soon (cs.mu held).
+func (cs *callState) noteFastPoll() {
+	if cs.task.pollFactor <= 0 {
+		return
+	}
+	f := &cs.rec.Faults[cs.task.fastPoll]
+	tr := cs.rec.Task
+	f.Skipped = false
+	f.ScheduledUs, f.ActualUs = tr.CreatedUs, tr.CreatedUs
+	f.Detail = fmt.Sprintf("polled at %.0f%% of pollIntervalMs (%dms): %d of %d polls refused as too soon",
+		cs.task.pollFactor*100, tr.IntervalMs, tr.PollThrottled, tr.Polls)
 }
 
 // requestCtx bounds one tasks/* request by the idle timeout; the call's
