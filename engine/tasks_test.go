@@ -168,3 +168,41 @@ func TestTasksFastPoll(t *testing.T) {
 			st.TaskPollsThrottled, st.TasksCompleted, throttled, len(o.recs))
 	}
 }
+
+// TestTasksStdio: the same over stdio, against `mcpchaos serve --stdio`
+// with tasks and its poll limit: every task completes and no poll was
+// refused (the server judged every gap against pollIntervalMs); a cancel
+// fault sends tasks/cancel and the task ends cancelled.
+func TestTasksStdio(t *testing.T) {
+	t.Parallel()
+	exe := bin.Need(t)
+	for _, cancel := range []bool{false, true} {
+		t.Run(map[bool]string{false: "completed", true: "cancelled"}[cancel], func(t *testing.T) {
+			t.Parallel()
+			p := stdioPlan([]string{exe, "serve", "--stdio", "--tasks", "--task-poll-limit", "--task-poll-interval=50ms"}, 0)
+			p.Calls = []CallSpec{taskCall(4, 50)}
+			p.Load = Load{Rate: perSec(5), Duration: 600 * time.Millisecond, GracefulStop: 10 * time.Second}
+			if cancel {
+				p.Faults = []faults.Fault{scenarioFault(t, "{kind: cancel, after: 120ms}")}
+				p.Orphans.Grace = time.Second
+			}
+			o := runLoad(t, context.Background(), p)
+			if len(o.recs) == 0 {
+				t.Fatal("no calls")
+			}
+			for _, r := range o.recs {
+				tk := r.Task
+				ok := tk != nil && tk.PollThrottled == 0 && len(r.Violations) == 0
+				if cancel {
+					ok = ok && r.Outcome == results.Cancelled && tk.CancelUs > 0 && tk.Status == client.TaskCancelled && !tk.Leftover
+				} else {
+					ok = ok && r.Outcome == results.OK && tk.Status == client.TaskCompleted && tk.Polls > 0
+				}
+				if !ok {
+					b, _ := json.Marshal(r)
+					t.Errorf("record %s", b)
+				}
+			}
+		})
+	}
+}
