@@ -206,3 +206,73 @@ func TestTasksStdio(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskPolledJudges: how one tasks/get answer is taken, table-driven:
+// an answer that is no task is a bad_task violation and a protocol error;
+// an unknown task ends the call with the server's error; a refusal to
+// poll so soon is counted and polling goes on; a terminal status ends the
+// call with the task's outcome.
+func TestTaskPolledJudges(t *testing.T) {
+	tests := []struct {
+		name      string
+		reply     client.TaskReply
+		goOn      bool
+		violation string
+		outcome   string
+		throttled int
+	}{
+		{"no task", client.TaskReply{Raw: []byte(`{"resultType":"complete"}`)}, false, violBadTask, results.ProtocolError, 0},
+		{"unknown task", client.TaskReply{RPCErr: &client.RPCError{Code: -32602, Message: "task not found"}}, false, "", results.RPCError, 0},
+		{"too soon", client.TaskReply{RPCErr: &client.RPCError{Code: -31429, Message: "polled too soon"}}, true, "", "", 1},
+		{"working", client.TaskReply{Raw: []byte(`{"taskId":"a","status":"working","pollIntervalMs":7}`)}, true, "", "", 0},
+		{"completed", client.TaskReply{Raw: []byte(`{"taskId":"a","status":"completed","result":{"content":[],"isError":false}}`)}, false, "", results.OK, 0},
+		{"tool error", client.TaskReply{Raw: []byte(`{"taskId":"a","status":"completed","result":{"content":[{"type":"text","text":"no"}],"isError":true}}`)}, false, "", results.ToolError, 0},
+		{"failed", client.TaskReply{Raw: []byte(`{"taskId":"a","status":"failed","error":{"code":-32603,"message":"boom"}}`)}, false, "", results.RPCError, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.reply.At = time.Now()
+			cs := &callState{r: &runner{}, rec: results.Record{Scheduled: time.Now(), Task: &results.Task{}}, task: taskNotes{id: "a", interval: -1}}
+			if got := cs.taskPolled(tt.reply); got != tt.goOn {
+				t.Fatalf("go on = %v, want %v", got, tt.goOn)
+			}
+			if tt.violation != "" && cs.rec.Violations[tt.violation] != 1 {
+				t.Errorf("violations %v, want %s", cs.rec.Violations, tt.violation)
+			}
+			if cs.rec.Task.PollThrottled != tt.throttled || cs.rec.Task.Polls != 1 {
+				t.Errorf("polls %d, throttled %d; want 1, %d", cs.rec.Task.Polls, cs.rec.Task.PollThrottled, tt.throttled)
+			}
+			if tt.outcome != "" {
+				if v := cs.classify(); v.outcome != tt.outcome {
+					t.Errorf("outcome %s, want %s", v.outcome, tt.outcome)
+				}
+			}
+			if tt.name == "working" && cs.task.interval != 7 {
+				t.Errorf("interval %d, want the answer's 7", cs.task.interval)
+			}
+		})
+	}
+}
+
+// TestTaskUndeclared: a task answered to a call that did not declare the
+// extension (the target's task_undeclared knob) is an unknown_result_type
+// violation and a protocol error; the task is not followed.
+func TestTaskUndeclared(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskUndeclared: true})
+	call := taskCall(1, 1)
+	call.Task = false
+	p := httpPlan(tg.URL, Load{Rate: perSec(10), Duration: 300 * time.Millisecond, GracefulStop: 5 * time.Second}, call)
+	o := runLoad(t, context.Background(), p)
+	if len(o.recs) == 0 {
+		t.Fatal("no calls")
+	}
+	for _, r := range o.recs {
+		if r.Outcome != results.ProtocolError || r.Violations["unknown_result_type"] != 1 || r.Task != nil {
+			t.Errorf("seq %d: outcome %s, violations %v, task %+v; want protocol_error, unknown_result_type, not followed", r.Seq, r.Outcome, r.Violations, r.Task)
+		}
+	}
+	if st := tg.Server.Stats(); st.TasksCreated != int64(len(o.recs)) || st.TaskPolls != 0 {
+		t.Errorf("target: %d tasks created, %d polls; want one per call, none polled", st.TasksCreated, st.TaskPolls)
+	}
+}

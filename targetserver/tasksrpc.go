@@ -104,6 +104,13 @@ func declaresTasks(meta map[string]any) bool {
 	return ok
 }
 
+// modernMeta reports whether a request's _meta names protocol 2026-07-28
+// or later.
+func modernMeta(meta map[string]any) bool {
+	v, _ := meta["io.modelcontextprotocol/protocolVersion"].(string)
+	return v >= modernVersion
+}
+
 // taskMiddleware answers a slow_task call that declares the extension with
 // a new task; every other request goes on to the SDK.
 func (s *Server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -112,7 +119,7 @@ func (s *Server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
-		if !ok || p == nil || p.Name != ToolSlowTask || !declaresTasks(p.Meta) {
+		if !ok || p == nil || p.Name != ToolSlowTask || !declaresTasks(p.Meta) && !(s.cfg.TaskUndeclared && modernMeta(p.Meta)) {
 			return next(ctx, method, req)
 		}
 		a := stepArgs{Steps: DefaultSteps, StepMs: DefaultStepMs}

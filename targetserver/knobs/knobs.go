@@ -94,6 +94,7 @@ type Config struct {
 	TaskTTL               time.Duration
 	TaskIgnoreCancel      bool
 	TaskInput             bool
+	TaskUndeclared        bool
 }
 
 // Table is every knob, in the order of `mcpchaos serve --help` and of the
@@ -161,6 +162,8 @@ var Table = []Knob{
 		Doc: "tasks: tasks/cancel is acknowledged but the task works on to completed (leftover work, which the spec allows)"},
 	{Name: "task_input", Field: "TaskInput", Kind: Bool,
 		Doc: "tasks: a task asks for confirmation after its first step (input_required with an elicitation form); tasks/update accepting confirm: true resumes it, any other answer completes it with a tool error"},
+	{Name: "task_undeclared", Field: "TaskUndeclared", Kind: Bool,
+		Doc: "tasks: answer a 2026 slow_task call with a task even when its request did not declare the extension (the spec forbids it)"},
 }
 
 // maxLimitCount bounds N in a rate limit of N per period: the limiter
