@@ -59,6 +59,9 @@ type CallRequest struct {
 	// after an input_required result; nil: none.
 	InputResponses json.RawMessage
 	RequestState   json.RawMessage
+	// Task declares the tasks extension for this call (2026): the server
+	// may answer with a task (resultType "task"; tasks.go).
+	Task bool
 }
 
 // Call state bits.

@@ -128,6 +128,8 @@ type Client struct {
 	ids        *IDSource
 	tr         transport
 	clientInfo []byte // encoded Implementation
+	tasksOnce  sync.Once
+	tasksCaps  []byte // capabilities with the tasks extension
 	server     Implementation
 	discover   *DiscoverResult
 	initStatus int // the HTTP status of the initialize answer
@@ -265,6 +267,12 @@ func retryMembers(req CallRequest) []byte {
 }
 
 // capabilities is the ClientCapabilities object the client declares.
+// tasksCapabilities is capabilities with the tasks extension declared.
+func (c *Client) tasksCapabilities() []byte {
+	c.tasksOnce.Do(func() { c.tasksCaps = tasksCapabilities(c.capabilities()) })
+	return c.tasksCaps
+}
+
 func (c *Client) capabilities() []byte {
 	if len(c.cfg.Capabilities) == 0 {
 		return []byte(`{}`)
@@ -280,7 +288,7 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 	if req.Progress {
 		call.tok = call.id
 	}
-	call.body = c.appendCallBody(make([]byte, 0, 384+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Marker, req.Malform, req.MalformSize, retryMembers(req))
+	call.body = c.appendCallBody(make([]byte, 0, 384+len(req.Arguments)), call.id, req.Tool, req.Arguments, call.tok, req.Marker, req.Malform, req.MalformSize, retryMembers(req), req.Task)
 	if req.Malform == MalformNone {
 		call.headers = c.paramHeaders(req.Tool, req.Arguments)
 	}

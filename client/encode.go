@@ -47,6 +47,7 @@ type metaOptions struct {
 	noVersion   bool // leave out protocolVersion (malformed fault)
 	progressTok int64
 	marker      Marker
+	tasks       bool // declare the tasks extension in clientCapabilities
 }
 
 // any reports whether the _meta object would hold anything.
@@ -96,7 +97,11 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 		}
 		sep()
 		b = append(b, `"`+vocab.MetaClientCapabilities+`":`...)
-		b = append(b, c.capabilities()...)
+		if o.tasks {
+			b = append(b, c.tasksCapabilities()...)
+		} else {
+			b = append(b, c.capabilities()...)
+		}
 		b = append(b, `,"`+vocab.MetaClientInfo+`":`...)
 		b = append(b, c.clientInfo...)
 	}
@@ -133,8 +138,9 @@ func (c *Client) appendRequest(b []byte, id int64, method string, members []byte
 // appendCallBody writes a tools/call request, well-formed or broken as m
 // says. args must be a JSON object (nil means none); retry, when set, is
 // more members of params, already encoded (inputResponses, requestState).
-func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, marker Marker, m Malform, size int, retry []byte) []byte {
-	o := metaOptions{modern: c.era.Modern(), progressTok: tok, marker: marker}
+// tasks declares the tasks extension (2026 only).
+func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, marker Marker, m Malform, size int, retry []byte, tasks bool) []byte {
+	o := metaOptions{modern: c.era.Modern(), progressTok: tok, marker: marker, tasks: tasks}
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":"tools/call","params":{"name":`...)

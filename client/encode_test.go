@@ -48,7 +48,7 @@ func TestAppendCallBody(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Client{era: tc.era, clientInfo: []byte(`{"name":"n","version":"v"}`)}
-			b := c.appendCallBody(nil, 5, "t", []byte(tc.args), tc.tok, tc.marker, tc.malform, tc.size, nil)
+			b := c.appendCallBody(nil, 5, "t", []byte(tc.args), tc.tok, tc.marker, tc.malform, tc.size, nil, false)
 			if json.Valid(b) != tc.valid {
 				t.Fatalf("valid JSON = %v, want %v: %s", !tc.valid, tc.valid, b)
 			}

@@ -162,6 +162,12 @@ type Result struct {
 	// Marker is the raw body of _meta's MarkerMeta string, when the server
 	// echoed a marker (the built-in target does), valid only during OnEvent.
 	Marker []byte
+	// TaskID and TaskStatus are the raw bodies of a CreateTaskResult's
+	// taskId and status strings, and PollIntervalMs its pollIntervalMs
+	// (-1: absent or not an integer), for Type ResultTask; valid only
+	// during OnEvent.
+	TaskID, TaskStatus []byte
+	PollIntervalMs     int64
 }
 
 // Event is one thing that happened to a call. Byte slices are valid only

@@ -23,7 +23,7 @@ func TestOversizeBodyCost(t *testing.T) {
 	args := []byte(`{"text":"hello"}`)
 
 	var body []byte
-	if n := allocated(func() { body = c.appendCallBody(nil, 7, "echo", args, 7, Marker{}, MalformOversize, size, nil) }); n > size+size/4 {
+	if n := allocated(func() { body = c.appendCallBody(nil, 7, "echo", args, 7, Marker{}, MalformOversize, size, nil, false) }); n > size+size/4 {
 		t.Errorf("appendCallBody of a %d-byte oversize body allocated %d bytes, want one body", size, n)
 	}
 	if len(body) < size || !strings.Contains(string(body[:200]), `"mcpchaos_padding":"xxxx`) || strings.Count(string(body), "x") < size-200 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
@@ -12,7 +13,7 @@ import (
 // decodeCallResult reads the parts of a tools/call result the measurements
 // need, without allocating. r.Text points into raw.
 func decodeCallResult(s *scanner, raw []byte, r *Result) error {
-	*r = Result{}
+	*r = Result{PollIntervalMs: -1}
 	s.reset(raw)
 	if s.peek() != '{' {
 		return errors.New("result is not an object")
@@ -55,6 +56,20 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 			v, err := s.value()
 			if string(v) != "null" && !emptyObject(v) {
 				r.InputRequests = v // {} asks nothing: the Go SDK's load shedding
+			}
+			return err
+		case keyIs(key, esc, "taskId") && s.peek() == '"':
+			v, _, err := s.str()
+			r.TaskID = v
+			return err
+		case keyIs(key, esc, "status") && s.peek() == '"':
+			v, _, err := s.str()
+			r.TaskStatus = v
+			return err
+		case keyIs(key, esc, "pollIntervalMs"):
+			v, err := s.value()
+			if n, perr := strconv.ParseInt(string(v), 10, 64); perr == nil && n >= 0 {
+				r.PollIntervalMs = n
 			}
 			return err
 		case keyIs(key, esc, "content"):

@@ -74,6 +74,9 @@ func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]b
 		out := map[string]any{"action": e.Action}
 		if e.Action == scenarios.ElicitAccept {
 			content := e.Content
+			if e.Generate && a.forms != nil {
+				content = a.forms.generate(params, content)
+			}
 			if content == nil {
 				content = map[string]any{}
 			}
@@ -157,7 +160,7 @@ func (a answers) respond(tool string, inputRequests []byte, rng *rand.Rand) (rou
 		}
 		responses[k] = result
 		out.think += think
-		if e := a.c.ElicitationFor(tool); r.Method == vocab.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, e.Content) {
+		if e := a.c.ElicitationFor(tool); r.Method == vocab.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, sentContent(result)) {
 			out.mismatches++
 		}
 	}

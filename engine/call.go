@@ -84,6 +84,11 @@ type callState struct {
 	inputBroken         bool
 	badRetry            *badRetry // a bad_retry fault drawn for the call
 
+	// task is the call's task, when the server made one (tasks.go);
+	// taskInput the last input_required task's inputRequests.
+	task      taskNotes
+	taskInput []byte
+
 	// recorded: the record was handed to the collector, which may read it
 	// at any time; later events are no longer counted.
 	recorded bool
@@ -117,7 +122,7 @@ func (cs *callState) us(t time.Time) int64 {
 // waits for the server.
 func (cs *callState) run(ctx context.Context, cl *client.Client, process int, withFaults bool) {
 	req := client.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress,
-		Observer: roundObserver{cs, 0}, Marker: cs.marker()}
+		Observer: roundObserver{cs, 0}, Marker: cs.marker(), Task: cs.spec.Task}
 	typical := cs.r.typical.get(cs.spec.Tool) // not under cs.mu: a lock every call takes
 	cs.mu.Lock()
 	cs.client = cl
@@ -163,6 +168,9 @@ func (cs *callState) run(ctx context.Context, cl *client.Client, process int, wi
 		}
 		req = next
 		call.Wait()
+	}
+	if cs.beginTask() {
+		cs.followTask(ctx, cl)
 	}
 	cs.mu.Lock()
 	cs.stopTimers()
@@ -248,7 +256,9 @@ func (cs *callState) onResponse(ev client.Event) {
 	}
 	cs.final, cs.result = finalResult, ev.Result
 	cs.keepInput(ev.Result)
+	cs.keepTask(ev.Result)
 	cs.result.Text, cs.result.InputRequests, cs.result.RequestState = nil, nil, nil
+	cs.result.TaskID, cs.result.TaskStatus = nil, nil
 	if ev.Result.IsError {
 		cs.message = truncate(client.Unquote(ev.Result.Text), 300)
 		cs.hintInText()

@@ -75,7 +75,9 @@ func (cs *callState) resultOutcome(rules ThrottleRules, modern bool, v *verdict)
 	r := cs.result
 	switch r.Type {
 	case client.ResultUnknown, client.ResultTask:
-		// We never declare the tasks extension, so a task is invalid too.
+		// A task the call did not declare the extension for is invalid
+		// (one it did is followed, tasks.go, and ends with the task's
+		// outcome instead).
 		v.violations = append(v.violations, "unknown_result_type")
 		v.outcome = results.ProtocolError
 		return

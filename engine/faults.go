@@ -49,6 +49,10 @@ func (cs *callState) drawFaults(req *client.CallRequest) {
 			cs.badRetry = &badRetry{fault: rb, rec: len(cs.rec.Faults), round: -1}
 			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: f.Kind(), Skipped: true, Detail: "no input_required to answer"})
 		}
+		if ps, ok := f.(faults.PollSpeeder); ok {
+			cs.task.pollFactor, cs.task.fastPoll = ps.PollFactor(), len(cs.rec.Faults)
+			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: f.Kind(), Skipped: true, Detail: "no task to poll"})
+		}
 		if re, ok := f.(faults.Reissuer); ok {
 			cs.reissues = re.Reissues()
 		}

@@ -65,3 +65,41 @@ func (f *formCache) compiled(schema string) *toolschema.Schema {
 	}
 	return s
 }
+
+// generate returns content with the fields it leaves out filled in from
+// the form's requestedSchema (toolschema's Example: required fields and
+// those with a const or default, each from its const, default, example,
+// first enum value, or a value of its type within its bounds); content's
+// own values win. A form without a schema, or whose schema does not
+// compile, gets content as it is.
+func (f *formCache) generate(params []byte, content map[string]any) map[string]any {
+	var p struct {
+		Schema json.RawMessage `json:"requestedSchema"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Schema) == 0 {
+		return content
+	}
+	s := f.compiled(string(p.Schema))
+	if s == nil {
+		return content
+	}
+	made, _, _ := s.Example() // a value that does not fit is counted by fits
+	out := make(map[string]any, len(made)+len(content))
+	for k, v := range made {
+		out[k] = v
+	}
+	for k, v := range content {
+		out[k] = v
+	}
+	return out
+}
+
+// sentContent is the content of an elicitation answer as sent (nil when
+// it has none).
+func sentContent(result []byte) map[string]any {
+	var r struct {
+		Content map[string]any `json:"content"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return r.Content
+}

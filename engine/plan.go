@@ -148,6 +148,7 @@ type CallSpec struct {
 	Weight    int
 	Arguments json.RawMessage
 	Progress  bool
+	Task      bool // declare the tasks extension (tasks.go)
 }
 
 // ProgressRules are the thresholds for progress verdicts.

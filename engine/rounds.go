@@ -93,7 +93,7 @@ func (cs *callState) nextRound(prev client.CallRequest) (client.CallRequest, tim
 		return prev, 0, false
 	}
 	next := client.CallRequest{Tool: prev.Tool, Arguments: cs.spec.Arguments, Progress: prev.Progress, Marker: prev.Marker,
-		RequestState: cs.reqState, InputResponses: ans.responses}
+		RequestState: cs.reqState, InputResponses: ans.responses, Task: prev.Task}
 	if cs.breakRetry(&next) {
 		return prev, 0, false // abandoned between rounds
 	}

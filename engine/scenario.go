@@ -49,7 +49,7 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 			args = nil
 		}
 		// Weights may be fractional in files; scale to integers for the mix.
-		p.Calls = append(p.Calls, CallSpec{Tool: c.Tool, Weight: max(int(c.Weight*1000), 1), Arguments: args, Progress: c.Progress})
+		p.Calls = append(p.Calls, CallSpec{Tool: c.Tool, Weight: max(int(c.Weight*1000), 1), Arguments: args, Progress: c.Progress, Task: c.Task})
 	}
 	p.Progress = ProgressRules{Grace: sc.Progress.Grace.Std(), FloodHz: sc.Progress.FloodHz, Stall: sc.Progress.Stall.Std()}
 	if g := sc.Gateway; g != nil {

@@ -73,6 +73,13 @@ type RetryBreaker interface {
 	Expected(a RetryAnswer) bool
 }
 
+// PollSpeeder is a fault that makes a task call poll faster than the
+// server asked (engine/tasks.go).
+type PollSpeeder interface {
+	// PollFactor is the share of pollIntervalMs to wait, in (0, 1).
+	PollFactor() float64
+}
+
 // RetryAnswer is what the server answered to a broken retry.
 type RetryAnswer struct {
 	// Done: a complete result without isError (the work was done).

@@ -106,6 +106,7 @@ type Aggregator struct {
 
 	seconds seconds // the run second by second (seconds.go)
 	mrtr    mrtrAgg // multi-round-trip calls (mrtr.go)
+	tasks   tasksAgg
 }
 
 // progressAgg counts progress over calls.
@@ -213,6 +214,7 @@ func (a *Aggregator) Add(r *results.Record) {
 	a.errors.add(r)
 	a.timeline.add(r)
 	a.mrtr.add(r)
+	a.tasks.add(r)
 	for name, n := range r.Violations {
 		a.violations.Add(name, n)
 	}

@@ -42,6 +42,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	a.buildThrottling(s)
 	a.buildTimeouts(s)
 	s.MRTR = a.mrtr.summary(a)
+	s.Tasks = a.tasks.summary()
 	a.buildFaults(s)
 	s.Gateway = gatewaySummary(a.gateway)
 	s.Verdicts = verdicts(s, evidence{

@@ -132,8 +132,8 @@ func docForm(key string) string {
 	if segs[0] == "latency_ms" && len(segs) == 3 {
 		segs[1] = "<histogram>"
 	}
-	if segs[0] == "mrtr" && len(segs) == 3 {
-		segs[2] = "<stat>" // think_ms and server_ms, documented once each
+	if (segs[0] == "mrtr" || segs[0] == "tasks") && len(segs) == 3 {
+		segs[2] = "<stat>" // think_ms, server_ms and latency_ms, documented once each
 	}
 	return strings.Join(segs, ".")
 }

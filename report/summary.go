@@ -52,6 +52,7 @@ type Summary struct {
 	Throttling   Throttling            `json:"throttling"`
 	Timeouts     Timeouts              `json:"timeouts"`
 	MRTR         MRTR                  `json:"mrtr"`
+	Tasks        Tasks                 `json:"tasks"`
 	Faults       map[string]FaultStats `json:"faults"`
 	// Gateway is present when the scenario has a gateway section.
 	Gateway *GatewaySummary `json:"gateway,omitempty"`

@@ -216,6 +216,34 @@ type Record struct {
 	RateLimitWindowMs int64  `json:"ratelimit_window_ms,omitempty"`
 	RateLimitFrom     string `json:"ratelimit_from,omitempty"`
 	RateLimitResetMs  *int64 `json:"ratelimit_reset_ms,omitempty"`
+	// Task is the task the server made of the call (the tasks extension,
+	// docs/long-running.md); nil when it made none.
+	Task *Task `json:"task,omitempty"`
+}
+
+// Task is what a call's task did, as the client followed it.
+type Task struct {
+	ID string `json:"id"`
+	// Status is the last status seen: terminal, or the one it had when
+	// the client stopped following it.
+	Status string `json:"status"`
+	// CreatedUs is when the CreateTaskResult arrived and EndUs when a
+	// terminal status was first seen (0: never), offsets from Scheduled.
+	CreatedUs int64 `json:"created_us"`
+	EndUs     int64 `json:"end_us,omitempty"`
+	// IntervalMs is the last pollIntervalMs the server asked for (-1:
+	// none).
+	IntervalMs int64 `json:"interval_ms"`
+	// Polls counts the tasks/get sent, PollThrottled those refused as too
+	// soon, Updates the tasks/update sent.
+	Polls         int `json:"polls"`
+	PollThrottled int `json:"poll_throttled,omitempty"`
+	Updates       int `json:"updates,omitempty"`
+	// CancelUs is when tasks/cancel was sent (0: never). Leftover: after
+	// it, the task did not end cancelled within orphans.grace (it
+	// completed, or was still running): information, not a violation.
+	CancelUs int64 `json:"cancel_us,omitempty"`
+	Leftover bool  `json:"leftover,omitempty"`
 }
 
 // Progress is what a call's progress notifications looked like.

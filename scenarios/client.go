@@ -28,6 +28,9 @@ type Client struct {
 type Elicitation struct {
 	Action  string         // ElicitAccept (default), ElicitDecline or ElicitCancel
 	Content map[string]any // the form's values; only with accept
+	// Generate fills in the fields Content leaves out from the form's
+	// requestedSchema (engine/formcheck.go); only with accept.
+	Generate bool
 	// Think is how long "the person" takes before answering: a duration,
 	// uniform(LOW, HIGH) or exp(MEAN), drawn from the seed.
 	Think Dist
@@ -85,6 +88,7 @@ func elicitationFields() fields {
 	return fields{
 		{Name: "action", Type: EnumType(elicitActions...), Doc: "accept (default), decline or cancel"},
 		{Name: "content", Type: AnyObjectType(), Doc: "the form's values, sent with accept"},
+		{Name: "generate", Type: BoolType(), Doc: "fill in the form's fields that content leaves out, made from its requestedSchema (const, default, example, first enum value, or a value of the type within its bounds); with accept only; default false"},
 		{Name: "think", Type: DistType(), Doc: "wait this long before answering, as a person would: a duration, uniform(LOW, HIGH) or exp(MEAN); default 0"},
 	}
 }
@@ -166,6 +170,10 @@ func (d *decoder) elicitation(o *object) *Elicitation {
 		if e.Action != ElicitAccept {
 			o.errf("content", "is sent only with action accept, not %q (leave content out)", e.Action)
 		}
+	}
+	e.Generate = o.boolOr("generate", false)
+	if e.Generate && e.Action != ElicitAccept {
+		o.errf("generate", "fills in a form, sent only with action accept, not %q (leave generate out)", e.Action)
 	}
 	e.Think, _ = o.dist("think")
 	return e

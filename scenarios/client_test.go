@@ -54,6 +54,8 @@ func TestClientSectionErrors(t *testing.T) {
 			`x.yaml:4:32: client.elicitation.action: invalid value "maybe" (want one of: accept, decline, cancel)`}},
 		{"content with decline", withHead("client: {elicitation: {action: decline, content: {a: 1}}}"), []string{
 			`x.yaml:4:50: client.elicitation.content: is sent only with action accept, not "decline" (leave content out)`}},
+		{"generate with cancel", withHead("client: {elicitation: {action: cancel, generate: true}}"), []string{
+			`x.yaml:4:50: client.elicitation.generate: fills in a form, sent only with action accept, not "cancel" (leave generate out)`}},
 		{"sampling without text", withHead("client: {sampling: {model: m}}"), []string{
 			`x.yaml:4:10: client.sampling: missing required key "text"`}},
 		{"root without uri", withHead("client: {roots: [{name: a}]}"), []string{

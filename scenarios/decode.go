@@ -206,6 +206,7 @@ func (d *decoder) calls(top *object) []Call {
 		c.Weight = o.numberBetween("weight", DefaultWeight, 0, MaxWeight, true)
 		c.Arguments, _ = o.anyMap("arguments")
 		c.Progress = o.boolOr("progress", true)
+		c.Task = o.boolOr("task", false)
 		calls = append(calls, c)
 	}
 	return calls

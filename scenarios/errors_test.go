@@ -265,7 +265,7 @@ func TestParseErrors(t *testing.T) {
 		), []string{
 			`x.yaml:2:31: target.builtin.transport: invalid value "grpc" (want one of: http, stdio)`,
 			`x.yaml:3:29: load.duration: invalid duration "soon": want a Go duration such as 250ms, 2s or 1m30s`,
-			`x.yaml:4:19: calls[0]: unknown key "wieght" (known: tool, weight, arguments, progress)`,
+			`x.yaml:4:19: calls[0]: unknown key "wieght" (known: tool, weight, arguments, progress, task)`,
 		}},
 	}
 	for _, tt := range tests {

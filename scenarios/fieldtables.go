@@ -99,6 +99,7 @@ func callFields() fields {
 		{Name: "weight", Type: NumberType(0, true), Doc: "relative weight in the mix; default 1"},
 		{Name: "arguments", Type: AnyObjectType(), Doc: "the tool's arguments"},
 		{Name: "progress", Type: BoolType(), Doc: "send a progress token; default true"},
+		{Name: "task", Type: BoolType(), Doc: "declare the tasks extension for this call: a task the server returns is polled to its end; default false"},
 	}
 }
 

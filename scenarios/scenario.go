@@ -191,6 +191,7 @@ type Call struct {
 	Weight    float64        // default 1; > 0
 	Arguments map[string]any // JSON-compatible values
 	Progress  bool           // ask for progress (send a progress token); default true
+	Task      bool           // declare the tasks extension for this call (docs/long-running.md)
 	Pos       Pos
 }
 

@@ -9,7 +9,9 @@
 // gives can be checked against the server's own count of what happened.
 //
 // The server offers four tools, echo, slow_task, cpu_task and inflight, and a
-// fifth, deploy, with the confirm knob (see tools.go and confirm.go). It serves Streamable HTTP on /mcp and metrics on /metrics
+// fifth, deploy, with the confirm knob (see tools.go and confirm.go); with
+// the tasks knob it serves slow_task as tasks of the tasks extension
+// (tasks.go, tasksrpc.go, taskwork.go). It serves Streamable HTTP on /mcp and metrics on /metrics
 // ([Server.Handler]), or stdio ([Server.ServeStdio]).
 package targetserver
 

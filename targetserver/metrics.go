@@ -39,6 +39,19 @@ type Stats struct {
 	// knob), ShedRetried the retries that echoed a shed call's state and
 	// were served.
 	Shed, ShedRetried int64
+	// Tasks (the tasks knob): TasksCreated tasks made; TasksCompleted,
+	// TasksFailed (expired) and TasksCancelled those that reached each
+	// terminal status; TaskPolls tasks/get answered, TaskPollsEarly
+	// tasks/get that came sooner than pollIntervalMs after the task's
+	// previous answered poll (refused or not), TaskPollsThrottled those
+	// refused (task_poll_limit); TaskCancels tasks/cancel for a known
+	// task (once each); TaskStepsAfterCancel steps tasks ran after their
+	// tasks/cancel; TaskInputAsked questions asked, TaskUpdates
+	// tasks/update received.
+	TasksCreated, TasksCompleted, TasksFailed, TasksCancelled int64
+	TaskPolls, TaskPollsEarly, TaskPollsThrottled             int64
+	TaskCancels, TaskStepsAfterCancel                         int64
+	TaskInputAsked, TaskUpdates                               int64
 }
 
 // metrics holds the counters behind Stats and the Prometheus registry that
@@ -48,7 +61,10 @@ type metrics struct {
 	throttled, progressSent, nonMonotonic atomic.Int64
 	confirmAsked, confirmed, notConfirmed atomic.Int64
 	shed, shedRetried                     atomic.Int64
-	leftoverCPU, leftoverBusy             atomic.Int64 // nanoseconds
+	tasksCreated, tasksCompleted, tasksFailed, tasksCancelled,
+	taskPolls, taskPollsEarly, taskPollsThrottled, taskCancels,
+	taskStepsAfterCancel, taskInputAsked, taskUpdates atomic.Int64
+	leftoverCPU, leftoverBusy atomic.Int64 // nanoseconds
 
 	registry *prometheus.Registry
 }
@@ -98,6 +114,28 @@ func newMetrics() *metrics {
 			"Tool calls handed back by load shedding (load_shed knob).", &m.shed),
 		counter("mcpchaos_target_shed_retried_total",
 			"Retries that echoed a shed call's requestState and were served.", &m.shedRetried),
+		counter("mcpchaos_target_tasks_created_total",
+			"Tasks created (tasks knob).", &m.tasksCreated),
+		counter("mcpchaos_target_tasks_completed_total",
+			"Tasks that ended completed (tool errors included).", &m.tasksCompleted),
+		counter("mcpchaos_target_tasks_failed_total",
+			"Tasks that ended failed (their TTL passed first).", &m.tasksFailed),
+		counter("mcpchaos_target_tasks_cancelled_total",
+			"Tasks that ended cancelled.", &m.tasksCancelled),
+		counter("mcpchaos_target_task_polls_total",
+			"tasks/get answered with the task.", &m.taskPolls),
+		counter("mcpchaos_target_task_polls_early_total",
+			"tasks/get sooner than pollIntervalMs after the task's previous answered poll (or its creation), refused or not.", &m.taskPollsEarly),
+		counter("mcpchaos_target_task_polls_throttled_total",
+			"tasks/get refused by the poll limit (task_poll_limit knob).", &m.taskPollsThrottled),
+		counter("mcpchaos_target_task_cancels_total",
+			"tasks/cancel requests for a known task, once per task.", &m.taskCancels),
+		counter("mcpchaos_target_task_steps_after_cancel_total",
+			"Steps tasks ran after their tasks/cancel: leftover work.", &m.taskStepsAfterCancel),
+		counter("mcpchaos_target_task_input_asked_total",
+			"Questions tasks asked (input_required, task_input knob).", &m.taskInputAsked),
+		counter("mcpchaos_target_task_updates_total",
+			"tasks/update requests for a known task.", &m.taskUpdates),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
@@ -120,6 +158,18 @@ func (m *metrics) snapshot() Stats {
 		NotConfirmed: m.notConfirmed.Load(),
 		Shed:         m.shed.Load(),
 		ShedRetried:  m.shedRetried.Load(),
+
+		TasksCreated:         m.tasksCreated.Load(),
+		TasksCompleted:       m.tasksCompleted.Load(),
+		TasksFailed:          m.tasksFailed.Load(),
+		TasksCancelled:       m.tasksCancelled.Load(),
+		TaskPolls:            m.taskPolls.Load(),
+		TaskPollsEarly:       m.taskPollsEarly.Load(),
+		TaskPollsThrottled:   m.taskPollsThrottled.Load(),
+		TaskCancels:          m.taskCancels.Load(),
+		TaskStepsAfterCancel: m.taskStepsAfterCancel.Load(),
+		TaskInputAsked:       m.taskInputAsked.Load(),
+		TaskUpdates:          m.taskUpdates.Load(),
 	}
 }
 

@@ -31,6 +31,7 @@ type Server struct {
 	calls     *callLog      // nil unless log_calls is set
 	truth     *truthLog
 	answers   answerWatch // progress_after_response: calls waiting for their answer to be written
+	tasks     taskStore   // the tasks knob
 
 	callSeq atomic.Uint64 // numbers calls, to seed each call's random draws
 	shedSeq atomic.Uint64 // numbers requests, to seed the load_shed draws
@@ -93,6 +94,7 @@ func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		close(s.closing)
+		s.tasks.closeAll()
 		err = s.calls.close()
 	})
 	return err
@@ -104,10 +106,15 @@ func (s *Server) Close() error {
 // any are registered, and a server must declare what it answers. Neither
 // list ever changes, so neither declares listChanged (the SDK's inferred
 // default would promise notifications that never come).
-func capabilities() *mcp.ServerCapabilities {
+// With the tasks knob it also declares the tasks extension.
+func (s *Server) capabilities() *mcp.ServerCapabilities {
 	//lint:ignore SA1019 logging is deprecated from 2026-07-28 only; the target serves 2025 clients too
-	return &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{},
+	c := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{},
 		Prompts: &mcp.PromptCapabilities{}}
+	if s.cfg.Tasks {
+		c.AddExtension(TasksExtension, nil)
+	}
+	return c
 }
 
 // newMCPServer builds an SDK server with the tools registered. versions, if
@@ -116,8 +123,11 @@ func capabilities() *mcp.ServerCapabilities {
 // SDK, with a 429).
 func (s *Server) newMCPServer(versions []string, stdio bool) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: ServerVersion},
-		&mcp.ServerOptions{SupportedProtocolVersions: versions, Capabilities: capabilities()})
+		&mcp.ServerOptions{SupportedProtocolVersions: versions, Capabilities: s.capabilities()})
 	s.addTools(srv)
+	if s.cfg.Tasks {
+		s.addTasks(srv)
+	}
 	if stdio {
 		srv.AddReceivingMiddleware(metaMiddleware)
 	}

@@ -104,6 +104,14 @@ const (
 	HeaderPrefix = "Mcp-"
 )
 
+// The tasks extension: its identifier and methods.
+const (
+	ExtTasks          = "io.modelcontextprotocol/tasks"
+	MethodTasksGet    = "tasks/get"
+	MethodTasksUpdate = "tasks/update"
+	MethodTasksCancel = "tasks/cancel"
+)
+
 // Keys of a request's or a result's _meta.
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"

@@ -33,7 +33,7 @@ func TestValidateCommand(t *testing.T) {
 			"ok  " + good + " (name: quick, target: builtin (http), 2 calls, 1 fault, 1 check)\n", ""},
 		{"invalid file", []string{bad}, 2, "",
 			bad + `:2:14: load.rate: invalid rate "5/x": period "x" is not a duration or a unit such as s or 1m` + "\n" +
-				bad + `:3:22: calls[0]: unknown key "wieght" (known: tool, weight, arguments, progress)` + "\n"},
+				bad + `:3:22: calls[0]: unknown key "wieght" (known: tool, weight, arguments, progress, task)` + "\n"},
 		{"valid and missing", []string{good, missing}, 2,
 			"ok  " + good + " (name: quick, target: builtin (http), 2 calls, 1 fault, 1 check)\n",
 			missing + ": no such file or directory\n"},

@@ -97,6 +97,13 @@ type Config struct {
 	XAccelBuffering       bool
 	Confirm               bool
 	LoadShed              float64
+	Tasks                 bool
+	TaskPollInterval      time.Duration
+	TaskPollLimit         bool
+	TaskTTL               time.Duration
+	TaskIgnoreCancel      bool
+	TaskInput             bool
+	TaskUndeclared        bool
 }
 
 // Table is every knob, in the order of `mcpchaos serve --help` and of the
@@ -156,6 +163,20 @@ var Table = []Knob{
 		Doc: "add a `deploy` tool (slow_task's arguments) that asks for confirmation first: input_required with an elicitation form in 2026, elicitation/create in 2025; it works only when the answer accepts with confirm: true"},
 	{Name: "load_shed", Field: "LoadShed", Kind: Prob, Arg: "P",
 		Doc: "probability that a work tool's call is handed back with the 2026 load-shedding answer (input_required with only a requestState); a retry that echoes the state is served"},
+	{Name: "tasks", Field: "Tasks", Kind: Bool,
+		Doc: "serve the tasks extension (io.modelcontextprotocol/tasks): a 2026 slow_task call that declares it is answered with a task, to poll with tasks/get"},
+	{Name: "task_poll_interval", Field: "TaskPollInterval", Kind: Duration, Max: 3600, Arg: "D",
+		Doc: "tasks: the pollIntervalMs a task asks for (0: 100ms)"},
+	{Name: "task_poll_limit", Field: "TaskPollLimit", Kind: Bool,
+		Doc: "tasks: refuse a tasks/get that comes sooner than pollIntervalMs after the task's creation or its previous answered poll (a JSON-RPC error with rate_limit_code and data.retryAfterMs)"},
+	{Name: "task_ttl", Field: "TaskTTL", Kind: Duration, Max: 24 * 3600, Arg: "D",
+		Doc: "tasks: a task's ttlMs (0: 1m); a task still running then fails (expired), and one ttl later it is deleted (tasks/get: -32602)"},
+	{Name: "task_ignore_cancel", Field: "TaskIgnoreCancel", Kind: Bool,
+		Doc: "tasks: tasks/cancel is acknowledged but the task works on to completed (leftover work, which the spec allows)"},
+	{Name: "task_input", Field: "TaskInput", Kind: Bool,
+		Doc: "tasks: a task asks for confirmation after its first step (input_required with an elicitation form); tasks/update accepting confirm: true resumes it, any other answer completes it with a tool error"},
+	{Name: "task_undeclared", Field: "TaskUndeclared", Kind: Bool,
+		Doc: "tasks: answer a 2026 slow_task call with a task even when its request did not declare the extension (the spec forbids it)"},
 }
 
 // maxLimitCount bounds N in a rate limit of N per period: the limiter
