@@ -85,6 +85,8 @@ type Info struct {
 	// ended first: the wait would have ended after it, or it ended during
 	// the wait.
 	RetriesNotMade int
+	// Pacer is how far behind its schedule the pacer ran (open load).
+	Pacer report.PacerLag
 	// Late is how late the load reached Plan.StartAt; Missed counts the
 	// ticks due by then, recorded as dropped.
 	Late   time.Duration
@@ -137,6 +139,7 @@ type runner struct {
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
 	late                          time.Duration // how late the load started after plan.StartAt
 	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
+	lag                           pacerLag      // how far behind its schedule the pacer ran
 	loadOver                      chan struct{} // closed when the load ends
 	lastStopNs                    atomic.Int64  // when a call was last cancelled or cut
 	phase                         atomic.Value  // string: Live.Phase
@@ -261,6 +264,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	info.Gateway = r.gw.finish(probeCtx)
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
+	info.Pacer = r.lag.result()
 	info.Missed = int(r.missed.Load())
 	r.clients.closeAll()
 	info.Orphans.Processes = r.endServers(pr)

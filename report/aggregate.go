@@ -106,6 +106,8 @@ type Aggregator struct {
 
 	seconds seconds // the run second by second (seconds.go)
 	mrtr    mrtrAgg // multi-round-trip calls (mrtr.go)
+
+	clientLimits clientLimitAgg // what our own process ran out of (clientlimits.go)
 }
 
 // progressAgg counts progress over calls.
@@ -211,6 +213,7 @@ func (a *Aggregator) Add(r *results.Record) {
 	a.addFaults(r)
 	a.addTool(r)
 	a.errors.add(r)
+	a.clientLimits.add(r)
 	a.timeline.add(r)
 	a.mrtr.add(r)
 	for name, n := range r.Violations {

@@ -43,6 +43,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	a.buildTimeouts(s)
 	s.MRTR = a.mrtr.summary(a)
 	a.buildFaults(s)
+	a.buildClientLimits(s)
 	s.Gateway = gatewaySummary(a.gateway)
 	s.Verdicts = verdicts(s, evidence{
 		progressRequested:       a.progress.requested,

@@ -175,6 +175,9 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 	case "cancel_sent_us":
 		r.CancelSentUs = l.int64()
 		return 1 << 44
+	case "limit":
+		r.Limit = l.str()
+		return 1 << 45
 	}
 	return 0
 }

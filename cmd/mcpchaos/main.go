@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // version is the tool version recorded in results files and reports.
@@ -18,6 +20,20 @@ var version = "0.1.0-dev"
 // exitInterrupted is the exit status of a run stopped by an interrupt:
 // after the first, once every output is written; at once after the second.
 const exitInterrupted = 130
+
+// exitClientLimit is the exit status of a run whose own process ran out of
+// file descriptors, ports, memory or CPU (the summary's client_limits): the
+// server was not given the load asked for, so it was not judged.
+const exitClientLimit = 3
+
+// failCode is the exit status of a summary that did not pass:
+// exitClientLimit when the client hit a limit of its own, else 1.
+func failCode(s *report.Summary) int {
+	if s.ClientLimits.Hit {
+		return exitClientLimit
+	}
+	return 1
+}
 
 // command is one subcommand: it parses its own flags from args and returns
 // the process exit code.

@@ -93,7 +93,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	if !s.Pass {
-		return 1
+		return failCode(s)
 	}
 	return 0
 }

@@ -155,7 +155,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case info.Interrupted:
 		code = exitInterrupted
 	case !summary.Pass:
-		code = 1
+		code = failCode(summary)
 	}
 	if w != nil {
 		raw, _ := json.Marshal(summary)
