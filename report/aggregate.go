@@ -105,6 +105,8 @@ type Aggregator struct {
 	tools  map[string]*toolAgg
 
 	seconds seconds // the run second by second (seconds.go)
+	// noSeconds: keep no per-second data (KeepSeconds(false)).
+	noSeconds bool
 	mrtr    mrtrAgg // multi-round-trip calls (mrtr.go)
 
 	clientLimits clientLimitAgg // what our own process ran out of (clientlimits.go)
@@ -245,7 +247,9 @@ func (a *Aggregator) addLatencies(r *results.Record) {
 			a.lat[i].record(v)
 		}
 	}
-	a.seconds.add(r, &vals)
+	if !a.noSeconds {
+		a.seconds.add(r, &vals)
+	}
 }
 
 func (a *Aggregator) addProgress(r *results.Record) {

@@ -101,6 +101,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	agg := report.NewAggregator(report.ScenarioRules(sc))
+	// Only the HTML plots and the hlog use the run second by second, the
+	// one part of the aggregate that grows with a run's length.
+	agg.KeepSeconds(exp.html != nil || exp.hlog != nil)
 	var exportErr error
 	sink := func(r *results.Record) {
 		agg.Add(r)
