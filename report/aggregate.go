@@ -107,7 +107,7 @@ type Aggregator struct {
 	seconds seconds // the run second by second (seconds.go)
 	// noSeconds: keep no per-second data (KeepSeconds(false)).
 	noSeconds bool
-	mrtr    mrtrAgg // multi-round-trip calls (mrtr.go)
+	mrtr      mrtrAgg // multi-round-trip calls (mrtr.go)
 
 	clientLimits clientLimitAgg // what our own process ran out of (clientlimits.go)
 }
