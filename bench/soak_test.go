@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,8 +13,9 @@ import (
 // BenchmarkSoak is a long run of mixed calls with cancels and disconnects
 // against `mcpchaos serve` (issue 28 item 6: a long run holds flat). A
 // sampler reads the client's VmRSS, threads and open descriptors every
-// 10 s; it reports them at 1 minute, at 5 minutes and at the end, and the
-// RSS growth from 5 minutes to the end. MCPCHAOS_SOAK sets the load's
+// 10 s; it reports them at 1 minute, at 5 minutes and at the end (each the
+// median of the readings within 30 s of it; the end is the load's last
+// minute), and the RSS growth from 5 minutes to the end. MCPCHAOS_SOAK sets the load's
 // length (default 6m), MCPCHAOS_SOAK_RATE its rate (default 300/s):
 //
 //	MCPCHAOS_SOAK=10m go test -run '^$' -bench 'Soak$' -benchtime=1x -timeout 30m ./bench/
@@ -113,27 +115,32 @@ func sampleSoak(pid int, every time.Duration, stop <-chan struct{}) []soakSample
 	}
 }
 
-// soakAt returns the first sample at or after at (the zero sample when
-// the run was shorter).
+// soakAt returns the median reading (each figure's own median) of the
+// samples within 30 s of at: one reading moves with the calls in flight
+// at that instant (tens of MiB on a busy machine), a median much less.
+// The zero sample when there is none.
 func soakAt(s []soakSample, at time.Duration) soakSample {
+	var rss, threads, fds []int64
 	for _, x := range s {
-		if x.at >= at {
-			return x
+		if x.at >= at-30*time.Second && x.at <= at+30*time.Second {
+			rss, threads, fds = append(rss, x.rssKiB), append(threads, int64(x.threads)), append(fds, int64(x.fds))
 		}
 	}
-	return soakSample{}
+	if len(rss) == 0 {
+		return soakSample{}
+	}
+	return soakSample{at: at, rssKiB: median(rss), threads: int(median(threads)), fds: int(median(fds))}
 }
 
-// soakLast returns the last sample taken while the load (of length dur)
-// ran, not during its drain.
+// soakLast is soakAt for the last minute of the load (of length dur), not
+// its drain.
 func soakLast(s []soakSample, dur time.Duration) soakSample {
-	var last soakSample
-	for _, x := range s {
-		if x.at <= dur {
-			last = x
-		}
-	}
-	return last
+	return soakAt(s, dur-30*time.Second)
+}
+
+func median(v []int64) int64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 func procThreads(pid int) (int, error) {
