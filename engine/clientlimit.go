@@ -35,7 +35,7 @@ func clientLimit(err error) string {
 // schedule offers less than the scenario's rate, and the server is judged
 // on load it never got. Short stalls (a busy machine, a GC pause) stay
 // under it.
-const pacerLateBound = 500 * time.Millisecond
+const pacerLateBound = time.Second
 
 // pacerLag keeps how far behind its schedule the pacer ran.
 type pacerLag struct {

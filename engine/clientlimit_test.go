@@ -73,7 +73,7 @@ func TestPacerLag(t *testing.T) {
 		p.tick(lag)
 	}
 	got := p.result()
-	if got.Ticks != 5 || got.Late != 2 || got.MaxLagMs != 2000 || got.BoundMs != 500 {
-		t.Errorf("pacer lag %+v, want 5 ticks, 2 late, max 2000 ms, bound 500 ms", got)
+	if got.Ticks != 5 || got.Late != 2 || got.MaxLagMs != 2000 || got.BoundMs != 1000 {
+		t.Errorf("pacer lag %+v, want 5 ticks, 2 late, max 2000 ms, bound 1000 ms", got)
 	}
 }
