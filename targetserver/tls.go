@@ -29,7 +29,11 @@ const selfSignedLife = 48 * time.Hour
 // SelfSigned makes a fresh CA and a server certificate it signs for
 // 127.0.0.1, ::1 and localhost (ECDSA P-256). It returns the server's
 // certificate and the CA's certificate as PEM, for a client to trust.
-func SelfSigned() (tls.Certificate, []byte, error) {
+func SelfSigned() (tls.Certificate, []byte, error) { return SelfSignedFor(selfSignedHosts...) }
+
+// SelfSignedFor is SelfSigned for other names: each an IP address or a
+// DNS name (tests serve "mcp.test" on 127.0.0.1).
+func SelfSignedFor(hosts ...string) (tls.Certificate, []byte, error) {
 	now := time.Now()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -49,7 +53,7 @@ func SelfSigned() (tls.Certificate, []byte, error) {
 	leaf := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "localhost"},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(selfSignedLife),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	for _, h := range selfSignedHosts {
+	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
 			leaf.IPAddresses = append(leaf.IPAddresses, ip)
 		} else {
