@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 )
@@ -53,24 +52,7 @@ orphans:
   probes: [{process: {pid: %d}}]
 `, srv.URL, ca, calls/rampS, rampS, calls+2000, steps, stepMs, srv.cmd.Process.Pid)
 	for range b.N {
-		var samples []memSample
-		var gauge []gaugeSample
-		before := machineNow()
-		srvCPU0, _ := procCPU(srv.cmd.Process.Pid)
-		r := runScenario(b, scenario, runOpts{limit: 5 * time.Minute, watch: func(pid int, stop <-chan struct{}) {
-			began := time.Now()
-			var wg sync.WaitGroup
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				gauge = scrapeInflight(srv.MetricsURL, began, stop)
-			}()
-			samples = sampleMem(pid, began, stop)
-			wg.Wait()
-		}})
-		srvCPU1, _ := procCPU(srv.cmd.Process.Pid)
-		logRun(b, r)
-		reportOthers(b, before, r.CPU()+srvCPU1-srvCPU0)
+		r, samples, gauge, srvCPU := runSampled(b, srv, scenario, 5*time.Minute)
 		base, peak, ok := gaugeBaseAndPeak(samples, gauge)
 		if !ok {
 			b.Fatalf("scale-h2: no usable samples (%d taken, %d gauge readings)", len(samples), len(gauge))
@@ -88,7 +70,7 @@ orphans:
 		b.ReportMetric(s.num("progress.notifications")/(max(s.num("calls.ok"), 1)*steps), "progress-received/expected")
 		b.ReportMetric(s.num("latency_ms.call.p50")/1000, "p50-call-s")
 		b.ReportMetric(r.CPU().Seconds(), "client-cpu-s")
-		b.ReportMetric((srvCPU1 - srvCPU0).Seconds(), "server-cpu-s")
+		b.ReportMetric(srvCPU.Seconds(), "server-cpu-s")
 		b.Logf("scale-h2: http_version %v; before the load %d KiB (at %v); at the peak %d calls on the server, %d fds, %d KiB (at %v)",
 			s.m["http_version"], samples[base].rssKiB, samples[base].at.Round(time.Millisecond),
 			inflight, at.fds, at.rssKiB, at.at.Round(time.Millisecond))
