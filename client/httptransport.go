@@ -174,7 +174,7 @@ func (t *httpTransport) dial(ctx context.Context) (*httpConn, error) {
 	}
 	if t.h2 != nil {
 		if isH2(nc) {
-			if _, err := t.h2.adopt(ctx, nc); err != nil {
+			if _, err := t.h2.adopt(ctx, nc, false); err != nil {
 				return nil, err
 			}
 			return nil, errUseH2

@@ -3,18 +3,10 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"io"
 	"log"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,45 +17,23 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // testCA makes a CA and a server certificate it signs, valid for
 // 127.0.0.1 and mcp.test, and writes the CA's certificate to a PEM file.
 func testCA(t *testing.T) (serverCert tls.Certificate, caFile string) {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mcpchaos test CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "mcp.test"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
-		DNSNames: []string{"mcp.test"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	cert, caPEM, err := targetserver.SelfSignedFor("127.0.0.1", "mcp.test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	caFile = filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
+	if err := os.WriteFile(caFile, caPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, caFile
+	return cert, caFile
 }
 
 // sdkTLSServer serves an official-SDK Streamable HTTP server (stateless,
@@ -148,7 +118,7 @@ checks:
 		name, tls string
 		want      []string
 	}{
-		{"no ca_file", "", []string{"tls handshake", "unknown authority", "mcpchaos test CA", "tls.ca_file"}},
+		{"no ca_file", "", []string{"tls handshake", "unknown authority", "mcpchaos serve CA", "tls.ca_file"}},
 		{"wrong server_name", "    tls: {ca_file: \"" + caFile + "\", server_name: other.test}\n",
 			[]string{"tls handshake", `does not hold the name "other.test"`, "mcp.test, 127.0.0.1", "tls.server_name"}},
 		{"missing ca_file", "    tls: {ca_file: \"/nonexistent/ca.pem\"}\n", []string{`ca_file "/nonexistent/ca.pem"`, "no such file"}},

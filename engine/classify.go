@@ -18,6 +18,7 @@ func reservedCode(code int64) bool {
 type verdict struct {
 	outcome    string
 	throttle   string // the kind, when throttled
+	limit      string // what our process ran out of, when client_limit
 	violations []string
 }
 
@@ -49,6 +50,8 @@ func (cs *callState) classify() verdict {
 		v.outcome, v.throttle = cs.rpcOutcome(rules)
 	case cs.final == finalResult:
 		cs.resultOutcome(rules, modern, &v)
+	case cs.final == finalNone && clientLimit(cs.endErr) != "":
+		v.outcome, v.limit = results.ClientLimit, clientLimit(cs.endErr)
 	case cs.endErr != nil && client.IsProtocolError(cs.endErr):
 		v.outcome = results.ProtocolError
 	case cs.rec.Violations["content_type"] > 0:
@@ -105,7 +108,7 @@ func (cs *callState) resultOutcome(rules ThrottleRules, modern bool, v *verdict)
 // apply writes a verdict into the record.
 func (cs *callState) apply(v verdict) {
 	rec := &cs.rec
-	rec.Outcome, rec.ThrottleKind = v.outcome, v.throttle
+	rec.Outcome, rec.ThrottleKind, rec.Limit = v.outcome, v.throttle, v.limit
 	for _, name := range v.violations {
 		rec.Violations.Add(name, 1)
 	}

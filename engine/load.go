@@ -31,7 +31,9 @@ func (r *runner) openLoad(ctx context.Context) {
 			r.win.skipped.Add(1) // a quiet window: not offered
 			return
 		}
-		r.dispatch(ctx, tick{seq: n, scheduled: r.began.Add(at)})
+		scheduled := r.began.Add(at)
+		r.behind.tick(time.Since(scheduled))
+		r.dispatch(ctx, tick{seq: n, scheduled: scheduled})
 	})
 	close(r.ticks)
 }

@@ -85,6 +85,8 @@ type Info struct {
 	// ended first: the wait would have ended after it, or it ended during
 	// the wait.
 	RetriesNotMade int
+	// Pacer is how far behind its schedule the pacer ran (open load).
+	Pacer report.PacerLag
 	// Late is how late the load reached Plan.StartAt; Missed counts the
 	// ticks due by then, recorded as dropped.
 	Late   time.Duration
@@ -138,6 +140,7 @@ type runner struct {
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
 	late                          time.Duration // how late the load started after plan.StartAt
 	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
+	behind                        pacerLag      // how far behind its schedule the pacer ran
 	loadOver                      chan struct{} // closed when the load ends
 	lastStopNs                    atomic.Int64  // when a call was last cancelled or cut
 	phase                         atomic.Value  // string: Live.Phase

@@ -105,6 +105,7 @@ func (r *runner) wrapUp(ctx context.Context, info *Info, pr *probeRun, collected
 	info.Gateway = r.gw.finish(probeCtx)
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
+	info.Pacer = r.behind.result()
 	info.Missed = int(r.missed.Load())
 	r.clients.closeAll()
 	info.Orphans.Processes = r.endServers(pr)

@@ -20,6 +20,7 @@ func (info *Info) Summary(agg *report.Aggregator, checks []report.Check, failOnV
 // file's trailer keeps them.
 func (info *Info) Inputs() report.RunInputs {
 	in := report.RunInputs{Duration: info.Duration, Connection: info.Conn, Orphans: info.Orphans, RetriesNotMade: info.RetriesNotMade,
+		Pacer:   info.Pacer,
 		Gateway: info.Gateway}
 	for _, b := range info.Background {
 		in.Background = append(in.Background, report.Background{Kind: b.Kind, Sent: b.Sent, Refused: b.Failed})

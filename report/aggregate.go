@@ -105,8 +105,12 @@ type Aggregator struct {
 	tools  map[string]*toolAgg
 
 	seconds seconds // the run second by second (seconds.go)
-	mrtr    mrtrAgg // multi-round-trip calls (mrtr.go)
-	tasks   tasksAgg
+	// noSeconds: keep no per-second data (KeepSeconds(false)).
+	noSeconds bool
+	mrtr      mrtrAgg // multi-round-trip calls (mrtr.go)
+	tasks     tasksAgg
+
+	clientLimits clientLimitAgg // what our own process ran out of (clientlimits.go)
 }
 
 // progressAgg counts progress over calls.
@@ -212,6 +216,7 @@ func (a *Aggregator) Add(r *results.Record) {
 	a.addFaults(r)
 	a.addTool(r)
 	a.errors.add(r)
+	a.clientLimits.add(r)
 	a.timeline.add(r)
 	a.mrtr.add(r)
 	a.tasks.add(r)
@@ -244,7 +249,9 @@ func (a *Aggregator) addLatencies(r *results.Record) {
 			a.lat[i].record(v)
 		}
 	}
-	a.seconds.add(r, &vals)
+	if !a.noSeconds {
+		a.seconds.add(r, &vals)
+	}
 }
 
 func (a *Aggregator) addProgress(r *results.Record) {

@@ -44,6 +44,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	s.MRTR = a.mrtr.summary(a)
 	s.Tasks = a.tasks.summary()
 	a.buildFaults(s)
+	a.buildClientLimits(s)
 	s.Gateway = gatewaySummary(a.gateway)
 	s.Verdicts = verdicts(s, evidence{
 		progressRequested:       a.progress.requested,

@@ -210,6 +210,9 @@ func (s *Summary) Evaluate(checks []Check, failOnViolation bool) {
 	if failOnViolation && len(s.Violations()) > 0 {
 		s.Pass = false
 	}
+	if s.ClientLimits.Hit {
+		s.Pass = false // the server was not given the load asked for
+	}
 }
 
 // Violations returns the areas whose verdict is a violation, in report
@@ -254,6 +257,9 @@ func (s *Summary) resultLine() string {
 	}
 	if s.FailOnViolation && len(violations) > 0 {
 		why = append(why, "violation in "+strings.Join(violations, ", "))
+	}
+	if s.ClientLimits.Hit {
+		why = append(why, s.ClientLimits.reason())
 	}
 	if len(why) == 0 {
 		return "FAIL"

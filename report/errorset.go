@@ -33,7 +33,7 @@ type errorSet struct {
 // (cancelled, disconnected).
 func failed(outcome string) bool {
 	switch outcome {
-	case results.OK, results.Cancelled, results.Disconnected:
+	case results.OK, results.Cancelled, results.Disconnected, results.ClientLimit:
 		return false
 	}
 	return true

@@ -27,6 +27,8 @@ type RunInputs struct {
 	// RetriesNotMade counts throttled calls whose retry the load's end (or
 	// an interrupt) cut off.
 	RetriesNotMade int `json:"retries_not_made,omitempty"`
+	// Pacer is how far behind its schedule the pacer ran.
+	Pacer PacerLag `json:"pacer"`
 	// Gateway is the join of our calls with the targets' truth records;
 	// nil without a gateway section.
 	Gateway *Gateway `json:"gateway,omitempty"`
@@ -48,6 +50,7 @@ func (a *Aggregator) SetInputs(in RunInputs) {
 		a.AddBackground(b.Kind, b.Sent, b.Refused)
 	}
 	a.retriesNotMade = in.RetriesNotMade
+	a.clientLimits.pacer = in.Pacer
 	a.gateway = in.Gateway
 }
 
@@ -126,6 +129,10 @@ func MergeInputs(list []RunInputs) RunInputs {
 		c.InputMethod += in.Connection.InputMethod
 		mergeOrphans(&out.Orphans, in.Orphans)
 		out.RetriesNotMade += in.RetriesNotMade
+		out.Pacer.Ticks += in.Pacer.Ticks
+		out.Pacer.Late += in.Pacer.Late
+		out.Pacer.MaxLagMs = max(out.Pacer.MaxLagMs, in.Pacer.MaxLagMs)
+		out.Pacer.BoundMs = max(out.Pacer.BoundMs, in.Pacer.BoundMs)
 		mergeGateway(&out.Gateway, in.Gateway)
 		for _, b := range in.Background {
 			sum := bg[b.Kind]

@@ -131,6 +131,14 @@ func (ss *seconds) add(r *results.Record, vals *[numHists]int64) {
 	}
 }
 
+// KeepSeconds says whether the Aggregator keeps the run second by second
+// (the default): only the HTML report's plots and the hlog interval log
+// use it, and it is the one part of an Aggregator that grows with the
+// run's length and rate (a sparse histogram per second, tens of KiB a
+// second at hundreds of calls a second). A run that writes neither turns
+// it off, so that a long run holds flat. Call it before the first Add.
+func (a *Aggregator) KeepSeconds(keep bool) { a.noSeconds = !keep }
+
 // maxGapFill bounds the span over which Seconds fills empty seconds: a
 // week, the longest run a scenario may ask for. Records spread wider (a
 // damaged or hand-made file) get only their non-empty seconds, so the
@@ -140,8 +148,11 @@ const maxGapFill = 7 * 24 * 3600
 // Seconds returns the run second by second, from the first second in
 // which anything happened to the last, with empty seconds in between
 // included so a time axis has no gaps (within maxGapFill). The result is
-// a copy.
+// a copy; nil after KeepSeconds(false).
 func (a *Aggregator) Seconds() []Second {
+	if a.noSeconds {
+		return nil
+	}
 	if len(a.seconds) == 0 {
 		return nil
 	}

@@ -54,6 +54,8 @@ type Summary struct {
 	MRTR         MRTR                  `json:"mrtr"`
 	Tasks        Tasks                 `json:"tasks"`
 	Faults       map[string]FaultStats `json:"faults"`
+	// ClientLimits is what our own process ran out of (clientlimits.go).
+	ClientLimits ClientLimits `json:"client_limits"`
 	// Gateway is present when the scenario has a gateway section.
 	Gateway *GatewaySummary `json:"gateway,omitempty"`
 	// Limits is present in the summary of `mcpchaos limits`.
@@ -85,6 +87,9 @@ type Calls struct {
 	TransportError int `json:"transport_error"`
 	ProtocolError  int `json:"protocol_error"`
 	Dropped        int `json:"dropped"`
+	// ClientLimit counts calls our own process could not make (see
+	// ClientLimits): never the server's doing.
+	ClientLimit int `json:"client_limit"`
 	// Reissued and Retried count records that re-issue an earlier call
 	// (Retry "reissue") or retry a throttled one (Retry "throttled").
 	Reissued int `json:"reissued"`
@@ -119,6 +124,8 @@ func (c *Calls) ByOutcome(outcome string) *int {
 		return &c.ProtocolError
 	case results.Dropped:
 		return &c.Dropped
+	case results.ClientLimit:
+		return &c.ClientLimit
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func (s *Summary) Text(w io.Writer) error {
 	}
 	s.textHeader(&t)
 	for _, block := range []func(*textOut){s.textCalls, s.textErrors, s.textLatency, s.textTools,
-		s.textProgress, s.textThrottling, s.textMRTR, s.textTasks, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol, s.textGateway} {
+		s.textProgress, s.textThrottling, s.textMRTR, s.textTasks, s.textTimeouts, s.textFaults, s.textCancellation, s.textProtocol, s.textGateway, s.textClientLimits} {
 		block(&t)
 		t.flushNotes()
 	}

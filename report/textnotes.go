@@ -26,6 +26,7 @@ var outcomeMeanings = map[string]string{
 	results.TransportError: "the connection failed without an answer (on stdio: the server process exited; a new one is started)",
 	results.ProtocolError:  "the answer broke the protocol (see Errors)",
 	results.Dropped:        "never sent: max_in_flight calls were already running",
+	results.ClientLimit:    "never sent: our own process ran out of file descriptors, ports or memory (see Client limit); not the server's doing",
 }
 
 // Meanings of the other counts that get a footnote when they are not 0.

@@ -224,6 +224,9 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 		v := l.int64()
 		r.RateLimitResetMs = &v
 		return 1 << 48
+	case "limit":
+		r.Limit = l.str()
+		return 1 << 49
 	}
 	return 0
 }

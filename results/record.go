@@ -95,11 +95,25 @@ const (
 	TransportError = "transport_error"
 	ProtocolError  = "protocol_error"
 	Dropped        = "dropped"
+	// ClientLimit: the call could not be made because our own process ran
+	// out of something (Record.Limit says what): file descriptors,
+	// ephemeral ports, memory. It says nothing of the server.
+	ClientLimit = "client_limit"
 )
 
 // Outcomes lists every outcome, in report order.
 var Outcomes = []string{OK, ToolError, RPCError, Throttled, HTTPError, TimeoutIdle, TimeoutCap,
-	Cancelled, Disconnected, TransportError, ProtocolError, Dropped}
+	Cancelled, Disconnected, TransportError, ProtocolError, Dropped, ClientLimit}
+
+// Client limits: what our own process ran out of (Record.Limit, and the
+// summary's client_limits). LimitCPU is never a call's: it is the pacer
+// falling behind its schedule, a fact of the run.
+const (
+	LimitFDs    = "fds"    // EMFILE, ENFILE: open file descriptors
+	LimitPorts  = "ports"  // EADDRNOTAVAIL: local (ephemeral) ports
+	LimitMemory = "memory" // ENOMEM, ENOBUFS
+	LimitCPU    = "cpu"    // the pacer fell behind its schedule
+)
 
 // StopReason says who stopped a call before its final response: a
 // timeout, the end of the run, or a fault (FaultStop).
@@ -148,23 +162,26 @@ type Record struct {
 	CancelUs    int64     `json:"cancel_us,omitempty"`
 	// CancelSentUs is when the cancel was out (the stream closed, the
 	// notification written): the server cannot stop before it.
-	CancelSentUs  int64      `json:"cancel_sent_us,omitempty"`
-	EndUs         int64      `json:"end_us,omitempty"`
-	DeadlineUs    int64      `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
-	TimeoutErrUs  int64      `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
-	CancelReason  StopReason `json:"cancel_reason,omitempty"`
-	Outcome       string     `json:"outcome"`
-	Status        int        `json:"status,omitempty"`
-	Code          *int64     `json:"code,omitempty"`
-	Message       string     `json:"message,omitempty"`
-	ThrottleKind  string     `json:"throttle_kind,omitempty"`
-	RetryAfterMs  *int64     `json:"retry_after_ms,omitempty"`
-	ResultType    string     `json:"result_type,omitempty"`
-	Error         string     `json:"error,omitempty"`
-	Progress      *Progress  `json:"progress,omitempty"`
-	Violations    Counts     `json:"violations,omitempty"`
-	LateResponses int        `json:"late_responses,omitempty"`
-	LateProgress  int        `json:"late_progress,omitempty"`
+	CancelSentUs int64      `json:"cancel_sent_us,omitempty"`
+	EndUs        int64      `json:"end_us,omitempty"`
+	DeadlineUs   int64      `json:"deadline_us,omitempty"`      // the timeout that fired, when one did
+	TimeoutErrUs int64      `json:"timeout_error_us,omitempty"` // cancel time minus that deadline
+	CancelReason StopReason `json:"cancel_reason,omitempty"`
+	Outcome      string     `json:"outcome"`
+	Status       int        `json:"status,omitempty"`
+	Code         *int64     `json:"code,omitempty"`
+	Message      string     `json:"message,omitempty"`
+	ThrottleKind string     `json:"throttle_kind,omitempty"`
+	RetryAfterMs *int64     `json:"retry_after_ms,omitempty"`
+	ResultType   string     `json:"result_type,omitempty"`
+	Error        string     `json:"error,omitempty"`
+	// Limit is what our process ran out of when Outcome is ClientLimit
+	// (LimitFDs, LimitPorts, LimitMemory).
+	Limit         string    `json:"limit,omitempty"`
+	Progress      *Progress `json:"progress,omitempty"`
+	Violations    Counts    `json:"violations,omitempty"`
+	LateResponses int       `json:"late_responses,omitempty"`
+	LateProgress  int       `json:"late_progress,omitempty"`
 	// LeftoverUs is how long after our cancel the server was last seen
 	// working on this call (stdio and open legacy streams).
 	LeftoverUs int64 `json:"leftover_us,omitempty"`

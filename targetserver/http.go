@@ -3,6 +3,7 @@ package targetserver
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,6 +211,12 @@ type Running struct {
 // StartHTTP starts a target for cfg listening on addr ("" = 127.0.0.1 on a
 // free port). It stops when ctx is done or Close is called.
 func StartHTTP(ctx context.Context, cfg Config, addr string) (*Running, error) {
+	return StartHTTPS(ctx, cfg, addr, nil)
+}
+
+// StartHTTPS is StartHTTP over TLS with cert (nil: plain HTTP): HTTP/2 or
+// HTTP/1.1, as the client picks on ALPN; the URLs are https://.
+func StartHTTPS(ctx context.Context, cfg Config, addr string, cert *tls.Certificate) (*Running, error) {
 	s, err := New(cfg)
 	if err != nil {
 		return nil, err
@@ -223,16 +230,30 @@ func StartHTTP(ctx context.Context, cfg Config, addr string) (*Running, error) {
 		return nil, fmt.Errorf("start target: listen on %q: %w", addr, err)
 	}
 	bound := ln.Addr().String()
+	scheme := "http://"
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	if cert != nil {
+		scheme = "https://"
+		srv.TLSConfig = serverTLS(*cert)
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetHTTP2(true)
+	}
 	r := &Running{
 		Server:     s,
 		Addr:       bound,
-		URL:        "http://" + bound + "/mcp",
-		MetricsURL: "http://" + bound + "/metrics",
-		srv:        &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
+		URL:        scheme + bound + "/mcp",
+		MetricsURL: scheme + bound + "/metrics",
+		srv:        srv,
 		served:     make(chan error, 1),
 	}
 	go func() {
-		err := r.srv.Serve(ln)
+		var err error
+		if cert != nil {
+			err = r.srv.ServeTLS(ln, "", "") // the certificate is in TLSConfig
+		} else {
+			err = r.srv.Serve(ln)
+		}
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // The exit statuses of mcpchaos, as docs/commands.md documents them. Every
@@ -21,10 +23,24 @@ const (
 	// argument, a scenario that does not validate, a target that cannot be
 	// started or reached, an output that cannot be written.
 	exitUsage = 2
+	// exitClientLimit: the run's own process ran out of file descriptors,
+	// ports, memory or CPU (the summary's client_limits): the server was
+	// not given the load asked for, so it was not judged.
+	exitClientLimit = 3
 	// exitInterrupted: stopped by an interrupt (SIGINT or SIGTERM), after
 	// every output was written; or at once, on the second interrupt.
 	exitInterrupted = 130
 )
+
+// failCode is the exit status of a summary that did not pass:
+// exitClientLimit when the client hit a limit of its own, else
+// exitCheckFailed.
+func failCode(s *report.Summary) int {
+	if s.ClientLimits.Hit {
+		return exitClientLimit
+	}
+	return exitCheckFailed
+}
 
 // exitError is an error that says which exit status it ends its command
 // with.

@@ -157,7 +157,7 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 	case info.Interrupted:
 		code = exitInterrupted
 	case !summary.Pass:
-		code = exitCheckFailed
+		code = failCode(summary)
 	}
 	if err := writeTrailer(w, info, summary); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)

@@ -89,7 +89,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, "report", err)
 	}
 	if !s.Pass {
-		return exitCheckFailed
+		return failCode(s)
 	}
 	return exitOK
 }

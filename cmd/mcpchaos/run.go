@@ -83,6 +83,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	r := &runOutput{w: w, exp: exp, outs: outs, agg: report.NewAggregator(report.ScenarioRules(rp.sc))}
 	r.status = newStatusLine(stderr, f.quiet, r.agg)
+	// Only the HTML plots and the hlog use the run second by second, the
+	// one part of the aggregate that grows with a run's length.
+	r.agg.KeepSeconds(exp.html != nil || exp.hlog != nil)
 	shortSlices()
 	if exp.html != nil {
 		exp.html.scenario = rp.plan.Config
@@ -196,7 +199,7 @@ func (r *runOutput) finish(info *engine.Info, rp runPlan, stdout, stderr io.Writ
 	case info.Interrupted:
 		code = exitInterrupted
 	case !summary.Pass:
-		code = exitCheckFailed
+		code = failCode(summary)
 	}
 	if r.w != nil && !r.writeTrailer(info, summary, stderr) {
 		code = exitUsage

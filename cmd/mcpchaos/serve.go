@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,10 @@ type serveFlags struct {
 	listen        string
 	stdio         bool
 	metricsListen string
-	knobs         map[string]*knobFlag // by flag name
+	// tlsCert and tlsKey serve HTTPS with that pair; tlsSelfSigned with a
+	// fresh pair whose CA is written to that file.
+	tlsCert, tlsKey, tlsSelfSigned string
+	knobs                          map[string]*knobFlag // by flag name
 }
 
 // knobFlag holds a knob flag's text until config checks it against the
@@ -48,7 +52,7 @@ func (f *knobFlag) Type() string { return f.knob.Arg }
 func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	f := &serveFlags{knobs: map[string]*knobFlag{}}
 	fs := newFlagSet("serve", stdout,
-		"usage: mcpchaos serve [--listen ADDR | --stdio [--metrics-listen ADDR]] [knobs]",
+		"usage: mcpchaos serve [--listen ADDR [--tls-cert FILE --tls-key FILE | --tls-self-signed CA_OUT] | --stdio [--metrics-listen ADDR]] [knobs]",
 		"",
 		"Runs the built-in target MCP server (tools echo, slow_task, cpu_task, inflight).",
 		"Every knob is off by default: the server then behaves correctly.",
@@ -56,6 +60,9 @@ func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "serve Streamable HTTP on /mcp and metrics on /metrics at `ADDR`")
 	fs.BoolVar(&f.stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "with --stdio, serve /metrics at `ADDR` (default: no metrics endpoint)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS (HTTP/2 or HTTP/1.1, as the client picks) with the PEM certificate in `FILE` (with --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
+	fs.StringVar(&f.tlsSelfSigned, "tls-self-signed", "", "serve HTTPS with a fresh certificate for 127.0.0.1, ::1 and localhost, and write the CA that signed it to `CA_OUT` (for a scenario's target.http.tls.ca_file)")
 	for _, k := range knobs.Table {
 		kf := &knobFlag{knob: k, text: k.Default()}
 		f.knobs[k.Flag()] = kf
@@ -82,6 +89,9 @@ func (f *serveFlags) config(fs *pflag.FlagSet) (targetserver.Config, error) {
 	}
 	if !f.stdio && fs.Changed("metrics-listen") {
 		return cfg, errors.New("--metrics-listen needs --stdio (over HTTP, metrics are on /metrics of --listen)")
+	}
+	if err := f.checkTLS(); err != nil {
+		return cfg, err
 	}
 	for _, k := range knobs.Table {
 		kf := f.knobs[k.Flag()]
@@ -112,11 +122,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if f.stdio {
 		return serveStdio(ctx, cfg, f.metricsListen, stdin, stdout, stderr)
 	}
-	return serveHTTP(ctx, cfg, f.listen, stderr)
+	cert, err := f.certificate(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
+		return 2
+	}
+	return serveHTTP(ctx, cfg, f.listen, cert, stderr)
 }
 
-func serveHTTP(ctx context.Context, cfg targetserver.Config, addr string, stderr io.Writer) int {
-	r, err := targetserver.StartHTTP(ctx, cfg, addr)
+func serveHTTP(ctx context.Context, cfg targetserver.Config, addr string, cert *tls.Certificate, stderr io.Writer) int {
+	r, err := targetserver.StartHTTPS(ctx, cfg, addr, cert)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}

@@ -45,6 +45,11 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--stop-delay", "soon"}, `"soon"`},
 		{[]string{"--stdio", "--listen", ":1"}, "--listen and --stdio"},
 		{[]string{"--metrics-listen", ":1"}, "--metrics-listen needs --stdio"},
+		{[]string{"--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+		{[]string{"--tls-self-signed", "ca.pem", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, "--tls-self-signed and --tls-cert exclude each other"},
+		{[]string{"--stdio", "--tls-self-signed", "ca.pem"}, "exclude --stdio"},
+		{[]string{"--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem"}, `--tls-cert "/nonexistent/c.pem"`},
+		{[]string{"--listen", "127.0.0.1:0", "--tls-self-signed", "/nonexistent/dir/ca.pem"}, `--tls-self-signed "/nonexistent/dir/ca.pem": write the CA`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 	}

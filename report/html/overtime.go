@@ -140,6 +140,7 @@ var outcomeColors = map[string]color.RGBA{
 	results.TransportError: rgb(0xB2182B),
 	results.ProtocolError:  rgb(0x762A83),
 	results.Dropped:        rgb(0x000000),
+	results.ClientLimit:    rgb(0x3A3A3A),
 }
 
 // outcomesFigure stacks, in each bucket, the calls that ended in it by

@@ -61,6 +61,9 @@ func meta(r Run) []metaRow {
 	if s.Interrupted {
 		rows = append(rows, metaRow{"interrupted", "yes: the run was stopped before its end"})
 	}
+	for _, a := range s.ClientLimits.Advice {
+		rows = append(rows, metaRow{"client limit", a})
+	}
 	return slices.DeleteFunc(rows, func(m metaRow) bool { return m.Value == "" })
 }
 

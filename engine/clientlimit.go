@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"errors"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// clientLimit names what our own process ran out of when err says so
+// (results.LimitFDs, LimitPorts, LimitMemory), or "" when err is anything
+// else. Such a call never reached the server: it is the load generator's
+// limit, never the server's failure.
+func clientLimit(err error) string {
+	var errno syscall.Errno
+	if err == nil || !errors.As(err, &errno) {
+		return ""
+	}
+	switch errno {
+	case syscall.EMFILE, syscall.ENFILE:
+		return results.LimitFDs
+	case syscall.EADDRNOTAVAIL:
+		return results.LimitPorts
+	case syscall.ENOMEM, syscall.ENOBUFS:
+		return results.LimitMemory
+	}
+	return ""
+}
+
+// pacerLateBound is how far behind its schedule the pacer may hand out a
+// tick before the tick counts as late: a process that cannot keep its own
+// schedule offers less than the scenario's rate, and the server is judged
+// on load it never got. Short stalls (a busy machine, a GC pause) stay
+// under it.
+const pacerLateBound = time.Second
+
+// pacerLag keeps how far behind its schedule the pacer ran.
+type pacerLag struct {
+	ticks, late atomic.Int64
+	maxNs       atomic.Int64
+}
+
+// tick records one tick handed out lag after its intended time.
+func (p *pacerLag) tick(lag time.Duration) {
+	p.ticks.Add(1)
+	if lag > pacerLateBound {
+		p.late.Add(1)
+	}
+	for {
+		old := p.maxNs.Load()
+		if int64(lag) <= old || p.maxNs.CompareAndSwap(old, int64(lag)) {
+			return
+		}
+	}
+}
+
+func (p *pacerLag) result() report.PacerLag {
+	return report.PacerLag{Ticks: int(p.ticks.Load()), Late: int(p.late.Load()),
+		MaxLagMs: float64(p.maxNs.Load()) / 1e6, BoundMs: float64(pacerLateBound / time.Millisecond)}
+}

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+func TestClientLimits(t *testing.T) {
+	fds := func(r *results.Record) { r.Limit, r.Error = results.LimitFDs, "dial tcp: socket: too many open files" }
+	ports := func(r *results.Record) { r.Limit = results.LimitPorts }
+	for _, tc := range []struct {
+		name     string
+		records  []*results.Record
+		pacer    PacerLag
+		wantHit  bool
+		wantCPU  bool
+		wantText []string
+	}{
+		{name: "none", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 1000, Late: 10}},
+		{name: "out of fds", records: []*results.Record{call(0, results.OK, resp(5)), call(0, results.ClientLimit, fds), call(0, results.ClientLimit, fds)},
+			wantHit: true, wantText: []string{"2 calls not made: fds", "ulimit -n", "too many open files", "FAIL (the client ran out of file descriptors"}},
+		{name: "out of ports", records: []*results.Record{call(0, results.ClientLimit, ports)},
+			wantHit: true, wantText: []string{"ip_local_port_range", "local ports"}},
+		{name: "pacer late over 1%", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 1000, Late: 11, MaxLagMs: 2500, BoundMs: 500},
+			wantHit: true, wantCPU: true, wantText: []string{"pacer late 11 ticks", "out of CPU", "ran out of CPU"}},
+		{name: "pacer late, too few ticks", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 100, Late: 9, BoundMs: 500}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := NewAggregator(Rules{})
+			a.SetInputs(RunInputs{Pacer: tc.pacer})
+			for _, r := range tc.records {
+				a.Add(r)
+			}
+			s := a.Summary(Meta{Scenario: "s"})
+			s.Evaluate(nil, true)
+			c := s.ClientLimits
+			if c.Hit != tc.wantHit || c.CPU != tc.wantCPU || s.Pass == tc.wantHit {
+				t.Fatalf("hit %v, cpu %v, pass %v; want hit %v, cpu %v", c.Hit, c.CPU, s.Pass, tc.wantHit, tc.wantCPU)
+			}
+			if s.Errors.Total != 0 {
+				t.Errorf("errors.total %d: client_limit calls counted as the server's failures", s.Errors.Total)
+			}
+			for _, v := range s.Verdicts {
+				if v.Status == StatusViolation {
+					t.Errorf("verdict %s is a violation: %s", v.Area, v.Evidence)
+				}
+			}
+			var b bytes.Buffer
+			if err := s.Text(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.wantHit && strings.Contains(b.String(), "Client limit") {
+				t.Errorf("a Client limit block without a limit hit:\n%s", b.String())
+			}
+			for _, want := range tc.wantText {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("the text has no %q:\n%s", want, b.String())
+				}
+			}
+		})
+	}
+}
+
+func TestMergeInputsPacer(t *testing.T) {
+	got := MergeInputs([]RunInputs{{Pacer: PacerLag{Ticks: 100, Late: 1, MaxLagMs: 600, BoundMs: 500}},
+		{Pacer: PacerLag{Ticks: 50, Late: 20, MaxLagMs: 3000, BoundMs: 500}}}).Pacer
+	if want := (PacerLag{Ticks: 150, Late: 21, MaxLagMs: 3000, BoundMs: 500}); got != want {
+		t.Errorf("merged pacer %+v, want %+v", got, want)
+	}
+}
