@@ -39,7 +39,7 @@ func (r *runner) startTarget() (func(), error) {
 	t := r.plan.Target
 	cfg := client.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
 		ClientInfo: client.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
-		IDs: r.idSource(), ParamHeaders: new(client.ParamHeaders), ProbeTimeout: r.plan.Timeouts.Connect}
+		IDs: r.idSource(), ParamHeaders: new(client.ParamHeaders)}
 	if r.gw != nil {
 		cfg.OnStaleAnswer = r.gw.noteStaleEcho
 	}
@@ -80,7 +80,7 @@ func (r *runner) startTarget() (func(), error) {
 	default:
 		return nil, errors.New("run: the plan names no target")
 	}
-	if d := r.plan.ConnectTimeout; d > 0 {
+	if d := r.plan.Timeouts.Connect; d > 0 {
 		cfg.ProbeTimeout = d
 		if cfg.HTTP != nil && cfg.HTTP.DialTimeout <= 0 {
 			cfg.HTTP.DialTimeout = d

@@ -7,7 +7,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/client"
 )
 
-// TestConnectTimeout: Plan.ConnectTimeout becomes the client's probe and
+// TestConnectTimeout: Plan.Timeouts.Connect (timeouts.connect) becomes the client's probe and
 // dial bounds; zero leaves the client's defaults, and a dial bound of the
 // target's own is kept.
 func TestConnectTimeout(t *testing.T) {
@@ -21,7 +21,7 @@ func TestConnectTimeout(t *testing.T) {
 		{"the target's own dial bound is kept", 30 * time.Second, 2 * time.Second, 30 * time.Second, 2 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &runner{plan: Plan{ConnectTimeout: tc.connect,
+			r := &runner{plan: Plan{Timeouts: Timeouts{Connect: tc.connect},
 				Target: Target{HTTP: &client.HTTPConfig{URL: "http://127.0.0.1:1/mcp", DialTimeout: tc.ownDial}}}}
 			if _, err := r.startTarget(); err != nil {
 				t.Fatal(err)

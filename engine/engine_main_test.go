@@ -48,8 +48,8 @@ var echoCall = CallSpec{Tool: targetserver.ToolEcho, Arguments: json.RawMessage(
 // httpPlan is a plan against url with a short late window and timeouts
 // that never fire unless a test sets its own.
 func httpPlan(url string, load Load, calls ...CallSpec) Plan {
-	return Plan{Name: "test", Seed: 1, Target: Target{HTTP: &client.HTTPConfig{URL: url}}, Load: load, Calls: calls, ConnectTimeout: testutil.WaitLong,
-		Timeouts: Timeouts{Idle: 20 * time.Second, Max: 40 * time.Second}, LateWindow: 150 * time.Millisecond}
+	return Plan{Name: "test", Seed: 1, Target: Target{HTTP: &client.HTTPConfig{URL: url}}, Load: load, Calls: calls,
+		Timeouts: Timeouts{Idle: 20 * time.Second, Max: 40 * time.Second, Connect: testutil.WaitLong}, LateWindow: 150 * time.Millisecond}
 }
 
 // quickOrphans keeps the orphan probes of stdio runs (which the engine

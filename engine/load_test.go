@@ -347,10 +347,10 @@ func TestThrottlingAndRetries(t *testing.T) {
 func TestStdioProcesses(t *testing.T) {
 	t.Parallel()
 	exe := bin.Need(t)
-	plan := Plan{Name: "stdio", Seed: 1, LateWindow: 150 * time.Millisecond, ConnectTimeout: testutil.WaitLong,
+	plan := Plan{Name: "stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
 		Target: Target{Stdio: &StdioTarget{StdioConfig: client.StdioConfig{Command: []string{exe, "serve", "--stdio"}}, Processes: 3}},
 		Load:   Load{Rate: perSec(60), Duration: 500 * time.Millisecond}, Calls: []CallSpec{echoCall, slowTask(2, 10)},
-		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
+		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second, Connect: testutil.WaitLong}, Orphans: quickOrphans}
 	o := runLoad(t, context.Background(), plan)
 	recs := o.bySeq(t)
 	if len(recs) != 30 {
@@ -389,10 +389,10 @@ func TestBuiltinStdio(t *testing.T) {
 	t.Parallel()
 	exe := bin.Need(t)
 	cfg := targetserver.Config{StallAfter: 1}
-	plan := Plan{Name: "builtin-stdio", Seed: 1, LateWindow: 150 * time.Millisecond, ConnectTimeout: testutil.WaitLong,
+	plan := Plan{Name: "builtin-stdio", Seed: 1, LateWindow: 150 * time.Millisecond,
 		Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{exe, "serve", "--stdio"}, cfg.Args()...)}},
 		Load:   Load{Rate: perSec(10), Duration: 300 * time.Millisecond}, Calls: []CallSpec{slowTask(5, 20)},
-		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
+		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second, Connect: testutil.WaitLong}, Orphans: quickOrphans}
 	o := runLoad(t, context.Background(), plan)
 	recs := o.bySeq(t)
 	if len(recs) != 3 {

@@ -50,7 +50,7 @@ func TestLogProbe(t *testing.T) {
 			o := orphans
 			if tc.stdio {
 				cfg := targetserver.Config{LeakOnCancel: tc.leak, LogCalls: "-"}
-				plan = Plan{Name: "log", Seed: 1, LateWindow: 150 * time.Millisecond, ConnectTimeout: testutil.WaitLong,
+				plan = Plan{Name: "log", Seed: 1, LateWindow: 150 * time.Millisecond, Timeouts: Timeouts{Connect: testutil.WaitLong},
 					Target: Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{exe, "serve", "--stdio"}, cfg.Args()...)}}}
 				o.Probes = []ProbeSpec{{Log: &LogProbe{Stderr: true, Done: doneOrCancelled}}}
 			} else {

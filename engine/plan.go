@@ -33,12 +33,6 @@ type Plan struct {
 	LateWindow time.Duration
 	// MaxMessageBytes bounds every message read; default 16 MiB.
 	MaxMessageBytes int
-	// ConnectTimeout bounds connecting to the target: each dial of an
-	// HTTP connection, and the era probe and the handshake (the client's
-	// DialTimeout and ProbeTimeout); zero keeps the client's defaults
-	// (5 s each). No scenario key sets it: the tests do, on a busy
-	// machine where a server under -race takes longer to start.
-	ConnectTimeout time.Duration
 	// Config is the scenario as used, recorded in the results header.
 	Config json.RawMessage
 	// Shard is this process's part of a run split over several (see
@@ -127,8 +121,11 @@ type Timeouts struct {
 	Idle     time.Duration
 	Max      time.Duration
 	Policies []Policy
-	// Connect bounds each connection's era probe and handshake
-	// (client.Config.ProbeTimeout); 0: the client's default, 5 s.
+	// Connect bounds connecting to the target: each connection's era
+	// probe and handshake (client.Config.ProbeTimeout) and each dial of an
+	// HTTP connection (HTTPConfig.DialTimeout, unless the target sets its
+	// own); 0: the client's defaults, 5 s each. The tests set it long: a
+	// server under -race on a busy machine takes longer to start.
 	Connect time.Duration
 }
 

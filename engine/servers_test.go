@@ -20,10 +20,10 @@ import (
 // stdioPlan is a short load of echo calls on one stdio server started by
 // command.
 func stdioPlan(command []string, exitTimeout time.Duration) Plan {
-	return Plan{Name: "servers", Seed: 1, LateWindow: 150 * time.Millisecond, ConnectTimeout: testutil.WaitLong,
+	return Plan{Name: "servers", Seed: 1, LateWindow: 150 * time.Millisecond,
 		Target: Target{Stdio: &StdioTarget{StdioConfig: client.StdioConfig{Command: command, ExitTimeout: exitTimeout}}},
 		Load:   Load{Rate: perSec(10), Duration: 300 * time.Millisecond}, Calls: []CallSpec{echoCall},
-		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second}, Orphans: quickOrphans}
+		Timeouts: Timeouts{Idle: 10 * time.Second, Max: 20 * time.Second, Connect: testutil.WaitLong}, Orphans: quickOrphans}
 }
 
 // TestServerIgnoresEOFAndSIGTERM: a stdio server that neither exits when

@@ -43,7 +43,7 @@ func Plan(t testing.TB, sc *scenarios.Scenario, self string) engine.Plan {
 	// A server under -race on a busy machine takes more than the
 	// client's 5 s to start and answer its first request, or to accept
 	// a connection: the bound tells a working target from a dead one.
-	plan.ConnectTimeout = testutil.WaitLong
+	plan.Timeouts.Connect = testutil.WaitLong
 	return plan
 }
 
