@@ -37,12 +37,20 @@ const (
 type afterCuts struct {
 	// watchFor is how long a call waits: the proxy's hold.
 	watchFor time.Duration
-	pending  *boundedIndex[*CallRecord] // by idKey
-	lastCall *boundedIndex[time.Time]   // by client: when its latest call started
+	pending  *boundedIndex[cutWait]   // by idKey
+	lastCall *boundedIndex[time.Time] // by client: when its latest call started
+}
+
+// cutWait is a disconnected call awaiting its client's reaction, and the
+// timer that ends the wait (stopped when the call settles first, so that
+// a run of many cuts keeps no timers beyond the bound).
+type cutWait struct {
+	rec   *CallRecord
+	timer *time.Timer
 }
 
 func newAfterCuts() afterCuts {
-	return afterCuts{watchFor: scenarios.DefaultHold.Std(), pending: newBoundedIndex[*CallRecord](maxIndexed),
+	return afterCuts{watchFor: scenarios.DefaultHold.Std(), pending: newBoundedIndex[cutWait](maxIndexed),
 		lastCall: newBoundedIndex[time.Time](maxIndexed)}
 }
 
@@ -50,12 +58,13 @@ func newAfterCuts() afterCuts {
 // watchFor; it returns the records evicted to stay within the bound,
 // judged as they stand.
 func (a *afterCuts) watch(sum *report.ProxyClients, rec *CallRecord, settle func(*CallRecord)) []*CallRecord {
-	evicted := a.pending.Put(rec.idKey, rec)
-	for _, e := range evicted {
-		a.judge(sum, e)
+	var out []*CallRecord
+	for _, e := range a.pending.Put(rec.idKey, cutWait{rec: rec, timer: time.AfterFunc(a.watchFor, func() { settle(rec) })}) {
+		e.timer.Stop()
+		a.judge(sum, e.rec)
+		out = append(out, e.rec)
 	}
-	time.AfterFunc(a.watchFor, func() { settle(rec) })
-	return evicted
+	return out
 }
 
 // sawCall notes that client started a call at at.
@@ -64,11 +73,13 @@ func (a *afterCuts) sawCall(client string, at time.Time) { a.lastCall.Put(client
 // settle records how (reissued, hung) on the waiting call key, if any
 // (and, when seq is not 0, only if it is that call), and appends it to out.
 func (a *afterCuts) settle(sum *report.ProxyClients, key string, seq uint64, how string, at time.Time, out []*CallRecord) []*CallRecord {
-	rec, ok := a.pending.Get(key)
-	if !ok || (seq != 0 && rec.Seq != seq) {
+	w, ok := a.pending.Get(key)
+	if !ok || (seq != 0 && w.rec.Seq != seq) {
 		return out
 	}
 	a.pending.Take(key)
+	w.timer.Stop()
+	rec := w.rec
 	rec.AfterDisconnect = how
 	if how == afterHung {
 		rec.HungMs = ms(at.Sub(rec.ended))
@@ -89,9 +100,11 @@ func (a *afterCuts) judge(sum *report.ProxyClients, rec *CallRecord) {
 
 // takeAll judges and returns every waiting call (the proxy stopped).
 func (a *afterCuts) takeAll(sum *report.ProxyClients) []*CallRecord {
-	recs := a.pending.TakeAll()
-	for _, rec := range recs {
-		a.judge(sum, rec)
+	var recs []*CallRecord
+	for _, w := range a.pending.TakeAll() {
+		w.timer.Stop()
+		a.judge(sum, w.rec)
+		recs = append(recs, w.rec)
 	}
 	return recs
 }
@@ -113,7 +126,7 @@ func countAfter(sum *report.ProxyClients, how string) {
 func (r *recorder) settleCut(rec *CallRecord) {
 	r.mu.Lock()
 	var lines [][]byte
-	if got, ok := r.cuts.pending.Get(rec.idKey); ok && got == rec {
+	if got, ok := r.cuts.pending.Get(rec.idKey); ok && got.rec == rec {
 		r.cuts.pending.Take(rec.idKey)
 		r.cuts.judge(&r.sum, rec)
 		lines = r.marshal(rec)
