@@ -123,7 +123,9 @@ func TestListToolPagesCut(t *testing.T) {
 	})
 	t.Cleanup(func() { close(release) }) // before the server's own cleanup, which waits for its handlers
 	c := dialFake(t, f, Config{})
-	ctx, cancel := context.WithTimeout(ctxT(t), 500*time.Millisecond)
+	// Time enough for pages 1 to 3 on a starved machine; page 4 waits
+	// it out.
+	ctx, cancel := context.WithTimeout(ctxT(t), 10*time.Second)
 	defer cancel()
 	_, err := c.ListToolPages(ctx)
 	if !errors.Is(err, ErrListCut) || !errors.Is(err, context.DeadlineExceeded) ||

@@ -179,15 +179,19 @@ func (f *sseFront) end(s *sseSession) {
 	if up == "" {
 		return
 	}
-	// The calls' cancels go up before the session ends.
-	ctx, cancel := context.WithTimeout(context.Background(), sseDeleteTimeout)
-	defer cancel()
+	// The calls' cancels go up before the session ends: wait for them
+	// (each is bounded), then the DELETE gets a bound of its own, so that
+	// a long wait leaves it time (it cancels what is still in flight).
+	wait, cancelWait := context.WithTimeout(context.Background(), sseDeleteTimeout)
+	defer cancelWait()
 	finished := make(chan struct{})
 	go func() { s.running.Wait(); close(finished) }()
 	select {
 	case <-finished:
-	case <-ctx.Done():
+	case <-wait.Done():
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), sseDeleteTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, sseStreamPath, nil)
 	if err != nil {
 		return

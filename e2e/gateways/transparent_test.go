@@ -16,15 +16,23 @@ func TestTransparentProxyReportsNothing(t *testing.T) {
 	for _, era := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(era, func(t *testing.T) {
 			t.Parallel()
-			tg := target(t, targetserver.Config{RateLimit: mustRate(t, "8/1s")})
+			// Margins a starved machine keeps (beside two busy loops, a
+			// progress came 1.6 s late and a cancel took 0.7 s): a limit
+			// far below what even a starved client offers; calls of 3 s, so
+			// that their progress and our cancels reach the target long
+			// before it finishes; the cancel after the first progress, when
+			// the target knows the call (a 2025 cancel is a POST of its
+			// own: one sent at a fixed 100 ms reached the target before the
+			// call it named, which the target ignores, as if lost).
+			tg := target(t, targetserver.Config{RateLimit: mustRate(t, "4/1s")})
 			gw := serve(t, transparent(t, base(tg)))
 			o := run(t, scenario(gw, era, []string{base(tg)}, `
 load: {rate: 10/1s, duration: 2s}
 calls:
-  - {tool: slow_task, weight: 2, arguments: {steps: 6, step_ms: 40}, progress: true}
+  - {tool: slow_task, weight: 2, arguments: {steps: 6, step_ms: 500}, progress: true}
   - {tool: echo, arguments: {text: hi}}
 faults:
-  - {kind: cancel, probability: 0.3, after: 100ms}
+  - {kind: cancel, probability: 0.3, after_progress: 1}
 `))
 			wantOnly(t, o, nil)
 			g := o.Sum.Gateway
