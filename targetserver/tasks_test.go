@@ -171,7 +171,7 @@ func TestTasksServe(t *testing.T) {
 	}
 	t.Run("ttl", func(t *testing.T) {
 		cfg := base
-		cfg.TaskTTL = 200 * time.Millisecond
+		cfg.TaskTTL = time.Second // failed at 1 s, deleted at 2 s: time to see it failed on a busy machine
 		r := startHTTP(t, cfg)
 		id := createTask(t, r, 1, 60_000)["taskId"].(string)
 		res := pollUntil(t, r, id, "")
