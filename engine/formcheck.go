@@ -27,13 +27,7 @@ type formCache struct {
 // params; a form without a schema, or whose schema does not compile (not
 // ours to judge), fits anything.
 func (f *formCache) fits(params []byte, content map[string]any) bool {
-	var p struct {
-		Schema json.RawMessage `json:"requestedSchema"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.Schema) == 0 {
-		return true
-	}
-	s := f.compiled(string(p.Schema))
+	s := f.form(params)
 	if s == nil {
 		return true
 	}
@@ -42,6 +36,18 @@ func (f *formCache) fits(params []byte, content map[string]any) bool {
 	}
 	b, err := json.Marshal(content)
 	return err != nil || s.Validate(b) == nil
+}
+
+// form is the compiled requestedSchema of an elicitation's params; nil
+// when there is none or it does not compile.
+func (f *formCache) form(params []byte) *toolschema.Schema {
+	var p struct {
+		Schema json.RawMessage `json:"requestedSchema"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Schema) == 0 {
+		return nil
+	}
+	return f.compiled(string(p.Schema))
 }
 
 func (f *formCache) compiled(schema string) *toolschema.Schema {
@@ -73,13 +79,7 @@ func (f *formCache) compiled(schema string) *toolschema.Schema {
 // own values win. A form without a schema, or whose schema does not
 // compile, gets content as it is.
 func (f *formCache) generate(params []byte, content map[string]any) map[string]any {
-	var p struct {
-		Schema json.RawMessage `json:"requestedSchema"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.Schema) == 0 {
-		return content
-	}
-	s := f.compiled(string(p.Schema))
+	s := f.form(params)
 	if s == nil {
 		return content
 	}

@@ -227,6 +227,46 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 	case "limit":
 		r.Limit = l.str()
 		return 1 << 49
+	case "task":
+		r.Task = &Task{}
+		l.members(func(key []byte) uint64 { return l.taskMember(string(key), r.Task) })
+		return 1 << 50
+	}
+	return 0
+}
+
+func (l *lexer) taskMember(key string, t *Task) uint64 {
+	switch key {
+	case "id":
+		t.ID = l.str()
+		return 1 << 0
+	case "status":
+		t.Status = l.str()
+		return 1 << 1
+	case "created_us":
+		t.CreatedUs = l.int64()
+		return 1 << 2
+	case "end_us":
+		t.EndUs = l.int64()
+		return 1 << 3
+	case "interval_ms":
+		t.IntervalMs = l.int64()
+		return 1 << 4
+	case "polls":
+		t.Polls = l.int()
+		return 1 << 5
+	case "poll_throttled":
+		t.PollThrottled = l.int()
+		return 1 << 6
+	case "updates":
+		t.Updates = l.int()
+		return 1 << 7
+	case "cancel_us":
+		t.CancelUs = l.int64()
+		return 1 << 8
+	case "leftover":
+		t.Leftover = l.bool()
+		return 1 << 9
 	}
 	return 0
 }

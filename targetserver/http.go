@@ -69,7 +69,7 @@ func (s *Server) mcpHandler() http.Handler {
 	if s.cfg.ProgressAfterResponse {
 		h = s.watchHTTPCalls(h)
 	}
-	return refuseOversize(s.rateLimitHTTP(s.tagHTTP(h)))
+	return refuseOversize(s.rateLimitHTTP(s.tagHTTP(s.taskNameHTTP(h))))
 }
 
 // refuseOversize answers a POST whose Content-Length is over the SDK's body

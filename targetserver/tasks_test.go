@@ -108,11 +108,14 @@ func TestTasksServe(t *testing.T) {
 			t.Errorf("a task for a request that did not declare the extension: %v", res)
 		}
 		task := createTask(t, r, 1, 1)
-		if c := errCode(taskRPC(t, r, methodTasksGet, "x", map[string]any{"taskId": task["taskId"]}, false)); c != codeMissingCapability {
+		if c := errCode(taskRPC(t, r, methodTasksGet, task["taskId"].(string), map[string]any{"taskId": task["taskId"]}, false)); c != codeMissingCapability {
 			t.Errorf("tasks/get without the extension: code %v, want -32021", c)
 		}
-		if c := errCode(taskRPC(t, r, methodTasksGet, "x", map[string]any{"taskId": "nope"}, true)); c != -32602 {
+		if c := errCode(taskRPC(t, r, methodTasksGet, "nope", map[string]any{"taskId": "nope"}, true)); c != -32602 {
 			t.Errorf("tasks/get of an unknown task: code %v, want -32602", c)
+		}
+		if c := errCode(taskRPC(t, r, methodTasksGet, "other", map[string]any{"taskId": task["taskId"]}, true)); c != codeHeaderMismatch {
+			t.Errorf("tasks/get whose Mcp-Name is not the task id: code %v, want -32020", c)
 		}
 	})
 	t.Run("poll_limit", func(t *testing.T) {
@@ -134,7 +137,7 @@ func TestTasksServe(t *testing.T) {
 			cfg := base
 			cfg.TaskIgnoreCancel = ignore
 			r := startHTTP(t, cfg)
-			id := createTask(t, r, 5, 100)["taskId"].(string)
+			id := createTask(t, r, 10, 100)["taskId"].(string) // a second of work: the cancel comes within it
 			ack := result(t, taskRPC(t, r, methodTasksCancel, id, map[string]any{"taskId": id}, true))
 			if ack["resultType"] != "complete" || len(ack) > 2 {
 				t.Errorf("tasks/cancel ack = %v, want an empty result", ack)
@@ -169,7 +172,7 @@ func TestTasksServe(t *testing.T) {
 	}
 	t.Run("ttl", func(t *testing.T) {
 		cfg := base
-		cfg.TaskTTL = 200 * time.Millisecond
+		cfg.TaskTTL = time.Second // failed at 1 s, deleted at 2 s: time to see it failed on a busy machine
 		r := startHTTP(t, cfg)
 		id := createTask(t, r, 1, 60_000)["taskId"].(string)
 		res := pollUntil(t, r, id, "")

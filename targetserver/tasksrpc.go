@@ -1,10 +1,14 @@
 package targetserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
@@ -229,3 +233,47 @@ func (s *Server) tasksCancel(_ context.Context, _ *mcp.ServerSession, p *taskPar
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }
+
+// taskNameHTTP refuses a 2026 tasks/* POST whose Mcp-Name header is not
+// its params.taskId, as the extension requires of clients (the header
+// routes the request to the instance that holds the task): HTTP 400 with
+// -32020 (header mismatch), as the SDK answers a tools/call whose Mcp-Name
+// is not its tool.
+func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
+	if !s.cfg.Tasks {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		method := r.Header.Get("Mcp-Method")
+		if r.Method != http.MethodPost || !isModern(r) || !strings.HasPrefix(method, "tasks/") || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				TaskID *string `json:"taskId"`
+			} `json:"params"`
+		}
+		if err != nil || json.Unmarshal(head, &msg) != nil || msg.Params.TaskID == nil || *msg.Params.TaskID == r.Header.Get("Mcp-Name") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if len(msg.ID) == 0 {
+			msg.ID = json.RawMessage("null")
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": codeHeaderMismatch,
+			"message": fmt.Sprintf("header mismatch: Mcp-Name %q is not the task id %q", r.Header.Get("Mcp-Name"), *msg.Params.TaskID)}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(body)
+	})
+}
+
+// codeHeaderMismatch is HeaderMismatchError.
+const codeHeaderMismatch = -32020
