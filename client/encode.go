@@ -143,7 +143,7 @@ func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, to
 	o := metaOptions{modern: c.era.Modern(), progressTok: tok, marker: marker, tasks: tasks}
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"method":"tools/call","params":{"name":`...)
+	b = append(b, `,"method":"`+vocab.MethodToolsCall+`","params":{"name":`...)
 	switch m {
 	case MalformJSON:
 		// Cut the body off in the middle of the tool name.
@@ -205,7 +205,7 @@ func appendPadding(b []byte, n, extra int) []byte {
 
 // appendCancelled writes a notifications/cancelled for id.
 func appendCancelled(b []byte, id int64, reason string) []byte {
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+	b = append(b, `{"jsonrpc":"2.0","method":"`+vocab.MethodCancelled+`","params":{"requestId":`...)
 	b = strconv.AppendInt(b, id, 10)
 	if reason != "" {
 		b = append(b, `,"reason":`...)

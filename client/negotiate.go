@@ -116,7 +116,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	}
 	c.era = offered
 	c.server = res.ServerInfo
-	body := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	body := []byte(`{"jsonrpc":"2.0","method":"` + vocab.MethodInitialized + `"}`)
 	if err := c.tr.notify(ctx, vocab.MethodInitialized, body); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
