@@ -21,23 +21,7 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 	err := s.object(func(key []byte, esc bool) error {
 		switch {
 		case keyIs(key, esc, "resultType"):
-			if s.peek() != '"' {
-				r.Type = ResultUnknown
-				_, err := s.value()
-				return err
-			}
-			v, _, err := s.str()
-			switch string(v) {
-			case "complete":
-				r.Type = ResultComplete
-			case "input_required":
-				r.Type = ResultInputRequired
-			case "task":
-				r.Type = ResultTask
-			default:
-				r.Type = ResultUnknown
-			}
-			return err
+			return decodeResultType(s, r)
 		case keyIs(key, esc, "isError"):
 			v, err := s.value()
 			r.IsError = string(v) == "true"
@@ -75,15 +59,7 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 		case keyIs(key, esc, "content"):
 			return firstText(s, r)
 		case keyIs(key, esc, "_meta") && s.peek() == '{':
-			return s.object(func(key []byte, esc bool) error {
-				if keyIs(key, esc, MarkerMeta) && s.peek() == '"' {
-					v, _, err := s.str()
-					r.Marker = v
-					return err
-				}
-				_, err := s.value()
-				return err
-			})
+			return decodeResultMeta(s, r)
 		default:
 			_, err := s.value()
 			return err
@@ -94,6 +70,41 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 	}
 	r.StateOnly = r.Type == ResultInputRequired && r.RequestState != nil && r.InputRequests == nil
 	return s.end()
+}
+
+// decodeResultType reads a result's resultType: any value but the three
+// known strings is ResultUnknown.
+func decodeResultType(s *scanner, r *Result) error {
+	if s.peek() != '"' {
+		r.Type = ResultUnknown
+		_, err := s.value()
+		return err
+	}
+	v, _, err := s.str()
+	switch string(v) {
+	case "complete":
+		r.Type = ResultComplete
+	case "input_required":
+		r.Type = ResultInputRequired
+	case "task":
+		r.Type = ResultTask
+	default:
+		r.Type = ResultUnknown
+	}
+	return err
+}
+
+// decodeResultMeta reads a result's _meta object for the call's marker.
+func decodeResultMeta(s *scanner, r *Result) error {
+	return s.object(func(key []byte, esc bool) error {
+		if keyIs(key, esc, MarkerMeta) && s.peek() == '"' {
+			v, _, err := s.str()
+			r.Marker = v
+			return err
+		}
+		_, err := s.value()
+		return err
+	})
 }
 
 // emptyObject reports whether a JSON value is {} (whitespace aside).

@@ -27,32 +27,7 @@ func (s *Search) capacityPhase(ctx context.Context) error {
 	r = max(r, 1)
 	lo, hi := 0.0, 0.0
 	var hiThrottled bool
-	try := func(rate float64, d time.Duration) (pass, throttled bool, err error) {
-		for again := 0; ; again++ {
-			_, recs, err := s.phase(ctx, "capacity", func(fire firer) {
-				s.c.Pace(ctx, rate, d, func(at time.Time) { fire(at, -1) })
-			})
-			s.f.searched = max(s.f.searched, rate)
-			kept, kd := onTime(recs, rate)
-			// Half the step late: run it again (twice at most, budget
-			// allowing), then judge what there is.
-			if kd < d/2 && again < 2 && s.left() >= d+3*s.o.Step && err == nil && ctx.Err() == nil {
-				s.f.capacityRerun++
-				continue
-			}
-			if kd < d/2 {
-				kept, kd = recs, d
-			}
-			s.f.capacityLeftOut += d - kd
-			th := 0
-			for _, r := range kept {
-				if r.Outcome == results.Throttled {
-					th++
-				}
-			}
-			return s.checksHold(kept, kd), th*100 > len(kept), err
-		}
-	}
+	try := func(rate float64, d time.Duration) (bool, bool, error) { return s.capacityStep(ctx, rate, d) }
 	for hi == 0 && r <= s.o.MaxRate {
 		if s.left() < 3*s.o.Step {
 			s.f.capacityNote = "the budget ended the doubling"
@@ -104,6 +79,35 @@ func (s *Search) capacityPhase(ctx context.Context) error {
 		s.f.capacityNote = fmt.Sprintf("the checks held up to %s/s, the most offered", num(round(lo, 1)))
 	}
 	return nil
+}
+
+// capacityStep offers rate for d and says whether the checks held and
+// whether over 1 % of the calls were throttled. A step more than half
+// left out (our client sent late) runs again, twice at most while the
+// budget allows; then what there is is judged.
+func (s *Search) capacityStep(ctx context.Context, rate float64, d time.Duration) (pass, throttled bool, err error) {
+	for again := 0; ; again++ {
+		_, recs, err := s.phase(ctx, "capacity", func(fire firer) {
+			s.c.Pace(ctx, rate, d, func(at time.Time) { fire(at, -1) })
+		})
+		s.f.searched = max(s.f.searched, rate)
+		kept, kd := onTime(recs, rate)
+		if kd < d/2 && again < 2 && s.left() >= d+3*s.o.Step && err == nil && ctx.Err() == nil {
+			s.f.capacityRerun++
+			continue
+		}
+		if kd < d/2 {
+			kept, kd = recs, d
+		}
+		s.f.capacityLeftOut += d - kd
+		th := 0
+		for _, r := range kept {
+			if r.Outcome == results.Throttled {
+				th++
+			}
+		}
+		return s.checksHold(kept, kd), th*100 > len(kept), err
+	}
 }
 
 // capacityLate notes what the steps left out because our client sent
