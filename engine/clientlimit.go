@@ -41,13 +41,20 @@ const pacerLateBound = time.Second
 type pacerLag struct {
 	ticks, late atomic.Int64
 	maxNs       atomic.Int64
+	// prevAt is the previous tick's offset in the schedule; lateSpanNs
+	// sums the intervals that ended in a late tick. One pacer goroutine
+	// calls tick.
+	prevAt, lateSpanNs atomic.Int64
 }
 
-// tick records one tick handed out lag after its intended time.
-func (p *pacerLag) tick(lag time.Duration) {
+// tick records one tick, at offset at in the schedule, handed out lag
+// after its intended time.
+func (p *pacerLag) tick(at, lag time.Duration) {
 	p.ticks.Add(1)
+	interval := int64(at) - p.prevAt.Swap(int64(at))
 	if lag > pacerLateBound {
 		p.late.Add(1)
+		p.lateSpanNs.Add(max(interval, 0))
 	}
 	for {
 		old := p.maxNs.Load()
@@ -59,5 +66,6 @@ func (p *pacerLag) tick(lag time.Duration) {
 
 func (p *pacerLag) result() report.PacerLag {
 	return report.PacerLag{Ticks: int(p.ticks.Load()), Late: int(p.late.Load()),
-		MaxLagMs: float64(p.maxNs.Load()) / 1e6, BoundMs: float64(pacerLateBound / time.Millisecond)}
+		MaxLagMs: float64(p.maxNs.Load()) / 1e6, BoundMs: float64(pacerLateBound / time.Millisecond),
+		LateSpanMs: float64(p.lateSpanNs.Load()) / 1e6}
 }

@@ -69,11 +69,12 @@ func TestClassifyClientLimit(t *testing.T) {
 
 func TestPacerLag(t *testing.T) {
 	var p pacerLag
-	for _, lag := range []time.Duration{0, time.Millisecond, pacerLateBound, pacerLateBound + 1, 2 * time.Second} {
-		p.tick(lag)
+	// Ticks every 100 ms; the last two are late: 200 ms of the schedule.
+	for i, lag := range []time.Duration{0, time.Millisecond, pacerLateBound, pacerLateBound + 1, 2 * time.Second} {
+		p.tick(time.Duration(i)*100*time.Millisecond, lag)
 	}
 	got := p.result()
-	if got.Ticks != 5 || got.Late != 2 || got.MaxLagMs != 2000 || got.BoundMs != 1000 {
-		t.Errorf("pacer lag %+v, want 5 ticks, 2 late, max 2000 ms, bound 1000 ms", got)
+	if got.Ticks != 5 || got.Late != 2 || got.MaxLagMs != 2000 || got.BoundMs != 1000 || got.LateSpanMs != 200 {
+		t.Errorf("pacer lag %+v, want 5 ticks, 2 late, max 2000 ms, bound 1000 ms, late span 200 ms", got)
 	}
 }

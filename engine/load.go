@@ -32,7 +32,7 @@ func (r *runner) openLoad(ctx context.Context) {
 			return
 		}
 		scheduled := r.began.Add(at)
-		r.behind.tick(time.Since(scheduled))
+		r.behind.tick(at, time.Since(scheduled))
 		r.dispatch(ctx, tick{seq: n, scheduled: scheduled})
 	})
 	close(r.ticks)

@@ -24,8 +24,10 @@ func TestClientLimits(t *testing.T) {
 			wantHit: true, wantText: []string{"2 calls not made: fds", "ulimit -n", "too many open files", "FAIL (the client ran out of file descriptors"}},
 		{name: "out of ports", records: []*results.Record{call(0, results.ClientLimit, ports)},
 			wantHit: true, wantText: []string{"ip_local_port_range", "local ports"}},
-		{name: "pacer late over 1%", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 1000, Late: 11, MaxLagMs: 2500, BoundMs: 500},
+		{name: "pacer late over 1%", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 1000, Late: 11, MaxLagMs: 2500, BoundMs: 500, LateSpanMs: 5500},
 			wantHit: true, wantCPU: true, wantText: []string{"pacer late 11 ticks", "out of CPU", "ran out of CPU"}},
+		{name: "pacer late over 1%, caught up within 5 s", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer: PacerLag{Ticks: 40, Late: 12, MaxLagMs: 1500, BoundMs: 1000, LateSpanMs: 600}},
 		{name: "pacer late, too few ticks", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 100, Late: 9, BoundMs: 500}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,9 +67,9 @@ func TestClientLimits(t *testing.T) {
 }
 
 func TestMergeInputsPacer(t *testing.T) {
-	got := MergeInputs([]RunInputs{{Pacer: PacerLag{Ticks: 100, Late: 1, MaxLagMs: 600, BoundMs: 500}},
-		{Pacer: PacerLag{Ticks: 50, Late: 20, MaxLagMs: 3000, BoundMs: 500}}}).Pacer
-	if want := (PacerLag{Ticks: 150, Late: 21, MaxLagMs: 3000, BoundMs: 500}); got != want {
+	got := MergeInputs([]RunInputs{{Pacer: PacerLag{Ticks: 100, Late: 1, MaxLagMs: 600, BoundMs: 500, LateSpanMs: 10}},
+		{Pacer: PacerLag{Ticks: 50, Late: 20, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400}}}).Pacer
+	if want := (PacerLag{Ticks: 150, Late: 21, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400}); got != want {
 		t.Errorf("merged pacer %+v, want %+v", got, want)
 	}
 }

@@ -131,6 +131,7 @@ func MergeInputs(list []RunInputs) RunInputs {
 		out.RetriesNotMade += in.RetriesNotMade
 		out.Pacer.Ticks += in.Pacer.Ticks
 		out.Pacer.Late += in.Pacer.Late
+		out.Pacer.LateSpanMs = max(out.Pacer.LateSpanMs, in.Pacer.LateSpanMs) // shards run side by side
 		out.Pacer.MaxLagMs = max(out.Pacer.MaxLagMs, in.Pacer.MaxLagMs)
 		out.Pacer.BoundMs = max(out.Pacer.BoundMs, in.Pacer.BoundMs)
 		mergeGateway(&out.Gateway, in.Gateway)
