@@ -72,34 +72,34 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 	accepted(r.Context()) // an HTTP+SSE client's POST gets its 202 now
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	up, err := p.upstreamRequest(ctx, r, body)
+	resp, settled, err := p.forwardCall(ctx, w, r, body, &pl, oc, start, cancel)
+	if settled {
+		return
+	}
 	if err == nil {
-		var resp *http.Response
-		if resp, err = p.client.Do(up); err == nil {
-			defer resp.Body.Close()
-			if !pl.rewrites() || resp.StatusCode != http.StatusOK {
-				// An answer copied to its end was delivered, whatever
-				// ended the request after it (the proxy's stop, say); a
-				// copy cut short was ended by the client or the stop.
-				err = copyResponse(w, resp)
-				switch {
-				case err == nil:
-					p.rec.end(oc, reactAnswered, "", time.Now())
-				case r.Context().Err() != nil:
-					reaction, how, at := gone()
-					p.rec.end(oc, reaction, how, at)
-				case tooLarge(err):
-					_ = answerTooLarge(w, m.ID) // the client may be gone: no matter
-					p.rec.fail(oc, errAnswerTooLarge, time.Now())
-				default:
-					p.rec.fail(oc, err, time.Now())
-				}
-				return
+		defer resp.Body.Close()
+		if !pl.rewrites() || resp.StatusCode != http.StatusOK {
+			// An answer copied to its end was delivered, whatever
+			// ended the request after it (the proxy's stop, say); a
+			// copy cut short was ended by the client or the stop.
+			err = copyResponse(w, resp)
+			switch {
+			case err == nil:
+				p.rec.end(oc, reactAnswered, "", time.Now())
+			case r.Context().Err() != nil:
+				reaction, how, at := gone()
+				p.rec.end(oc, reaction, how, at)
+			case tooLarge(err):
+				_ = answerTooLarge(w, m.ID) // the client may be gone: no matter
+				p.rec.fail(oc, errAnswerTooLarge, time.Now())
+			default:
+				p.rec.fail(oc, err, time.Now())
 			}
-			reaction, how, at := p.rewrite(ctx, w, resp, m, cp, &pl, oc, start, gone)
-			p.rec.end(oc, reaction, how, at)
 			return
 		}
+		reaction, how, at := p.rewrite(ctx, w, resp, m, cp, &pl, oc, start, gone)
+		p.rec.end(oc, reaction, how, at)
+		return
 	}
 	if r.Context().Err() != nil {
 		reaction, how, at := gone()

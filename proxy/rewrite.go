@@ -138,15 +138,7 @@ func (p *Proxy) rewrite(ctx context.Context, w http.ResponseWriter, resp *http.R
 		return out.event(b)
 	}
 	var stallAt, regressAt, cutAt <-chan time.Time
-	// disconnectNow records the cut before making it, so the client's
-	// next call finds this one settled.
-	disconnectNow := func() (string, string, time.Time) {
-		p.rec.end(oc, reactDisconnected, "", time.Now())
-		if err := cut(w, pl.disconnectRST); err != nil {
-			p.rec.fail(oc, err, time.Now())
-		}
-		return reactDisconnected, "", time.Now()
-	}
+	disconnectNow := func() (string, string, time.Time) { return p.cutNow(w, oc, pl.disconnectRST) }
 	if pl.disconnect && pl.disconnectAfter <= 0 {
 		return disconnectNow()
 	}
