@@ -27,8 +27,7 @@ const maxFuncLines = 80
 // list only shrinks.
 var longFuncs = map[string]int{
 	// issue 27: to split (proxy/ is being reworked onto the client's codec).
-	"proxy.Proxy.rewrite":     187,
-	"proxy.sseFront.dispatch": 113,
+	"proxy.Proxy.rewrite": 187,
 }
 
 // generated marks a file written by a tool (go generate's convention).
