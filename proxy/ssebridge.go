@@ -49,17 +49,56 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 	_ = json.Unmarshal(trimmed, &m) // a batch leaves m empty: passed on as it is
 	isRequest := m.Method != "" && len(m.ID) > 0
 	if isRequest && m.Method == vocab.MethodDiscover {
-		// The transport has no 2026-07-28 binding: answered as a
-		// 2024-11-05 server would, so the client falls back to initialize;
-		// queued without waiting, or refused when the stream is behind.
-		if !s.offer(rpcError(m.ID, -32601, "Method not found: server/discover (mcpchaos proxy: the HTTP+SSE transport is 2024-11-05)")) {
-			writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: session %q: %d messages wait for the stream already", clip(s.id), maxQueuedEvents))
-			return
-		}
-		w.WriteHeader(http.StatusAccepted)
+		s.refuseDiscover(w, &m)
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
+	finish, ok := s.enter(w, &m, isRequest, cancel)
+	if !ok {
+		return
+	}
+	decided := make(chan struct{})
+	var once sync.Once
+	ctx = context.WithValue(ctx, acceptKey{}, func() { once.Do(func() { close(decided) }) })
+	req, err := s.innerRequest(ctx, r, body, m.Method)
+	if err != nil {
+		finish()
+		writeRPCError(w, http.StatusInternalServerError, m.ID, -32603, err.Error())
+		return
+	}
+	pr, pw := io.Pipe()
+	iw := &innerWriter{h: http.Header{}, wrote: make(chan struct{}), pw: pw, s: s}
+	go func() {
+		f.p.ServeHTTP(iw, req)
+		iw.WriteHeader(http.StatusOK) // nothing written: an empty answer
+		pw.Close()
+	}()
+	if isRequest && m.Method == vocab.MethodToolsCall && answeredOnPost(w, r, iw, pr, decided) {
+		finish()
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+	go s.relay(ctx, iw, pr, &m, finish)
+}
+
+// refuseDiscover answers server/discover on the session's stream: the
+// transport has no 2026-07-28 binding, so it is answered as a 2024-11-05
+// server would, and the client falls back to initialize; queued without
+// waiting, or refused on the POST when the stream is behind.
+func (s *sseSession) refuseDiscover(w http.ResponseWriter, m *message) {
+	if !s.offer(rpcError(m.ID, -32601, "Method not found: server/discover (mcpchaos proxy: the HTTP+SSE transport is 2024-11-05)")) {
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: session %q: %d messages wait for the stream already", clip(s.id), maxQueuedEvents))
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// enter counts message m in flight on s (a request also under its id, so
+// that a cancel can end it) and returns what undoes that and cancels the
+// message's context. When the session has ended, or as many messages of
+// m's kind as it takes are in flight, it cancels, answers the POST with
+// the error instead and says so.
+func (s *sseSession) enter(w http.ResponseWriter, m *message, isRequest bool, cancel context.CancelFunc) (finish func(), ok bool) {
 	key, c := compactJSON(m.ID), &sseCall{cancel: cancel}
 	s.mu.Lock()
 	// Requests and notifications in flight are bounded apart, so a
@@ -81,7 +120,7 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 	case ended:
 		cancel()
 		writeRPCError(w, http.StatusNotFound, nil, -32600, fmt.Sprintf("mcpchaos proxy: session %q has ended", clip(s.id)))
-		return
+		return nil, false
 	case full:
 		cancel()
 		what := "notifications"
@@ -89,9 +128,9 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 			what = "requests"
 		}
 		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: %d %s of this session in flight already", maxSessionCalls, what))
-		return
+		return nil, false
 	}
-	finish := func() {
+	return func() {
 		defer s.running.Done()
 		cancel()
 		s.mu.Lock()
@@ -100,57 +139,48 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 			delete(s.calls, key)
 		}
 		s.mu.Unlock()
-	}
-	decided := make(chan struct{})
-	var once sync.Once
-	ctx = context.WithValue(ctx, acceptKey{}, func() { once.Do(func() { close(decided) }) })
-	req, err := s.innerRequest(ctx, r, body, m.Method)
-	if err != nil {
-		finish()
-		writeRPCError(w, http.StatusInternalServerError, m.ID, -32603, err.Error())
-		return
-	}
-	pr, pw := io.Pipe()
-	iw := &innerWriter{h: http.Header{}, wrote: make(chan struct{}), pw: pw, s: s}
-	go func() {
-		f.p.ServeHTTP(iw, req)
-		iw.WriteHeader(http.StatusOK) // nothing written: an empty answer
-		pw.Close()
-	}()
-	if isRequest && m.Method == vocab.MethodToolsCall {
+	}, true
+}
+
+// answeredOnPost waits until the proxy's handler decides a tools/call
+// (it forwards it, or answers) or the client's POST ends. A call answered
+// without forwarding with a status other than 2xx (throttle) gets that
+// answer on the POST itself, read from pr (bounded), and it says so.
+func answeredOnPost(w http.ResponseWriter, r *http.Request, iw *innerWriter, pr *io.PipeReader, decided <-chan struct{}) bool {
+	select {
+	case <-decided:
+	case <-iw.wrote:
 		select {
 		case <-decided:
-		case <-iw.wrote:
-			select {
-			case <-decided:
-			default:
-				if iw.status/100 != 2 { // answered without forwarding: throttle
-					copyHeaders(w.Header(), iw.h)
-					w.WriteHeader(iw.status)
-					_, _ = io.Copy(w, io.LimitReader(pr, MaxBody))
-					pr.Close()
-					finish()
-					return
-				}
+		default:
+			if iw.status/100 != 2 { // answered without forwarding: throttle
+				copyHeaders(w.Header(), iw.h)
+				w.WriteHeader(iw.status)
+				_, _ = io.Copy(w, io.LimitReader(pr, MaxBody))
+				pr.Close()
+				return true
 			}
-		case <-r.Context().Done():
+		}
+	case <-r.Context().Done():
+	}
+	return false
+}
+
+// relay puts every message of the handler's answer to m on the session's
+// stream, then runs finish. A cancel notification, recorded and forwarded
+// by then, also closes the cancelled call's upstream request, as when a
+// Streamable client closes its stream.
+func (s *sseSession) relay(ctx context.Context, iw *innerWriter, pr *io.PipeReader, m *message, finish func()) {
+	defer finish()
+	s.pump(ctx, iw, pr, m)
+	if m.Method == vocab.MethodCancelled && len(m.ID) == 0 {
+		var cp struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &cp) == nil {
+			s.cancelCall(compactJSON(cp.RequestID))
 		}
 	}
-	w.WriteHeader(http.StatusAccepted)
-	go func() {
-		defer finish()
-		s.pump(ctx, iw, pr, &m)
-		if m.Method == vocab.MethodCancelled && len(m.ID) == 0 {
-			// Recorded and forwarded by now: the call's upstream request
-			// closes too, as when a Streamable client closes its stream.
-			var cp struct {
-				RequestID json.RawMessage `json:"requestId"`
-			}
-			if json.Unmarshal(m.Params, &cp) == nil {
-				s.cancelCall(compactJSON(cp.RequestID))
-			}
-		}
-	}()
 }
 
 // innerRequest is the Streamable HTTP request the proxy's handler gets

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // judgeByTruth settles a cancellation verdict that no probe could observe
@@ -39,12 +41,12 @@ func judgeByTruth(s *Summary, v Verdict, stopped string, facts []string) Verdict
 	case c.RanOn > 0:
 		v.Status = StatusViolation
 		v.Evidence = fmt.Sprintf("%s: %s (%s)%s", stopped, records, examples("stops.cancelled.ran_on"), tail)
-	case d.RanOn > 0 && legacyEra(s.Era):
+	case d.RanOn > 0 && vocab.IsLegacy(s.Era):
 		v.Status = StatusLegacy
 		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s (%s)%s", stopped, s.Era, records, examples("stops.disconnected.ran_on"), tail)
 	case d.RanOn > 0:
 		v.Status = StatusViolation
-		v.Evidence = fmt.Sprintf("%s: %s (%s) (from %s a disconnect is a cancel)%s", stopped, records, examples("stops.disconnected.ran_on"), modernEra, tail)
+		v.Evidence = fmt.Sprintf("%s: %s (%s) (from %s a disconnect is a cancel)%s", stopped, records, examples("stops.disconnected.ran_on"), vocab.FirstModern, tail)
 	case c.Unknown+d.Unknown > 0:
 		v.Evidence += "; " + records + " (" + examples("stops.cancelled.unknown", "stops.disconnected.unknown") + ")"
 	default:

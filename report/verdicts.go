@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // Verdict statuses.
@@ -35,8 +33,6 @@ const (
 )
 
 const (
-	// modernEra is the first revision in which a disconnect is a cancel.
-	modernEra = vocab.FirstModern
 	// leftoverCPUSeconds is the CPU after quiet that counts as leftover
 	// work (below it: noise of an idle process).
 	leftoverCPUSeconds = 0.05
@@ -94,12 +90,6 @@ type evidence struct {
 	disconnects             int // calls that ended disconnected or had a disconnect fault
 }
 
-// legacyEra reports whether era is a revision before 2026-07-28, in which
-// a plain disconnect is not a cancel.
-func legacyEra(era string) bool {
-	return vocab.IsLegacy(era)
-}
-
 // verdicts scores every area.
 func verdicts(s *Summary, ev evidence) []Verdict {
 	return []Verdict{
@@ -109,119 +99,6 @@ func verdicts(s *Summary, ev evidence) []Verdict {
 		timeoutsVerdict(s),
 		protocolVerdict(s),
 	}
-}
-
-// cancellationVerdict: work that runs on after a cancel is a violation;
-// after a plain disconnect it is one only from 2026-07-28 on.
-func cancellationVerdict(s *Summary, ev evidence) Verdict {
-	v := Verdict{Area: AreaCancellation}
-	c := s.Cancellation
-	exercised := c.Cancels > 0 || ev.disconnects > 0
-	// Leaked call-seconds count work that ended before the probes' final
-	// reading, too; a server may take up to the grace to stop each call,
-	// and sampling adds a little noise, so only more than that is leaked.
-	allowance := float64(c.Cancels+ev.disconnects)*s.Progress.GraceMs/1000 + leakedNoise
-	leaked := c.LeakedCallSeconds > allowance
-	cpuLimit := cpuThreshold(c)
-	logOrphans := c.Log != nil && c.Log.Orphaned > 0
-	w := c.Windows
-	// An answer to a call we stopped, arriving after the late window, is
-	// evidence against that call however late it comes: the server was
-	// still working on it long after our cancel.
-	staleAnswers := s.Protocol.Connection.StaleAnswers
-	procFact := c.ServerProcesses.leftoverFact() // processes left running after the server exited
-	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > cpuLimit || leaked || w.Above > 0 || staleAnswers > 0 || logOrphans ||
-		procFact != ""
-	stopped := fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect"))
-	var facts []string
-	if procFact != "" {
-		facts = append(facts, procFact)
-	}
-	if c.Orphaned > 0 {
-		f := fmtNum(c.Orphaned) + " calls still running"
-		if c.Orphaned == 1 {
-			f = "1 call still running"
-		}
-		if c.QuietWindowMs > 0 {
-			f += " " + fmtMs(c.QuietWindowMs) + " after the load ended"
-		}
-		if p := probesAbove(withoutLog(c.ByProbe, c.Log)); p != "" {
-			f += " (" + p + ")"
-		}
-		facts = append(facts, f)
-	}
-	if c.LeftoverCalls > 0 {
-		facts = append(facts, leftoverCallsFact(c))
-	}
-	if f := logFact(c.Log); f != "" {
-		facts = append(facts, f)
-	}
-	if staleAnswers > 0 {
-		facts = append(facts, fmt.Sprintf("%s arrived after the late window for calls we had stopped: the server worked on them long after the cancel",
-			plural(int(staleAnswers), "answer")))
-	}
-	if c.LeftoverCPUS > cpuLimit {
-		f := "leftover CPU " + fmtMs(c.LeftoverCPUS*1000) + " after the load (threshold " + fmtMs(cpuLimit*1000) + ")"
-		if p := c.ProcessCPU; p != nil {
-			f += " " + processName(*p)
-		}
-		facts = append(facts, f)
-	}
-	if w.Above > 0 {
-		facts = append(facts, windowsFact(w))
-	}
-	if leaked {
-		facts = append(facts, fmt.Sprintf("%s call-seconds of server work nobody waited for (more than the %s a grace per cancel allows)",
-			fmtNum(c.LeakedCallSeconds), fmtNum(allowance)))
-	} else if c.LeakedCallSeconds > 0 {
-		facts = append(facts, fmtNum(c.LeakedCallSeconds)+" call-seconds leaked (within the grace)")
-	}
-	if c.DrainMs > 0 && c.Drained {
-		facts = append(facts, "probes back to baseline after "+fmtMs(c.DrainMs))
-	} else if c.DrainMs > 0 {
-		facts = append(facts, "probes still above baseline after "+fmtMs(c.DrainMs))
-	}
-	if c.LateResponses > 0 {
-		facts = append(facts, plural(c.LateResponses, "late response"))
-	}
-	if c.LateProgress > 0 {
-		facts = append(facts, plural(c.LateProgress, "late progress notification"))
-	}
-	facts = append(facts, wireNotes(c)...)
-	switch {
-	case !exercised && !leftover:
-		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"
-	case !leftover && unobservable(c) != "":
-		v.Status = StatusNotObservable
-		v.Evidence = stopped + "; cannot tell whether work went on after a cancel: " + unobservable(c) + "; to observe it, add " + remedy
-		if len(facts) > 0 {
-			v.Evidence += "; " + strings.Join(facts, "; ")
-		}
-		v = judgeByTruth(s, v, stopped, facts)
-	case !leftover:
-		v.Status = StatusPass
-		v.Evidence = stopped + "; no work seen after a cancel"
-		if w.Count > 0 {
-			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s)", plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), windowsSource(w))
-		}
-		if len(facts) > 0 {
-			v.Evidence += "; " + strings.Join(facts, "; ")
-		}
-	case legacyEra(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0 &&
-		c.Orphaned <= float64(ev.disconnects):
-		v.Status = StatusLegacy
-		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s", stopped, s.Era, strings.Join(facts, "; "))
-	default:
-		v.Status = StatusViolation
-		v.Evidence = stopped + ": " + strings.Join(facts, "; ")
-		if !legacyEra(s.Era) && s.Calls.Disconnected > 0 {
-			v.Evidence += " (from " + modernEra + " a disconnect is a cancel)"
-		}
-	}
-	if len(c.ProbeErrors) > 0 {
-		v.Evidence += "; probe errors: " + strings.Join(c.ProbeErrors, "; ")
-	}
-	return v
 }
 
 // logFact says what a log probe saw: the calls that logged their end

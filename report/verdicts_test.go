@@ -219,15 +219,3 @@ func testVerdicts(t *testing.T, area string, tests []verdictCase) {
 		})
 	}
 }
-
-func TestLegacyEra(t *testing.T) {
-	tests := []struct {
-		era  string
-		want bool
-	}{{"2026-07-28", false}, {"2025-11-25", true}, {"2025-06-18", true}, {"2024-11-05", true}, {"", false}, {"2027-01-01", false}, {"legacy", false}}
-	for _, tt := range tests {
-		if got := legacyEra(tt.era); got != tt.want {
-			t.Errorf("legacyEra(%q) = %v, want %v", tt.era, got, tt.want)
-		}
-	}
-}

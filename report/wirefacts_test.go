@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // TestWireFacts: the wire's evidence and non-evidence are said in the
@@ -22,7 +24,7 @@ func TestWireFacts(t *testing.T) {
 			[]string{"late but queued 5", "answers to the cancel 4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Summary{Era: modernEra, Cancellation: tc.c}
+			s := &Summary{Era: vocab.FirstModern, Cancellation: tc.c}
 			s.Progress.GraceMs = 100
 			v := cancellationVerdict(s, evidence{})
 			if v.Status != tc.status {
