@@ -204,7 +204,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		h.startListening() // a 2025 session's standalone GET stream (httpget.go)
 	}
 	if p := cfg.ParamHeaders; p != nil && c.era.Modern() && c.tr.name() == "http" {
-		lctx, cancel := withBound(ctx, cfg.ProbeTimeout)
+		lctx, cancel := WithBound(ctx, cfg.ProbeTimeout)
 		p.learn(lctx, c)
 		cancel()
 	}

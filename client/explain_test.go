@@ -144,20 +144,26 @@ func TestGivenTime(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		parent time.Duration // 0: none
+		bound  bool          // the parent is made by WithBound (a command's overall bound)
 		want   time.Duration
 	}{
-		{"the configured bound", 0, 300 * time.Millisecond},
-		{"a parent's earlier deadline", 100 * time.Millisecond, 98 * time.Millisecond},
+		{"the configured bound", 0, false, 300 * time.Millisecond},
+		{"a parent's earlier deadline", 100 * time.Millisecond, false, 98 * time.Millisecond},
+		{"a parent bound's earlier deadline", 100 * time.Millisecond, true, 100 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				parent := context.Background()
 				if tc.parent > 0 {
+					timeout := context.WithTimeout
+					if tc.bound {
+						timeout = WithBound
+					}
 					var cancel context.CancelFunc
-					parent, cancel = context.WithTimeout(parent, tc.parent)
+					parent, cancel = timeout(parent, tc.parent)
 					defer cancel()
 				}
-				ctx, cancel := withBound(parent, 300*time.Millisecond)
+				ctx, cancel := WithBound(parent, 300*time.Millisecond)
 				defer cancel()
 				time.Sleep(2 * time.Millisecond) // the request starts late (a fake clock)
 				start := time.Now()
