@@ -138,6 +138,7 @@ type Client struct {
 	// (input.go); its limit is MaxInputAnswering.
 	inputAnswering ServerAnswers
 	closeOnce      sync.Once
+	fenced         fenceMark // the latest answered fence (fence.go)
 }
 
 // transport is what the HTTP and stdio transports do for a Client.
