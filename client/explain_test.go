@@ -76,8 +76,10 @@ func TestDialExplainsSilence(t *testing.T) {
 		want      []string
 		is        error
 	}{
-		{"stdio", Config{Stdio: silentStdio},
-			false, []string{"initialize: no answer: timed out after 300ms (server/discover got no answer either)", "    waiting for a license server"}, context.DeadlineExceeded},
+		// 3 s a step (ProbeTimeout below): the message quotes the server's
+		// stderr, and a starved machine may not run sh's echo within 600 ms.
+		{"stdio", Config{Stdio: silentStdio, ProbeTimeout: 3 * time.Second},
+			false, []string{"initialize: no answer: timed out after 3s (server/discover got no answer either)", "    waiting for a license server"}, context.DeadlineExceeded},
 		{"stdio interrupted", Config{Stdio: silentStdio},
 			true, []string{"server/discover: no answer: interrupted after"}, context.Canceled},
 		{"http", Config{HTTP: &HTTPConfig{URL: silentHTTP.URL + "/mcp"}},
@@ -92,7 +94,9 @@ func TestDialExplainsSilence(t *testing.T) {
 			ctx, cancel := context.WithCancel(ctxT(t))
 			defer cancel()
 			cfg := tc.cfg
-			cfg.ProbeTimeout = probe
+			if cfg.ProbeTimeout == 0 {
+				cfg.ProbeTimeout = probe
+			}
 			if tc.interrupt {
 				cfg.ProbeTimeout = testutil.WaitLong
 				time.AfterFunc(probe, cancel) // Ctrl-C during connect
