@@ -138,6 +138,7 @@ type Client struct {
 	// (input.go); its limit is MaxInputAnswering.
 	inputAnswering ServerAnswers
 	closeOnce      sync.Once
+	fenced         fenceMark // the latest answered fence (fence.go)
 }
 
 // transport is what the HTTP and stdio transports do for a Client.
@@ -204,7 +205,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		h.startListening() // a 2025 session's standalone GET stream (httpget.go)
 	}
 	if p := cfg.ParamHeaders; p != nil && c.era.Modern() && c.tr.name() == "http" {
-		lctx, cancel := withBound(ctx, cfg.ProbeTimeout)
+		lctx, cancel := WithBound(ctx, cfg.ProbeTimeout)
 		p.learn(lctx, c)
 		cancel()
 	}

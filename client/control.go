@@ -41,7 +41,7 @@ func (e *noAnswerError) Error() string {
 
 func (e *noAnswerError) Unwrap() error { return e.cause }
 
-// boundKey is the context key of a bound that withBound set.
+// boundKey is the context key of a bound that WithBound set.
 type boundKey struct{}
 
 // bound is a timeout as it was configured, and the deadline it made.
@@ -50,11 +50,12 @@ type bound struct {
 	deadline time.Time
 }
 
-// withBound is context.WithTimeout(ctx, d) for a control request, which
-// remembers d: when the request times out on it, its error names d, the
+// WithBound is context.WithTimeout(ctx, d) for control requests, which
+// remembers d: when a request times out on it, its error names d, the
 // bound as configured, not the slightly shorter time left when the
-// request started.
-func withBound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+// request started. A command's overall bound (init's --timeout) uses it
+// so that a request ended by it says so.
+func WithBound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	parent, hasParent := ctx.Deadline()
 	ctx, cancel := context.WithTimeout(ctx, d)
 	deadline, _ := ctx.Deadline()
@@ -65,7 +66,7 @@ func withBound(ctx context.Context, d time.Duration) (context.Context, context.C
 }
 
 // givenTime is how long a control request that started at start was
-// given when its context's deadline ended it: the bound withBound set,
+// given when its context's deadline ended it: the bound WithBound set,
 // else the time from start to the deadline.
 func givenTime(ctx context.Context, start, deadline time.Time) time.Duration {
 	if b, ok := ctx.Value(boundKey{}).(bound); ok && b.deadline.Equal(deadline) {

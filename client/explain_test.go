@@ -76,8 +76,10 @@ func TestDialExplainsSilence(t *testing.T) {
 		want      []string
 		is        error
 	}{
-		{"stdio", Config{Stdio: silentStdio},
-			false, []string{"initialize: no answer: timed out after 300ms (server/discover got no answer either)", "    waiting for a license server"}, context.DeadlineExceeded},
+		// 3 s a step (ProbeTimeout below): the message quotes the server's
+		// stderr, and a starved machine may not run sh's echo within 600 ms.
+		{"stdio", Config{Stdio: silentStdio, ProbeTimeout: 3 * time.Second},
+			false, []string{"initialize: no answer: timed out after 3s (server/discover got no answer either)", "    waiting for a license server"}, context.DeadlineExceeded},
 		{"stdio interrupted", Config{Stdio: silentStdio},
 			true, []string{"server/discover: no answer: interrupted after"}, context.Canceled},
 		{"http", Config{HTTP: &HTTPConfig{URL: silentHTTP.URL + "/mcp"}},
@@ -92,7 +94,9 @@ func TestDialExplainsSilence(t *testing.T) {
 			ctx, cancel := context.WithCancel(ctxT(t))
 			defer cancel()
 			cfg := tc.cfg
-			cfg.ProbeTimeout = probe
+			if cfg.ProbeTimeout == 0 {
+				cfg.ProbeTimeout = probe
+			}
 			if tc.interrupt {
 				cfg.ProbeTimeout = testutil.WaitLong
 				time.AfterFunc(probe, cancel) // Ctrl-C during connect
@@ -144,20 +148,26 @@ func TestGivenTime(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		parent time.Duration // 0: none
+		bound  bool          // the parent is made by WithBound (a command's overall bound)
 		want   time.Duration
 	}{
-		{"the configured bound", 0, 300 * time.Millisecond},
-		{"a parent's earlier deadline", 100 * time.Millisecond, 98 * time.Millisecond},
+		{"the configured bound", 0, false, 300 * time.Millisecond},
+		{"a parent's earlier deadline", 100 * time.Millisecond, false, 98 * time.Millisecond},
+		{"a parent bound's earlier deadline", 100 * time.Millisecond, true, 100 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				parent := context.Background()
 				if tc.parent > 0 {
+					timeout := context.WithTimeout
+					if tc.bound {
+						timeout = WithBound
+					}
 					var cancel context.CancelFunc
-					parent, cancel = context.WithTimeout(parent, tc.parent)
+					parent, cancel = timeout(parent, tc.parent)
 					defer cancel()
 				}
-				ctx, cancel := withBound(parent, 300*time.Millisecond)
+				ctx, cancel := WithBound(parent, 300*time.Millisecond)
 				defer cancel()
 				time.Sleep(2 * time.Millisecond) // the request starts late (a fake clock)
 				start := time.Now()

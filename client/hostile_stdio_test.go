@@ -25,6 +25,8 @@ func hostileStdioServer() {
 		}
 		out.Flush()
 	}
+	var held json.RawMessage // a held_* call's id, answered at the next ping
+	var heldFirst bool       // held_before: its answer goes out before the ping's
 	for in.Scan() {
 		var req fakeReq
 		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
@@ -34,6 +36,18 @@ func hostileStdioServer() {
 		switch req.Method {
 		case vocab.MethodDiscover:
 			send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"supportedVersions":["2026-07-28"]}}`)
+			continue
+		case vocab.MethodPing:
+			pong := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{}}`
+			switch {
+			case held == nil:
+				send(pong)
+			case heldFirst:
+				send(resultJSON(held, "held"), pong)
+			default:
+				send(pong, resultJSON(held, "held"))
+			}
+			held = nil
 			continue
 		case vocab.MethodToolsCall:
 		default:
@@ -66,6 +80,8 @@ func hostileStdioServer() {
 			send(resultJSON(json.RawMessage("999999"), "?"), resultJSON(json.RawMessage(`"str"`), "?"), resultJSON(id, "ok"))
 		case "too_deep":
 			send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`)
+		case "held_before", "held_after":
+			held, heldFirst = id, req.Params.Name == "held_before"
 		case "echo":
 			send(resultJSON(id, "echo"))
 		default:
@@ -188,5 +204,43 @@ func TestHostileStdioTooDeep(t *testing.T) {
 	_, evs = runCall(t, c, "echo", false)
 	if r := ofKind(evs, EvResult); len(r) != 1 || string(r[0].Result.Text) != "echo" {
 		t.Errorf("a later call failed: %s", describe(evs))
+	}
+}
+
+// TestStaleAnswerFenced: an answer to a call we stopped, read after the
+// late window, counts as a stale answer (work that ran on after the
+// cancel) only when the server wrote it after answering a fence sent after
+// the stop. Written before the fence's answer, it may have waited in the
+// pipe since before the server saw the cancel (a starved server or
+// reader): stale, but no evidence.
+func TestStaleAnswerFenced(t *testing.T) {
+	for _, tc := range []struct {
+		tool string
+		want int64
+	}{{"held_before", 0}, {"held_after", 1}} {
+		t.Run(tc.tool, func(t *testing.T) {
+			t.Parallel()
+			c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow, ProbeTimeout: testutil.WaitLong})
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeClient(t, c)
+			rec := newRecorder()
+			call, err := c.Start(ctxT(t), CallRequest{Tool: tc.tool, Observer: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := call.Cancel("test", true); err != nil {
+				t.Fatal(err)
+			}
+			rec.waitEnd(t) // the late window is over: the id is forgotten
+			if _, err := c.Fence(ctxT(t)); err != nil {
+				t.Fatal(err)
+			}
+			testutil.Eventually(t, "the held answer read", func() bool { return c.Stats().Stale == 1 })
+			if got := c.Stats().StaleAnswers; got != tc.want {
+				t.Errorf("Stats.StaleAnswers = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

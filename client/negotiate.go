@@ -13,7 +13,7 @@ import (
 // initialize when the answer says the server is legacy. The decision is
 // made from the body of the answer, not from the HTTP status alone.
 func (c *Client) negotiate(ctx context.Context) error {
-	pctx, cancel := withBound(ctx, c.cfg.ProbeTimeout)
+	pctx, cancel := WithBound(ctx, c.cfg.ProbeTimeout)
 	defer cancel()
 	if _, sse := c.tr.(*sseTransport); sse {
 		return c.initializeSSE(pctx)
@@ -31,7 +31,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 		return nil
 	}
 	// A silent legacy server used up pctx: the handshake gets its own time.
-	ictx, icancel := withBound(ctx, c.cfg.ProbeTimeout)
+	ictx, icancel := WithBound(ctx, c.cfg.ProbeTimeout)
 	defer icancel()
 	err = c.orSSE(ctx, c.initialize(ictx, legacy))
 	if err != nil && timedOut(r.err) {

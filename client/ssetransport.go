@@ -274,7 +274,7 @@ func dialHTTP(ctx context.Context, c *Client, cfg *HTTPConfig) (transport, error
 	case "", TransportAuto, TransportStreamable:
 		return h, nil
 	case TransportSSE:
-		octx, cancel := withBound(ctx, c.cfg.ProbeTimeout)
+		octx, cancel := WithBound(ctx, c.cfg.ProbeTimeout)
 		defer cancel()
 		return openSSE(octx, c, h)
 	}
@@ -300,7 +300,7 @@ func (c *Client) orSSE(ctx context.Context, err error) error {
 	if errors.As(err, &rpc) {
 		return err
 	}
-	octx, cancel := withBound(ctx, c.cfg.ProbeTimeout)
+	octx, cancel := WithBound(ctx, c.cfg.ProbeTimeout)
 	defer cancel()
 	st, serr := openSSE(octx, c, h)
 	if serr != nil {

@@ -24,7 +24,10 @@ type Stats struct {
 	// when the handler finally ended) to calls we stopped before their
 	// answer: the server was still working on them after the late window,
 	// long after our cancel. Seen on stdio and on the stream of a 2025 HTTP
-	// call (a 2026 cancel closes the stream: nothing can arrive).
+	// call (a 2026 cancel closes the stream: nothing can arrive). On stdio
+	// only an answer read after the answer to a fence (Fence) sent after
+	// the stop counts: one read before it may have been written before the
+	// server saw the cancel.
 	StaleAnswers int64 `json:"stale_answers"`
 	// ServerRequests counts server-initiated requests (2026 forbids them).
 	ServerRequests int64 `json:"server_requests"`

@@ -32,9 +32,11 @@ type stdioTransport struct {
 	mu    sync.Mutex
 	calls map[int64]*Call
 	// unanswered holds the ids of calls forgotten without their final
-	// response (we stopped them): a full result for one of them later is
-	// work that ran on (Stats.StaleResults). At most maxUnanswered.
-	unanswered map[int64]struct{}
+	// response (we stopped them), with when we stopped them: an answer
+	// for one of them later, written after the server read a fence sent
+	// after the stop, is work that ran on (Stats.StaleAnswers). At most
+	// maxUnanswered.
+	unanswered map[int64]time.Time
 	// unreadable holds, oldest first, calls sent as broken JSON: the server
 	// cannot read their id, so it answers with a null id, in order.
 	unreadable []*Call
@@ -201,13 +203,13 @@ func (t *stdioTransport) start(ctx context.Context, call *Call) error {
 		return t.gone(0, nil) // no wait: calls on a dying server fail at once
 	default:
 	}
+	call.sent = time.Now() // before the call is routable: the reader may read it (a fence's)
 	t.mu.Lock()
 	t.calls[call.id] = call
 	if call.malform == MalformJSON {
 		t.unreadable = append(t.unreadable, call)
 	}
 	t.mu.Unlock()
-	call.sent = time.Now()
 	if err := t.write(ctx, call.body); err != nil {
 		t.forget(call.id)
 		if errors.Is(err, syscall.EPIPE) && t.readEnded(time.Second) {
@@ -229,14 +231,15 @@ func (t *stdioTransport) forget(id int64) {
 // linger keeps a finished call's id routable for the late window, so late
 // answers and progress are still attributed to it.
 func (t *stdioTransport) linger(call *Call) {
+	stopped := time.Now()
 	time.AfterFunc(t.c.cfg.LateWindow, func() {
 		t.mu.Lock()
 		delete(t.calls, call.id)
 		if call.state.Load()&stFinal == 0 && len(t.unanswered) < maxUnanswered {
 			if t.unanswered == nil {
-				t.unanswered = make(map[int64]struct{})
+				t.unanswered = make(map[int64]time.Time)
 			}
-			t.unanswered[call.id] = struct{}{}
+			t.unanswered[call.id] = stopped
 		}
 		t.mu.Unlock()
 		call.end(time.Now(), nil)
@@ -248,13 +251,14 @@ func (t *stdioTransport) linger(call *Call) {
 const maxUnanswered = 1 << 16
 
 // takeUnanswered reports whether id was a call forgotten without its
-// final response, and forgets that too: one stale result per call.
-func (t *stdioTransport) takeUnanswered(id int64) bool {
+// final response, and when it was stopped, and forgets that too: one
+// stale result per call.
+func (t *stdioTransport) takeUnanswered(id int64) (time.Time, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	_, ok := t.unanswered[id]
+	stopped, ok := t.unanswered[id]
 	delete(t.unanswered, id)
-	return ok
+	return stopped, ok
 }
 
 func (t *stdioTransport) cancel(call *Call, reason string, _ bool) error {

@@ -73,11 +73,22 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 		}
 		switch {
 		case call != nil:
+			if call.method == vocab.MethodPing {
+				// Noted here, before the next message is read: an
+				// answer read after this one was written after it.
+				t.c.fenced.note(call.sent, at)
+			}
 			deliverShared(call, sc, m, at, t.forget, t.linger)
 		case m.idIsNum && t.c.ids.issued(m.idNum):
 			t.c.stats.stale.Add(1)
-			if t.takeUnanswered(m.idNum) {
-				t.c.stats.staleAnswers.Add(1)
+			// An answer read late may have waited in the pipe or the
+			// server's write queue since before it saw our cancel (a
+			// starved server, or our starved reader): only one written
+			// after a fence sent after the stop proves work ran on.
+			if stopped, ok := t.takeUnanswered(m.idNum); ok {
+				if t.c.fenced.writtenAfter(stopped, at) {
+					t.c.stats.staleAnswers.Add(1)
+				}
 				t.c.staleAnswer(sc, m, at)
 			}
 		default:

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +78,9 @@ progress: {grace: %s, stall: 30s} # a starved machine held progress back over 2 
 	for _, kind := range []string{"cancel", "disconnect", "cancel_race", "stall_read", "malformed", "notify_flood", "cancel_unknown"} {
 		if s.Faults[kind].Injected == 0 {
 			t.Errorf("faults.%s.injected = 0: the run did not exercise it", kind)
+			logRecords(t, o, func(r *results.Record) bool {
+				return slices.ContainsFunc(r.Faults, func(f results.Fault) bool { return f.Kind == kind })
+			})
 		}
 	}
 	if s.Calls.Reissued == 0 {

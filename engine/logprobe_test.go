@@ -27,11 +27,14 @@ const doneOrCancelled = `^call (?P<id>\d+) (done|cancelled)$`
 // (log_calls), a log probe finds every call that ignored its cancel by id
 // (leak_on_cancel 1), and none when every call stops (leak_on_cancel 0),
 // over HTTP (a log file) and stdio (the servers' stderr). Each call is
-// cut by the idle timeout at 200 ms and would run for 1.5 s.
+// cut by the idle timeout at 200 ms and would run for 4 s: a leaked call
+// ends long after its cancel + the 400 ms grace even when a starved
+// client's idle timer fires a second or more late (at 1.5 s one such
+// call ended within the grace of its late cancel: orphaned 4, want 5).
 func TestLogProbe(t *testing.T) {
 	t.Parallel()
 	exe := bin.Need(t)
-	slow := CallSpec{Tool: targetserver.ToolSlowTask, Arguments: json.RawMessage(`{"steps":1,"step_ms":1500}`)}
+	slow := CallSpec{Tool: targetserver.ToolSlowTask, Arguments: json.RawMessage(`{"steps":1,"step_ms":4000}`)}
 	orphans := Orphans{Grace: 400 * time.Millisecond, DrainMax: 20 * time.Second, SampleEvery: 50 * time.Millisecond,
 		QuietWindow: 100 * time.Millisecond}
 	for _, tc := range []struct {

@@ -66,8 +66,10 @@ func startSSEServer(t *testing.T) *sseServer {
 
 // TestSSEUpstreamRun puts `mcpchaos run` in front of the proxy, and the
 // Go SDK's HTTP+SSE server behind it (upstream transport sse): echo
-// calls pass, and every wait call, which the run's 1s cap cancels, is
-// cancelled on the server too. The run reaches the proxy over Streamable
+// calls pass, and every wait call, which the run's 5s cap cancels, is
+// cancelled on the server too. The cap applies to the echoes as well: at
+// 1 s, a starved machine (a 2026 call opens an upstream session of its
+// own) could time every echo out, and the run's check calls.ok > 0 failed. The run reaches the proxy over Streamable
 // HTTP, and over HTTP+SSE (both sides of the proxy then speak 2024-11-05).
 func TestSSEUpstreamRun(t *testing.T) {
 	tests := []struct{ name, target, protocol string }{
@@ -92,7 +94,7 @@ protocol: `+tc.protocol+`
 load:
   rate: 6/1s
   duration: 1s
-timeouts: {idle: 1s, max: 1s}
+timeouts: {idle: 5s, max: 5s}
 calls:
   - {tool: echo, arguments: {text: hi}}
   - {tool: wait, progress: true}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -92,7 +93,11 @@ func TestStdioUpstreamAnswerTooLarge(t *testing.T) {
 			upstream := fmt.Sprintf("{stdio: {command: [%q], env: {%s: %q}}}", self, bigAnswerEnv, tt.server)
 			r := serveProxy(t, upstream, "1m", tt.faults)
 			cs := sdkSession(t, r.url, "")
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // generous: at once, unloaded
+			// A proxy that lost the answer leaves the call open for ever
+			// (no hold applies to it). Working, the race-built server and
+			// proxy take about 25 s to write and skip the 20 MiB on a
+			// loaded 2-core machine, more beside busy loops: 30 s was short.
+			ctx, cancel := context.WithTimeout(t.Context(), 3*testutil.WaitLong)
 			defer cancel()
 			start := time.Now()
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "big"})

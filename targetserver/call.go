@@ -150,11 +150,15 @@ func (c *call) stepMessage(verb string) string {
 }
 
 // wait handles events until until fires. An error means the call must stop.
+// A cancel, a late stop or a shutdown that is ready when until fires (or a
+// flood tick comes) wins over it: select picks at random among ready cases,
+// and a step done beside its cancel would otherwise send one more progress
+// after the cancel.
 func (c *call) wait(until <-chan time.Time) error {
 	for {
 		select {
 		case <-until:
-			return nil
+			return c.stopFirst()
 		case <-c.ctxDone:
 			if err := c.onCancel(); err != nil {
 				return err
@@ -167,8 +171,11 @@ func (c *call) wait(until <-chan time.Time) error {
 			c.markCut()
 			c.orphan()
 		case <-c.stopAt:
-			return fmt.Errorf("noticed the cancel %s late: %w", c.cfg.StopDelay, context.Cause(c.ctx))
+			return c.lateStop()
 		case <-c.floodC:
+			if err := c.stopFirst(); err != nil {
+				return err
+			}
 			c.floodN++
 			j := float64(c.floodN)
 			c.progress(float64(c.step-1)+j/(j+1), c.stepMessage("working on step"))
@@ -178,6 +185,28 @@ func (c *call) wait(until <-chan time.Time) error {
 			return errShutdown
 		}
 	}
+}
+
+// stopFirst handles, without waiting, an event that stops or cuts the call
+// and is ready now. An error means the call must stop.
+func (c *call) stopFirst() error {
+	select {
+	case <-c.ctxDone:
+		return c.onCancel()
+	case <-c.stopAt:
+		return c.lateStop()
+	case <-c.s.closing:
+		return errShutdown
+	case <-c.shutdown:
+		return errShutdown
+	default:
+		return nil
+	}
+}
+
+// lateStop is the error of a call that waited out stop_delay after its cancel.
+func (c *call) lateStop() error {
+	return fmt.Errorf("noticed the cancel %s late: %w", c.cfg.StopDelay, context.Cause(c.ctx))
 }
 
 // burnFor computes for d, looking for events between slices.

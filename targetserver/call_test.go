@@ -242,3 +242,28 @@ func TestStepArgsValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelWinsOverStepEnd checks that a cancel ready at the moment a step
+// ends stops the call: no further progress goes out after it. select picks
+// at random among ready cases, so each of many tries has both ready.
+func TestCancelWinsOverStepEnd(t *testing.T) {
+	s := newServer(t, Config{})
+	ready := make(chan time.Time)
+	close(ready)
+	for i := range 200 {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		rec := newRecorder()
+		c := s.newCall(ctx, "tk", rec.notify, stepArgs{Steps: 2, StepMs: 100}, false)
+		if err := c.wait(ready); !errors.Is(err, context.Canceled) {
+			t.Fatalf("try %d: wait with both the step end and the cancel ready = %v, want the cancel", i, err)
+		}
+		c.floodC = ready
+		if err := c.wait(make(chan time.Time)); !errors.Is(err, context.Canceled) {
+			t.Fatalf("try %d: wait with both a flood tick and the cancel ready = %v, want the cancel", i, err)
+		}
+		if v := rec.values(); len(v) != 0 {
+			t.Fatalf("try %d: progress after the cancel: %v", i, v)
+		}
+	}
+}

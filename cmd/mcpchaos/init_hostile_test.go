@@ -79,7 +79,9 @@ func TestInitHostileServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			url := hostileToolServer(t, tt.tools, tt.filler)
 			path := filepath.Join(t.TempDir(), "starter.yaml")
-			code, _, stderr := runMeasured(t, exe, "init", "-o", path, url)
+			// init gets the suite's time bound, not the user's 30 s default: the
+			// server here runs under -race beside the test, slow on a busy machine.
+			code, _, stderr := runMeasured(t, exe, "init", "--timeout", hostileTime.String(), "-o", path, url)
 			if code != 0 {
 				t.Fatalf("init exited %d:\n%.2000s", code, stderr)
 			}

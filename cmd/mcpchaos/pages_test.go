@@ -15,20 +15,27 @@ import (
 // page never comes.
 func endlessPagesServer(t *testing.T) string {
 	t.Helper()
+	return pagesServer(t, 3)
+}
+
+// pagesServer is endlessPagesServer whose page after the first pages never
+// comes (0: no page at all).
+func pagesServer(t *testing.T, pages int64) string {
+	t.Helper()
 	s := sdk.NewServer(&sdk.Implementation{Name: "endless-pages", Version: "1"}, nil)
 	s.AddTool(&sdk.Tool{Name: "t0", InputSchema: rawSchema(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{}, nil
 		})
 	release := make(chan struct{})
-	var pages atomic.Int64
+	var asked atomic.Int64
 	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if method != "tools/list" {
 				return next(ctx, method, req)
 			}
-			n := pages.Add(1)
-			if n > 3 {
+			n := asked.Add(1)
+			if n > pages {
 				select {
 				case <-ctx.Done():
 				case <-release:
@@ -64,5 +71,16 @@ func TestToolsListWithoutEnd(t *testing.T) {
 				t.Errorf("%s: exit code %d, stderr:\n%s\nwant exit code 2 and %q", cmd, code, stderr, want)
 			}
 		})
+	}
+}
+
+// TestToolsListSilent: a tools/list that never answers ends in --timeout,
+// and the message names it as given, not the time the request had left
+// once connected.
+func TestToolsListSilent(t *testing.T) {
+	url := pagesServer(t, 0)
+	code, _, stderr := runCLI(t, t.Context(), "tools", "--timeout", "10s", url)
+	if want := "timed out after 10s"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit code %d, stderr:\n%s\nwant exit code 2 and %q", code, stderr, want)
 	}
 }

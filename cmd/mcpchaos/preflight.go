@@ -26,7 +26,7 @@ const noSchemaCheckHint = "nothing was sent to the server's tools; --no-schema-c
 // read are warned about on stderr.
 func checkTools(sc *scenarios.Scenario, stderr io.Writer) func(context.Context, *client.Client) error {
 	return func(ctx context.Context, c *client.Client) error {
-		ctx, cancel := context.WithTimeout(ctx, toolsCheckTimeout)
+		ctx, cancel := client.WithBound(ctx, toolsCheckTimeout)
 		defer cancel()
 		l, err := c.ListToolPages(ctx)
 		if errors.Is(err, client.ErrListCut) {

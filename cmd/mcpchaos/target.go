@@ -168,7 +168,7 @@ func (t target) what() string {
 // target's timeout. The client is closed before it returns; its Server,
 // Era and Transport still say what was found.
 func (t target) listTools(ctx context.Context) (*client.Client, *client.ToolList, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	ctx, cancel := client.WithBound(ctx, t.timeout) // a time-out names --timeout as given
 	defer cancel()
 	c, err := t.dial(ctx)
 	if err != nil {
