@@ -195,9 +195,15 @@ func baselineAndPeak(s []memSample, g []gaugeSample) (base, peak int, ok bool) {
 	for _, x := range g {
 		most = max(most, x.v)
 	}
-	// Each reading gets the lowest gauge value within 100 ms of it, so
-	// a reading counts as on the plateau only if the server was on it
-	// on both sides.
+	peak = plateauPeak(s, g, most)
+	return base, peak, base >= 0 && peak > base
+}
+
+// plateauPeak returns the reading with the most RSS among those taken
+// while the server's gauge was within 10 of its most (-1: none). Each
+// reading gets the lowest gauge value within 100 ms of it, so a reading
+// counts as on the plateau only if the server was on it on both sides.
+func plateauPeak(s []memSample, g []gaugeSample, most int) int {
 	for i := range s {
 		s[i].server = -1
 		for _, x := range g {
@@ -206,13 +212,13 @@ func baselineAndPeak(s []memSample, g []gaugeSample) (base, peak int, ok bool) {
 			}
 		}
 	}
-	peak = -1
+	peak := -1
 	for i, x := range s {
 		if x.server >= most-10 && (peak < 0 || x.rssKiB > s[peak].rssKiB) {
 			peak = i
 		}
 	}
-	return base, peak, base >= 0 && peak > base
+	return peak
 }
 
 func vmRSS(pid int) (int64, error) {

@@ -102,19 +102,6 @@ func gaugeBaseAndPeak(s []memSample, g []gaugeSample) (base, peak int, ok bool) 
 			base = i
 		}
 	}
-	for i := range s {
-		s[i].server = -1
-		for _, x := range g {
-			if d := x.at - s[i].at; d > -100*time.Millisecond && d < 100*time.Millisecond && (s[i].server < 0 || x.v < s[i].server) {
-				s[i].server = x.v
-			}
-		}
-	}
-	peak = -1
-	for i, x := range s {
-		if x.server >= most-10 && (peak < 0 || x.rssKiB > s[peak].rssKiB) {
-			peak = i
-		}
-	}
+	peak = plateauPeak(s, g, most)
 	return base, peak, base >= 0 && peak > base
 }
