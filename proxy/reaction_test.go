@@ -150,10 +150,13 @@ func TestGarbage(t *testing.T) {
 // plain HTTP client: mode fin ends it early without an error from the
 // socket, mode rst with a reset; either way the upstream request is
 // closed, and the next identical call is recorded as a re-issue (and the
-// first call's after_disconnect as reissued).
+// first call's after_disconnect as reissued). On a loaded machine the
+// upstream's headers can come after the cut's 100 ms, and then the
+// client's error comes from the request, not from reading the stream:
+// either is the cut (fin: an EOF, no reset; rst: a reset).
 func TestDisconnectOnTheWire(t *testing.T) {
 	tests := []struct{ name, mode, want string }{
-		{"fin", "fin", "unexpected EOF"},
+		{"fin", "fin", "EOF"},
 		{"rst", "rst", "connection reset by peer"},
 	}
 	for _, tc := range tests {
@@ -168,11 +171,10 @@ func TestDisconnectOnTheWire(t *testing.T) {
 				req.Header.Set("Mcp-Method", "tools/call")
 				req.Header.Set("Mcp-Name", "slow_task")
 				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
+				if err == nil {
+					_, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
 				}
-				_, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("reading the stream: got %v, want %q", err, tc.want)
 				}
