@@ -35,9 +35,36 @@ func (c *Client) negotiate(ctx context.Context) error {
 	defer icancel()
 	err = c.orSSE(ctx, c.initialize(ictx, legacy))
 	if err != nil && timedOut(r.err) {
+		if c.lateModern(ctx, err, legacy) {
+			return nil
+		}
 		return fmt.Errorf("%w (server/discover got no answer either)", err)
 	}
 	return err
+}
+
+// lateModern asks server/discover once more, on stdio, when the first went
+// unanswered in time and the legacy handshake then drew a JSON-RPC error.
+// A starved modern server answers the first discover late, takes the
+// session for a 2026 one (the official Go SDK does), and then refuses our
+// initialize as a duplicate; asked again, it answers at once. It reports
+// whether the server turned out modern; if not, the era stays legacy.
+func (c *Client) lateModern(ctx context.Context, initErr error, legacy Era) bool {
+	var rpc *RPCError
+	if c.tr.name() != "stdio" || !errors.As(initErr, &rpc) {
+		return false
+	}
+	pctx, cancel := WithBound(ctx, c.cfg.ProbeTimeout)
+	defer cancel()
+	c.era = Era20260728
+	r := c.roundTrip(pctx, vocab.MethodDiscover, "", nil, metaOptions{modern: true})
+	if r.result != nil {
+		if again, err := c.judgeDiscover(r); err == nil && again == "" {
+			return true
+		}
+	}
+	c.era = legacy
+	return false
 }
 
 // judgeDiscover reads the discover probe's answer. It returns the legacy

@@ -258,3 +258,26 @@ func TestDialConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLateDiscoverAnswer: a starved stdio server that reads our
+// server/discover only after the probe gave up answers it late, takes the
+// session for a 2026 one and refuses the initialize that followed as a
+// duplicate (the official Go SDK does). The client asks server/discover
+// again and settles on 2026-07-28 instead of failing to connect. The
+// helper holds the discover until the initialize has come, so the order is
+// the starved one on any machine.
+func TestLateDiscoverAnswer(t *testing.T) {
+	cfg := Config{Stdio: helperStdio("slowdiscover"), ProbeTimeout: 4 * time.Second}
+	c, err := Dial(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	closeClient(t, c)
+	if c.Era() != Era20260728 {
+		t.Fatalf("era %s, want 2026-07-28", c.Era())
+	}
+	res, err := c.CallTool(ctxT(t), "echo", json.RawMessage(`{"text":"after a late discover"}`))
+	if err != nil || !strings.Contains(string(res.Raw), "after a late discover") {
+		t.Fatalf("call after the late discover: %s, %v", res.Raw, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,6 +208,10 @@ func helperStdio(kind string) *StdioConfig {
 //	sdk-legacy SDK server limited to 2025 versions (server/discover → -32022)
 //	legacy601  the same, behind a filter that answers server/discover with
 //	           -32601, as a hand-written legacy server would
+//	slowdiscover the "sdk" server behind a filter that holds the first
+//	           server/discover until the next line (our initialize) has come,
+//	           as a starved server reads them: it answers the discover late,
+//	           then refuses the initialize as a duplicate
 //	hostile    a scripted server that breaks rules on purpose (hostile_stdio_test.go)
 //
 // Handler activity is written to stderr as "started|ended|finished <tool>
@@ -234,13 +239,16 @@ func TestHelperStdioServer(t *testing.T) {
 		}
 	}()
 	var opts *sdk.ServerOptions
-	if kind != "sdk" {
+	if kind != "sdk" && kind != "slowdiscover" {
 		opts = &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18"}}
 	}
 	s := newSDKServer(log, opts)
 	var tr sdk.Transport = &sdk.StdioTransport{}
 	if kind == "legacy601" {
 		tr = discoverFilter()
+	}
+	if kind == "slowdiscover" {
+		tr = heldDiscoverFilter()
 	}
 	err := s.Run(context.Background(), tr)
 	fmt.Fprintln(os.Stderr, "server exited:", err)
@@ -270,6 +278,32 @@ func discoverFilter() sdk.Transport {
 		pw.Close()
 	}()
 	return &sdk.IOTransport{Reader: pr, Writer: out}
+}
+
+// heldDiscoverFilter holds the first server/discover line until the next
+// line arrives, then hands both to the SDK in their order.
+func heldDiscoverFilter() sdk.Transport {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 1<<20)
+		var held []byte
+		first := true
+		for sc.Scan() {
+			line := append(slices.Clone(sc.Bytes()), '\n')
+			if first && bytes.Contains(line, []byte(`"method":"server/discover"`)) {
+				held, first = line, false
+				continue
+			}
+			if held != nil {
+				pw.Write(held)
+				held = nil
+			}
+			pw.Write(line)
+		}
+		pw.Close()
+	}()
+	return &sdk.IOTransport{Reader: pr, Writer: &testutil.LockedWriter{W: os.Stdout}}
 }
 
 // stderrCount counts the lines of a stdio server's stderr that start with

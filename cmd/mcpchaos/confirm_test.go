@@ -32,7 +32,7 @@ func TestRunConfirm(t *testing.T) {
 protocol: "%s"
 target: {builtin: {transport: %s, confirm: true, log_calls: %q}}
 load: {rate: 10/1s, duration: 1s}
-timeouts: {idle: 5s, max: 10s}
+timeouts: {idle: 5s, max: 10s, connect: 60s} # connect: a race-built target on a loaded machine starts slowly
 calls: [{tool: deploy, arguments: {steps: 2, step_ms: 10}}]
 client: {elicitation: {content: {confirm: true}, think: 20ms}}
 orphans: {grace: 100ms}
