@@ -13,8 +13,8 @@ import (
 
 // TestSDKHTTPDisconnect runs against a stateless Streamable HTTP server
 // written with the official Go SDK, whose tool burns CPU for 3.5 s and
-// stops when its context is cancelled. Every call is cut with an RST 200 ms
-// in. Without PropagateRequestCancellation (the SDK's default) the handlers
+// stops when its context is cancelled. Every call is cut with an RST 1 s in
+// (time for a starved server to have read the request and started the burn). Without PropagateRequestCancellation (the SDK's default) the handlers
 // never hear of it and burn on: leftover CPU, a violation under the 2026
 // rule that a disconnect is a cancel. With it, they stop.
 //
@@ -39,7 +39,7 @@ timeouts: {idle: 20s, max: 30s}
 calls:
   - {tool: burn, arguments: {seconds: 3.5}, progress: false}
 faults:
-  - {kind: disconnect, probability: 1, after: 200ms, mode: rst}
+  - {kind: disconnect, probability: 1, after: 1s, mode: rst}
 orphans:
   grace: 500ms
   drain_max: 300ms
