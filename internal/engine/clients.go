@@ -31,6 +31,8 @@ type clientPool struct {
 type clientSlot struct {
 	mu sync.Mutex
 	c  *client.Client
+	// restartErr is why the last start of a replacement failed.
+	restartErr error
 }
 
 // startTarget starts a built-in target if the plan has one and prepares
@@ -106,6 +108,18 @@ func (p *clientPool) dialAll(ctx context.Context) error {
 
 func (p *clientPool) first() *client.Client { return p.slots[0].c }
 
+// notStarted says why process (1-based) has no live server: the error of
+// its last restart, quoted.
+func (p *clientPool) notStarted(process int) string {
+	s := p.slots[(process-1)%len(p.slots)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.restartErr == nil {
+		return fmt.Sprintf("process %d: the server could not be started again", process)
+	}
+	return fmt.Sprintf("process %d: the server could not be started again: %v", process, s.restartErr)
+}
+
 func (p *clientPool) describe() string { return p.target }
 
 // get returns the client for call seq (round robin over processes). A
@@ -130,6 +144,7 @@ func (p *clientPool) current(ctx context.Context, i int) *client.Client {
 			c, err := client.Dial(dctx, p.cfg)
 			cancel()
 			if err != nil {
+				s.restartErr = err
 				return nil
 			}
 			p.mu.Lock()

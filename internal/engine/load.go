@@ -97,7 +97,7 @@ func (r *runner) do(ctx context.Context, t tick) {
 	client, process := r.clients.get(ctx, t.seq)
 	if client == nil {
 		cs.rec.Outcome = results.TransportError
-		cs.rec.Error = "no live server process"
+		cs.rec.Error = r.clients.notStarted(process)
 		r.emit(&cs.rec)
 		return
 	}

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"math"
 	"os"
 	"sync"
@@ -114,7 +114,7 @@ type slotCaller struct {
 func (c slotCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (client.ToolResult, error) {
 	cl := c.p.current(ctx, c.i)
 	if cl == nil {
-		return client.ToolResult{}, fmt.Errorf("process %d: the server could not be started again", c.i+1)
+		return client.ToolResult{}, errors.New(c.p.notStarted(c.i + 1))
 	}
 	return cl.CallTool(ctx, tool, args)
 }

@@ -69,7 +69,7 @@ func (c *Caller) Call(ctx context.Context, at time.Time, spec int, phase string)
 		defer r.workers.Done()
 		client, process := r.clients.get(ctx, t.seq)
 		if client == nil {
-			cs.rec.Outcome, cs.rec.Error = results.TransportError, "no live server process"
+			cs.rec.Outcome, cs.rec.Error = results.TransportError, r.clients.notStarted(process)
 			done <- cs.rec
 			r.emit(&cs.rec)
 			return

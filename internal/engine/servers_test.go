@@ -155,3 +155,47 @@ orphans: {grace: 100ms}
 		t.Errorf("the process probe did not measure the quiet window: cpu %+v, quiet window %v ms", o.info.Orphans.CPU, o.info.Orphans.QuietWindowMs)
 	}
 }
+
+// TestRestartFailureNamed: when the server that replaces a cut stdio
+// server cannot start, the calls that find no live server say why, with
+// the start's own error (here the server's last stderr line), not only
+// that there is none.
+func TestRestartFailureNamed(t *testing.T) {
+	t.Parallel()
+	exe := bin.Need(t)
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "started")
+	script := fmt.Sprintf(`if [ -e %q ]; then echo "boom: no licence left" >&2; exit 3; fi; touch %q; exec %q serve --stdio`, mark, mark, exe)
+	path := filepath.Join(dir, "restart-fails.yaml")
+	yaml := fmt.Sprintf(`name: restart-fails
+target:
+  stdio: {command: [sh, -c, %q]}
+load: {rate: 5/1s, duration: 1s}
+timeouts: {idle: 10s, max: 20s, connect: 60s}
+calls:
+  - {tool: slow_task, arguments: {steps: 20, step_ms: 50}}
+faults:
+  - {kind: disconnect, probability: 1, after: 100ms, mode: close}
+orphans: {grace: 100ms}
+`, script)
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prep, err := Prepare(path, Overrides{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := runLoad(t, context.Background(), prep.Plan)
+	named := 0
+	for _, r := range o.recs {
+		if strings.Contains(r.Error, "could not be started again") {
+			if !strings.Contains(r.Error, "boom: no licence left") {
+				t.Fatalf("record %d: %q does not say why the server did not start", r.Seq, r.Error)
+			}
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatalf("no call found the replacement missing: %d records", len(o.recs))
+	}
+}
