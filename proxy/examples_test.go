@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -57,7 +56,7 @@ func TestDocs(t *testing.T) {
 			t.Errorf("docs/proxy.md has no section for the fault %s", k.name)
 		}
 	}
-	js, err := json.Marshal(report.ProxyClients{})
+	js, err := json.Marshal(Clients{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/proxy"
 	"github.com/mcpchaos/mcpchaos/redact"
-	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
@@ -128,7 +127,7 @@ func finishProxy(p *proxy.Proxy, f *proxyFlags, out io.WriteCloser, serveErr err
 		code = fail(stderr, "proxy", runError(serveErr))
 	}
 	sum := p.Summary()
-	if err := report.WriteProxyText(stdout, sum); err != nil {
+	if err := sum.WriteText(stdout); err != nil {
 		code = fail(stderr, "proxy", runError(err))
 	}
 	if f.summaryJSON != "" {
