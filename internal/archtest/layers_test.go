@@ -62,6 +62,7 @@ var layers = map[string]int{
 	"report":        layerParts,
 	"report/html":   layerParts,
 	"report/export": layerParts,
+	"report/merge":  layerParts,
 	"toolschema":    layerParts,
 	"livemetrics":   layerParts,
 

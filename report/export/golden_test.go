@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/merge"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -24,9 +24,9 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // merged is runFile read the way `mcpchaos report` reads it.
-func merged(t *testing.T) *report.Merged {
+func merged(t *testing.T) *merge.Merged {
 	t.Helper()
-	m, err := report.Merge(context.Background(), []string{runFile}, report.MergeOptions{})
+	m, err := merge.Merge(context.Background(), []string{runFile}, merge.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
