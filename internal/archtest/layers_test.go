@@ -147,6 +147,9 @@ func TestMayImport(t *testing.T) {
 		{"sideways", "report", "probes", false},
 		{"sub-package on its parent", "report/html", "report", true},
 		{"parent on its sub-package", "report", "report/html", false},
+		{"sibling sub-packages", "report/export", "report/merge", false},
+		{"the proxy on the run's histogram", "proxy", "report", true},
+		{"report on the proxy's summary", "report", "proxy", false},
 		{"a name that only starts alike", "reporting", "report", false},
 		{"tests on tests", "internal/runtest", "internal/testutil", true},
 	}
@@ -173,6 +176,7 @@ func TestLayerOf(t *testing.T) {
 	}{
 		{"client", layerBase, true},
 		{"report", layerParts, true},
+		{"report/merge", layerParts, true},
 		{"internal/testutil", layerTests, true},
 		{"targetserver/knobs", layerTables, true},
 		{"redact", layerTables, true},
