@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/proxy"
-	"github.com/mcpchaos/mcpchaos/redact"
-	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/proxy"
+	"github.com/mcpchaos/mcpchaos/internal/redact"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 type proxyFlags struct {

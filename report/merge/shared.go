@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/series"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/series"
 )
 
 // sharedSamples collects, while a merge reads the files of shards over

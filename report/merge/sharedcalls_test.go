@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/series"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/series"
 )
 
 // TestMergeSharedLeakFromCalls: two shards of one run ramp up against a
