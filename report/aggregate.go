@@ -63,7 +63,7 @@ type Orphans struct {
 	// they started (processes.go); nil for HTTP targets.
 	Processes *ServerProcesses `json:"processes,omitempty"`
 	// Shared is set by a shard whose probes read a server the other
-	// shards of its run share (shared.go); nil otherwise, and in files
+	// shards of its run share (sharedserver.go); nil otherwise, and in files
 	// written before it existed.
 	Shared *SharedServer `json:"shared,omitempty"`
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// Formatting for renderers outside this package (the HTML report), so a
-// value reads the same in every format as in the text summary.
+// Formatting for renderers outside this package (the HTML report, the
+// proxy's summary), so a value reads the same in every format as in the
+// text summary.
 
 // FormatMs formats a duration given in milliseconds as the text summary
 // does: 850µs, 1.23ms, 45.6ms, 2.5s, 1m30s.

@@ -10,10 +10,12 @@
 // results.Record; nothing inside is locked. Everything in a Summary derives
 // from the records plus a few run-level inputs (Meta, Rules, the
 // connection's client.Stats, Orphans), so a Summary can be rebuilt from the
-// records of a results file by feeding them to a fresh Aggregator: Merge
-// does that for one or more files (`mcpchaos report`), with the run inputs
-// the trailer keeps. Besides text and JSON the package renders JUnit XML,
-// HdrHistogram .hgrm distributions and interval logs, and vegeta results.
+// records of a results file by feeding them to a fresh Aggregator:
+// report/merge does that for one or more files (`mcpchaos report`), with
+// the run inputs the trailer keeps. The formats of other tools (JUnit XML,
+// HdrHistogram's .hgrm and interval log, vegeta's results) are
+// report/export's, the HTML page report/html's, and the proxy's summary is
+// the proxy's own.
 //
 // The JSON keys are the names checks use ("cancellation.orphaned == 0");
 // KnownKeys lists them and docs/summary.md documents each one.

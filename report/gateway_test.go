@@ -195,7 +195,7 @@ func TestGatewayInputsMergeAndTravel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := decodeInputs(raw)
+	back, err := DecodeInputs(raw)
 	if err != nil || !reflect.DeepEqual(back.Gateway, a.Gateway) {
 		t.Fatalf("the gateway did not survive the trailer: %+v, %v", back.Gateway, err)
 	}

@@ -33,6 +33,18 @@ var histNames = [numHists]string{"call", "service", "first_progress", "progress_
 // HistogramNames returns the histograms a pNN() check may name.
 func HistogramNames() []string { return append([]string(nil), histNames[:]...) }
 
+// HistogramsWithValues returns the histograms (of HistogramNames) that
+// recorded at least one value, in report order.
+func (a *Aggregator) HistogramsWithValues() []string {
+	var out []string
+	for i, name := range histNames {
+		if a.lat[i].count() > 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // histIndex returns the index of a histogram name, or -1.
 func histIndex(name string) int {
 	for i, n := range histNames {
@@ -78,15 +90,15 @@ func (h *hist) quantile(p float64) int64 {
 	if h.count() == 0 {
 		return 0
 	}
-	return min(valueAtPercentile(h.h, p), h.max)
+	return min(ValueAtPercentile(h.h, p), h.max)
 }
 
-// valueAtPercentile is HdrHistogram's getValueAtPercentile (Java and the
+// ValueAtPercentile is HdrHistogram's getValueAtPercentile (Java and the
 // JavaScript port): the value of the ⌈p% of the count⌉-th value. The Go
 // port rounds that rank to the nearest instead, which gives another value
 // for small counts (p90 of 28 values: the 25th, not the 26th); asking it
 // for the percentile whose rounded rank is the ceiling gives HdrHistogram's.
-func valueAtPercentile(h *hdrhistogram.Histogram, p float64) int64 {
+func ValueAtPercentile(h *hdrhistogram.Histogram, p float64) int64 {
 	n := h.TotalCount()
 	if n == 0 {
 		return 0
@@ -136,3 +148,21 @@ func usToMs(us int64) float64 { return float64(us) / 1000 }
 
 // round3 rounds to three decimals, so rates and means print cleanly.
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// Durations is a histogram of durations like the run's own (microseconds,
+// 1 µs to 1 h, the exact maximum kept), for the summaries that other
+// packages own (the proxy's).
+type Durations struct{ h *hist }
+
+// NewDurations returns an empty histogram.
+func NewDurations() *Durations { return &Durations{h: newHist(latencyMaxUs)} }
+
+// Record adds one duration.
+func (d *Durations) Record(x time.Duration) { d.h.record(x.Microseconds()) }
+
+// Count returns how many durations were recorded.
+func (d *Durations) Count() int64 { return d.h.count() }
+
+// Ms returns the value at percentile p (0..100] in milliseconds, never
+// above the exact maximum, which p 100 gives; 0 when empty.
+func (d *Durations) Ms(p float64) float64 { return usToMs(d.h.quantile(p)) }

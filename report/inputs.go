@@ -69,8 +69,8 @@ func Evaluation(rules Rules, checks []Check, failOnViolation bool) *results.Eval
 	return e
 }
 
-// rulesOf returns the rules a results header recorded.
-func rulesOf(p results.ProgressRules) Rules {
+// RulesOf returns the rules a results header recorded.
+func RulesOf(p results.ProgressRules) Rules {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	return Rules{ProgressGrace: ms(p.GraceMs), Stall: ms(p.StallMs), FloodHz: p.FloodHz}
 }
@@ -81,7 +81,7 @@ func rulesOf(p results.ProgressRules) Rules {
 func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
 	out := make([]Check, 0, len(specs))
 	for _, s := range specs {
-		c, err := parseCheck(s.Check)
+		c, err := ParseCheck(s.Check)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
 // docs/reports.md#merging): counts add (connection counts, orphans, CPU,
 // leaked call-seconds, background faults by kind, each probe's reading, the
 // gateway's counts and lag bins) — but the probe readings of shards that
-// shared one server take the largest (shared.go);
+// shared one server take the largest (sharedserver.go);
 // the drain and the quiet window take the longest, drained holds when every
 // run drained, the process probe's calibration and the log probe are the
 // first run's (the log probe's counts add); Duration is set by the caller
@@ -228,8 +228,8 @@ func mergeOrphans(o *Orphans, in Orphans) {
 	}
 }
 
-// decodeInputs reads a trailer's run inputs.
-func decodeInputs(raw json.RawMessage) (RunInputs, error) {
+// DecodeInputs reads a trailer's run inputs.
+func DecodeInputs(raw json.RawMessage) (RunInputs, error) {
 	var in RunInputs
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return in, fmt.Errorf("decode the trailer's run inputs: %w", err)
@@ -246,8 +246,8 @@ func EncodeInputs(in RunInputs) (json.RawMessage, error) {
 	return b, nil
 }
 
-// parseCheck parses one check as written.
-func parseCheck(raw string) (Check, error) {
+// ParseCheck parses one check as written (a results file keeps it so).
+func ParseCheck(raw string) (Check, error) {
 	c, err := scenarios.ParseCheck(raw)
 	if err != nil {
 		return Check{}, fmt.Errorf("recorded check: %w", err)

@@ -56,9 +56,9 @@ func (t *textOut) items(label string, items ...string) {
 
 // Text writes the human summary `mcpchaos run` prints: the run, calls,
 // rates, latencies, each area, the verdicts, the checks and the result.
-// Every string of s is printed escaped (textsafe.go).
+// Every string of s is printed escaped (termsafe.Copy).
 func (s *Summary) Text(w io.Writer) error {
-	s = textSafe(s)
+	s = termsafe.Copy(s)
 	var t textOut
 	if s.Limits != nil {
 		if err := s.Limits.LimitCard(&t.b); err != nil {

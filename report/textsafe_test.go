@@ -69,18 +69,6 @@ func TestTextEscapesFields(t *testing.T) {
 	}
 }
 
-// TestProxyTextEscapes: the proxy's summary text is escaped too.
-func TestProxyTextEscapes(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteProxyText(&b, &ProxySummary{Name: forged, Listen: "127.0.0.1:1", Faults: map[string]int{forged: 1}}); err != nil {
-		t.Fatal(err)
-	}
-	testutil.CheckPrintable(t, "the text", b.String())
-	if !strings.Contains(b.String(), `mcpchaos proxy boom\x1b]0;owned\a`) {
-		t.Errorf("the name is not shown escaped:\n%s", b.String())
-	}
-}
-
 // FuzzTextEscaping: whatever a server or a results file puts in the text
 // fields of a failed run, the text summary holds no control character but
 // its own line feeds, and one Result line, FAIL.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/export"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -39,7 +40,7 @@ func (e *exportFlags) defineRunFlags(fs *pflag.FlagSet) {
 type exports struct {
 	text, summaryJSON, junit, hlog io.WriteCloser
 	hgrm                           *hgrmOutput
-	vegeta                         *report.VegetaWriter
+	vegeta                         *export.VegetaWriter
 	html                           *htmlExport
 }
 
@@ -67,17 +68,17 @@ func openExports(o *outputs, f *exportFlags, attack string) (*exports, error) {
 	if err == nil && f.vegeta != "" {
 		format := f.vegetaFormat
 		if format == "" {
-			format = report.VegetaFormatFor(f.vegeta)
+			format = export.VegetaFormatFor(f.vegeta)
 		}
-		if !slices.Contains(report.VegetaFormats, format) {
-			return nil, fmt.Errorf("--vegeta-format %q: want one of %s", format, strings.Join(report.VegetaFormats, ", "))
+		if !slices.Contains(export.VegetaFormats, format) {
+			return nil, fmt.Errorf("--vegeta-format %q: want one of %s", format, strings.Join(export.VegetaFormats, ", "))
 		}
 		// gob is binary: its strings are redacted before encoding instead.
 		kind := map[string]outputKind{"gob": rawOutput, "json": jsonOutput, "csv": textOutput}[format]
 		var w io.WriteCloser
 		open(&w, "--vegeta", f.vegeta, kind)
 		if err == nil {
-			e.vegeta, err = report.NewVegetaWriter(w, format, attack)
+			e.vegeta, err = export.NewVegetaWriter(w, format, attack)
 		}
 		if err == nil {
 			e.vegeta.Redact = o.secrets.String
@@ -115,10 +116,10 @@ func (e *exports) write(s *report.Summary, agg *report.Aggregator) error {
 		errs = append(errs, s.JSON(e.summaryJSON))
 	}
 	if e.junit != nil {
-		errs = append(errs, s.JUnit(e.junit))
+		errs = append(errs, export.JUnit(e.junit, s))
 	}
 	if e.hlog != nil {
-		errs = append(errs, agg.WriteHlog(e.hlog))
+		errs = append(errs, export.WriteHlog(e.hlog, agg))
 	}
 	if e.hgrm != nil {
 		errs = append(errs, e.hgrm.write(agg))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/report/html"
+	"github.com/mcpchaos/mcpchaos/report/merge"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -75,7 +76,7 @@ func (h *htmlExport) write(s *report.Summary, agg *report.Aggregator) error {
 func (h *htmlExport) addFileRuns(ctx context.Context, paths []string) error {
 	for _, p := range paths {
 		var samples []results.Sample
-		m, err := report.Merge(ctx, []string{p}, report.MergeOptions{OnSample: func(s *results.Sample) error {
+		m, err := merge.Merge(ctx, []string{p}, merge.MergeOptions{OnSample: func(s *results.Sample) error {
 			if len(samples) < maxHTMLSamples {
 				samples = append(samples, *s)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/internal/redact"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/export"
 )
 
 // outputs opens the files a command writes. Every output of run and
@@ -160,7 +161,7 @@ func (h *hgrmOutput) write(agg *report.Aggregator) error {
 		} else if _, err := fmt.Fprintf(w, "# histogram %s (values in milliseconds)\n", name); err != nil {
 			return fmt.Errorf("write hgrm: %w", err)
 		}
-		if err := agg.WriteHgrm(w, name); err != nil {
+		if err := export.WriteHgrm(w, agg, name); err != nil {
 			return err
 		}
 		if h.stdout != nil {

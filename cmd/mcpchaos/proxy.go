@@ -14,7 +14,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/proxy"
 	"github.com/mcpchaos/mcpchaos/internal/redact"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
-	"github.com/mcpchaos/mcpchaos/report"
 )
 
 type proxyFlags struct {
@@ -128,7 +127,7 @@ func finishProxy(p *proxy.Proxy, f *proxyFlags, out io.WriteCloser, serveErr err
 		code = fail(stderr, "proxy", runError(serveErr))
 	}
 	sum := p.Summary()
-	if err := report.WriteProxyText(stdout, sum); err != nil {
+	if err := sum.WriteText(stdout); err != nil {
 		code = fail(stderr, "proxy", runError(err))
 	}
 	if f.summaryJSON != "" {

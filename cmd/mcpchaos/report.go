@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/merge"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -62,7 +62,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		outs.abort()
 		return fail(stderr, "report", err)
 	}
-	m, err := report.Merge(ctx, fs.Args(), report.MergeOptions{OnRecord: exp.record, SameScenario: same,
+	m, err := merge.Merge(ctx, fs.Args(), merge.MergeOptions{OnRecord: exp.record, SameScenario: same,
 		OnSample: func(s *results.Sample) error { exp.sample(s); return nil },
 		OnHeader: func(i int, h *results.Header) error {
 			if i == 0 && exp.vegeta != nil {

@@ -61,6 +61,8 @@ var layers = map[string]int{
 	"internal/targetserver": layerParts,
 	"report":                layerParts,
 	"report/html":           layerParts,
+	"report/export":         layerParts,
+	"report/merge":          layerParts,
 	"internal/toolschema":   layerParts,
 	"internal/livemetrics":  layerParts,
 
@@ -145,6 +147,9 @@ func TestMayImport(t *testing.T) {
 		{"sideways", "report", "internal/probes", false},
 		{"sub-package on its parent", "report/html", "report", true},
 		{"parent on its sub-package", "report", "report/html", false},
+		{"sibling sub-packages", "report/export", "report/merge", false},
+		{"the proxy on the run's histogram", "internal/proxy", "report", true},
+		{"report on the proxy's summary", "report", "internal/proxy", false},
 		{"a name that only starts alike", "reporting", "report", false},
 		{"tests on tests", "internal/runtest", "internal/testutil", true},
 	}
@@ -171,6 +176,7 @@ func TestLayerOf(t *testing.T) {
 	}{
 		{"client", layerBase, true},
 		{"report", layerParts, true},
+		{"report/merge", layerParts, true},
 		{"internal/testutil", layerTests, true},
 		{"internal/targetserver/knobs", layerTables, true},
 		{"internal/redact", layerTables, true},

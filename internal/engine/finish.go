@@ -125,7 +125,7 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 // leakedWork reads leaked work from the first counting probe that could be
 // read. A shard's probes of a shared server see the calls of every shard,
 // its in-flight only its own: the merge of the shards measures it
-// (shared.go). pr.mu is held.
+// (report/merge). pr.mu is held.
 func (pr *probeRun) leakedWork(out *report.Orphans) {
 	for _, p := range pr.counts {
 		name := p.Name()

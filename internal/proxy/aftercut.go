@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
-	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // After a disconnect. The disconnect fault cuts a call's stream; what the
@@ -57,7 +56,7 @@ func newAfterCuts() afterCuts {
 // watch keeps rec until its client reacts, or settle runs after
 // watchFor; it returns the records evicted to stay within the bound,
 // judged as they stand.
-func (a *afterCuts) watch(sum *report.ProxyClients, rec *CallRecord, settle func(*CallRecord)) []*CallRecord {
+func (a *afterCuts) watch(sum *Clients, rec *CallRecord, settle func(*CallRecord)) []*CallRecord {
 	var out []*CallRecord
 	for _, e := range a.pending.Put(rec.idKey, cutWait{rec: rec, timer: time.AfterFunc(a.watchFor, func() { settle(rec) })}) {
 		e.timer.Stop()
@@ -72,7 +71,7 @@ func (a *afterCuts) sawCall(client string, at time.Time) { a.lastCall.Put(client
 
 // settle records how (reissued, hung) on the waiting call key, if any
 // (and, when seq is not 0, only if it is that call), and appends it to out.
-func (a *afterCuts) settle(sum *report.ProxyClients, key string, seq uint64, how string, at time.Time, out []*CallRecord) []*CallRecord {
+func (a *afterCuts) settle(sum *Clients, key string, seq uint64, how string, at time.Time, out []*CallRecord) []*CallRecord {
 	w, ok := a.pending.Get(key)
 	if !ok || (seq != 0 && w.rec.Seq != seq) {
 		return out
@@ -90,7 +89,7 @@ func (a *afterCuts) settle(sum *report.ProxyClients, key string, seq uint64, how
 
 // judge settles a call no reaction settled: gave_up when its client
 // started another call after the cut, else silent.
-func (a *afterCuts) judge(sum *report.ProxyClients, rec *CallRecord) {
+func (a *afterCuts) judge(sum *Clients, rec *CallRecord) {
 	rec.AfterDisconnect = afterSilent
 	if last, ok := a.lastCall.Get(rec.Client); ok && last.After(rec.ended) {
 		rec.AfterDisconnect = afterGaveUp
@@ -99,7 +98,7 @@ func (a *afterCuts) judge(sum *report.ProxyClients, rec *CallRecord) {
 }
 
 // takeAll judges and returns every waiting call (the proxy stopped).
-func (a *afterCuts) takeAll(sum *report.ProxyClients) []*CallRecord {
+func (a *afterCuts) takeAll(sum *Clients) []*CallRecord {
 	var recs []*CallRecord
 	for _, w := range a.pending.TakeAll() {
 		w.timer.Stop()
@@ -109,7 +108,7 @@ func (a *afterCuts) takeAll(sum *report.ProxyClients) []*CallRecord {
 	return recs
 }
 
-func countAfter(sum *report.ProxyClients, how string) {
+func countAfter(sum *Clients, how string) {
 	switch how {
 	case afterReissued:
 		sum.AfterDisconnect.Reissued++

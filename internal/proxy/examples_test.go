@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
-	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // TestExamples: every file in examples/proxy is a valid proxy file, and
@@ -57,7 +56,7 @@ func TestDocs(t *testing.T) {
 			t.Errorf("docs/proxy.md has no section for the fault %s", k.name)
 		}
 	}
-	js, err := json.Marshal(report.ProxyClients{})
+	js, err := json.Marshal(Clients{})
 	if err != nil {
 		t.Fatal(err)
 	}

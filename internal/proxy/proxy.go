@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
-	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // MaxBody bounds a client's request body and one message from the
@@ -189,8 +188,8 @@ func (p *Proxy) Close() {
 func (p *Proxy) Records() []CallRecord { return p.rec.records() }
 
 // Summary aggregates the records.
-func (p *Proxy) Summary() *report.ProxySummary {
-	return &report.ProxySummary{Name: p.file.Name, Seed: p.file.Seed, Listen: p.file.Listen,
+func (p *Proxy) Summary() *Summary {
+	return &Summary{Name: p.file.Name, Seed: p.file.Seed, Listen: p.file.Listen,
 		Clients: p.rec.summary(), Faults: p.rec.injected()}
 }
 

@@ -141,9 +141,9 @@ type recorder struct {
 	recent    [maxRecent]*CallRecord       // a ring of the latest calls, for Records
 	nRecent   uint64                       // calls put in recent
 	faults    map[string]int
-	sum       report.ProxyClients // counts; percentiles from the histograms
-	cancelAt  *report.ProxyHistogram
-	held      *report.ProxyHistogram
+	sum       Clients // counts; percentiles from the histograms
+	cancelAt  *report.Durations
+	held      *report.Durations
 	out       output
 	stopped   bool           // flush was called: records no longer wait for a last fact
 	inflight  map[string]int // calls admitted and not ended, by client
@@ -162,7 +162,7 @@ type openCall struct {
 func newRecorder() *recorder {
 	return &recorder{open: map[string]*openCall{}, inflight: map[string]int{}, notify: newBoundedIndex[*CallRecord](maxIndexed),
 		unfilled: newBoundedIndex[prior](maxIndexed), throttled: newBoundedIndex[[]*CallRecord](maxIndexed),
-		faults: map[string]int{}, cancelAt: report.NewProxyHistogram(), held: report.NewProxyHistogram(), cuts: newAfterCuts()}
+		faults: map[string]int{}, cancelAt: report.NewDurations(), held: report.NewDurations(), cuts: newAfterCuts()}
 }
 
 // admit counts a call of client in flight, unless maxClientCalls of it

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // output is where settled records go: one JSON line each, written as the
@@ -128,11 +126,11 @@ func (r *recorder) records() []CallRecord {
 }
 
 // summary is the counts so far, with the percentiles.
-func (r *recorder) summary() report.ProxyClients {
+func (r *recorder) summary() Clients {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.sum
-	c.CancelAfterMs, c.HeldMs = r.cancelAt.Percentiles(), r.held.Percentiles()
+	c.CancelAfterMs, c.HeldMs = percentiles(r.cancelAt), percentiles(r.held)
 	return c
 }
 

@@ -8,8 +8,9 @@
 // (U+0080–U+009F) and every byte that is not UTF-8 (a terminal that reads
 // 8-bit C1 would take 0x9B for CSI), and the line separators and
 // bidirectional overrides of Unicode (see reorders). Lines does the same but keeps line
-// feeds and tabs, for text whose lines are mcpchaos's own, and Writer
-// applies Lines to a stream (a command's standard error).
+// feeds and tabs, for text whose lines are mcpchaos's own, Writer
+// applies Lines to a stream (a command's standard error), and Copy
+// escapes every string of a value (a summary about to be printed).
 //
 // The escapes are for people: a backslash is not doubled, so the result
 // is not meant to be unquoted. Text without control characters is

@@ -1,4 +1,4 @@
-package report
+package export
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // hdrJS finds node and the npm package hdr-histogram-js that .ci/run
@@ -16,7 +18,7 @@ import (
 func hdrJS(t *testing.T) (node, module string) {
 	t.Helper()
 	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(self))
+	root := filepath.Dir(filepath.Dir(filepath.Dir(self)))
 	module = filepath.Join(root, ".cache", "hdr-histogram-js", "node_modules", "hdr-histogram-js")
 	missing := func(what string) {
 		if os.Getenv("CI") != "" {
@@ -42,9 +44,9 @@ func hdrJS(t *testing.T) (node, module string) {
 // added up) the very .hgrm distribution we print.
 func TestHlogReadByHdrHistogramJS(t *testing.T) {
 	node, module := hdrJS(t)
-	_, _, m := mergeSummary(t, runFile)
+	m := merged(t)
 	var log bytes.Buffer
-	if err := m.Agg.WriteHlog(&log); err != nil {
+	if err := WriteHlog(&log, m.Agg); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "run.hlog")
@@ -86,7 +88,7 @@ func TestHlogReadByHdrHistogramJS(t *testing.T) {
 			q   float64
 			got int64
 		}{{50, js.P50}, {90, js.P90}, {99, js.P99}} {
-			if want := valueAtPercentile(h, p.q); p.got != want {
+			if want := report.ValueAtPercentile(h, p.q); p.got != want {
 				t.Errorf("%s: p%v %d µs, want %d", name, p.q, p.got, want)
 			}
 		}
@@ -94,29 +96,11 @@ func TestHlogReadByHdrHistogramJS(t *testing.T) {
 			t.Errorf("%s: max %d, want %d", name, js.Max, h.Max())
 		}
 		var hgrm bytes.Buffer
-		if err := m.Agg.WriteHgrm(&hgrm, name); err != nil {
+		if err := WriteHgrm(&hgrm, m.Agg, name); err != nil {
 			t.Fatal(err)
 		}
 		if js.Hgrm != hgrm.String() {
 			t.Errorf("%s: hdr-histogram-js prints\n%s\nwe print\n%s", name, js.Hgrm, hgrm.String())
-		}
-	}
-}
-
-// TestValueAtPercentileIsHdrHistograms: the rank is the ceiling of p% of
-// the count, as in HdrHistogram's Java and JavaScript code (the Go port
-// rounds it).
-func TestValueAtPercentileIsHdrHistograms(t *testing.T) {
-	h := newHist(latencyMaxUs)
-	for v := int64(1); v <= 28; v++ {
-		h.record(v)
-	}
-	for _, tt := range []struct {
-		p    float64
-		want int64
-	}{{50, 14}, {90, 26}, {99, 28}, {100, 28}, {3.5, 1}, {0.001, 1}} {
-		if got := h.quantile(tt.p); got != tt.want {
-			t.Errorf("p%v of 1..28 = %d, want %d", tt.p, got, tt.want)
 		}
 	}
 }

@@ -1,12 +1,15 @@
-package report
+package export
 
 import (
 	"bufio"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // The .hgrm format: the percentile distribution text that HdrHistogram's
@@ -24,27 +27,15 @@ const hgrmTicks = 5
 // files print milliseconds.
 const usPerMs = 1000.0
 
-// HistogramsWithValues returns the histograms (of HistogramNames) that
-// recorded at least one value, in report order.
-func (a *Aggregator) HistogramsWithValues() []string {
-	var out []string
-	for i, name := range histNames {
-		if a.lat[i].count() > 0 {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // WriteHgrm writes the named histogram (one of HistogramNames) as an .hgrm
 // percentile distribution, values in milliseconds.
-func (a *Aggregator) WriteHgrm(w io.Writer, name string) error {
-	i := histIndex(name)
-	if i < 0 {
+func WriteHgrm(w io.Writer, a *report.Aggregator, name string) error {
+	h := a.Histogram(name)
+	if h == nil {
 		return fmt.Errorf("write hgrm: unknown histogram %q", name)
 	}
 	bw := bufio.NewWriter(w)
-	writeHgrm(bw, a.lat[i].h)
+	writeHgrm(bw, h)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write hgrm %s: %w", name, err)
 	}
@@ -65,15 +56,27 @@ func writeHgrm(w io.Writer, h *hdrhistogram.Histogram) {
 	}
 	fmt.Fprintf(w, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n", h.Mean()/usPerMs, h.StdDev()/usPerMs)
 	fmt.Fprintf(w, "#[Max     = %12.3f, Total count    = %12d]\n", float64(h.Max())/usPerMs, h.TotalCount())
-	fmt.Fprintf(w, "#[Buckets = %12d, SubBuckets     = %12d]\n", bucketCount(latencyMaxUs), 1<<subBucketBits)
+	sub := subBucketBits(h.SignificantFigures())
+	fmt.Fprintf(w, "#[Buckets = %12d, SubBuckets     = %12d]\n", bucketCount(h.HighestTrackableValue(), sub), 1<<sub)
+}
+
+// subBucketBits is log2 of the sub-bucket count of an HdrHistogram of
+// lowest value 1 with sigFigs significant figures: the bits of the
+// largest value it keeps at unit resolution, 2·10^sigFigs (11 for three).
+func subBucketBits(sigFigs int64) int {
+	unit := int64(2)
+	for range sigFigs {
+		unit *= 10
+	}
+	return bits.Len64(uint64(unit - 1))
 }
 
 // bucketCount is the number of buckets of an HdrHistogram of lowest value
-// 1 and three significant figures that reaches highest (HdrHistogram's
+// 1 and subBits sub-bucket bits that reaches highest (HdrHistogram's
 // getBucketsNeededToCoverValue).
-func bucketCount(highest int64) int {
+func bucketCount(highest int64, subBits int) int {
 	n := 1
-	for untrackable := int64(1) << subBucketBits; untrackable <= highest; n++ {
+	for untrackable := int64(1) << subBits; untrackable <= highest; n++ {
 		if untrackable > math.MaxInt64/2 {
 			return n + 1
 		}

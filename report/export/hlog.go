@@ -1,4 +1,4 @@
-package report
+package export
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"io"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // WriteHlog writes the run as an HdrHistogram interval log (format 1.3,
@@ -15,7 +17,7 @@ import (
 // microseconds; the log's Interval_Max column is the library's value/10⁶,
 // so seconds. Timestamps are relative to the #[BaseTime] line, the start
 // of the first second (the same wall clock as the results file).
-func (a *Aggregator) WriteHlog(w io.Writer) error {
+func WriteHlog(w io.Writer, a *report.Aggregator) error {
 	bw := bufio.NewWriter(w)
 	lw := hdrhistogram.NewHistogramLogWriter(bw)
 	secs := a.Seconds()

@@ -1,4 +1,4 @@
-package report
+package merge
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/series"
+	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -66,8 +67,8 @@ func TestMergeSharedLeakFromCalls(t *testing.T) {
 			server = append(server, series.Point{T: at, V: v})
 			clients[s] = append(clients[s], series.Point{T: at, V: float64(own)})
 		}
-		in := RunInputs{Duration: span, Orphans: Orphans{Drained: true, ProbeErrors: []string{SharedLeakNote},
-			Shared: &SharedServer{AfterAll: true, LeakProbe: "gauge", Baseline: 1, ServerProbes: []string{"gauge"}}}}
+		in := report.RunInputs{Duration: span, Orphans: report.Orphans{Drained: true, ProbeErrors: []string{report.SharedLeakNote},
+			Shared: &report.SharedServer{AfterAll: true, LeakProbe: "gauge", Baseline: 1, ServerProbes: []string{"gauge"}}}}
 		lines = append(lines, &results.Trailer{Type: results.TypeTrailer, Ended: t0.Add(span + life), Run: mustInputs(t, in)})
 		path := filepath.Join(dir, "ramp-"+strconv.Itoa(s)+".jsonl")
 		writeLines(t, path, lines...)

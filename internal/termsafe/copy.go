@@ -1,24 +1,19 @@
-package report
+package termsafe
 
-import (
-	"reflect"
-
-	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-)
+import "reflect"
 
 // The text renderings print what servers and results files say (error
 // messages, the server's name, tool names, the scenario's name, probe
 // errors, evidence): each renders a copy of its summary whose every string
-// is termsafe.Escape'd (textSafe), so that no control character reaches a
-// terminal and a line feed in a field shows as \n instead of starting a
-// line of its own, and writes what it built through termsafe.Lines, so
-// that nothing but the renderer's own line feeds gets out even from a
-// string the copy missed.
+// is Escape'd (Copy), so that no control character reaches a terminal and
+// a line feed in a field shows as \n instead of starting a line of its
+// own, and writes what it built through Lines, so that nothing but the
+// renderer's own line feeds gets out even from a string the copy missed.
 
-// textSafe returns a deep copy of v (a pointer to a summary) whose every
+// Copy returns a deep copy of v (a pointer to a summary) whose every
 // exported string, map keys included, is escaped. Unexported fields are
 // copied as they are (the histograms behind pNN checks).
-func textSafe[T any](v *T) *T {
+func Copy[T any](v *T) *T {
 	c := escapedValue(reflect.ValueOf(v).Elem())
 	out := new(T)
 	reflect.ValueOf(out).Elem().Set(c)
@@ -29,7 +24,7 @@ func textSafe[T any](v *T) *T {
 func escapedValue(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.String:
-		if e := termsafe.Escape(v.String()); e != v.String() {
+		if e := Escape(v.String()); e != v.String() {
 			return reflect.ValueOf(e).Convert(v.Type())
 		}
 		return v

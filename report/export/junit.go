@@ -1,4 +1,4 @@
-package report
+package export
 
 import (
 	"encoding/xml"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // JUnit XML: one test suite per run, one test case per check (class name
@@ -59,7 +61,7 @@ type junitMessage struct {
 }
 
 // JUnit writes the summary as JUnit XML.
-func (s *Summary) JUnit(w io.Writer) error {
+func JUnit(w io.Writer, s *report.Summary) error {
 	suite := junitSuite{Name: "mcpchaos " + s.Scenario, Time: fmtSeconds(s.DurationS)}
 	if !s.Started.IsZero() {
 		suite.Timestamp = s.Started.UTC().Format("2006-01-02T15:04:05")
@@ -93,13 +95,13 @@ func (s *Summary) JUnit(w io.Writer) error {
 		tc := junitCase{Name: v.Area, Classname: "verdicts", Time: "0"}
 		text := v.Status + ": " + v.Evidence
 		switch v.Status {
-		case StatusViolation:
+		case report.StatusViolation:
 			if s.FailOnViolation {
 				tc.Failure = &junitMessage{Message: v.Status, Type: "verdict", Text: text}
 			} else {
 				tc.SystemOut = text + " (not failing the run: fail_on_violation is off)"
 			}
-		case StatusNotExercised, StatusNotObservable:
+		case report.StatusNotExercised, report.StatusNotObservable:
 			tc.Skipped = &junitMessage{Message: v.Status, Text: v.Evidence}
 		default:
 			tc.SystemOut = text

@@ -1,4 +1,4 @@
-package report
+package merge
 
 import (
 	"bytes"
@@ -10,18 +10,19 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // Merged is one or more results files read into one Aggregator: the
 // records of every file (times are absolute, so seconds line up on the
-// wall clock), their run inputs combined (MergeInputs), and the first
+// wall clock), their run inputs combined (report.MergeInputs), and the first
 // file's checks, ready to be evaluated again on the merged data.
 type Merged struct {
-	Agg             *Aggregator
-	Meta            Meta
-	Inputs          RunInputs
-	Checks          []Check
+	Agg             *report.Aggregator
+	Meta            report.Meta
+	Inputs          report.RunInputs
+	Checks          []report.Check
 	FailOnViolation bool
 	// Files describes each file read, in order.
 	Files []MergedFile
@@ -31,7 +32,7 @@ type Merged struct {
 	Notes []string
 	// Limits is what `mcpchaos limits` found, from the first file's
 	// trailer (the search is not recomputed from the calls).
-	Limits *Limits
+	Limits *report.Limits
 }
 
 // MergedFile is one file of a merge.
@@ -69,7 +70,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("merge results: no files")
 	}
-	m := &Merged{Agg: NewAggregator(Rules{})}
+	m := &Merged{Agg: report.NewAggregator(report.Rules{})}
 	st := &mergeState{spans: true}
 	for i, path := range paths {
 		f, trailer, err := m.scan(ctx, i, path, o, st)
@@ -81,7 +82,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		}
 	}
 	m.Notes = append(m.Notes, st.shards.notes()...)
-	m.Inputs = MergeInputs(st.inputs)
+	m.Inputs = report.MergeInputs(st.inputs)
 	if note := st.shared.leaked(&m.Inputs.Orphans, st.shards.missing()); note != "" {
 		m.note("%s", note)
 	}
@@ -95,7 +96,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 
 // mergeState is what Merge gathers across files.
 type mergeState struct {
-	inputs []RunInputs
+	inputs []report.RunInputs
 	spans  bool      // every file's duration is known
 	end    time.Time // the latest end of a file's run
 	shards shardSet
@@ -181,7 +182,7 @@ func (m *Merged) addFile(i int, f MergedFile, trailer *results.Trailer, o MergeO
 }
 
 // Summary builds the merged summary and evaluates the checks on it.
-func (m *Merged) Summary() *Summary {
+func (m *Merged) Summary() *report.Summary {
 	s := m.Agg.Summary(m.Meta)
 	s.Limits = m.Limits
 	s.Evaluate(m.Checks, m.FailOnViolation)
@@ -194,7 +195,7 @@ func (m *Merged) Summary() *Summary {
 func (m *Merged) first(f MergedFile, trailer *results.Trailer) error {
 	if trailer != nil && len(trailer.Summary) > 0 {
 		var found struct {
-			Limits *Limits `json:"limits"`
+			Limits *report.Limits `json:"limits"`
 		}
 		if err := json.Unmarshal(trailer.Summary, &found); err != nil {
 			return fmt.Errorf("%s: decode the trailer's summary: %w", f.Path, err)
@@ -202,12 +203,12 @@ func (m *Merged) first(f MergedFile, trailer *results.Trailer) error {
 		m.Limits = found.Limits
 	}
 	if e := f.Header.Evaluation; e != nil {
-		checks, err := ParseChecks(e.Checks)
+		checks, err := report.ParseChecks(e.Checks)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
 		m.Checks, m.FailOnViolation = checks, e.FailOnViolation
-		m.Agg.SetRules(rulesOf(e.Progress))
+		m.Agg.SetRules(report.RulesOf(e.Progress))
 		return nil
 	}
 	if trailer == nil || len(trailer.Summary) == 0 {
@@ -220,7 +221,7 @@ func (m *Merged) first(f MergedFile, trailer *results.Trailer) error {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
 	for _, c := range old.Checks {
-		pc, err := parseCheck(c.Check)
+		pc, err := report.ParseCheck(c.Check)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
@@ -228,19 +229,19 @@ func (m *Merged) first(f MergedFile, trailer *results.Trailer) error {
 		m.Checks = append(m.Checks, pc)
 	}
 	m.FailOnViolation = old.FailOnViolation
-	m.Agg.SetRules(rulesOf(old.Progress))
+	m.Agg.SetRules(report.RulesOf(old.Progress))
 	return nil
 }
 
 // fileInputs returns a file's run inputs and the length of its load; ok
 // is false when the file has none.
-func (m *Merged) fileInputs(f MergedFile, trailer *results.Trailer) (in RunInputs, dur time.Duration, ok bool, err error) {
+func (m *Merged) fileInputs(f MergedFile, trailer *results.Trailer) (in report.RunInputs, dur time.Duration, ok bool, err error) {
 	switch {
 	case trailer == nil:
 		m.note("%s has no trailer (the run did not end normally): its connection counts, orphan probes and background faults are missing, and its length is taken from its calls", f.Path)
 		return in, 0, false, nil
 	case len(trailer.Run) > 0:
-		in, err = decodeInputs(trailer.Run)
+		in, err = report.DecodeInputs(trailer.Run)
 		if err != nil {
 			return in, 0, false, fmt.Errorf("%s: %w", f.Path, err)
 		}

@@ -1,25 +1,29 @@
-package report
+package proxy
 
 import (
 	"fmt"
 	"io"
-	"time"
+	"maps"
+	"slices"
+
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
-// ProxySummary is what `mcpchaos proxy` reports about the clients that
+// Summary is what `mcpchaos proxy` reports about the clients that
 // went through it: how many calls, how many the clients cancelled and
 // after how long, how many they left hanging until the proxy's hold, how
 // many they re-issued and whether they waited out a Retry-After.
-type ProxySummary struct {
+type Summary struct {
 	Name    string         `json:"name"`
 	Seed    int64          `json:"seed"`
 	Listen  string         `json:"listen"`
-	Clients ProxyClients   `json:"clients"`
+	Clients Clients        `json:"clients"`
 	Faults  map[string]int `json:"faults"` // injections by kind
 }
 
-// ProxyClients are the summary's clients.* keys.
-type ProxyClients struct {
+// Clients are the summary's clients.* keys.
+type Clients struct {
 	Calls              int64 `json:"calls"`
 	Cancelled          int64 `json:"cancelled"`
 	CancelledByClose   int64 `json:"cancelled_by_close"`
@@ -38,55 +42,43 @@ type ProxyClients struct {
 	DuplicateIDs int64 `json:"duplicate_ids"`
 	// Disconnected counts the calls the disconnect fault cut, and
 	// AfterDisconnect what their clients did next.
-	Disconnected    int64                `json:"disconnected"`
-	AfterDisconnect ProxyAfterDisconnect `json:"after_disconnect"`
-	CancelAfterMs   ProxyPercentiles     `json:"cancel_after_ms"`
-	HeldMs          ProxyPercentiles     `json:"held_ms"`
+	Disconnected    int64           `json:"disconnected"`
+	AfterDisconnect AfterDisconnect `json:"after_disconnect"`
+	CancelAfterMs   Percentiles     `json:"cancel_after_ms"`
+	HeldMs          Percentiles     `json:"held_ms"`
 }
 
-// ProxyAfterDisconnect is what clients did after the proxy cut a call
+// AfterDisconnect is what clients did after the proxy cut a call
 // (the proxy's aftercut.go): re-issued it, cancelled it later (hung on
 // the dead stream until a timeout of their own), went on to another call
 // without it (gave up), or nothing within the proxy's hold (silent).
-type ProxyAfterDisconnect struct {
+type AfterDisconnect struct {
 	Reissued int64 `json:"reissued"`
 	Hung     int64 `json:"hung"`
 	GaveUp   int64 `json:"gave_up"`
 	Silent   int64 `json:"silent"`
 }
 
-// ProxyPercentiles are percentiles of a distribution, in milliseconds.
-type ProxyPercentiles struct {
+// Percentiles are percentiles of a distribution, in milliseconds.
+type Percentiles struct {
 	P50   float64 `json:"p50"`
 	P99   float64 `json:"p99"`
 	Max   float64 `json:"max"`
 	Count int64   `json:"count"`
 }
 
-// ProxyHistogram collects durations for ProxyPercentiles, with the same
-// HdrHistogram as the run's histograms (microseconds, 1 µs to 1 h).
-type ProxyHistogram struct{ h *hist }
-
-// NewProxyHistogram returns an empty histogram.
-func NewProxyHistogram() *ProxyHistogram {
-	return &ProxyHistogram{h: newHist(int64(time.Hour / time.Microsecond))}
-}
-
-// Record adds one duration.
-func (p *ProxyHistogram) Record(d time.Duration) { p.h.record(d.Microseconds()) }
-
-// Percentiles returns p50, p99 and the exact maximum in milliseconds.
-func (p *ProxyHistogram) Percentiles() ProxyPercentiles {
-	if p.h.count() == 0 {
-		return ProxyPercentiles{}
+// percentiles returns p50, p99 and the exact maximum of h in milliseconds.
+func percentiles(h *report.Durations) Percentiles {
+	if h.Count() == 0 {
+		return Percentiles{}
 	}
-	return ProxyPercentiles{P50: usToMs(p.h.quantile(50)), P99: usToMs(p.h.quantile(99)), Max: usToMs(p.h.max), Count: p.h.count()}
+	return Percentiles{P50: h.Ms(50), P99: h.Ms(99), Max: h.Ms(100), Count: h.Count()}
 }
 
-// WriteProxyText writes the summary as text, one fact a line, every
-// string escaped (textsafe.go).
-func WriteProxyText(w io.Writer, s *ProxySummary) error {
-	s = textSafe(s)
+// WriteText writes the summary as text, one fact a line, every string
+// escaped (termsafe.Copy).
+func (s *Summary) WriteText(w io.Writer) error {
+	s = termsafe.Copy(s)
 	c := s.Clients
 	_, err := fmt.Fprintf(w, `mcpchaos proxy %s (listen %s, seed %d)
   calls               %d
@@ -100,15 +92,15 @@ func WriteProxyText(w io.Writer, s *ProxySummary) error {
   upstream errors     %d
   duplicate ids       %d (calls sent with the id of the client's call in flight: a JSON-RPC violation)
 `, s.Name, s.Listen, s.Seed, c.Calls, c.Cancelled, c.CancelledByClose, c.CancelledByNotify,
-		fmtMs(c.CancelAfterMs.P50), fmtMs(c.CancelAfterMs.P99), fmtMs(c.CancelAfterMs.Max),
-		c.NeverCancelled, fmtMs(c.HeldMs.P50), fmtMs(c.HeldMs.Max), c.GaveUp,
+		report.FormatMs(c.CancelAfterMs.P50), report.FormatMs(c.CancelAfterMs.P99), report.FormatMs(c.CancelAfterMs.Max),
+		c.NeverCancelled, report.FormatMs(c.HeldMs.P50), report.FormatMs(c.HeldMs.Max), c.GaveUp,
 		c.Reissued, c.ReissuedSameID, c.RetryAfterHonoured, c.RetryAfterIgnored,
 		c.Disconnected, c.AfterDisconnect.Reissued, c.AfterDisconnect.Hung, c.AfterDisconnect.GaveUp, c.AfterDisconnect.Silent,
 		c.UpstreamErrors, c.DuplicateIDs)
 	if err != nil {
 		return fmt.Errorf("write proxy summary: %w", err)
 	}
-	for _, k := range sortedKeys(s.Faults) {
+	for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
 		if _, err := fmt.Fprintf(w, "  injected %-11s %d\n", k, s.Faults[k]); err != nil {
 			return fmt.Errorf("write proxy summary: %w", err)
 		}
