@@ -96,24 +96,33 @@ func TestBadRetryUnexpected(t *testing.T) {
 }
 
 // TestLoadShedRounds: against the built-in target shedding half its calls
-// (the Go SDK's load-shedding answer), a client section retries each shed
-// call with its state echoed: every call ends ok, and the rounds match the
-// target's own count of shed calls and served retries.
+// (the Go SDK's load-shedding answer), each shed call is retried with its
+// state echoed, with a client section and without one (load shedding asks
+// for no input): every call ends ok, and the rounds match the target's own
+// count of shed calls and served retries.
 func TestLoadShedRounds(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, targetserver.Config{LoadShed: 0.5, Seed: 3})
-	p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: 5 * time.Second}, echoCall)
-	p.Client = &scenarios.Client{MaxRounds: 10}
-	o := runLoad(t, context.Background(), p)
-	shed := 0
-	for _, r := range o.recs {
-		if r.Outcome != results.OK || r.Rounds != r.LoadShed {
-			t.Errorf("seq %d: outcome %s, rounds %d, load shed %d; want ok, every round a load shed", r.Seq, r.Outcome, r.Rounds, r.LoadShed)
-		}
-		shed += r.LoadShed
-	}
-	st := tg.Server.Stats()
-	if shed == 0 || int64(shed) != st.Shed || st.ShedRetried != st.Shed {
-		t.Errorf("client retried %d shed calls; the target shed %d and served %d retries", shed, st.Shed, st.ShedRetried)
+	for _, tt := range []struct {
+		name   string
+		client *scenarios.Client
+	}{{"client section", &scenarios.Client{MaxRounds: 10}}, {"no client section", nil}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tg := newTarget(t, targetserver.Config{LoadShed: 0.5, Seed: 3})
+			p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: 5 * time.Second}, echoCall)
+			p.Client = tt.client
+			o := runLoad(t, context.Background(), p)
+			shed := 0
+			for _, r := range o.recs {
+				if r.Outcome != results.OK || r.Rounds != r.LoadShed {
+					t.Errorf("seq %d: outcome %s, rounds %d, load shed %d; want ok, every round a load shed", r.Seq, r.Outcome, r.Rounds, r.LoadShed)
+				}
+				shed += r.LoadShed
+			}
+			st := tg.Server.Stats()
+			if shed == 0 || int64(shed) != st.Shed || st.ShedRetried != st.Shed {
+				t.Errorf("client retried %d shed calls; the target shed %d and served %d retries", shed, st.Shed, st.ShedRetried)
+			}
+		})
 	}
 }

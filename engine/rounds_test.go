@@ -132,6 +132,20 @@ func TestRounds(t *testing.T) {
 					t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
 				}
 			}},
+		{name: "load shed without client section", client: nil, serverSaw: 2,
+			answers: []string{`{"resultType":"input_required","requestState":"again"}`, completeResult},
+			outcome: results.OK, rounds: 1, loadShed: 1,
+			checkRetry: func(t *testing.T, first, retry roundReq) {
+				if string(retry.Params.RequestState) != `"again"` || retry.Params.InputResponses != nil {
+					t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
+				}
+				if caps := string(first.Params.Meta["io.modelcontextprotocol/clientCapabilities"]); caps != `{}` {
+					t.Errorf("declared capabilities %s, want none without a client section", caps)
+				}
+			}},
+		{name: "load shed past the default bound", client: nil, serverSaw: scenarios.DefaultMaxRounds + 1,
+			answers: []string{`{"resultType":"input_required","requestState":"again"}`},
+			outcome: results.Throttled, rounds: scenarios.DefaultMaxRounds, loadShed: scenarios.DefaultMaxRounds},
 		{name: "content with requests", client: accepting(), serverSaw: 1,
 			answers: []string{`{"resultType":"input_required","content":[{"type":"text","text":"x"}],"inputRequests":{"c":{"method":"elicitation/create","params":{}}}}`},
 			outcome: results.ProtocolError, violation: violInputWithContent},
