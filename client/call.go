@@ -62,6 +62,11 @@ type CallRequest struct {
 	// Task declares the tasks extension for this call (2026): the server
 	// may answer with a task (resultType "task"; tasks.go).
 	Task bool
+	// ReuseID, when nonzero, is sent as the request's id (and, with
+	// Progress, its token) instead of a new one: the same_id_retry fault
+	// retries an input_required call under the id of the request it
+	// retries, whose answer came. Ids are otherwise never reused.
+	ReuseID int64
 }
 
 // Call state bits.

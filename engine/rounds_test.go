@@ -47,6 +47,14 @@ func (f *roundFake) received() []roundReq {
 // answer(n) returns.
 func startRoundFake(t *testing.T, answer func(n int) string) *roundFake {
 	t.Helper()
+	return startReplyFake(t, func(n int, req roundReq) (json.RawMessage, string) { return req.ID, answer(n) })
+}
+
+// startReplyFake answers the n-th tools/call (from 0) under the id and
+// with the result reply returns; a nil id leaves the request unanswered
+// until the client gives it up.
+func startReplyFake(t *testing.T, reply func(n int, req roundReq) (id json.RawMessage, result string)) *roundFake {
+	t.Helper()
 	f := &roundFake{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -68,7 +76,10 @@ func startRoundFake(t *testing.T, answer func(n int) string) *roundFake {
 			n := len(f.calls)
 			f.calls = append(f.calls, req)
 			f.mu.Unlock()
-			result = answer(n)
+			if m.ID, result = reply(n, req); m.ID == nil {
+				<-r.Context().Done()
+				return
+			}
 		default:
 			w.WriteHeader(http.StatusAccepted)
 			return

@@ -20,7 +20,8 @@ import (
 // with an error, a tool error, or input_required again (asking anew).
 // Doing the work anyway is counted in faults.bad_retry.unexpected: a
 // server that trusts a state it cannot verify, or runs without the answer
-// it asked for. After abandon nothing may run on: the orphan probes and
+// it asked for; so is leaving the retry unanswered until the call's
+// timeout. After abandon nothing may run on: the orphan probes and
 // the target's ledger show whether the server kept anything for the call
 // it will never see again.
 type BadRetry struct {
@@ -41,7 +42,7 @@ func (f *BadRetry) Draw(rng *rand.Rand, info Info) (When, bool) {
 }
 
 // BreakRetry breaks the retry; abandon says not to send it.
-func (f *BadRetry) BreakRetry(req *client.CallRequest) (mode string, abandon bool) {
+func (f *BadRetry) BreakRetry(req *client.CallRequest, _ int64) (mode string, abandon bool) {
 	switch f.mode {
 	case "drop_state":
 		req.RequestState = nil
@@ -56,8 +57,8 @@ func (f *BadRetry) BreakRetry(req *client.CallRequest) (mode string, abandon boo
 }
 
 // Expected reports whether the server's answer to the broken retry is
-// what a correct server gives: anything but the work done.
-func (f *BadRetry) Expected(a RetryAnswer) bool { return !a.Done }
+// what a correct server gives: an answer, but not the work done.
+func (f *BadRetry) Expected(a RetryAnswer) bool { return !a.Done && !a.Silent }
 
 // alterState changes the last character of a JSON string's text ("" and
 // non-strings become "x").
