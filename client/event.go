@@ -28,7 +28,8 @@ const (
 	EvEnd
 	// EvInput: a 2025 server asked for input on the call's own stream and
 	// the client answers it (input.go). Detail is the kind (see
-	// InputKind), Think the wait before the answer.
+	// InputKind), Think the wait before the answer, ContentMismatch set
+	// when the answer is an accepted form whose content does not fit it.
 	EvInput
 )
 
@@ -227,7 +228,8 @@ type Event struct {
 	Err error
 
 	// EvInput
-	Think time.Duration
+	Think           time.Duration
+	ContentMismatch bool
 }
 
 // Observer receives a call's events as they arrive. OnEvent runs on the

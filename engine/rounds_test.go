@@ -267,7 +267,7 @@ func TestAnswersRespond(t *testing.T) {
 	if caps := string(a.capabilities()); caps != `{"elicitation":{"form":{}},"roots":{},"sampling":{}}` {
 		t.Errorf("capabilities %s", caps)
 	}
-	if _, _, ok := a.AnswerInput("x", vocab.MethodElicit, []byte(`{"mode":"url"}`)); ok {
+	if a.AnswerInput("x", vocab.MethodElicit, []byte(`{"mode":"url"}`)).Declared {
 		t.Error("a url elicitation was answered; only form is declared")
 	}
 	if !strings.Contains(string(answers{c: &scenarios.Client{}}.capabilities()), "{}") {
