@@ -37,11 +37,14 @@ func TestBadRetry(t *testing.T) {
 	tests := []struct {
 		mode, outcome, detail string
 		rounds                int
+		notConfirmed          int64 // the target's ledger: retries its deploy refused
 	}{
-		{"drop_state", results.ToolError, "expected answer: a tool error", 1},
-		{"alter_state", results.ToolError, "expected answer: a tool error", 1},
-		{"wrong_answer", results.ToolError, "expected answer: a tool error", 1},
-		{"abandon", results.Cancelled, "abandoned after input_required: no retry sent", 0},
+		{"drop_state", results.ToolError, "expected answer: a tool error", 1, 1},
+		{"alter_state", results.ToolError, "expected answer: a tool error", 1, 1},
+		{"wrong_answer", results.ToolError, "expected answer: a tool error", 1, 1},
+		// The SDK refuses an answer it cannot read before the tool runs.
+		{"wrong_shape", results.RPCError, "expected answer: an error", 1, 0},
+		{"abandon", results.Cancelled, "abandoned after input_required: no retry sent", 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -60,12 +63,8 @@ func TestBadRetry(t *testing.T) {
 				t.Errorf("outcome %s, rounds %d, faults %+v; want %s, %d rounds, %q", r.Outcome, r.Rounds, r.Faults, tt.outcome, tt.rounds, tt.detail)
 			}
 			st := tg.Server.Stats()
-			wantNot := int64(1)
-			if tt.mode == "abandon" {
-				wantNot = 0
-			}
-			if st.ConfirmAsked != 1 || st.Confirmed != 0 || st.NotConfirmed != wantNot {
-				t.Errorf("target ledger asked %d, confirmed %d, not confirmed %d; want 1, 0, %d", st.ConfirmAsked, st.Confirmed, st.NotConfirmed, wantNot)
+			if st.ConfirmAsked != 1 || st.Confirmed != 0 || st.NotConfirmed != tt.notConfirmed {
+				t.Errorf("target ledger asked %d, confirmed %d, not confirmed %d; want 1, 0, %d", st.ConfirmAsked, st.Confirmed, st.NotConfirmed, tt.notConfirmed)
 			}
 		})
 	}

@@ -12,9 +12,10 @@ import (
 // input_required result (docs/long-running.md), with mode drop_state (the
 // retry leaves out the requestState the server sent), alter_state (it
 // sends the state with its last character changed), wrong_answer (the
-// answers go under keys the server did not ask for) or abandon (no retry
-// is sent: the call is given up between rounds, as a user closing the
-// dialog would). A call that gets no input_required is not touched.
+// answers go under keys the server did not ask for), wrong_shape (each
+// answer, under its right key, is not a result of the request's kind: no
+// action, its content a string) or abandon (no retry is sent: the call is
+// given up between rounds, as a user closing the dialog would). A call that gets no input_required is not touched.
 //
 // A correct server does not do the work on a broken retry: it answers
 // with an error, a tool error, or input_required again (asking anew).
@@ -30,7 +31,7 @@ type BadRetry struct {
 }
 
 // badRetryModes are the values of mode, in documentation order.
-var badRetryModes = []string{"drop_state", "alter_state", "wrong_answer", "abandon"}
+var badRetryModes = []string{"drop_state", "alter_state", "wrong_answer", "wrong_shape", "abandon"}
 
 var badRetryKind = kind{name: "bad_retry", perCall: true, keys: []scenarios.Field{
 	{Name: "mode", Type: scenarios.EnumType(badRetryModes...), Required: true, Doc: "how the retry after input_required is broken"}},
@@ -50,6 +51,8 @@ func (f *BadRetry) BreakRetry(req *client.CallRequest, _ int64) (mode string, ab
 		req.RequestState = alterState(req.RequestState)
 	case "wrong_answer":
 		req.InputResponses = rekey(req.InputResponses)
+	case "wrong_shape":
+		req.InputResponses = misshape(req.InputResponses)
 	case "abandon":
 		return f.mode, true
 	}
@@ -88,5 +91,23 @@ func rekey(responses json.RawMessage) json.RawMessage {
 		out["mcpchaos-not-asked-"+k] = v
 	}
 	b, _ := json.Marshal(out)
+	return b
+}
+
+// wrongShape is an answer of no request's shape: an elicitation result
+// needs an action, a sampling result a role and content object, a roots
+// result a list.
+const wrongShape = `{"content":"mcpchaos: not a result of the request's kind"}`
+
+// misshape replaces every answer with wrongShape, under its own key.
+func misshape(responses json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(responses, &m) != nil {
+		return responses
+	}
+	for k := range m {
+		m[k] = json.RawMessage(wrongShape)
+	}
+	b, _ := json.Marshal(m)
 	return b
 }
