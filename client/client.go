@@ -138,7 +138,8 @@ type Client struct {
 	// (input.go); its limit is MaxInputAnswering.
 	inputAnswering ServerAnswers
 	closeOnce      sync.Once
-	fenced         fenceMark // the latest answered fence (fence.go)
+	fenced         fenceMark   // the latest answered fence (fence.go)
+	listenRefused  atomic.Bool // no task status streams here (listen.go)
 }
 
 // transport is what the HTTP and stdio transports do for a Client.

@@ -31,6 +31,11 @@ const (
 	// InputKind), Think the wait before the answer, ContentMismatch set
 	// when the answer is an accepted form whose content does not fit it.
 	EvInput
+	// EvListen: a notification on a subscriptions/listen stream (listen.go).
+	// Detail is its method, Raw its params (valid during OnEvent only).
+	// A notifications/cancelled naming the listen request is one too: the
+	// server's way to end the stream, no violation.
+	EvListen
 )
 
 func (k EventKind) String() string {
@@ -49,6 +54,8 @@ func (k EventKind) String() string {
 		return "end"
 	case EvInput:
 		return "input"
+	case EvListen:
+		return "listen"
 	}
 	return "unknown"
 }
