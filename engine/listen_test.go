@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -58,6 +61,79 @@ func TestTasksListen(t *testing.T) {
 			if end != knobs.ListenOff && (st.TasksListens != int64(listened) || st.TasksNotified != int64(pushed)) {
 				t.Errorf("target served %d streams and %d notifications/tasks; the client listened on %d and counted %d",
 					st.TasksListens, st.TasksNotified, listened, pushed)
+			}
+		})
+	}
+}
+
+// TestTasksListenJudged: a listen stream that breaks the rules, from a
+// scripted 2026 server whose task is never polled (an hour's interval):
+// the pushed terminal status still ends the call, and the stream's
+// faults are counted: a first message that is no acknowledgement
+// (listen_no_ack), notifications not asked for (listen_unrequested).
+func TestTasksListenJudged(t *testing.T) {
+	t.Parallel()
+	const (
+		ack   = `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"taskIds":["t1"]}}}`
+		done  = `{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t1","status":"completed","result":{"content":[]}}}`
+		other = `{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t2","status":"working"}}`
+		tools = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`
+	)
+	tests := []struct {
+		name      string
+		stream    []string
+		violation string
+		n         int
+	}{
+		{"no acknowledgement first", []string{done, ack}, violListenNoAck, 1},
+		{"unrequested notifications", []string{ack, other, tools, done}, violListenUnrequested, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+				var m struct {
+					ID     json.RawMessage `json:"id"`
+					Method string          `json:"method"`
+				}
+				_ = json.Unmarshal(body, &m)
+				var result string
+				switch m.Method {
+				case "server/discover":
+					result = `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete"}`
+				case "tools/list":
+					result = `{"tools":[],"resultType":"complete"}`
+				case "tools/call":
+					result = `{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null,"pollIntervalMs":3600000}`
+				case "subscriptions/listen":
+					w.Header().Set("Content-Type", "text/event-stream")
+					for _, msg := range tt.stream {
+						io.WriteString(w, "event: message\ndata: "+msg+"\n\n")
+						w.(http.Flusher).Flush()
+					}
+					<-r.Context().Done() // open until the client closes it
+					return
+				case "tasks/cancel", "tasks/get":
+					result = `{"resultType":"complete"}`
+				default:
+					w.WriteHeader(http.StatusAccepted)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
+			}))
+			t.Cleanup(srv.Close)
+			p := oneCall(srv.URL, nil)
+			p.Calls[0].Task = true
+			o := runLoad(t, context.Background(), p)
+			if len(o.recs) != 1 {
+				t.Fatalf("%d records, want 1", len(o.recs))
+			}
+			r := o.recs[0]
+			if r.Outcome != results.OK || r.Task == nil || r.Task.Polls != 0 || r.Task.Pushed != 1 || r.Violations[tt.violation] != tt.n {
+				b, _ := json.Marshal(r)
+				t.Errorf("record %s: want ok from the pushed status, %d %s", b, tt.n, tt.violation)
 			}
 		})
 	}
