@@ -1,17 +1,14 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/mcpchaos/mcpchaos/targetserver"
 )
@@ -47,7 +44,7 @@ func TestSameIDRetry(t *testing.T) {
 			if len(o.recs) != 5 {
 				t.Fatalf("%d records, want 5", len(o.recs))
 			}
-			done := loggedDone(t, logFile)
+			done := testutil.CallsDone(t, logFile)
 			for _, r := range o.recs {
 				if r.Outcome != results.OK || r.Rounds != 1 || len(r.Faults) != 1 || r.Faults[0].Mode != "same_id" ||
 					r.Faults[0].Detail != "expected answer: the work done" || len(r.Violations) != 0 {
@@ -68,25 +65,6 @@ func TestSameIDRetry(t *testing.T) {
 			}
 		})
 	}
-}
-
-// loggedDone reads a log_calls file: the ids of the calls logged done.
-func loggedDone(t *testing.T, path string) map[int64]bool {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	done := map[int64]bool{}
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		var id int64
-		if _, err := fmt.Sscanf(sc.Text(), "call %d done", &id); err == nil && strings.HasSuffix(sc.Text(), " done") {
-			done[id] = true
-		}
-	}
-	return done
 }
 
 // TestSameIDRetryJudged: the retry goes out under the first request's id,

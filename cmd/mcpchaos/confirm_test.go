@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -54,7 +52,7 @@ orphans: {grace: 100ms}
 			if num(t, s, "mrtr.rounds") != wantRounds || num(t, s, "protocol.violations.total") != 0 {
 				t.Errorf("rounds %v (want %v), violations %v", num(t, s, "mrtr.rounds"), wantRounds, num(t, s, "protocol.violations.total"))
 			}
-			done := logged(t, log)
+			done := testutil.CallsDone(t, log)
 			f, err := results.Open(out)
 			if err != nil {
 				t.Fatal(err)
@@ -69,25 +67,6 @@ orphans: {grace: 100ms}
 			}
 		})
 	}
-}
-
-// logged reads a log_calls file: the ids of the calls logged done.
-func logged(t *testing.T, path string) map[int64]bool {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	done := map[int64]bool{}
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		var id int64
-		if _, err := fmt.Sscanf(sc.Text(), "call %d done", &id); err == nil && strings.HasSuffix(sc.Text(), " done") {
-			done[id] = true
-		}
-	}
-	return done
 }
 
 // TestRunConfirmUnanswered: without a client section nothing is declared,

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -39,7 +40,7 @@ orphans: {grace: 100ms}
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := logged(t, log)
+	done := testutil.CallsDone(t, log)
 	n := 0
 	for _, r := range f.Records {
 		if r.Type != results.TypeCall {
