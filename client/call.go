@@ -62,6 +62,11 @@ type CallRequest struct {
 	// Task declares the tasks extension for this call (2026): the server
 	// may answer with a task (resultType "task"; tasks.go).
 	Task bool
+	// ReuseID, when nonzero, is sent as the request's id (and, with
+	// Progress, its token) instead of a new one: the same_id_retry fault
+	// retries an input_required call under the id of the request it
+	// retries, whose answer came. Ids are otherwise never reused.
+	ReuseID int64
 }
 
 // Call state bits.
@@ -108,6 +113,7 @@ type Call struct {
 	ahead   bool
 	conn    *httpConn
 	raw     bool          // control request: deliver raw result bytes
+	listen  bool          // a subscriptions/listen stream (listen.go)
 	release chan struct{} // 2025 HTTP: closed when released (httpstale.go)
 }
 
@@ -370,7 +376,13 @@ func (call *Call) notification(sc *scanner, m *inMsg, at time.Time) {
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolUnknownToken, Detail: "progress for a token never sent"})
 		}
 	case m.methodIs(vocab.MethodCancelled):
+		if id, ok := decodeCancelledID(sc, m.params); call.listen && ok && id == call.id {
+			call.emit(Event{Kind: EvListen, At: at, Detail: vocab.MethodCancelled})
+			return
+		}
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolServerCancel, Detail: "server sent notifications/cancelled"})
+	case call.listen:
+		call.emit(Event{Kind: EvListen, At: at, Detail: string(m.method), Raw: m.params})
 	}
 }
 

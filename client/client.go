@@ -138,7 +138,8 @@ type Client struct {
 	// (input.go); its limit is MaxInputAnswering.
 	inputAnswering ServerAnswers
 	closeOnce      sync.Once
-	fenced         fenceMark // the latest answered fence (fence.go)
+	fenced         fenceMark   // the latest answered fence (fence.go)
+	listenRefused  atomic.Bool // no task status streams here (listen.go)
 }
 
 // transport is what the HTTP and stdio transports do for a Client.
@@ -284,7 +285,7 @@ func (c *Client) capabilities() []byte {
 // Start sends a tools/call and returns its handle. The call's events go to
 // req.Observer. An error means the request could not be sent.
 func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
-	call := c.newCall(vocab.MethodToolsCall, req.Tool, req.Observer)
+	call := c.newCallID(req.ReuseID, vocab.MethodToolsCall, req.Tool, req.Observer)
 	call.malform = req.Malform
 	if req.Progress {
 		call.tok = call.id
@@ -300,7 +301,16 @@ func (c *Client) Start(ctx context.Context, req CallRequest) (*Call, error) {
 }
 
 func (c *Client) newCall(method, name string, obs Observer) *Call {
-	return &Call{c: c, id: c.ids.Next(), method: method, name: name, obs: obs, done: make(chan struct{})}
+	return c.newCallID(0, method, name, obs)
+}
+
+// newCallID is newCall with the id given (a retry under the same id,
+// CallRequest.ReuseID); 0 takes a new one.
+func (c *Client) newCallID(id int64, method, name string, obs Observer) *Call {
+	if id <= 0 {
+		id = c.ids.Next()
+	}
+	return &Call{c: c, id: id, method: method, name: name, obs: obs, done: make(chan struct{})}
 }
 
 // Notify sends a client notification whose params are already encoded

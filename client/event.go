@@ -28,8 +28,14 @@ const (
 	EvEnd
 	// EvInput: a 2025 server asked for input on the call's own stream and
 	// the client answers it (input.go). Detail is the kind (see
-	// InputKind), Think the wait before the answer.
+	// InputKind), Think the wait before the answer, ContentMismatch set
+	// when the answer is an accepted form whose content does not fit it.
 	EvInput
+	// EvListen: a notification on a subscriptions/listen stream (listen.go).
+	// Detail is its method, Raw its params (valid during OnEvent only).
+	// A notifications/cancelled naming the listen request is one too: the
+	// server's way to end the stream, no violation.
+	EvListen
 )
 
 func (k EventKind) String() string {
@@ -48,6 +54,8 @@ func (k EventKind) String() string {
 		return "end"
 	case EvInput:
 		return "input"
+	case EvListen:
+		return "listen"
 	}
 	return "unknown"
 }
@@ -227,7 +235,8 @@ type Event struct {
 	Err error
 
 	// EvInput
-	Think time.Duration
+	Think           time.Duration
+	ContentMismatch bool
 }
 
 // Observer receives a call's events as they arrive. OnEvent runs on the

@@ -32,12 +32,24 @@ func InputKind(method string) string {
 
 // InputAnswerer answers a server's requests for input.
 type InputAnswerer interface {
-	// AnswerInput returns the result (a JSON object) that answers a
-	// request of method, whose params are as the server sent them, for a
-	// call of tool ("" when the request is not tied to a call), and how
-	// long to wait before answering. declared is false when the client did
-	// not declare the capability (no answer is configured).
-	AnswerInput(tool, method string, params []byte) (result []byte, think time.Duration, declared bool)
+	// AnswerInput answers a request of method, whose params are as the
+	// server sent them, for a call of tool ("" when the request is not
+	// tied to a call).
+	AnswerInput(tool, method string, params []byte) InputAnswer
+}
+
+// InputAnswer is an InputAnswerer's answer to one request.
+type InputAnswer struct {
+	// Result is the JSON object that answers the request; Think how long
+	// to wait before sending it.
+	Result []byte
+	Think  time.Duration
+	// Declared is false when the client did not declare the capability
+	// (no answer is configured).
+	Declared bool
+	// ContentMismatch: an accepted form whose content does not fit the
+	// form's requestedSchema (the answer is sent anyway).
+	ContentMismatch bool
 }
 
 // MaxInputAnswering bounds the 2025 input answers waiting or in flight
@@ -62,14 +74,13 @@ func (c *Client) inputRequest(m *inMsg, call *Call, at time.Time, send func(ctx 
 	if call != nil {
 		tool = call.name
 	}
-	var result []byte
-	var think time.Duration
-	declared := false
+	var a InputAnswer
 	if c.cfg.Answerer != nil {
-		result, think, declared = c.cfg.Answerer.AnswerInput(tool, method, m.params)
+		a = c.cfg.Answerer.AnswerInput(tool, method, m.params)
 	}
+	think := a.Think
 	var msg []byte
-	if !declared {
+	if !a.Declared {
 		if call != nil {
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolUndeclaredInput, Detail: "server sent " + method + " without the capability declared"})
 		} else {
@@ -78,11 +89,14 @@ func (c *Client) inputRequest(m *inMsg, call *Call, at time.Time, send func(ctx 
 		msg = serverRequestAnswer(m)
 	} else {
 		if call != nil {
-			call.emit(Event{Kind: EvInput, At: at, Detail: kind, Think: think})
+			call.emit(Event{Kind: EvInput, At: at, Detail: kind, Think: think, ContentMismatch: a.ContentMismatch})
 		} else {
 			c.stats.countInput(kind)
+			if a.ContentMismatch {
+				c.stats.contentMismatch.Add(1)
+			}
 		}
-		msg = responseTo(m, result)
+		msg = responseTo(m, a.Result)
 	}
 	if !c.inputAnswering.after(think, func(ctx context.Context) { send(ctx, msg) }) {
 		c.stats.serverRequests.Add(1) // dropped: more waiting than the bound

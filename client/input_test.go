@@ -14,11 +14,11 @@ import (
 // client.elicitation would.
 type cannedAnswers struct{}
 
-func (cannedAnswers) AnswerInput(tool, method string, _ []byte) ([]byte, time.Duration, bool) {
+func (cannedAnswers) AnswerInput(tool, method string, _ []byte) InputAnswer {
 	if method != vocab.MethodElicit {
-		return nil, 0, false
+		return InputAnswer{}
 	}
-	return []byte(`{"action":"accept","content":{"tool":"` + tool + `"}}`), 0, true
+	return InputAnswer{Result: []byte(`{"action":"accept","content":{"tool":"` + tool + `"}}`), Declared: true}
 }
 
 // TestLegacyInputRequests: a 2025 server's input requests on a call's
@@ -128,8 +128,8 @@ func TestInputRequiredMethod(t *testing.T) {
 // slowAnswers answers elicitation after an hour's think.
 type slowAnswers struct{}
 
-func (slowAnswers) AnswerInput(string, string, []byte) ([]byte, time.Duration, bool) {
-	return []byte(`{"action":"decline"}`), time.Hour, true
+func (slowAnswers) AnswerInput(string, string, []byte) InputAnswer {
+	return InputAnswer{Result: []byte(`{"action":"decline"}`), Think: time.Hour, Declared: true}
 }
 
 // TestInputAnswersStopOnClose: answers still thinking when the client

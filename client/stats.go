@@ -56,6 +56,10 @@ type Stats struct {
 	// InputMethod counts input_required answers to requests that may not
 	// carry one (server/discover, tools/list; a violation).
 	InputMethod int64 `json:"input_required_method"`
+	// ContentMismatch counts the answers among the Input* ones that were
+	// accepted forms whose content does not fit the form's
+	// requestedSchema (the scenario's mistake, not the server's).
+	ContentMismatch int64 `json:"content_mismatch"`
 }
 
 type connStats struct {
@@ -63,7 +67,7 @@ type connStats struct {
 	stale, serverRequests, serverCancels                  atomic.Int64
 	staleAnswers, otherStream, getStreams                 atomic.Int64
 	inputElicitation, inputSampling, inputRoots           atomic.Int64
-	undeclaredInput, inputMethod                          atomic.Int64
+	undeclaredInput, inputMethod, contentMismatch         atomic.Int64
 }
 
 // countInput counts an answered input request of kind (see InputKind).
@@ -95,5 +99,6 @@ func (s *connStats) snapshot() Stats {
 		InputRoots:       s.inputRoots.Load(),
 		UndeclaredInput:  s.undeclaredInput.Load(),
 		InputMethod:      s.inputMethod.Load(),
+		ContentMismatch:  s.contentMismatch.Load(),
 	}
 }

@@ -234,7 +234,9 @@ func (t *stdioTransport) linger(call *Call) {
 	stopped := time.Now()
 	time.AfterFunc(t.c.cfg.LateWindow, func() {
 		t.mu.Lock()
-		delete(t.calls, call.id)
+		if t.calls[call.id] == call { // a retry under the same id may have taken it
+			delete(t.calls, call.id)
+		}
 		if call.state.Load()&stFinal == 0 && len(t.unanswered) < maxUnanswered {
 			if t.unanswered == nil {
 				t.unanswered = make(map[int64]time.Time)

@@ -122,10 +122,11 @@ func (a *Aggregator) buildProtocol(s *Summary) {
 	v.BadInputRequest = n["bad_input_request"]
 	v.UndeclaredInput = n["undeclared_input"] + int(a.conn.UndeclaredInput)
 	v.InputMethod = int(a.conn.InputMethod)
+	v.BadTask, v.ListenNoAck, v.ListenUnrequested = n["bad_task"], n["listen_no_ack"], n["listen_unrequested"]
 	v.Total = v.ServerRequest + v.NotJSONRPC + v.ContentType + v.Oversize + v.StreamNotClosed +
 		v.BadProgress + v.ServerCancel + v.MissingResultType + v.UnknownResultType +
 		v.ReservedCode + v.DuplicateResponse + v.InputWithContent + v.InputRequiredEmpty +
-		v.BadInputRequest + v.UndeclaredInput + v.InputMethod
+		v.BadInputRequest + v.UndeclaredInput + v.InputMethod + v.BadTask + v.ListenNoAck + v.ListenUnrequested
 }
 
 func (a *Aggregator) buildCancellation(s *Summary) {

@@ -127,6 +127,7 @@ func MergeInputs(list []RunInputs) RunInputs {
 		c.InputRoots += in.Connection.InputRoots
 		c.UndeclaredInput += in.Connection.UndeclaredInput
 		c.InputMethod += in.Connection.InputMethod
+		c.ContentMismatch += in.Connection.ContentMismatch
 		mergeOrphans(&out.Orphans, in.Orphans)
 		out.RetriesNotMade += in.RetriesNotMade
 		out.Pacer.Ticks += in.Pacer.Ticks

@@ -62,7 +62,7 @@ func templateSummary() *Summary {
 //	timeouts.{idle, cap, cap_with_progress}, timeouts.policies.<name>.{killed, waited_forever}
 //	mrtr.{input_required, load_shed, rounds, calls, elicitation, sampling, roots},
 //	              mrtr.think_ms.{p50, ...}, mrtr.server_ms.{p50, ...}
-//	tasks.{created, completed, failed, cancelled, polls, poll_throttled, updates, cancel_sent, leftover},
+//	tasks.{created, completed, failed, cancelled, polls, poll_throttled, updates, cancel_sent, leftover, listened, pushed},
 //	              tasks.latency_ms.{p50, ...}
 //	faults.<kind>.{injected, skipped, unexpected, refused}, faults.<kind>.timing_error_ms.{p50, p99, max},
 //	              faults.<kind>.server.<name>

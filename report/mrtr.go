@@ -25,7 +25,7 @@ type MRTR struct {
 	Sampling    int `json:"sampling"`
 	Roots       int `json:"roots"`
 	// ContentMismatch counts accepted forms whose content, from the
-	// scenario, did not fit the form's requestedSchema (2026).
+	// scenario, did not fit the form's requestedSchema (both eras).
 	ContentMismatch int `json:"content_mismatch"`
 	// ThinkMs is the time the client waited before answering (the
 	// client section's think times), per call that made a retry; ServerMs
@@ -79,6 +79,7 @@ func (m *mrtrAgg) summary(a *Aggregator) MRTR {
 	s.Elicitation += int(a.conn.InputElicitation)
 	s.Sampling += int(a.conn.InputSampling)
 	s.Roots += int(a.conn.InputRoots)
+	s.ContentMismatch += int(a.conn.ContentMismatch)
 	if m.think != nil {
 		s.ThinkMs, s.ServerMs = m.think.latency(), m.server.latency()
 	}

@@ -241,6 +241,12 @@ type ProtocolViolations struct {
 	BadInputRequest    int `json:"bad_input_request"`
 	UndeclaredInput    int `json:"undeclared_input"`
 	InputMethod        int `json:"input_required_method"`
+	// The tasks extension's rules: a tasks/get answer that is no task; a
+	// listen stream whose first message is not its acknowledgement, or
+	// that carries what was not asked for.
+	BadTask           int `json:"bad_task"`
+	ListenNoAck       int `json:"listen_no_ack"`
+	ListenUnrequested int `json:"listen_unrequested"`
 }
 
 // Cancellation is the evidence of work left running after a cancel.

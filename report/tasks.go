@@ -25,6 +25,11 @@ type Tasks struct {
 	// or still ran): information, cancellation of tasks is cooperative.
 	CancelSent int `json:"cancel_sent"`
 	Leftover   int `json:"leftover"`
+	// Listened counts the tasks followed on a subscriptions/listen stream
+	// too (the server acknowledged their id), Pushed the
+	// notifications/tasks received.
+	Listened int `json:"listened"`
+	Pushed   int `json:"pushed"`
 	// LatencyMs is the time from a task's creation to the first terminal
 	// status seen, per task that reached one.
 	LatencyMs Latency `json:"latency_ms"`
@@ -62,6 +67,10 @@ func (a *tasksAgg) add(r *results.Record) {
 	if t.Leftover {
 		a.s.Leftover++
 	}
+	if t.Listened {
+		a.s.Listened++
+	}
+	a.s.Pushed += t.Pushed
 	if t.EndUs > 0 {
 		a.latency.record(max(t.EndUs-t.CreatedUs, 0))
 	}
@@ -84,6 +93,9 @@ func (s *Summary) textTasks(t *textOut) {
 	t.items("Tasks", fmt.Sprintf("%d created", k.Created), fmt.Sprintf("%d completed", k.Completed),
 		fmt.Sprintf("%d failed", k.Failed), fmt.Sprintf("%d cancelled", k.Cancelled),
 		fmt.Sprintf("%d polls (%d throttled)", k.Polls, k.PollThrottled), fmt.Sprintf("%d updates", k.Updates))
+	if k.Listened > 0 {
+		t.items("", fmt.Sprintf("%d listened", k.Listened), fmt.Sprintf("%d notifications/tasks", k.Pushed))
+	}
 	if k.CancelSent > 0 {
 		t.items("", fmt.Sprintf("%d tasks/cancel sent", k.CancelSent), fmt.Sprintf("%d leftover (ran on: information)", k.Leftover))
 	}

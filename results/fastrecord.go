@@ -267,6 +267,12 @@ func (l *lexer) taskMember(key string, t *Task) uint64 {
 	case "leftover":
 		t.Leftover = l.bool()
 		return 1 << 9
+	case "listened":
+		t.Listened = l.bool()
+		return 1 << 10
+	case "pushed":
+		t.Pushed = l.int()
+		return 1 << 11
 	}
 	return 0
 }

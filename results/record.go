@@ -261,6 +261,11 @@ type Task struct {
 	// completed, or was still running): information, not a violation.
 	CancelUs int64 `json:"cancel_us,omitempty"`
 	Leftover bool  `json:"leftover,omitempty"`
+	// Listened: a subscriptions/listen stream for the task was
+	// acknowledged with its id (the server offers notifications/tasks);
+	// Pushed counts the notifications/tasks received for it.
+	Listened bool `json:"listened,omitempty"`
+	Pushed   int  `json:"pushed,omitempty"`
 }
 
 // Progress is what a call's progress notifications looked like.

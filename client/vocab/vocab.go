@@ -112,6 +112,17 @@ const (
 	MethodTasksCancel = "tasks/cancel"
 )
 
+// Subscriptions (2026): a subscriptions/listen request opens a stream of
+// notifications, acknowledged first; the tasks extension adds
+// notifications/tasks for the task ids asked for. Every message on the
+// stream carries the listen request's id under MetaSubscriptionID.
+const (
+	MethodSubscriptionsListen = "subscriptions/listen"
+	MethodSubscriptionsAcked  = "notifications/subscriptions/acknowledged"
+	MethodTasksNotification   = "notifications/tasks"
+	MetaSubscriptionID        = "io.modelcontextprotocol/subscriptionId"
+)
+
 // Keys of a request's or a result's _meta.
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"

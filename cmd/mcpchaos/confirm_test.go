@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -54,7 +52,7 @@ orphans: {grace: 100ms}
 			if num(t, s, "mrtr.rounds") != wantRounds || num(t, s, "protocol.violations.total") != 0 {
 				t.Errorf("rounds %v (want %v), violations %v", num(t, s, "mrtr.rounds"), wantRounds, num(t, s, "protocol.violations.total"))
 			}
-			done := logged(t, log)
+			done := testutil.CallsDone(t, log)
 			f, err := results.Open(out)
 			if err != nil {
 				t.Fatal(err)
@@ -69,25 +67,6 @@ orphans: {grace: 100ms}
 			}
 		})
 	}
-}
-
-// logged reads a log_calls file: the ids of the calls logged done.
-func logged(t *testing.T, path string) map[int64]bool {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	done := map[int64]bool{}
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		var id int64
-		if _, err := fmt.Sscanf(sc.Text(), "call %d done", &id); err == nil && strings.HasSuffix(sc.Text(), " done") {
-			done[id] = true
-		}
-	}
-	return done
 }
 
 // TestRunConfirmUnanswered: without a client section nothing is declared,
@@ -115,6 +94,41 @@ orphans: {grace: 100ms}
 			s := readJSON(t, sum)
 			if total := num(t, s, "calls.total"); total != 5 || num(t, s, "calls."+tc.outcome) != total {
 				t.Errorf("calls %v: want all 5 %s", s["calls"], tc.outcome)
+			}
+		})
+	}
+}
+
+// TestRunContentMismatch: an accepted form whose content leaves out the
+// required confirm is counted in mrtr.content_mismatch in every era and
+// transport: a 2026 inputRequests form, a 2025 elicitation/create on the
+// call's stream (HTTP) and one on stdout that names no call (stdio,
+// counted on the connection).
+func TestRunContentMismatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ transport, protocol string }{
+		{"http", "2026-07-28"}, {"http", "2025-11-25"}, {"stdio", "2025-06-18"},
+	} {
+		t.Run(tc.transport+" "+tc.protocol, func(t *testing.T) {
+			t.Parallel()
+			src := fmt.Sprintf(`name: mismatch
+protocol: "%s"
+target: {builtin: {transport: %s, confirm: true}}
+load: {rate: 10/1s, duration: 500ms}
+timeouts: {idle: 5s, max: 10s}
+calls: [{tool: deploy, arguments: {steps: 1, step_ms: 1}}]
+client: {elicitation: {content: {other: 1}}}
+orphans: {grace: 100ms}
+`, tc.protocol, tc.transport)
+			sum := filepath.Join(t.TempDir(), "s.json")
+			code, stdout, stderr := runCLI(t, context.Background(), "run", writeScenario(t, "m.yaml", src), "-q", "--summary-json", sum)
+			if code != 0 && code != 1 {
+				t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			s := readJSON(t, sum)
+			total := num(t, s, "calls.total")
+			if total != 5 || num(t, s, "mrtr.elicitation") != total || num(t, s, "mrtr.content_mismatch") != total || num(t, s, "calls.ok") != 0 {
+				t.Errorf("calls %v, mrtr %v: want 5 calls, none ok, each with one elicitation whose content did not fit", s["calls"], s["mrtr"])
 			}
 		})
 	}

@@ -33,7 +33,7 @@ func TestValidateAndRunAgree(t *testing.T) {
 		// A check naming a fault kind, throttling kind, probe or policy that
 		// does not exist is an error, not a silent 0.
 		{"misspelt fault kind in a check", echoScenario + "checks:\n  - faults.cancle.injected == 0\n",
-			`11:5: check "faults.cancle.injected == 0": unknown fault kind "cancle" (did you mean "cancel"? known: cancel, disconnect, cancel_race, stall_read, malformed, reissue, bad_retry, fast_poll, notify_flood, cancel_unknown)`},
+			`11:5: check "faults.cancle.injected == 0": unknown fault kind "cancle" (did you mean "cancel"? known: cancel, disconnect, cancel_race, stall_read, malformed, reissue, bad_retry, same_id_retry, fast_poll, notify_flood, cancel_unknown)`},
 		{"unknown throttling kind in a check", echoScenario + "checks:\n  - throttling.by_kind.http_492 == 0\n",
 			`11:5: check "throttling.by_kind.http_492 == 0": unknown throttling kind "http_492" (did you mean "http_429"?`},
 		{"unknown probe in a check", echoScenario + "checks:\n  - cancellation.by_probe.nope > 0\n",

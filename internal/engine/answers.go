@@ -55,23 +55,25 @@ func (a answers) capabilities() []byte {
 // elicits reports whether elicitation is declared.
 func (a answers) elicits() bool { return a.c.Elicitation != nil }
 
-// AnswerInput implements client.InputAnswerer.
-func (a answers) AnswerInput(tool, method string, params []byte) ([]byte, time.Duration, bool) {
+// AnswerInput implements client.InputAnswerer (the 2025 eras).
+func (a answers) AnswerInput(tool, method string, params []byte) client.InputAnswer {
 	a.shared.mu.Lock()
 	defer a.shared.mu.Unlock()
 	return a.answer(tool, method, params, a.shared.r)
 }
 
 // answer builds the result that answers one input request of method, and
-// draws its think time from rng.
-func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]byte, time.Duration, bool) {
+// draws its think time from rng. An accepted form's content, as sent, is
+// checked against the form's requestedSchema (formcheck.go), in both eras.
+func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) client.InputAnswer {
 	switch method {
 	case vocab.MethodElicit:
 		e := a.c.ElicitationFor(tool)
 		if e == nil || !formMode(params) {
-			return nil, 0, false
+			return client.InputAnswer{}
 		}
 		out := map[string]any{"action": e.Action}
+		mismatch := false
 		if e.Action == scenarios.ElicitAccept {
 			content := e.Content
 			if e.Generate && a.forms != nil {
@@ -81,25 +83,26 @@ func (a answers) answer(tool, method string, params []byte, rng *rand.Rand) ([]b
 				content = map[string]any{}
 			}
 			out["content"] = content
+			mismatch = a.forms != nil && !a.forms.fits(params, content)
 		}
 		b, _ := json.Marshal(out)
-		return b, e.Think.Sample(rng), true
+		return client.InputAnswer{Result: b, Think: e.Think.Sample(rng), Declared: true, ContentMismatch: mismatch}
 	case vocab.MethodSampling:
 		s := a.c.SamplingFor(tool)
 		if s == nil {
-			return nil, 0, false
+			return client.InputAnswer{}
 		}
 		b, _ := json.Marshal(map[string]any{"role": "assistant", "model": s.Model, "stopReason": s.StopReason,
 			"content": map[string]any{"type": "text", "text": s.Text}})
-		return b, s.Think.Sample(rng), true
+		return client.InputAnswer{Result: b, Think: s.Think.Sample(rng), Declared: true}
 	case vocab.MethodRoots:
 		if !a.c.HasRoots {
-			return nil, 0, false
+			return client.InputAnswer{}
 		}
 		b, _ := json.Marshal(map[string]any{"roots": a.c.Roots})
-		return b, 0, true
+		return client.InputAnswer{Result: b, Declared: true}
 	}
-	return nil, 0, false
+	return client.InputAnswer{}
 }
 
 // formMode reports whether an elicitation asks for a form (the mode we
@@ -153,14 +156,14 @@ func (a answers) respond(tool string, inputRequests []byte, rng *rand.Rand) (rou
 			return roundAnswer{}, fmt.Errorf("%w: inputRequests[%q] has method %q", errBadInputRequests, k, r.Method)
 		}
 		out.kinds[kind]++
-		result, think, declared := a.answer(tool, r.Method, r.Params, rng)
-		if !declared {
+		ans := a.answer(tool, r.Method, r.Params, rng)
+		if !ans.Declared {
 			out.undeclared = append(out.undeclared, kind)
 			continue
 		}
-		responses[k] = result
-		out.think += think
-		if e := a.c.ElicitationFor(tool); r.Method == vocab.MethodElicit && a.forms != nil && e.Action == scenarios.ElicitAccept && !a.forms.fits(r.Params, sentContent(result)) {
+		responses[k] = ans.Result
+		out.think += ans.Think
+		if ans.ContentMismatch {
 			out.mismatches++
 		}
 	}

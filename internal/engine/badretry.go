@@ -27,7 +27,7 @@ func (cs *callState) breakRetry(next *client.CallRequest) (abandoned bool) {
 	if b == nil || b.done || b.round >= 0 {
 		return false
 	}
-	mode, abandon := b.fault.BreakRetry(next)
+	mode, abandon := b.fault.BreakRetry(next, cs.rec.ID)
 	now := time.Now()
 	f := &cs.rec.Faults[b.rec]
 	f.Mode, f.Skipped, f.Detail = mode, false, ""
@@ -47,8 +47,9 @@ func (cs *callState) breakRetry(next *client.CallRequest) (abandoned bool) {
 }
 
 // judgeBadRetry judges the answer to the broken retry once its round has
-// ended; at the call's end (last) a retry that got no answer is not
-// judged (cs.mu held).
+// ended. At the call's end (last) a retry that got no answer is judged
+// silent when the call timed out or its stream broke, and not judged when
+// we stopped it first (a fault, the end of the run) (cs.mu held).
 func (cs *callState) judgeBadRetry(last bool) {
 	b := cs.badRetry
 	if b == nil || b.done || b.round < 0 || b.round != cs.round {
@@ -58,7 +59,11 @@ func (cs *callState) judgeBadRetry(last bool) {
 	if cs.final == finalNone || cs.stopOutcome != "" && !cs.responseAt.Before(cs.cancelAt) {
 		if last {
 			b.done = true
-			f.Detail = "not judged: the call was cut before an answer (" + cs.rec.Outcome + ")"
+			if silentOutcome(cs.rec.Outcome) {
+				cs.judgeRetry(f, faults.RetryAnswer{Silent: true}, "none ("+cs.rec.Outcome+")")
+			} else {
+				f.Detail = "not judged: the call was cut before an answer (" + cs.rec.Outcome + ")"
+			}
 		}
 		return
 	}
@@ -73,9 +78,25 @@ func (cs *callState) judgeBadRetry(last bool) {
 	case cs.final == finalResult:
 		answer = "a tool error"
 	}
-	if b.fault.Expected(faults.RetryAnswer{Done: done}) {
+	cs.judgeRetry(f, faults.RetryAnswer{Done: done}, answer)
+}
+
+// judgeRetry writes the fault's verdict on the answer into its record.
+func (cs *callState) judgeRetry(f *results.Fault, a faults.RetryAnswer, answer string) {
+	if cs.badRetry.fault.Expected(a) {
 		f.Detail = "expected answer: " + answer
 	} else {
 		f.Detail = "unexpected answer: " + answer
 	}
+}
+
+// silentOutcome reports whether a call that ended with outcome got no
+// answer from the server for its own reasons: it timed out waiting, or
+// its stream ended (or broke) without the answer.
+func silentOutcome(outcome string) bool {
+	switch outcome {
+	case results.TimeoutIdle, results.TimeoutCap, results.TransportError, results.ProtocolError:
+		return true
+	}
+	return false
 }

@@ -37,11 +37,14 @@ func TestBadRetry(t *testing.T) {
 	tests := []struct {
 		mode, outcome, detail string
 		rounds                int
+		notConfirmed          int64 // the target's ledger: retries its deploy refused
 	}{
-		{"drop_state", results.ToolError, "expected answer: a tool error", 1},
-		{"alter_state", results.ToolError, "expected answer: a tool error", 1},
-		{"wrong_answer", results.ToolError, "expected answer: a tool error", 1},
-		{"abandon", results.Cancelled, "abandoned after input_required: no retry sent", 0},
+		{"drop_state", results.ToolError, "expected answer: a tool error", 1, 1},
+		{"alter_state", results.ToolError, "expected answer: a tool error", 1, 1},
+		{"wrong_answer", results.ToolError, "expected answer: a tool error", 1, 1},
+		// The SDK refuses an answer it cannot read before the tool runs.
+		{"wrong_shape", results.RPCError, "expected answer: an error", 1, 0},
+		{"abandon", results.Cancelled, "abandoned after input_required: no retry sent", 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -60,12 +63,8 @@ func TestBadRetry(t *testing.T) {
 				t.Errorf("outcome %s, rounds %d, faults %+v; want %s, %d rounds, %q", r.Outcome, r.Rounds, r.Faults, tt.outcome, tt.rounds, tt.detail)
 			}
 			st := tg.Server.Stats()
-			wantNot := int64(1)
-			if tt.mode == "abandon" {
-				wantNot = 0
-			}
-			if st.ConfirmAsked != 1 || st.Confirmed != 0 || st.NotConfirmed != wantNot {
-				t.Errorf("target ledger asked %d, confirmed %d, not confirmed %d; want 1, 0, %d", st.ConfirmAsked, st.Confirmed, st.NotConfirmed, wantNot)
+			if st.ConfirmAsked != 1 || st.Confirmed != 0 || st.NotConfirmed != tt.notConfirmed {
+				t.Errorf("target ledger asked %d, confirmed %d, not confirmed %d; want 1, 0, %d", st.ConfirmAsked, st.Confirmed, st.NotConfirmed, tt.notConfirmed)
 			}
 		})
 	}
@@ -96,24 +95,33 @@ func TestBadRetryUnexpected(t *testing.T) {
 }
 
 // TestLoadShedRounds: against the built-in target shedding half its calls
-// (the Go SDK's load-shedding answer), a client section retries each shed
-// call with its state echoed: every call ends ok, and the rounds match the
-// target's own count of shed calls and served retries.
+// (the Go SDK's load-shedding answer), each shed call is retried with its
+// state echoed, with a client section and without one (load shedding asks
+// for no input): every call ends ok, and the rounds match the target's own
+// count of shed calls and served retries.
 func TestLoadShedRounds(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, targetserver.Config{LoadShed: 0.5, Seed: 3})
-	p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: 5 * time.Second}, echoCall)
-	p.Client = &scenarios.Client{MaxRounds: 10}
-	o := runLoad(t, context.Background(), p)
-	shed := 0
-	for _, r := range o.recs {
-		if r.Outcome != results.OK || r.Rounds != r.LoadShed {
-			t.Errorf("seq %d: outcome %s, rounds %d, load shed %d; want ok, every round a load shed", r.Seq, r.Outcome, r.Rounds, r.LoadShed)
-		}
-		shed += r.LoadShed
-	}
-	st := tg.Server.Stats()
-	if shed == 0 || int64(shed) != st.Shed || st.ShedRetried != st.Shed {
-		t.Errorf("client retried %d shed calls; the target shed %d and served %d retries", shed, st.Shed, st.ShedRetried)
+	for _, tt := range []struct {
+		name   string
+		client *scenarios.Client
+	}{{"client section", &scenarios.Client{MaxRounds: 10}}, {"no client section", nil}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tg := newTarget(t, targetserver.Config{LoadShed: 0.5, Seed: 3})
+			p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: 5 * time.Second}, echoCall)
+			p.Client = tt.client
+			o := runLoad(t, context.Background(), p)
+			shed := 0
+			for _, r := range o.recs {
+				if r.Outcome != results.OK || r.Rounds != r.LoadShed {
+					t.Errorf("seq %d: outcome %s, rounds %d, load shed %d; want ok, every round a load shed", r.Seq, r.Outcome, r.Rounds, r.LoadShed)
+				}
+				shed += r.LoadShed
+			}
+			st := tg.Server.Stats()
+			if shed == 0 || int64(shed) != st.Shed || st.ShedRetried != st.Shed {
+				t.Errorf("client retried %d shed calls; the target shed %d and served %d retries", shed, st.Shed, st.ShedRetried)
+			}
+		})
 	}
 }

@@ -215,6 +215,9 @@ func (cs *callState) onEvent(ev client.Event) {
 		cs.rec.Violations.Add(ev.Violation.String(), 1)
 	case client.EvInput:
 		cs.rec.Inputs.Add(ev.Detail, 1)
+		if ev.ContentMismatch {
+			cs.rec.ContentMismatch++
+		}
 		cs.rec.ThinkUs += results.Us(ev.Think)
 	case client.EvEnd:
 		cs.endAt, cs.endErr = ev.At, ev.Err

@@ -180,6 +180,7 @@ func (p *clientPool) stats() (client.Stats, [][]byte, int) {
 		sum.InputRoots += s.InputRoots
 		sum.UndeclaredInput += s.UndeclaredInput
 		sum.InputMethod += s.InputMethod
+		sum.ContentMismatch += s.ContentMismatch
 		if b := c.Stderr(); len(b) > 0 {
 			stderr = append(stderr, b)
 		}

@@ -93,13 +93,3 @@ func (f *formCache) generate(params []byte, content map[string]any) map[string]a
 	}
 	return out
 }
-
-// sentContent is the content of an elicitation answer as sent (nil when
-// it has none).
-func sentContent(result []byte) map[string]any {
-	var r struct {
-		Content map[string]any `json:"content"`
-	}
-	_ = json.Unmarshal(result, &r)
-	return r.Content
-}

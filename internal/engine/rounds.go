@@ -84,12 +84,15 @@ func (cs *callState) nextRound(prev client.CallRequest) (client.CallRequest, tim
 			return prev, 0, false
 		}
 	}
-	c := cs.r.plan.Client
-	if c == nil {
-		return prev, 0, false // load shedding without a client section: throttled, as before
+	// Load shedding asks for no input, so it is retried with the state
+	// echoed even without a client section (within the default bound);
+	// a request for input without one ended in checkInput (undeclared).
+	maxRounds := scenarios.DefaultMaxRounds
+	if c := cs.r.plan.Client; c != nil {
+		maxRounds = c.MaxRounds
 	}
-	if cs.rec.Rounds >= c.MaxRounds {
-		cs.message = "still input_required after " + strconv.Itoa(c.MaxRounds) + " rounds (client.max_rounds)"
+	if cs.rec.Rounds >= maxRounds {
+		cs.message = "still input_required after " + strconv.Itoa(maxRounds) + " rounds (client.max_rounds)"
 		return prev, 0, false
 	}
 	next := client.CallRequest{Tool: prev.Tool, Arguments: cs.spec.Arguments, Progress: prev.Progress, Marker: prev.Marker,

@@ -47,6 +47,14 @@ func (f *roundFake) received() []roundReq {
 // answer(n) returns.
 func startRoundFake(t *testing.T, answer func(n int) string) *roundFake {
 	t.Helper()
+	return startReplyFake(t, func(n int, req roundReq) (json.RawMessage, string) { return req.ID, answer(n) })
+}
+
+// startReplyFake answers the n-th tools/call (from 0) under the id and
+// with the result reply returns; a nil id leaves the request unanswered
+// until the client gives it up.
+func startReplyFake(t *testing.T, reply func(n int, req roundReq) (id json.RawMessage, result string)) *roundFake {
+	t.Helper()
 	f := &roundFake{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -68,7 +76,10 @@ func startRoundFake(t *testing.T, answer func(n int) string) *roundFake {
 			n := len(f.calls)
 			f.calls = append(f.calls, req)
 			f.mu.Unlock()
-			result = answer(n)
+			if m.ID, result = reply(n, req); m.ID == nil {
+				<-r.Context().Done()
+				return
+			}
 		default:
 			w.WriteHeader(http.StatusAccepted)
 			return
@@ -132,6 +143,20 @@ func TestRounds(t *testing.T) {
 					t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
 				}
 			}},
+		{name: "load shed without client section", client: nil, serverSaw: 2,
+			answers: []string{`{"resultType":"input_required","requestState":"again"}`, completeResult},
+			outcome: results.OK, rounds: 1, loadShed: 1,
+			checkRetry: func(t *testing.T, first, retry roundReq) {
+				if string(retry.Params.RequestState) != `"again"` || retry.Params.InputResponses != nil {
+					t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
+				}
+				if caps := string(first.Params.Meta["io.modelcontextprotocol/clientCapabilities"]); caps != `{}` {
+					t.Errorf("declared capabilities %s, want none without a client section", caps)
+				}
+			}},
+		{name: "load shed past the default bound", client: nil, serverSaw: scenarios.DefaultMaxRounds + 1,
+			answers: []string{`{"resultType":"input_required","requestState":"again"}`},
+			outcome: results.Throttled, rounds: scenarios.DefaultMaxRounds, loadShed: scenarios.DefaultMaxRounds},
 		{name: "content with requests", client: accepting(), serverSaw: 1,
 			answers: []string{`{"resultType":"input_required","content":[{"type":"text","text":"x"}],"inputRequests":{"c":{"method":"elicitation/create","params":{}}}}`},
 			outcome: results.ProtocolError, violation: violInputWithContent},
@@ -242,7 +267,7 @@ func TestAnswersRespond(t *testing.T) {
 	if caps := string(a.capabilities()); caps != `{"elicitation":{"form":{}},"roots":{},"sampling":{}}` {
 		t.Errorf("capabilities %s", caps)
 	}
-	if _, _, ok := a.AnswerInput("x", vocab.MethodElicit, []byte(`{"mode":"url"}`)); ok {
+	if a.AnswerInput("x", vocab.MethodElicit, []byte(`{"mode":"url"}`)).Declared {
 		t.Error("a url elicitation was answered; only form is declared")
 	}
 	if !strings.Contains(string(answers{c: &scenarios.Client{}}.capabilities()), "{}") {

@@ -37,6 +37,7 @@ type taskNotes struct {
 	pollFactor float64
 	fastPoll   int             // its entry in rec.Faults, when pollFactor is set
 	answered   map[string]bool // input request keys already answered
+	listen     *taskListen     // the task's listen stream, when open (listen.go)
 }
 
 // keepTask copies what following needs of a CreateTaskResult before the
@@ -69,6 +70,8 @@ func (cs *callState) beginTask() bool {
 // followTask polls the task to a terminal status or until the call is
 // stopped; then it sends tasks/cancel and watches for leftover work.
 func (cs *callState) followTask(ctx context.Context, cl *client.Client) {
+	l := cs.startListen(ctx, cl)
+	defer l.stop()
 	for {
 		if !cs.taskWait(cs.pollWait()) {
 			break
@@ -139,12 +142,21 @@ func (cs *callState) taskWait(d time.Duration) bool {
 	if ch == nil {
 		return false
 	}
+	var pushed chan struct{} // nil: no listen stream, never ready
+	cs.mu.Lock()
+	if l := cs.task.listen; l != nil {
+		pushed = l.pushed
+	}
+	cs.mu.Unlock()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return !cs.isStopped()
 	case <-ch:
+		return false
+	case <-pushed:
+		cs.takePushed() // a terminal status: the call ends with it
 		return false
 	}
 }

@@ -66,8 +66,8 @@ type Reissuer interface {
 // a 2026 input_required result (engine/rounds.go).
 type RetryBreaker interface {
 	// BreakRetry changes the retry and names how; abandon says that no
-	// retry is sent at all.
-	BreakRetry(req *client.CallRequest) (mode string, abandon bool)
+	// retry is sent at all. prevID is the id of the request retried.
+	BreakRetry(req *client.CallRequest, prevID int64) (mode string, abandon bool)
 	// Expected reports whether the answer to the broken retry is what a
 	// correct server gives.
 	Expected(a RetryAnswer) bool
@@ -84,6 +84,10 @@ type PollSpeeder interface {
 type RetryAnswer struct {
 	// Done: a complete result without isError (the work was done).
 	Done bool
+	// Silent: no answer to the retry came before the call's timeout, or
+	// its stream ended without one (the call ended timeout_idle,
+	// timeout_cap, transport_error or protocol_error).
+	Silent bool
 }
 
 // Background is a fault that runs beside the load for its whole duration.

@@ -19,6 +19,7 @@ var kinds = [...]kind{
 	malformedKind,
 	reissueKind,
 	badRetryKind,
+	sameIDRetryKind,
 	fastPollKind,
 	notifyFloodKind,
 	cancelUnknownKind,

@@ -12,15 +12,17 @@ import (
 // input_required result (docs/long-running.md), with mode drop_state (the
 // retry leaves out the requestState the server sent), alter_state (it
 // sends the state with its last character changed), wrong_answer (the
-// answers go under keys the server did not ask for) or abandon (no retry
-// is sent: the call is given up between rounds, as a user closing the
-// dialog would). A call that gets no input_required is not touched.
+// answers go under keys the server did not ask for), wrong_shape (each
+// answer, under its right key, is not a result of the request's kind: no
+// action, its content a string) or abandon (no retry is sent: the call is
+// given up between rounds, as a user closing the dialog would). A call that gets no input_required is not touched.
 //
 // A correct server does not do the work on a broken retry: it answers
 // with an error, a tool error, or input_required again (asking anew).
 // Doing the work anyway is counted in faults.bad_retry.unexpected: a
 // server that trusts a state it cannot verify, or runs without the answer
-// it asked for. After abandon nothing may run on: the orphan probes and
+// it asked for; so is leaving the retry unanswered until the call's
+// timeout. After abandon nothing may run on: the orphan probes and
 // the target's ledger show whether the server kept anything for the call
 // it will never see again.
 type BadRetry struct {
@@ -29,7 +31,7 @@ type BadRetry struct {
 }
 
 // badRetryModes are the values of mode, in documentation order.
-var badRetryModes = []string{"drop_state", "alter_state", "wrong_answer", "abandon"}
+var badRetryModes = []string{"drop_state", "alter_state", "wrong_answer", "wrong_shape", "abandon"}
 
 var badRetryKind = kind{name: "bad_retry", perCall: true, keys: []scenarios.Field{
 	{Name: "mode", Type: scenarios.EnumType(badRetryModes...), Required: true, Doc: "how the retry after input_required is broken"}},
@@ -41,7 +43,7 @@ func (f *BadRetry) Draw(rng *rand.Rand, info Info) (When, bool) {
 }
 
 // BreakRetry breaks the retry; abandon says not to send it.
-func (f *BadRetry) BreakRetry(req *client.CallRequest) (mode string, abandon bool) {
+func (f *BadRetry) BreakRetry(req *client.CallRequest, _ int64) (mode string, abandon bool) {
 	switch f.mode {
 	case "drop_state":
 		req.RequestState = nil
@@ -49,6 +51,8 @@ func (f *BadRetry) BreakRetry(req *client.CallRequest) (mode string, abandon boo
 		req.RequestState = alterState(req.RequestState)
 	case "wrong_answer":
 		req.InputResponses = rekey(req.InputResponses)
+	case "wrong_shape":
+		req.InputResponses = misshape(req.InputResponses)
 	case "abandon":
 		return f.mode, true
 	}
@@ -56,8 +60,8 @@ func (f *BadRetry) BreakRetry(req *client.CallRequest) (mode string, abandon boo
 }
 
 // Expected reports whether the server's answer to the broken retry is
-// what a correct server gives: anything but the work done.
-func (f *BadRetry) Expected(a RetryAnswer) bool { return !a.Done }
+// what a correct server gives: an answer, but not the work done.
+func (f *BadRetry) Expected(a RetryAnswer) bool { return !a.Done && !a.Silent }
 
 // alterState changes the last character of a JSON string's text ("" and
 // non-strings become "x").
@@ -87,5 +91,23 @@ func rekey(responses json.RawMessage) json.RawMessage {
 		out["mcpchaos-not-asked-"+k] = v
 	}
 	b, _ := json.Marshal(out)
+	return b
+}
+
+// wrongShape is an answer of no request's shape: an elicitation result
+// needs an action, a sampling result a role and content object, a roots
+// result a list.
+const wrongShape = `{"content":"mcpchaos: not a result of the request's kind"}`
+
+// misshape replaces every answer with wrongShape, under its own key.
+func misshape(responses json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(responses, &m) != nil {
+		return responses
+	}
+	for k := range m {
+		m[k] = json.RawMessage(wrongShape)
+	}
+	b, _ := json.Marshal(m)
 	return b
 }

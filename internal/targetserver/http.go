@@ -69,7 +69,7 @@ func (s *Server) mcpHandler() http.Handler {
 	if s.cfg.ProgressAfterResponse {
 		h = s.watchHTTPCalls(h)
 	}
-	return refuseOversize(s.rateLimitHTTP(s.tagHTTP(s.taskNameHTTP(h))))
+	return refuseOversize(s.rateLimitHTTP(s.tagHTTP(s.taskNameHTTP(s.listenHTTP(h)))))
 }
 
 // refuseOversize answers a POST whose Content-Length is over the SDK's body

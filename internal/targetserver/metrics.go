@@ -52,6 +52,9 @@ type Stats struct {
 	TaskPolls, TaskPollsEarly, TaskPollsThrottled             int64
 	TaskCancels, TaskStepsAfterCancel                         int64
 	TaskInputAsked, TaskUpdates                               int64
+	// TasksListens counts the subscriptions/listen streams served
+	// (task_listen), TasksNotified the notifications/tasks sent on them.
+	TasksListens, TasksNotified int64
 }
 
 // metrics holds the counters behind Stats and the Prometheus registry that
@@ -64,7 +67,8 @@ type metrics struct {
 	tasksCreated, tasksCompleted, tasksFailed, tasksCancelled,
 	taskPolls, taskPollsEarly, taskPollsThrottled, taskCancels,
 	taskStepsAfterCancel, taskInputAsked, taskUpdates atomic.Int64
-	leftoverCPU, leftoverBusy atomic.Int64 // nanoseconds
+	tasksListens, tasksNotified atomic.Int64
+	leftoverCPU, leftoverBusy   atomic.Int64 // nanoseconds
 
 	registry *prometheus.Registry
 }
@@ -114,6 +118,10 @@ func newMetrics() *metrics {
 			"Tool calls handed back by load shedding (load_shed knob).", &m.shed),
 		counter("mcpchaos_target_shed_retried_total",
 			"Retries that echoed a shed call's requestState and were served.", &m.shedRetried),
+		counter("mcpchaos_target_tasks_listens_total",
+			"subscriptions/listen streams served for task status (task_listen knob).", &m.tasksListens),
+		counter("mcpchaos_target_tasks_notified_total",
+			"notifications/tasks sent on listen streams.", &m.tasksNotified),
 		counter("mcpchaos_target_tasks_created_total",
 			"Tasks created (tasks knob).", &m.tasksCreated),
 		counter("mcpchaos_target_tasks_completed_total",
@@ -170,6 +178,8 @@ func (m *metrics) snapshot() Stats {
 		TaskStepsAfterCancel: m.taskStepsAfterCancel.Load(),
 		TaskInputAsked:       m.taskInputAsked.Load(),
 		TaskUpdates:          m.taskUpdates.Load(),
+		TasksListens:         m.tasksListens.Load(),
+		TasksNotified:        m.tasksNotified.Load(),
 	}
 }
 

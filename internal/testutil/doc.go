@@ -4,7 +4,8 @@
 // (Binary, Main, Build), reading a Prometheus text page (Scrape, Watch),
 // finding the address a subprocess bound when it listened on port 0
 // (LogStderr, ServeMetricsURL), a writer that goroutines or a process
-// and a test can share (LockedWriter), golden files (Golden), text that must not act
+// and a test can share (LockedWriter), golden files (Golden), the built-in
+// target's log of finished calls (CallsDone), text that must not act
 // on a terminal (CheckPrintable, CheckOneResult), and real nginx on
 // loopback with a configuration of the test's (StartNginx).
 //

@@ -104,6 +104,7 @@ type Config struct {
 	TaskIgnoreCancel      bool
 	TaskInput             bool
 	TaskUndeclared        bool
+	TaskListen            string
 }
 
 // Table is every knob, in the order of `mcpchaos serve --help` and of the
@@ -177,7 +178,16 @@ var Table = []Knob{
 		Doc: "tasks: a task asks for confirmation after its first step (input_required with an elicitation form); tasks/update accepting confirm: true resumes it, any other answer completes it with a tool error"},
 	{Name: "task_undeclared", Field: "TaskUndeclared", Kind: Bool,
 		Doc: "tasks: answer a 2026 slow_task call with a task even when its request did not declare the extension (the spec forbids it)"},
+	{Name: "task_listen", Field: "TaskListen", Kind: Enum, Values: []string{ListenOff, ListenResult, ListenCancelled}, Arg: "END",
+		Doc: "tasks, 2026 HTTP: serve subscriptions/listen for taskIds (an acknowledgement first, then notifications/tasks at each status change); once every task it agreed to is terminal the stream ends with a result (result) or with notifications/cancelled naming the listen request (cancelled, as the spec's cancellation page asks); off: the SDK's own listen, which leaves task ids out"},
 }
+
+// Values of the task_listen knob.
+const (
+	ListenOff       = "off"
+	ListenResult    = "result"
+	ListenCancelled = "cancelled"
+)
 
 // maxLimitCount bounds N in a rate limit of N per period: the limiter
 // keeps the time of each of the last N accepted calls.
