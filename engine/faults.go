@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
@@ -141,6 +142,9 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	// process does: its later faults are skipped, as for an ended call.
 	over = over || cs.recorded || cs.serverRetired()
 	a.done = true
+	if !over {
+		cs.acting++ // the record waits for what the fault did
+	}
 	cs.mu.Unlock()
 	if over {
 		return
@@ -155,12 +159,31 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if cs.recorded {
-		return
-	}
 	a.fired, a.rec = true, len(cs.rec.Faults)
 	cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: cs.us(scheduled),
 		ActualUs: cs.us(actual), ErrorUs: actual.Sub(scheduled).Microseconds(), Detail: detail})
+	cs.acting--
+	cs.actCond().Broadcast()
+}
+
+// actCond is the condition record waits on for faults still acting
+// (cs.mu held). An Act is bounded (a cancel's or a kill's write has a time
+// limit of its own), so the wait is too.
+func (cs *callState) actCond() *sync.Cond {
+	if cs.actDone == nil {
+		cs.actDone = sync.NewCond(&cs.mu)
+	}
+	return cs.actDone
+}
+
+// waitActing waits until no fault of the call is acting (cs.mu held): a
+// fault whose Act was still running when the late window ended (a cancel
+// written to a starved server's pipe, a goroutine the machine ran late)
+// acted, and must be in the record as injected, not as skipped.
+func (cs *callState) waitActing() {
+	for cs.acting > 0 {
+		cs.actCond().Wait()
+	}
 }
 
 // skippedFaults records the faults whose moment never came (cs.mu held).
