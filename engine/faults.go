@@ -24,6 +24,7 @@ type armed struct {
 	done   bool // its moment came (it may still have found the call over)
 	fired  bool // it acted
 	paused bool // it stopped reading the call's stream
+	gone   bool // its moment came when the call's stdio server was gone
 	rec    int  // its entry in the record's faults, once fired
 	// after_progress faults: due is the fallback moment (progressfallback.go),
 	// quiet that it moves with each progress, fallback that it came first;
@@ -140,7 +141,10 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	// A call whose stdio server was killed or had its stdin closed (by a
 	// disconnect fault) cannot be reached any more and ends when the
 	// process does: its later faults are skipped, as for an ended call.
-	over = over || cs.recorded || cs.serverRetired()
+	if !over && !cs.recorded && cs.serverRetired() {
+		over, a.gone = true, true
+	}
+	over = over || cs.recorded
 	a.done = true
 	if !over {
 		cs.acting++ // the record waits for what the fault did
@@ -198,8 +202,11 @@ func (cs *callState) skippedFaults() {
 				at = cs.us(cs.sent.Add(a.when.After))
 			}
 			detail := "the call ended first"
-			if a.held {
+			switch {
+			case a.held:
 				detail = heldDetail(a)
+			case a.gone:
+				detail = "the call's server process was gone first"
 			}
 			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: at, Skipped: true, Detail: detail})
 		}
