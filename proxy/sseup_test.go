@@ -185,16 +185,9 @@ func TestSSEUpstreamAuto(t *testing.T) {
 // own stream sends may come after that DELETE on a busy machine.
 func TestSSEUpstreamDeleteCancels(t *testing.T) {
 	up := startSSEServer(t)
-	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
 	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 	defer cancel()
-	s := &rawSession{t: t, url: r.url}
-	resp := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	resp.Body.Close()
-	if s.id = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != 200 || s.id == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, s.id)
-	}
-	s.do(ctx, "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	s := sseUpstreamSession(t, ctx, up)
 	call := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
 	defer call.Body.Close()
 	testutil.Eventually(t, "the call to start on the server", func() bool { return up.started.Load() == 1 })
@@ -213,29 +206,13 @@ func TestSSEUpstreamDeleteCancels(t *testing.T) {
 func TestSSEUpstreamCancelsCutPost(t *testing.T) {
 	up := startSSEServer(t)
 	up.holdCallAccept.Store(true)
-	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
 	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 	defer cancel()
-	s := &rawSession{t: t, url: r.url}
-	resp := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	resp.Body.Close()
-	if s.id = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != 200 || s.id == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, s.id)
-	}
-	s.do(ctx, "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	s := sseUpstreamSession(t, ctx, up)
 	callCtx, leave := context.WithCancel(ctx)
-	req, err := http.NewRequestWithContext(callCtx, http.MethodPost, r.url,
-		strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", s.id)
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
 	answered := make(chan error, 1)
 	go func() {
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := s.send(callCtx, "POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
 		if err == nil {
 			resp.Body.Close()
 			err = fmt.Errorf("HTTP %d before the server accepted the POST", resp.StatusCode)
@@ -248,4 +225,19 @@ func TestSSEUpstreamCancelsCutPost(t *testing.T) {
 		t.Fatalf("the client's call: %v, want it cancelled by the client", err)
 	}
 	testutil.Eventually(t, "the call cancelled on the server", func() bool { return up.cancelled.Load() == 1 })
+}
+
+// sseUpstreamSession serves a proxy in front of up (upstream transport
+// sse) and opens a 2025 session on it by hand: initialize, initialized.
+func sseUpstreamSession(t *testing.T, ctx context.Context, up *sseServer) *rawSession {
+	t.Helper()
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
+	s := &rawSession{t: t, url: r.url}
+	resp := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	resp.Body.Close()
+	if s.id = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != 200 || s.id == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, s.id)
+	}
+	s.do(ctx, "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	return s
 }
