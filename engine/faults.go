@@ -25,7 +25,9 @@ type armed struct {
 	fired  bool // it acted
 	paused bool // it stopped reading the call's stream
 	gone   bool // its moment came when the call's stdio server was gone
-	rec    int  // its entry in the record's faults, once fired
+	// pending: its moment came and fire is on its way (counted acting).
+	pending bool
+	rec     int // its entry in the record's faults, once fired
 	// after_progress faults: due is the fallback moment (progressfallback.go),
 	// quiet that it moves with each progress, fallback that it came first;
 	// held that its progress came in a burst, at heldAt (progressburst.go).
@@ -103,6 +105,7 @@ func (cs *callState) onProgressFaults(n int, at time.Time, burst bool) {
 			if a.timer != nil {
 				a.timer.Stop()
 			}
+			cs.fireSoon(a)
 			if cs.info.Transport == "http" {
 				cs.due = append(cs.due, dueFault{a, at})
 			} else {
@@ -123,6 +126,7 @@ func (cs *callState) onResponseFaults(at time.Time) {
 	for _, a := range cs.armed {
 		if a.when.AtResponse && !a.done {
 			a.done = true
+			cs.fireSoon(a)
 			go cs.fire(a, at)
 		}
 	}
@@ -146,9 +150,13 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	}
 	over = over || cs.recorded
 	a.done = true
-	if !over {
+	switch {
+	case over && a.pending:
+		cs.endActing()
+	case !over && !a.pending:
 		cs.acting++ // the record waits for what the fault did
 	}
+	a.pending = false
 	cs.mu.Unlock()
 	if over {
 		return
@@ -166,6 +174,21 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	a.fired, a.rec = true, len(cs.rec.Faults)
 	cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: cs.us(scheduled),
 		ActualUs: cs.us(actual), ErrorUs: actual.Sub(scheduled).Microseconds(), Detail: detail})
+	cs.endActing()
+}
+
+// fireSoon marks a fault whose moment came as acting before fire runs on
+// another goroutine (or once cs.mu is released), so that a record taken
+// meanwhile waits for it: a goroutine a loaded machine runs late must not
+// find its call recorded (cs.mu held).
+func (cs *callState) fireSoon(a *armed) {
+	a.pending = true
+	cs.acting++
+}
+
+// endActing ends a fault's turn as acting and wakes a waiting record
+// (cs.mu held).
+func (cs *callState) endActing() {
 	cs.acting--
 	cs.actCond().Broadcast()
 }

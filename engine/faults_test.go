@@ -72,3 +72,28 @@ func TestFaultAfterRecordSkipped(t *testing.T) {
 		t.Fatalf("%d acts, record's faults %+v; want no act and the one fault skipped", acts, rec.Faults)
 	}
 }
+
+// TestFaultDueWhenRecorded: a fault whose moment came (the response, for a
+// cancel race) counts as acting from then, before the goroutine that acts
+// runs, so a record taken first (a loaded machine ran that goroutine
+// late) waits for it and shows it injected.
+func TestFaultDueWhenRecorded(t *testing.T) {
+	now := time.Now()
+	cs := &callState{r: &runner{}, spec: &CallSpec{Tool: "echo"}, sent: now}
+	cs.rec = results.Record{Type: results.TypeCall, Scheduled: now}
+	var acts int
+	a := &armed{kind: "cancel_race", act: countingActor{&acts}, when: faults.When{AtResponse: true, EvenAfterResponse: true}}
+	cs.armed = []*armed{a}
+	cs.mu.Lock()
+	cs.onResponseFaults(now) // as onResponse does, before it sets the answer
+	cs.final, cs.responseAt = finalResult, now
+	acting := cs.acting
+	cs.mu.Unlock()
+	if acting != 1 {
+		t.Errorf("%d faults acting once the response came, want the cancel race", acting)
+	}
+	rec := cs.record()
+	if len(rec.Faults) != 1 || rec.Faults[0].Skipped || acts != 1 {
+		t.Fatalf("%d acts, record's faults %+v; want the one fault injected", acts, rec.Faults)
+	}
+}
