@@ -99,11 +99,12 @@ func (t *httpTransport) cancel(call *Call, reason string, notify bool) error {
 		}
 		return nil
 	}
-	err := t.postCancel(call.id, reason)
 	// Keep reading the stream for late messages, and past the late
-	// window for stale ones, but not for ever.
+	// window for stale ones, but not for ever. The window runs from the
+	// cancel, as on stdio: a server slow to answer the POST below must
+	// not stretch it.
 	t.armRelease(call)
-	return err
+	return t.postCancel(call.id, reason)
 }
 
 func (t *httpTransport) postCancel(id int64, reason string) error {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -132,5 +133,64 @@ func TestHTTPLegacyWatchEndsAtClose(t *testing.T) {
 	tr.mu.Unlock()
 	if watched != 0 {
 		t.Errorf("%d streams still watched after Close", watched)
+	}
+}
+
+// TestHTTPLegacyLateWindowFromCancel: on a 2025 session the late window
+// runs from our cancel, not from the server's answer to the cancel's
+// POST. A server slow to answer that POST (a starved one) stretched the
+// window by as long as it took, and its answer to the call, stale by the
+// window, was read within it as a late response.
+func TestHTTPLegacyLateWindowFromCancel(t *testing.T) {
+	t.Parallel()
+	postHeld := make(chan struct{}) // closed: the cancel's POST is answered
+	answer := make(chan struct{})   // closed: the call is answered
+	f := startLegacyFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+		switch req.Method {
+		case vocab.MethodToolsCall:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			select {
+			case <-answer:
+			case <-req.Req.Context().Done():
+				return true
+			}
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[]}}\n\n", req.ID)
+			w.(http.Flusher).Flush()
+			return true
+		case vocab.MethodCancelled:
+			select {
+			case <-postHeld:
+			case <-req.Req.Context().Done(): // the client gave up on the POST
+			}
+			w.WriteHeader(http.StatusAccepted)
+			return true
+		}
+		return false
+	})
+	c := dialFake(t, f, Config{LateWindow: 100 * time.Millisecond})
+	rec := newRecorder()
+	call, err := c.Start(ctxT(t), CallRequest{Tool: "stubborn", Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go call.Wait()
+	cancelled := make(chan error, 1)
+	go func() { cancelled <- call.Cancel("test", false) }()
+	rec.waitEnd(t) // the late window's end
+	select {
+	case err := <-cancelled:
+		t.Fatalf("the call ended only once the cancel's POST was over (%v); want the late window to run from the cancel", err)
+	default:
+	}
+	close(postHeld)
+	if err := testutil.Receive(t, "the cancel's POST to end", cancelled); err != nil {
+		t.Fatal(err)
+	}
+	close(answer)
+	testutil.Eventually(t, "the answer after the late window to be counted stale", func() bool { return c.Stats().StaleAnswers == 1 })
+	if n := count(rec.events(), EvResult); n != 0 {
+		t.Errorf("%d results delivered after the late window; want the stale answer delivered to no one", n)
 	}
 }

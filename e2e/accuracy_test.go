@@ -256,12 +256,15 @@ orphans: {grace: 1s, drain_max: 300ms}
 // TestStaleAnswersAreEvidenceHTTP: the same on a 2025 HTTP session, with
 // the built-in target in its own process and no probe at all. A cancel
 // there leaves the call's stream open; a target that ignores every cancel
-// (leak_on_cancel 1) answers on it 4.4 s after the cancel, past the late
+// (leak_on_cancel 1) answers on it 3.4 s after the cancel, past the late
 // window, and that answer is a violation. The same target honouring its
 // cancels answers at once (a late error, within the window): nothing can
-// be seen, so not observable. The late window is 3 s here, not 1 s: on a
+// be seen, so not observable. The late window is 2 s here, not 1 s: on a
 // machine loaded past its cores the target's prompt answer to a cancel
-// was once seen to take over 1 s.
+// was once seen to take over 1 s. The window runs from the cancel: it
+// used to run from the target's answer to the cancel's POST, which a
+// starved target gave late, and an answer past the window was then read
+// within it (TestHTTPLegacyLateWindowFromCancel).
 func TestStaleAnswersAreEvidenceHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		name, knobs string
@@ -286,7 +289,7 @@ faults:
 # The answers come 3.4 s after each cancel (later on a busy machine, never
 # sooner), after the 2 s late window; the grace keeps the run going until
 # they are in, with 4.6 s to spare: a run that ends first closes the 2025
-# session, and the target answers the call "stopped" instead.
+# session before they come.
 orphans: {grace: 8s, drain_max: 300ms}
 `, url))
 			plan := planOf(t, sc)

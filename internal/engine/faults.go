@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
@@ -23,7 +24,10 @@ type armed struct {
 	done   bool // its moment came (it may still have found the call over)
 	fired  bool // it acted
 	paused bool // it stopped reading the call's stream
-	rec    int  // its entry in the record's faults, once fired
+	gone   bool // its moment came when the call's stdio server was gone
+	// pending: its moment came and fire is on its way (counted acting).
+	pending bool
+	rec     int // its entry in the record's faults, once fired
 	// after_progress faults: due is the fallback moment (progressfallback.go),
 	// quiet that it moves with each progress, fallback that it came first;
 	// held that its progress came in a burst, at heldAt (progressburst.go).
@@ -101,6 +105,7 @@ func (cs *callState) onProgressFaults(n int, at time.Time, burst bool) {
 			if a.timer != nil {
 				a.timer.Stop()
 			}
+			cs.fireSoon(a)
 			if cs.info.Transport == "http" {
 				cs.due = append(cs.due, dueFault{a, at})
 			} else {
@@ -121,6 +126,7 @@ func (cs *callState) onResponseFaults(at time.Time) {
 	for _, a := range cs.armed {
 		if a.when.AtResponse && !a.done {
 			a.done = true
+			cs.fireSoon(a)
 			go cs.fire(a, at)
 		}
 	}
@@ -139,8 +145,18 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	// A call whose stdio server was killed or had its stdin closed (by a
 	// disconnect fault) cannot be reached any more and ends when the
 	// process does: its later faults are skipped, as for an ended call.
-	over = over || cs.recorded || cs.serverRetired()
+	if !over && !cs.recorded && cs.serverRetired() {
+		over, a.gone = true, true
+	}
+	over = over || cs.recorded
 	a.done = true
+	switch {
+	case over && a.pending:
+		cs.endActing()
+	case !over && !a.pending:
+		cs.acting++ // the record waits for what the fault did
+	}
+	a.pending = false
 	cs.mu.Unlock()
 	if over {
 		return
@@ -155,12 +171,46 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if cs.recorded {
-		return
-	}
 	a.fired, a.rec = true, len(cs.rec.Faults)
 	cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: cs.us(scheduled),
 		ActualUs: cs.us(actual), ErrorUs: actual.Sub(scheduled).Microseconds(), Detail: detail})
+	cs.endActing()
+}
+
+// fireSoon marks a fault whose moment came as acting before fire runs on
+// another goroutine (or once cs.mu is released), so that a record taken
+// meanwhile waits for it: a goroutine a loaded machine runs late must not
+// find its call recorded (cs.mu held).
+func (cs *callState) fireSoon(a *armed) {
+	a.pending = true
+	cs.acting++
+}
+
+// endActing ends a fault's turn as acting and wakes a waiting record
+// (cs.mu held).
+func (cs *callState) endActing() {
+	cs.acting--
+	cs.actCond().Broadcast()
+}
+
+// actCond is the condition record waits on for faults still acting
+// (cs.mu held). An Act is bounded (a cancel's or a kill's write has a time
+// limit of its own), so the wait is too.
+func (cs *callState) actCond() *sync.Cond {
+	if cs.actDone == nil {
+		cs.actDone = sync.NewCond(&cs.mu)
+	}
+	return cs.actDone
+}
+
+// waitActing waits until no fault of the call is acting (cs.mu held): a
+// fault whose Act was still running when the late window ended (a cancel
+// written to a starved server's pipe, a goroutine the machine ran late)
+// acted, and must be in the record as injected, not as skipped.
+func (cs *callState) waitActing() {
+	for cs.acting > 0 {
+		cs.actCond().Wait()
+	}
 }
 
 // skippedFaults records the faults whose moment never came (cs.mu held).
@@ -175,8 +225,11 @@ func (cs *callState) skippedFaults() {
 				at = cs.us(cs.sent.Add(a.when.After))
 			}
 			detail := "the call ended first"
-			if a.held {
+			switch {
+			case a.held:
 				detail = heldDetail(a)
+			case a.gone:
+				detail = "the call's server process was gone first"
 			}
 			cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: at, Skipped: true, Detail: detail})
 		}

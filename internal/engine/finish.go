@@ -28,11 +28,11 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	}
 	load := loadMark{at: time.Now()}
 	if pr.proc != nil {
-		load.proc, load.err = pr.sampleProc(ctx, 5*time.Second)
+		load.proc, load.err = pr.sampleProc(ctx, pr.r.plan.Orphans.readTimeout())
 	}
 	pr.waitGrace(ctx, load.at)
 	quietFrom := time.Now()
-	vals, ps0 := pr.sampleAll(ctx, 5*time.Second)
+	vals, ps0 := pr.sampleAll(ctx, pr.r.plan.Orphans.readTimeout())
 	out := report.Orphans{ByProbe: map[string]float64{}}
 	for _, p := range pr.counts {
 		v := vals[p.Name()]
@@ -98,7 +98,7 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 		if !sleep(ctx, window) {
 			window = time.Since(t0) // cut by an interrupt
 		}
-		_, ps1 = pr.sampleAll(ctx, 5*time.Second)
+		_, ps1 = pr.sampleAll(ctx, pr.r.plan.Orphans.readTimeout())
 	}
 	used := probes.LeftoverCPU(ps0, ps1) - pr.idleCPU*window.Seconds()
 	// CPU time comes in clock ticks; rounding to the microsecond drops

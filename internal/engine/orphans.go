@@ -28,6 +28,12 @@ type Orphans struct {
 	// QuietWindow is how long the process probe's CPU is measured once the
 	// grace has passed; default 1 s.
 	QuietWindow time.Duration
+	// ReadTimeout bounds each reading of the probes that the verdict rests
+	// on (the baselines, the readings at the end of the load and after the
+	// grace) and each scrape of a metric probe; default 5 s
+	// (probes.DefaultScrapeTimeout). Not a scenario key: tests on a loaded
+	// machine set a minute (runtest.Plan), as for Timeouts.Connect.
+	ReadTimeout time.Duration
 	Probes      []ProbeSpec
 	// Windows, if set, are quiet windows during the load (windows.go).
 	Windows *Windows
@@ -35,6 +41,14 @@ type Orphans struct {
 	// started and left behind; by default the run kills them at its end
 	// (leftover.go).
 	LeaveChildren bool
+}
+
+// readTimeout is ReadTimeout or its default.
+func (o Orphans) readTimeout() time.Duration {
+	if o.ReadTimeout > 0 {
+		return o.ReadTimeout
+	}
+	return probes.DefaultScrapeTimeout
 }
 
 // Windows: every Every of load, the pacer pauses, every call in flight is
@@ -156,7 +170,9 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 	for _, s := range specs {
 		switch {
 		case s.Metric != nil:
-			pr.counts = append(pr.counts, named{probes.NewMetric(s.Metric.URL, s.Metric.Name, s.Metric.Labels), s.Name})
+			m := probes.NewMetric(s.Metric.URL, s.Metric.Name, s.Metric.Labels)
+			m.Client.Timeout = r.plan.Orphans.readTimeout()
+			pr.counts = append(pr.counts, named{m, s.Name})
 		case s.Tool != nil:
 			var parts []probes.Probe
 			for i := range r.clients.slots {
@@ -203,13 +219,13 @@ const (
 // noise) and starts sampling every SampleEvery, writing each sample to the
 // results.
 func (pr *probeRun) start() {
-	first, ps0 := pr.sampleAll(context.Background(), 5*time.Second)
+	first, ps0 := pr.sampleAll(context.Background(), pr.r.plan.Orphans.readTimeout())
 	if pr.proc != nil {
 		t0 := time.Now()
 		var rates []float64
 		for range idleSamples {
 			sleep(context.Background(), idleSample)
-			ps1, err := pr.sampleProc(context.Background(), 5*time.Second)
+			ps1, err := pr.sampleProc(context.Background(), pr.r.plan.Orphans.readTimeout())
 			now := time.Now()
 			if err == nil {
 				if dt := now.Sub(t0).Seconds(); dt > 0 {

@@ -30,6 +30,7 @@ func (cs *callState) releaseHeld() {
 		if a.timer != nil {
 			a.timer.Stop()
 		}
+		cs.fireSoon(a)
 		cs.due = append(cs.due, dueFault{a, a.heldAt})
 	}
 }

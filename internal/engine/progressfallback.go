@@ -64,6 +64,7 @@ func (cs *callState) onFallback(a *armed) {
 		return
 	}
 	a.done, a.fallback = true, true
+	cs.fireSoon(a)
 	due := a.due
 	cs.mu.Unlock()
 	cs.fire(a, due)

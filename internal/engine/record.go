@@ -6,6 +6,7 @@ import "github.com/mcpchaos/mcpchaos/results"
 func (cs *callState) record() *results.Record {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	cs.waitActing()
 	rec := &cs.rec
 	cs.apply(cs.classify())
 	cs.skippedFaults()

@@ -23,12 +23,14 @@ const clientCap = 256
 // held calls share one id: each after the first is flagged as the
 // client's violation (duplicate_id).
 func TestClientCallCap(t *testing.T) {
-	r := startProxy(t, "1m", "  - {kind: drop_response, tools: [echo]}\n")
+	// The hold is no bound: a held call the proxy let go before the last
+	// was open would free a place.
+	r := startProxy(t, "30m", "  - {kind: drop_response, tools: [echo]}\n")
 	const echo = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"held"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	for range clientCap {
-		go holdCall(t, r.url, echo) // held until the proxy stops
+	holdCalls(t, clientCap, r.url, echo) // held until the proxy stops
+	if n := len(r.p.Records()); n != clientCap {
+		t.Fatalf("%d records of %d held calls", n, clientCap)
 	}
-	testutil.Eventually(t, "every held call open at the proxy", func() bool { return len(r.p.Records()) == clientCap })
 	status, body := post(t, r.url, strings.Replace(echo, `"id":1`, `"id":2`, 1))
 	var e struct {
 		Error struct{ Code int } `json:"error"`

@@ -158,9 +158,18 @@ type rawSession struct {
 
 func (s *rawSession) do(ctx context.Context, method, body string) *http.Response {
 	s.t.Helper()
+	resp, err := s.send(ctx, method, body)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, s.url, err)
+	}
+	return resp
+}
+
+// send is do that returns the error (safe off the test's goroutine).
+func (s *rawSession) send(ctx context.Context, method, body string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, s.url, strings.NewReader(body))
 	if err != nil {
-		s.t.Fatal(err)
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -168,11 +177,7 @@ func (s *rawSession) do(ctx context.Context, method, body string) *http.Response
 		req.Header.Set("Mcp-Session-Id", s.id)
 		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, s.url, err)
-	}
-	return resp
+	return http.DefaultClient.Do(req)
 }
 
 // TestSessionLifecycleOverStdio drives a 2025 session by hand: the GET

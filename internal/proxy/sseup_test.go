@@ -1,8 +1,11 @@
 package proxy_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -24,6 +27,21 @@ type sseServer struct {
 	// bare counts the requests without the headers X-Client: c (the
 	// client's) and X-Proxy: p (the proxy file's).
 	bare atomic.Int64
+	// holdCallAccept: the 202 to a POSTed tools/call is held until its
+	// poster gives up (the SDK queues the message first, so the handler
+	// runs meanwhile), as from a server too busy to answer the POST.
+	holdCallAccept atomic.Bool
+}
+
+// heldAccept is a ResponseWriter whose status waits for ctx to end.
+type heldAccept struct {
+	http.ResponseWriter
+	ctx context.Context
+}
+
+func (w heldAccept) WriteHeader(code int) {
+	<-w.ctx.Done()
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func startSSEServer(t *testing.T) *sseServer {
@@ -55,6 +73,13 @@ func startSSEServer(t *testing.T) *sseServer {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Client") != "c" || r.Header.Get("X-Proxy") != "p" {
 			s.bare.Add(1)
+		}
+		if r.Method == http.MethodPost && s.holdCallAccept.Load() {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"tools/call"`)) {
+				w = heldAccept{w, r.Context()}
+			}
 		}
 		sse.ServeHTTP(w, r)
 	})}
@@ -160,16 +185,9 @@ func TestSSEUpstreamAuto(t *testing.T) {
 // own stream sends may come after that DELETE on a busy machine.
 func TestSSEUpstreamDeleteCancels(t *testing.T) {
 	up := startSSEServer(t)
-	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
 	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 	defer cancel()
-	s := &rawSession{t: t, url: r.url}
-	resp := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	resp.Body.Close()
-	if s.id = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != 200 || s.id == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, s.id)
-	}
-	s.do(ctx, "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	s := sseUpstreamSession(t, ctx, up)
 	call := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
 	defer call.Body.Close()
 	testutil.Eventually(t, "the call to start on the server", func() bool { return up.started.Load() == 1 })
@@ -177,4 +195,49 @@ func TestSSEUpstreamDeleteCancels(t *testing.T) {
 		t.Fatalf("DELETE: %d", resp.StatusCode)
 	}
 	testutil.Eventually(t, "the call cancelled on the server", func() bool { return up.cancelled.Load() == 1 })
+}
+
+// TestSSEUpstreamCancelsCutPost: a client that goes away while the
+// proxy's POST of its call is still waiting for the HTTP+SSE server's
+// 202 gets its call cancelled on the server: a 2024-11-05 server may take
+// the message (the Go SDK queues it, then answers) before the POST ends,
+// so a POST cut short is no sign that the call never started. The proxy
+// used to forget such a call, and the handler ran on for nobody.
+func TestSSEUpstreamCancelsCutPost(t *testing.T) {
+	up := startSSEServer(t)
+	up.holdCallAccept.Store(true)
+	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
+	defer cancel()
+	s := sseUpstreamSession(t, ctx, up)
+	callCtx, leave := context.WithCancel(ctx)
+	answered := make(chan error, 1)
+	go func() {
+		resp, err := s.send(callCtx, "POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("HTTP %d before the server accepted the POST", resp.StatusCode)
+		}
+		answered <- err
+	}()
+	testutil.Eventually(t, "the call to start on the server", func() bool { return up.started.Load() == 1 })
+	leave()
+	if err := testutil.Receive(t, "the client's call to end", answered); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the client's call: %v, want it cancelled by the client", err)
+	}
+	testutil.Eventually(t, "the call cancelled on the server", func() bool { return up.cancelled.Load() == 1 })
+}
+
+// sseUpstreamSession serves a proxy in front of up (upstream transport
+// sse) and opens a 2025 session on it by hand: initialize, initialized.
+func sseUpstreamSession(t *testing.T, ctx context.Context, up *sseServer) *rawSession {
+	t.Helper()
+	r := serveProxy(t, fmt.Sprintf("{http: {url: %q, transport: sse}}", up.url), "1m", "  []\n")
+	s := &rawSession{t: t, url: r.url}
+	resp := s.do(ctx, "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	resp.Body.Close()
+	if s.id = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != 200 || s.id == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, s.id)
+	}
+	s.do(ctx, "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	return s
 }

@@ -194,11 +194,15 @@ func (s *upSession) request(req *http.Request, body []byte, m *message) (*http.R
 		return answer(req, http.StatusConflict, "application/json", rpcError(m.ID, -32600, "mcpchaos proxy: request id "+clip(c.key)+" is in flight already in this session")), nil
 	}
 	status, header, err := s.post(req.Context(), body)
-	if err != nil || status/100 != 2 {
+	if err != nil {
+		// The server may have taken the request before the POST failed (the
+		// Go SDK queues the message, then answers 202; the client may go
+		// away in between): cancel it there, as for a client that left later.
+		s.cancelCall(c, "the client went away while its request was POSTed")
+		return nil, err
+	}
+	if status/100 != 2 {
 		s.take(c.key)
-		if err != nil {
-			return nil, err
-		}
 		resp := answer(req, status, "application/json", rpcError(m.ID, -32603, fmt.Sprintf("mcpchaos proxy: the HTTP+SSE upstream answered the POST with HTTP %d", status)))
 		if ra := header.Get("Retry-After"); ra != "" {
 			resp.Header.Set("Retry-After", ra)

@@ -44,6 +44,10 @@ func Plan(t testing.TB, sc *scenarios.Scenario, self string) engine.Plan {
 	// client's 5 s to start and answer its first request, or to accept
 	// a connection: the bound tells a working target from a dead one.
 	plan.Timeouts.Connect = testutil.WaitLong
+	// A scrape of a target in the test's own process, beside busy loops
+	// and the rest of the suite, once took more than the 5 s default, and
+	// the run had no reading after the grace to compare.
+	plan.Orphans.ReadTimeout = testutil.WaitLong
 	return plan
 }
 
