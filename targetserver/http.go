@@ -135,6 +135,7 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 			}
 			s.throttledCall(marker, string(id), peek.Params.Name, era, "http", ra)
 		}
+		s.delayRefusal(r.Context())
 		s.refuseHTTP(w, id, isModern(r), ra, hint, a.wait)
 	})
 }

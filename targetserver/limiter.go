@@ -16,9 +16,18 @@ type limiter interface {
 	take() (ok bool, wait time.Duration)
 }
 
-// newLimiter returns the limiter of cfg's rate_limit and rate_limit_kind,
-// nil when there is no rate limit.
+// newLimiter returns the limiter of cfg's rate_limit and rate_limit_kind
+// (with rate_limit_lockout's penalty), nil when there is no rate limit.
 func newLimiter(cfg Config) limiter {
+	lim := shapeOf(cfg)
+	if lim != nil && cfg.RateLimitLockout > 0 {
+		return &lockout{inner: lim, d: cfg.RateLimitLockout}
+	}
+	return lim
+}
+
+// shapeOf returns the limiter of cfg's rate_limit and rate_limit_kind.
+func shapeOf(cfg Config) limiter {
 	r := cfg.RateLimit
 	if r.IsZero() {
 		return nil

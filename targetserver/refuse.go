@@ -1,6 +1,7 @@
 package targetserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -100,4 +101,17 @@ func (s *Server) refuseStdio(ra int, hint bool) (mcp.Result, error) {
 		data, _ = json.Marshal(map[string]int{"retryAfter": ra})
 	}
 	return nil, &jsonrpc.Error{Code: int64(s.cfg.RateLimitCodeOrDefault()), Message: refusedMessage, Data: data}
+}
+
+// delayRefusal holds a refused call for the refusal_delay knob's time
+// (until ctx ends, when the client went away).
+func (s *Server) delayRefusal(ctx context.Context) {
+	if d := s.cfg.RefusalDelay; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
 }
