@@ -31,6 +31,8 @@ type limitsWant struct {
 	tools       map[string]string
 	headers     string // the verdict on the rate-limit headers' claim
 	budget      string // shared or per_tool
+	lockout     string // the lockout verdict
+	refusalCost string // cheap or costly
 }
 
 // checkLimits compares a limits summary with the truth.
@@ -67,6 +69,12 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 	}
 	if want.headers != "" && got("limits.headers.verdict") != want.headers {
 		t.Errorf("limits.headers.verdict = %v, want %s", got("limits.headers.verdict"), want.headers)
+	}
+	if want.lockout != "" && got("limits.lockout.verdict") != want.lockout {
+		t.Errorf("limits.lockout.verdict = %v, want %s", got("limits.lockout.verdict"), want.lockout)
+	}
+	if want.refusalCost != "" && got("limits.overload.refusal_cost") != want.refusalCost {
+		t.Errorf("limits.overload.refusal_cost = %v, want %s", got("limits.overload.refusal_cost"), want.refusalCost)
 	}
 	for tool, scope := range want.tools {
 		if g := got("limits.tools." + tool); g != scope {
@@ -117,7 +125,13 @@ func TestLimitsShapes(t *testing.T) {
 		want                limitsWant
 	}{
 		{"token bucket 30/s burst 10", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10", echoCall, "",
-			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest"}},
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap"}},
+		// A client that ignores the hints is locked out: the hold's rate
+		// is what such a client gets (about 10 per 5 s), not the truth.
+		{"token bucket 30/s burst 10, 5 s lock-out for early retries", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_lockout: 5s", echoCall, "",
+			limitsWant{window: "token_bucket", lockout: "locked_out"}},
+		{"token bucket 30/s burst 10, refusals take 100 ms", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, refusal_delay: 100ms", echoCall, "",
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "costly"}},
 		{"fixed window 50/2s", "rate_limit: 50/2s, rate_limit_kind: fixed_window", echoCall, "",
 			limitsWant{rate: 25, burst: 50, window: "fixed_window", windowS: 2, retryAfter: "honest"}},
 		{"sliding window 30/1s", "rate_limit: 30/1s", echoCall, "",
@@ -210,7 +224,7 @@ load: {rate: 1/1s, duration: 1s}
 timeouts: {idle: 5s, max: 10s}
 calls: [{tool: ping, arguments: {}}]
 `, srv.URL))
-	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest", headers: "honest"})
+	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest", headers: "honest", lockout: "none", refusalCost: "cheap"})
 }
 
 // TestLimitsCapacity: with checks, the highest rate at which they hold.

@@ -1,0 +1,80 @@
+package limits
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// TestLockoutVerdict: the patient client against the eager one.
+func TestLockoutVerdict(t *testing.T) {
+	refusal := func(hint time.Duration) obs { return obs{throttled: true, hinted: true, hint: hint} }
+	tests := []struct {
+		name  string
+		lock  lockProbe
+		want  string
+		extra float64 // want ExtraS; -1: null
+	}{
+		{"not run", lockProbe{}, "unknown", -1},
+		{"patient refused too", lockProbe{done: true, patient: refusal(time.Second)}, "unknown", -1},
+		{"eager accepted within its hint", lockProbe{done: true, patient: refusal(time.Second), patientOK: true,
+			eager: recovery{ref: refusal(time.Second), found: true, after: 40 * ms}}, "none", -1},
+		{"eager accepted just over the hint, within the slack", lockProbe{done: true, patient: refusal(2 * time.Second), patientOK: true,
+			eager: recovery{ref: refusal(time.Second), found: true, after: 2100 * ms}}, "none", -1},
+		{"eager kept out 5 s", lockProbe{done: true, patient: refusal(time.Second), patientOK: true,
+			eager: recovery{ref: refusal(time.Second), found: true, after: 5 * time.Second}}, "locked_out", 4},
+		{"eager never accepted", lockProbe{done: true, patient: refusal(time.Second), patientOK: true,
+			eager: recovery{ref: refusal(time.Second), tried: 10 * time.Second}}, "locked_out", 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Options{})
+			s.f.lock = tt.lock
+			l := &report.Limits{}
+			s.lockout(l)
+			if l.Lockout.Verdict != tt.want {
+				t.Errorf("verdict %q, want %q (evidence %q)", l.Lockout.Verdict, tt.want, l.Evidence)
+			}
+			switch {
+			case tt.extra < 0 && l.Lockout.ExtraS != nil:
+				t.Errorf("extra_s %v, want null", *l.Lockout.ExtraS)
+			case tt.extra >= 0 && (l.Lockout.ExtraS == nil || *l.Lockout.ExtraS != tt.extra):
+				t.Errorf("extra_s %v, want %v", l.Lockout.ExtraS, tt.extra)
+			}
+			if tt.lock.done && (len(l.Evidence) != 1 || !strings.HasPrefix(l.Evidence[0], "lockout "+tt.want)) {
+				t.Errorf("evidence %q, want one line on the lockout", l.Evidence)
+			}
+		})
+	}
+}
+
+// TestRefusalCost: a refusal is costly when it takes 5 ms or more and
+// as long as an accepted call.
+func TestRefusalCost(t *testing.T) {
+	call := func(ok bool, took time.Duration) obs {
+		return obs{tool: "echo", ok: ok, throttled: !ok, sent: time.Second, answered: time.Second + took}
+	}
+	tests := []struct {
+		name string
+		hold []obs
+		want string
+	}{
+		{"quick refusals, quick calls", []obs{call(true, ms), call(false, ms/2), call(false, ms/3)}, "cheap"},
+		{"refusals held 100 ms", []obs{call(true, ms), call(false, 100*ms), call(false, 101*ms)}, "costly"},
+		{"slow calls, refusals quicker", []obs{call(true, 500*ms), call(false, 100*ms)}, "cheap"},
+		{"no accepted call", []obs{call(false, 100*ms)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Options{})
+			s.f.hold = tt.hold
+			l := &report.Limits{}
+			s.refusalCost(l)
+			if l.Overload.RefusalCost != tt.want {
+				t.Errorf("refusal_cost %q, want %q", l.Overload.RefusalCost, tt.want)
+			}
+		})
+	}
+}
