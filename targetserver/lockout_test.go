@@ -1,6 +1,7 @@
 package targetserver
 
 import (
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -77,5 +78,39 @@ func TestRefusalDelay(t *testing.T) {
 	}
 	if refused < 300*time.Millisecond {
 		t.Errorf("the refusal came after %v, want at least the 300ms delay (the accepted call took %v)", refused, accepted)
+	}
+}
+
+// TestRateLimitMethods: by default only tools/call takes from the rate
+// limit; with rate_limit_methods all, tools/list does too and is refused
+// when the limit is spent.
+func TestRateLimitMethods(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + vocab.FirstModern +
+		`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}`
+	tests := []struct {
+		methods          string
+		listed, afterAll int // the statuses of tools/list, then of a tools/call
+	}{
+		{"tools_call", http.StatusOK, http.StatusOK},
+		{"all", http.StatusOK, http.StatusTooManyRequests},
+	}
+	for _, tt := range tests {
+		t.Run(tt.methods, func(t *testing.T) {
+			t.Parallel()
+			r, call := oneCallServer(t, Config{RateLimitMethods: tt.methods})
+			resp := post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/list", ""), list)
+			resp.Body.Close()
+			second := post(t, t.Context(), http.MethodPost, r.URL, modernHeaders("tools/list", ""), list)
+			second.Body.Close()
+			c := call(1)
+			c.Body.Close()
+			wantSecond := http.StatusOK
+			if tt.methods == "all" {
+				wantSecond = http.StatusTooManyRequests
+			}
+			if resp.StatusCode != tt.listed || second.StatusCode != wantSecond || c.StatusCode != tt.afterAll {
+				t.Errorf("tools/list %d, again %d, tools/call %d; want %d, %d, %d", resp.StatusCode, second.StatusCode, c.StatusCode, tt.listed, wantSecond, tt.afterAll)
+			}
+		})
 	}
 }

@@ -39,10 +39,15 @@ func refusedText(ra int, hint bool) string {
 // isError result (tool_message). Retry-After is sent with every signal
 // when there is a hint.
 func (s *Server) refuseHTTP(w http.ResponseWriter, id json.RawMessage, modern bool, ra int, hint bool, wait time.Duration) {
+	s.refuseHTTPAs(w, s.cfg.Enum("rate_limit_signal"), id, modern, ra, hint, wait)
+}
+
+// refuseHTTPAs is refuseHTTP with the signal given.
+func (s *Server) refuseHTTPAs(w http.ResponseWriter, signal string, id json.RawMessage, modern bool, ra int, hint bool, wait time.Duration) {
 	status := http.StatusTooManyRequests
 	rpcErr := map[string]any{"code": int64(s.cfg.RateLimitCodeOrDefault()), "message": refusedMessage}
 	msg := map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr}
-	switch s.cfg.Enum("rate_limit_signal") {
+	switch signal {
 	case knobs.SignalHTTP503:
 		status = http.StatusServiceUnavailable
 	case knobs.SignalRPCCode:

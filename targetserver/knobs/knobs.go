@@ -90,6 +90,7 @@ type Config struct {
 	RateLimitTool         string
 	RateLimitPerTool      bool
 	RateLimitLockout      time.Duration
+	RateLimitMethods      string
 	RefusalDelay          time.Duration
 	ConcurrencyLimit      int
 	Workers               int
@@ -153,6 +154,8 @@ var Table = []Knob{
 		Doc: "each limited tool has a rate_limit of its own instead of one budget shared by all of them"},
 	{Name: "rate_limit_lockout", Field: "RateLimitLockout", Kind: Duration, Max: 3600, Arg: "D",
 		Doc: "a refused tools/call that comes before the previous refusal's wait is over (a client that did not wait as told) locks the limit out for D: every limited call is refused, with the time left as its wait, until D has passed (0: no lock-out)"},
+	{Name: "rate_limit_methods", Field: "RateLimitMethods", Kind: Enum, Values: []string{"tools_call", "all"}, Arg: "METHODS",
+		Doc: "HTTP: the requests rate_limit counts: tools_call, or all (initialize, server/discover and tools/list take from it too, and are refused the same way when it is spent; with rate_limit_per_tool they share a budget of their own)"},
 	{Name: "refusal_delay", Field: "RefusalDelay", Kind: Duration, Max: 60, Arg: "D",
 		Doc: "a refused tools/call is answered only after D, as a server that does work (a lookup, a log write) before it refuses (0: at once)"},
 	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
