@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -115,4 +116,28 @@ func (c *Caller) Pace(ctx context.Context, perSecond float64, d time.Duration, h
 	p := constant{vegeta.ConstantPacer{Freq: max(1, int(math.Round(perSecond*1000))), Per: 1000 * time.Second}}
 	began := time.Now()
 	paced(ctx, p, began, d, func(_ uint64, at time.Duration) { hit(began.Add(at)) })
+}
+
+// Ask sends one control request that is no tool call, outside the
+// results: "tools/list", or "setup" for the era's set-up request
+// (server/discover in 2026, initialize before). It returns the request
+// sent and the throttling kind of its answer ("" when it was not
+// throttled: answered, or failed otherwise); ok is false when it could
+// not be sent.
+func (c *Caller) Ask(ctx context.Context, method string) (sent, throttle string, ok bool) {
+	cl, _ := c.r.clients.get(ctx, c.seq.Load())
+	if cl == nil {
+		return method, "", false
+	}
+	if method == "setup" {
+		method = cl.Setup()
+	}
+	a := cl.Ask(ctx, method)
+	switch {
+	case a.Status == 429 || a.Status == 503:
+		return method, "http_" + strconv.Itoa(a.Status), true
+	case a.RPCErr != nil:
+		return method, c.r.plan.Throttle.rpcKind(a.RPCErr.Code, a.RPCErr.Message), true
+	}
+	return method, "", a.Err == nil || a.Status != 0
 }

@@ -40,6 +40,9 @@ type Limits struct {
 	// Lockout says whether a client that ignores the hints is kept out
 	// longer than one that waits as told.
 	Lockout Lockout `json:"lockout"`
+	// Counts says whether requests other than tool calls, and refused
+	// calls, take from the limit.
+	Counts LimitCounts `json:"counts"`
 	// Headers is what the rate-limit headers claimed against what was
 	// measured.
 	Headers LimitHeaders `json:"headers"`
@@ -98,6 +101,18 @@ type Overload struct {
 	// accepted call) or costly (5 ms or more, and at least as long as an
 	// accepted call: the server works before it refuses).
 	RefusalCost string `json:"refusal_cost,omitempty"`
+}
+
+// LimitCounts says, for tools/list, the set-up request (initialize, or
+// server/discover in 2026) and refused calls, whether they take from the
+// limit of tool calls: counts (tool calls right after them were refused;
+// for refused calls, calling on through refusals kept a client out
+// longer), own_limit (they were throttled, the calls after them were
+// not), free, or unknown (not asked).
+type LimitCounts struct {
+	ToolsList  string `json:"tools_list"`
+	Initialize string `json:"initialize"`
+	Refused    string `json:"refused"`
 }
 
 // Lockout compares a client that waits a refusal's hint with one that

@@ -26,6 +26,7 @@ func (s *Search) answers() *report.Limits {
 	s.budget(l)
 	s.overload(l)
 	s.lockout(l)
+	s.counts(l)
 	s.capacity(l)
 	s.lateClient(l)
 	l.Evidence = append(l.Evidence, s.f.notes...)

@@ -78,3 +78,32 @@ func TestRefusalCost(t *testing.T) {
 		})
 	}
 }
+
+// TestCountsVerdict: a request counts when the tool calls right after
+// it were refused, has its own limit when only it was throttled.
+func TestCountsVerdict(t *testing.T) {
+	tests := []struct {
+		name    string
+		probe   countProbe
+		lockout string
+		want    string
+		refused string
+	}{
+		{"free", countProbe{key: "tools_list", method: "tools/list", sent: 30, calls: 10, callsOK: 10}, "none", "free", "free"},
+		{"spent the budget", countProbe{key: "tools_list", method: "tools/list", sent: 30, throttled: 20, calls: 10, callsOK: 1}, "locked_out", "counts", "counts"},
+		{"counted, never refused", countProbe{key: "tools_list", method: "tools/list", sent: 30, calls: 10, callsOK: 0}, "", "counts", "unknown"},
+		{"a limit of its own", countProbe{key: "tools_list", method: "tools/list", sent: 30, throttled: 5, calls: 10, callsOK: 10}, "", "own_limit", "unknown"},
+		{"none answered", countProbe{key: "tools_list", method: "tools/list", calls: 10, callsOK: 10}, "", "unknown", "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Options{})
+			s.f.counts = []countProbe{tt.probe}
+			l := &report.Limits{Lockout: report.Lockout{Verdict: tt.lockout}}
+			s.counts(l)
+			if l.Counts.ToolsList != tt.want || l.Counts.Initialize != "unknown" || l.Counts.Refused != tt.refused {
+				t.Errorf("counts %+v, want tools_list %s, initialize unknown, refused %s", l.Counts, tt.want, tt.refused)
+			}
+		})
+	}
+}

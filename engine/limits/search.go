@@ -118,7 +118,7 @@ var errStorm = errors.New("most calls failed")
 // run runs the phases in order, each only if the budget leaves room.
 func (s *Search) run(ctx context.Context) error {
 	for _, p := range []func(context.Context) error{s.burstPhase, s.recoverPhase, s.stepPhase, s.holdPhase,
-		s.confirmPhase, s.reburstPhase, s.scopePhase, s.lockoutPhase, s.capacityPhase} {
+		s.confirmPhase, s.reburstPhase, s.scopePhase, s.lockoutPhase, s.countsPhase, s.capacityPhase} {
 		if err := p(ctx); err != nil {
 			return err
 		}
