@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ type limitsWant struct {
 	budget      string // shared or per_tool
 	lockout     string // the lockout verdict
 	refusalCost string // cheap or costly
+	toolsList   string // limits.counts.tools_list
+	initialize  string // limits.counts.initialize
 }
 
 // checkLimits compares a limits summary with the truth.
@@ -75,6 +78,12 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 	}
 	if want.refusalCost != "" && got("limits.overload.refusal_cost") != want.refusalCost {
 		t.Errorf("limits.overload.refusal_cost = %v, want %s", got("limits.overload.refusal_cost"), want.refusalCost)
+	}
+	if want.toolsList != "" && got("limits.counts.tools_list") != want.toolsList {
+		t.Errorf("limits.counts.tools_list = %v, want %s", got("limits.counts.tools_list"), want.toolsList)
+	}
+	if want.initialize != "" && got("limits.counts.initialize") != want.initialize {
+		t.Errorf("limits.counts.initialize = %v, want %s", got("limits.counts.initialize"), want.initialize)
 	}
 	for tool, scope := range want.tools {
 		if g := got("limits.tools." + tool); g != scope {
@@ -125,7 +134,9 @@ func TestLimitsShapes(t *testing.T) {
 		want                limitsWant
 	}{
 		{"token bucket 30/s burst 10", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10", echoCall, "",
-			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap"}},
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap", toolsList: "free", initialize: "free"}},
+		{"token bucket 30/s burst 10 counting every request", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_methods: all", echoCall, "",
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", toolsList: "counts", initialize: "counts"}},
 		// A client that ignores the hints is locked out: the hold's rate
 		// is what such a client gets (about 10 per 5 s), not the truth.
 		{"token bucket 30/s burst 10, 5 s lock-out for early retries", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_lockout: 5s", echoCall, "",
@@ -254,4 +265,67 @@ func TestLimitsCapacity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// requestBucket is a limiter of our own in front of a real SDK server: a
+// token bucket of rate per second holding burst, from which every request
+// takes (any POST but a notification: initialize, tools/list, tools/call),
+// 429 with an honest Retry-After.
+type requestBucket struct {
+	rate, burst float64
+	mu          sync.Mutex
+	tokens      float64
+	last        time.Time
+}
+
+func (b *requestBucket) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || strings.HasPrefix(r.Header.Get("Mcp-Method"), "notifications/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b.mu.Lock()
+		now := time.Now()
+		if b.last.IsZero() {
+			b.tokens = b.burst
+		} else {
+			b.tokens = math.Min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+		}
+		b.last = now
+		ok := b.tokens >= 1
+		if ok {
+			b.tokens--
+		}
+		wait := (1 - b.tokens) / b.rate
+		b.mu.Unlock()
+		if ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	})
+}
+
+// TestLimitsSDKServerEveryRequest: a real server on the official Go SDK
+// behind a token bucket of 20/s holding 5 that every request takes from,
+// over loopback HTTP: tools/list and server/discover count.
+func TestLimitsSDKServerEveryRequest(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "limited", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "ping", InputSchema: rawSchema(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest, map[string]any) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+	srv := httptest.NewServer((&requestBucket{rate: 20, burst: 5}).wrap(h))
+	defer srv.Close()
+	m := runLimits(t, fmt.Sprintf(`name: sdk
+seed: 1
+target: {http: {url: %q}}
+load: {rate: 1/1s, duration: 1s}
+timeouts: {idle: 5s, max: 10s}
+calls: [{tool: ping, arguments: {}}]
+`, srv.URL), "--no-schema-check")
+	checkLimits(t, m, limitsWant{rate: 20, burst: 5, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap",
+		toolsList: "counts", initialize: "counts"})
 }
