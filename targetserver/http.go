@@ -120,7 +120,7 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 			s.limitRequest(w, r, next)
 			return
 		}
-		a := s.admit(r.Context(), peek.Params.Name)
+		a := s.admit(s.withWho(r), peek.Params.Name)
 		if !a.refused {
 			defer a.release()
 			next.ServeHTTP(w, r)

@@ -114,3 +114,35 @@ func TestRateLimitMethods(t *testing.T) {
 		})
 	}
 }
+
+// TestRateLimitKey: with rate_limit_key each value of the header has a
+// limit of its own (and requests without it one more); without it, every
+// client shares one.
+func TestRateLimitKey(t *testing.T) {
+	tests := []struct {
+		key  string
+		want [4]int // alice, alice again, bob, no key
+	}{
+		{"none", [4]int{http.StatusOK, http.StatusTooManyRequests, http.StatusTooManyRequests, http.StatusTooManyRequests}},
+		{"x-api-key", [4]int{http.StatusOK, http.StatusTooManyRequests, http.StatusOK, http.StatusOK}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			t.Parallel()
+			r := startHTTP(t, Config{RateLimit: oneCall, RateLimitKey: tt.key})
+			call := func(id int, apiKey string) int {
+				h := modernHeaders("tools/call", ToolEcho)
+				if apiKey != "" {
+					h["X-Api-Key"] = apiKey
+				}
+				resp := post(t, t.Context(), http.MethodPost, r.URL, h, modernCall(id, ToolEcho, map[string]any{"text": "x"}, ""))
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			got := [4]int{call(1, "alice"), call(2, "alice"), call(3, "bob"), call(4, "")}
+			if got != tt.want {
+				t.Errorf("alice, alice again, bob, no key: %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -16,7 +16,7 @@ import (
 // have, becomes 429). Anything else goes on to next.
 func (s *Server) limitRequest(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	id, method := peekRequest(r)
-	lim := s.limiterOf("")
+	lim := s.limiterOf("", whoOf(s.withWho(r)))
 	if s.cfg.Enum("rate_limit_methods") != "all" || method == "" || lim == nil {
 		next.ServeHTTP(w, r)
 		return

@@ -91,6 +91,7 @@ type Config struct {
 	RateLimitPerTool      bool
 	RateLimitLockout      time.Duration
 	RateLimitMethods      string
+	RateLimitKey          string
 	RefusalDelay          time.Duration
 	ConcurrencyLimit      int
 	Workers               int
@@ -156,6 +157,8 @@ var Table = []Knob{
 		Doc: "a refused tools/call that comes before the previous refusal's wait is over (a client that did not wait as told) locks the limit out for D: every limited call is refused, with the time left as its wait, until D has passed (0: no lock-out)"},
 	{Name: "rate_limit_methods", Field: "RateLimitMethods", Kind: Enum, Values: []string{"tools_call", "all"}, Arg: "METHODS",
 		Doc: "HTTP: the requests rate_limit counts: tools_call, or all (initialize, server/discover and tools/list take from it too, and are refused the same way when it is spent; with rate_limit_per_tool they share a budget of their own)"},
+	{Name: "rate_limit_key", Field: "RateLimitKey", Kind: Enum, Values: []string{"none", "authorization", "x-api-key", "x-client-id"}, Arg: "HEADER",
+		Doc: "HTTP: each value of this request header (a bearer token, an API key, a client id) gets a rate_limit and a lock-out of its own; requests without it share one (none: one limit for every client)"},
 	{Name: "refusal_delay", Field: "RefusalDelay", Kind: Duration, Max: 60, Arg: "D",
 		Doc: "a refused tools/call is answered only after D, as a server that does work (a lookup, a log write) before it refuses (0: at once)"},
 	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
