@@ -43,6 +43,10 @@ type Limits struct {
 	// Counts says whether requests other than tool calls, and refused
 	// calls, take from the limit.
 	Counts LimitCounts `json:"counts"`
+	// Identities says, with two or more identities in the scenario,
+	// whether each has a limit of its own (per_identity), all share one
+	// (shared), or it could not be told (unknown); empty otherwise.
+	Identities string `json:"identities,omitempty"`
 	// Headers is what the rate-limit headers claimed against what was
 	// measured.
 	Headers LimitHeaders `json:"headers"`

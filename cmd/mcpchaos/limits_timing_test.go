@@ -36,6 +36,7 @@ type limitsWant struct {
 	refusalCost string // cheap or costly
 	toolsList   string // limits.counts.tools_list
 	initialize  string // limits.counts.initialize
+	identities  string // limits.identities
 }
 
 // checkLimits compares a limits summary with the truth.
@@ -53,7 +54,7 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 			t.Errorf("limits.burst = %v, want %d ± %.0f", got("limits.burst"), want.burst, tol)
 		}
 	}
-	if w := got("limits.window"); w != want.window {
+	if w := got("limits.window"); want.window != "-" && w != want.window {
 		t.Errorf("limits.window = %v, want %s", w, want.window)
 	}
 	if want.windowS > 0 {
@@ -84,6 +85,9 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 	}
 	if want.initialize != "" && got("limits.counts.initialize") != want.initialize {
 		t.Errorf("limits.counts.initialize = %v, want %s", got("limits.counts.initialize"), want.initialize)
+	}
+	if want.identities != "" && got("limits.identities") != want.identities {
+		t.Errorf("limits.identities = %v, want %s", got("limits.identities"), want.identities)
 	}
 	for tool, scope := range want.tools {
 		if g := got("limits.tools." + tool); g != scope {
@@ -125,6 +129,9 @@ orphans: {grace: 100ms}
 
 const echoCall = "  - {tool: echo, arguments: {text: hi}}"
 
+// identities are two clients with API keys of their own.
+const identities = "identities: [{name: alice, headers: {X-Api-Key: a}}, {name: bob, headers: {X-Api-Key: b}}]"
+
 // TestLimitsShapes runs `mcpchaos limits` against every limiter shape of
 // the built-in target and compares the answers with the truth.
 func TestLimitsShapes(t *testing.T) {
@@ -138,9 +145,15 @@ func TestLimitsShapes(t *testing.T) {
 		{"token bucket 30/s burst 10 counting every request", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_methods: all", echoCall, "",
 			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", toolsList: "counts", initialize: "counts"}},
 		// A client that ignores the hints is locked out: the hold's rate
-		// is what such a client gets (about 10 per 5 s), not the truth.
+		// is what such a client gets (about 10 per 5 s), not the truth,
+		// and the window's kind is what the lock-outs make it look like
+		// (a sliding window of the burst over the lock-out, in one run).
 		{"token bucket 30/s burst 10, 5 s lock-out for early retries", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_lockout: 5s", echoCall, "",
-			limitsWant{window: "token_bucket", lockout: "locked_out"}},
+			limitsWant{window: "-", lockout: "locked_out"}},
+		{"token bucket 30/s burst 10 for each X-Api-Key, two identities", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_key: x-api-key", echoCall, identities,
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", identities: "per_identity"}},
+		{"token bucket 30/s burst 10 shared by two identities", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10", echoCall, identities,
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", identities: "shared"}},
 		{"token bucket 30/s burst 10, refusals take 100 ms", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, refusal_delay: 100ms", echoCall, "",
 			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "costly"}},
 		{"fixed window 50/2s", "rate_limit: 50/2s, rate_limit_kind: fixed_window", echoCall, "",

@@ -27,6 +27,7 @@ func (s *Search) answers() *report.Limits {
 	s.overload(l)
 	s.lockout(l)
 	s.counts(l)
+	s.identities(l)
 	s.capacity(l)
 	s.lateClient(l)
 	l.Evidence = append(l.Evidence, s.f.notes...)

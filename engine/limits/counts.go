@@ -17,13 +17,19 @@ type countProbe struct {
 	throttled int
 	calls     int // tool calls sent at once right after
 	callsOK   int // of them, accepted
+	// control and controlOK are the same tool calls at once after idle
+	// with no request before them, and those accepted: unless all were,
+	// the calls after the requests say nothing.
+	control, controlOK int
 }
 
 // countsPhase asks whether requests other than tool calls take from the
 // limit: after idle long enough for the limiter to fill, twice its burst
 // and 10 of them at once (tools/list, then the era's set-up request), and
 // right after, as many tool calls as the burst (at most 10) at once. A
-// request that spent the budget leaves those calls refused.
+// request that spent the budget leaves those calls refused. Before each,
+// the same calls at once after idle alone are the control: all must be
+// accepted.
 func (s *Search) countsPhase(ctx context.Context) error {
 	if s.f.holdRate == 0 {
 		return nil
@@ -37,31 +43,44 @@ func (s *Search) countsPhase(ctx context.Context) error {
 		spec = s.spec(ref.tool)
 	}
 	idle := s.refillIdle()
+	n := max(1, min(burst, 10))
 	for _, p := range []countProbe{{key: "tools_list", method: "tools/list"}, {key: "initialize", method: "setup"}} {
-		if s.left() < idle+3*time.Second {
+		if s.left() < 2*idle+4*time.Second {
 			s.f.notes = append(s.f.notes, "no budget left to ask whether "+p.key+" counts against the limit")
 			return nil
 		}
-		s.c.Phase("counts")
-		if !s.c.WaitUntil(ctx, time.Now().Add(idle)) {
-			return ctx.Err()
+		var err error
+		if p.control, p.controlOK, err = s.callsAfterIdle(ctx, idle, n, spec, nil); err != nil {
+			return err
 		}
-		s.ask(ctx, &p, min(200, 2*burst+10))
-		n := max(1, min(burst, 10))
-		at := time.Now()
-		got, _, err := s.phase(ctx, "counts", func(fire firer) {
-			for range n {
-				fire(at, spec)
-			}
-		})
-		p.calls = len(got)
-		p.callsOK, _ = count(got)
+		ask := func() { s.ask(ctx, &p, min(200, 2*burst+10)) }
+		p.calls, p.callsOK, err = s.callsAfterIdle(ctx, idle, n, spec, ask)
 		s.f.counts = append(s.f.counts, p)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// callsAfterIdle waits idle, runs before (when not nil), then sends n
+// calls of spec at once and counts them and those accepted.
+func (s *Search) callsAfterIdle(ctx context.Context, idle time.Duration, n, spec int, before func()) (sent, ok int, err error) {
+	s.c.Phase("counts")
+	if !s.c.WaitUntil(ctx, time.Now().Add(idle)) {
+		return 0, 0, ctx.Err()
+	}
+	if before != nil {
+		before()
+	}
+	at := time.Now()
+	got, _, err := s.phase(ctx, "counts", func(fire firer) {
+		for range n {
+			fire(at, spec)
+		}
+	})
+	ok, _ = count(got)
+	return len(got), ok, err
 }
 
 // ask sends n of p's requests at once and counts their answers.
@@ -106,7 +125,7 @@ func (s *Search) counts(l *report.Limits) {
 	for _, p := range s.f.counts {
 		v := "unknown"
 		switch {
-		case p.sent == 0 || p.calls == 0:
+		case p.sent == 0 || p.calls == 0 || p.control == 0 || p.controlOK < p.control:
 		case p.callsOK < p.calls:
 			v = "counts"
 		case p.throttled > 0:
@@ -119,8 +138,8 @@ func (s *Search) counts(l *report.Limits) {
 		} else {
 			l.Counts.Initialize = v
 		}
-		l.Evidence = append(l.Evidence, fmt.Sprintf("counts %s %s: %d %s at once after idle, %d throttled; then %d of %d tool calls at once accepted",
-			p.key, v, p.sent, p.method, p.throttled, p.callsOK, p.calls))
+		l.Evidence = append(l.Evidence, fmt.Sprintf("counts %s %s: %d %s at once after idle, %d throttled; then %d of %d tool calls at once accepted (%d of %d alone after idle)",
+			p.key, v, p.sent, p.method, p.throttled, p.callsOK, p.calls, p.controlOK, p.control))
 	}
 	switch l.Lockout.Verdict {
 	case "locked_out":

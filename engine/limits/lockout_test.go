@@ -89,11 +89,12 @@ func TestCountsVerdict(t *testing.T) {
 		want    string
 		refused string
 	}{
-		{"free", countProbe{key: "tools_list", method: "tools/list", sent: 30, calls: 10, callsOK: 10}, "none", "free", "free"},
-		{"spent the budget", countProbe{key: "tools_list", method: "tools/list", sent: 30, throttled: 20, calls: 10, callsOK: 1}, "locked_out", "counts", "counts"},
-		{"counted, never refused", countProbe{key: "tools_list", method: "tools/list", sent: 30, calls: 10, callsOK: 0}, "", "counts", "unknown"},
-		{"a limit of its own", countProbe{key: "tools_list", method: "tools/list", sent: 30, throttled: 5, calls: 10, callsOK: 10}, "", "own_limit", "unknown"},
-		{"none answered", countProbe{key: "tools_list", method: "tools/list", calls: 10, callsOK: 10}, "", "unknown", "unknown"},
+		{"free", countProbe{key: "tools_list", method: "tools/list", control: 10, controlOK: 10, sent: 30, calls: 10, callsOK: 10}, "none", "free", "free"},
+		{"spent the budget", countProbe{key: "tools_list", method: "tools/list", control: 10, controlOK: 10, sent: 30, throttled: 20, calls: 10, callsOK: 1}, "locked_out", "counts", "counts"},
+		{"counted, never refused", countProbe{key: "tools_list", method: "tools/list", control: 10, controlOK: 10, sent: 30, calls: 10, callsOK: 0}, "", "counts", "unknown"},
+		{"a limit of its own", countProbe{key: "tools_list", method: "tools/list", control: 10, controlOK: 10, sent: 30, throttled: 5, calls: 10, callsOK: 10}, "", "own_limit", "unknown"},
+		{"the calls alone were not all accepted", countProbe{key: "tools_list", method: "tools/list", sent: 30, calls: 8, callsOK: 4, control: 8, controlOK: 4}, "", "unknown", "unknown"},
+		{"none answered", countProbe{key: "tools_list", method: "tools/list", control: 10, controlOK: 10, calls: 10, callsOK: 10}, "", "unknown", "unknown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +104,32 @@ func TestCountsVerdict(t *testing.T) {
 			s.counts(l)
 			if l.Counts.ToolsList != tt.want || l.Counts.Initialize != "unknown" || l.Counts.Refused != tt.refused {
 				t.Errorf("counts %+v, want tools_list %s, initialize unknown, refused %s", l.Counts, tt.want, tt.refused)
+			}
+		})
+	}
+}
+
+// TestIdentitiesVerdict: identities share a limit when the second's
+// calls right after the first spent its limit were refused.
+func TestIdentitiesVerdict(t *testing.T) {
+	tests := []struct {
+		name  string
+		probe identProbe
+		want  string
+	}{
+		{"per identity", identProbe{done: true, first: "a", second: "b", firstN: 30, firstTh: 20, secondN: 10, secondOK: 10}, "per_identity"},
+		{"shared", identProbe{done: true, first: "a", second: "b", firstN: 30, firstTh: 20, secondN: 10, secondOK: 1}, "shared"},
+		{"the first never throttled", identProbe{done: true, first: "a", second: "b", firstN: 30, secondN: 10, secondOK: 10}, "unknown"},
+		{"not run", identProbe{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Options{})
+			s.f.ident = tt.probe
+			l := &report.Limits{}
+			s.identities(l)
+			if l.Identities != tt.want {
+				t.Errorf("identities %q, want %q (evidence %q)", l.Identities, tt.want, l.Evidence)
 			}
 		})
 	}

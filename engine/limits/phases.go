@@ -38,6 +38,7 @@ type findings struct {
 
 	lock   lockProbe    // lockout: a patient client against an eager one
 	counts []countProbe // counts: whether other requests take from the limit
+	ident  identProbe   // identity: whether identities share a limit
 
 	capacity float64 // 0: not searched
 	// capacityRerun counts steps run again, capacityLeftOut the seconds
