@@ -232,22 +232,11 @@ func (l *fixedLimiter) wrap(next http.Handler) http.Handler {
 // TestLimitsSDKServer: a real server on the official Go SDK behind a
 // fixed window of 40 per 2 s of our own, over loopback HTTP.
 func TestLimitsSDKServer(t *testing.T) {
-	s := sdk.NewServer(&sdk.Implementation{Name: "limited", Version: "1"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "ping", InputSchema: rawSchema(`{"type":"object"}`)},
-		func(context.Context, *sdk.CallToolRequest, map[string]any) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
-		})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+	h := pingServer()
 	lim := &fixedLimiter{n: 40, per: 2 * time.Second, start: time.Now()}
 	srv := httptest.NewServer(lim.wrap(h))
 	defer srv.Close()
-	m := runLimits(t, fmt.Sprintf(`name: sdk
-seed: 1
-target: {http: {url: %q}}
-load: {rate: 1/1s, duration: 1s}
-timeouts: {idle: 5s, max: 10s}
-calls: [{tool: ping, arguments: {}}]
-`, srv.URL))
+	m := runLimits(t, pingScenario(srv.URL))
 	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest", headers: "honest", lockout: "none", refusalCost: "cheap"})
 }
 
@@ -324,21 +313,32 @@ func (b *requestBucket) wrap(next http.Handler) http.Handler {
 // behind a token bucket of 20/s holding 5 that every request takes from,
 // over loopback HTTP: tools/list and server/discover count.
 func TestLimitsSDKServerEveryRequest(t *testing.T) {
+	h := pingServer()
+	srv := httptest.NewServer((&requestBucket{rate: 20, burst: 5}).wrap(h))
+	defer srv.Close()
+	m := runLimits(t, pingScenario(srv.URL), "--no-schema-check")
+	checkLimits(t, m, limitsWant{rate: 20, burst: 5, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap",
+		toolsList: "counts", initialize: "counts"})
+}
+
+// pingServer is a real server on the official Go SDK, stateless, with one
+// tool, ping.
+func pingServer() http.Handler {
 	s := sdk.NewServer(&sdk.Implementation{Name: "limited", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "ping", InputSchema: rawSchema(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest, map[string]any) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
 		})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
-	srv := httptest.NewServer((&requestBucket{rate: 20, burst: 5}).wrap(h))
-	defer srv.Close()
-	m := runLimits(t, fmt.Sprintf(`name: sdk
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+}
+
+// pingScenario calls ping on the server at url.
+func pingScenario(url string) string {
+	return fmt.Sprintf(`name: sdk
 seed: 1
 target: {http: {url: %q}}
 load: {rate: 1/1s, duration: 1s}
 timeouts: {idle: 5s, max: 10s}
 calls: [{tool: ping, arguments: {}}]
-`, srv.URL), "--no-schema-check")
-	checkLimits(t, m, limitsWant{rate: 20, burst: 5, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap",
-		toolsList: "counts", initialize: "counts"})
+`, url)
 }
