@@ -26,7 +26,8 @@ type countProbe struct {
 // countsPhase asks whether requests other than tool calls take from the
 // limit: after idle long enough for the limiter to fill, twice its burst
 // and 10 of them at once (tools/list, then the era's set-up request), and
-// right after, as many tool calls as the burst (at most 10) at once. A
+// right after, three quarters of the burst (at most 10) of tool calls at once: the first burst,
+// taken in while the limiter refills, may read above the limiter's size. A
 // request that spent the budget leaves those calls refused. Before each,
 // the same calls at once after idle alone are the control: all must be
 // accepted.
@@ -43,7 +44,7 @@ func (s *Search) countsPhase(ctx context.Context) error {
 		spec = s.spec(ref.tool)
 	}
 	idle := s.refillIdle()
-	n := max(1, min(burst, 10))
+	n := probeCalls(burst)
 	for _, p := range []countProbe{{key: "tools_list", method: "tools/list"}, {key: "initialize", method: "setup"}} {
 		if s.left() < 2*idle+4*time.Second {
 			s.f.notes = append(s.f.notes, "no budget left to ask whether "+p.key+" counts against the limit")
@@ -148,3 +149,8 @@ func (s *Search) counts(l *report.Limits) {
 		l.Counts.Refused = "free"
 	}
 }
+
+// probeCalls is how many calls at once a full limiter surely accepts:
+// three quarters of the first burst's accepted calls (which a busy
+// client spreads while the limiter refills), at most 10, at least 1.
+func probeCalls(burst int) int { return max(1, min(burst, 10)*3/4) }

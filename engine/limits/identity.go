@@ -20,8 +20,8 @@ type identProbe struct {
 // identityPhase asks whether identities (header sets: API keys) share one
 // limit: after idle long enough for the limiter to fill, the first
 // identity sends twice the burst and 10 calls at once, spending its
-// limit; right after, the second sends as many calls as the burst (at most
-// 10) at once. A shared limit refuses them.
+// limit; right after, the second sends probeCalls of them at once. A
+// shared limit refuses them.
 func (s *Search) identityPhase(ctx context.Context) error {
 	ids := s.c.Identities()
 	if len(ids) < 2 || s.f.holdRate == 0 {
@@ -52,7 +52,7 @@ func (s *Search) identityPhase(ctx context.Context) error {
 		return ctx.Err()
 	}
 	p := identProbe{done: true, first: ids[0].Name, second: ids[1].Name}
-	for i, n := range []int{min(200, 2*burst+10), max(1, min(burst, 10))} {
+	for i, n := range []int{min(200, 2*burst+10), probeCalls(burst)} {
 		s.as = i
 		at := time.Now()
 		got, _, err := s.phase(ctx, "identity", func(fire firer) {
