@@ -118,13 +118,7 @@ func (c *Client) judgeDiscover(r rawResponse) (Era, error) {
 // initialize runs the legacy handshake for era.
 func (c *Client) initialize(ctx context.Context, era Era) error {
 	c.era = era
-	members := []byte(`"protocolVersion":`)
-	members = appendJSONString(members, string(era))
-	members = append(members, `,"capabilities":`...)
-	members = append(members, c.capabilities()...)
-	members = append(members, `,"clientInfo":`...)
-	members = append(members, c.clientInfo...)
-	r := c.roundTrip(ctx, vocab.MethodInitialize, "", members, metaOptions{})
+	r := c.roundTrip(ctx, vocab.MethodInitialize, "", c.initMembers(era), metaOptions{})
 	c.initStatus = r.status
 	if err := r.failure(vocab.MethodInitialize); err != nil {
 		return err
@@ -148,4 +142,14 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return nil
+}
+
+// initMembers are the params members of an initialize request for era.
+func (c *Client) initMembers(era Era) []byte {
+	members := []byte(`"protocolVersion":`)
+	members = appendJSONString(members, string(era))
+	members = append(members, `,"capabilities":`...)
+	members = append(members, c.capabilities()...)
+	members = append(members, `,"clientInfo":`...)
+	return append(members, c.clientInfo...)
 }

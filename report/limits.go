@@ -37,6 +37,16 @@ type Limits struct {
 	// ("shared") or each has its own ("per_tool"); empty otherwise.
 	Budget   string   `json:"budget,omitempty"`
 	Overload Overload `json:"overload"`
+	// Lockout says whether a client that ignores the hints is kept out
+	// longer than one that waits as told.
+	Lockout Lockout `json:"lockout"`
+	// Counts says whether requests other than tool calls, and refused
+	// calls, take from the limit.
+	Counts LimitCounts `json:"counts"`
+	// Identities says, with two or more identities in the scenario,
+	// whether each has a limit of its own (per_identity), all share one
+	// (shared), or it could not be told (unknown); empty otherwise.
+	Identities string `json:"identities,omitempty"`
 	// Headers is what the rate-limit headers claimed against what was
 	// measured.
 	Headers LimitHeaders `json:"headers"`
@@ -87,8 +97,42 @@ type Overload struct {
 	OKRate *float64 `json:"ok_rate"`
 	// Holds: the ok rate stayed at 80 % of the rate or more.
 	Holds *bool `json:"holds"`
-	// RefusalMs is the median time a refusal took, in ms.
+	// RefusalMs is the median time a refusal took, in ms; OKMs the
+	// median time an accepted call of the same tools took beside them.
 	RefusalMs *float64 `json:"refusal_ms"`
+	OKMs      *float64 `json:"ok_ms"`
+	// RefusalCost is cheap (a refusal took under 5 ms, or less than an
+	// accepted call) or costly (5 ms or more, and at least as long as an
+	// accepted call: the server works before it refuses).
+	RefusalCost string `json:"refusal_cost,omitempty"`
+}
+
+// LimitCounts says, for tools/list, the set-up request (initialize, or
+// server/discover in 2026) and refused calls, whether they take from the
+// limit of tool calls: counts (tool calls right after them were refused;
+// for refused calls, calling on through refusals kept a client out
+// longer), own_limit (they were throttled, the calls after them were
+// not), free, or unknown (not asked).
+type LimitCounts struct {
+	ToolsList  string `json:"tools_list"`
+	Initialize string `json:"initialize"`
+	Refused    string `json:"refused"`
+}
+
+// Lockout compares a client that waits a refusal's hint with one that
+// calls again at once and keeps calling.
+type Lockout struct {
+	// Verdict is locked_out (the eager client was accepted again more
+	// than 1 s later than its hint said, or not in the time probed), none,
+	// or unknown (no hint to wait for, the waiting client was refused
+	// too, or the phase did not run).
+	Verdict string `json:"verdict"`
+	// HintS is the hint the waiting client waited; EagerAfterS when the
+	// eager client was first accepted after its refusal; ExtraS how much
+	// longer than its hint that was (at least, when it was not accepted).
+	HintS       *float64 `json:"hint_s"`
+	EagerAfterS *float64 `json:"eager_after_s"`
+	ExtraS      *float64 `json:"extra_s"`
 }
 
 // limitsTemplate is a Limits with every pointer set, so that KnownKeys
@@ -97,7 +141,8 @@ func limitsTemplate() *Limits {
 	f, n, b := 0.0, 0, false
 	return &Limits{Rate: &f, Burst: &n, WindowS: &f, Concurrency: &n, Capacity: &f,
 		RetryAfter: RetryAfterCheck{AdvertisedS: &f, AcceptedAfterS: &f},
-		Overload:   Overload{OKRate: &f, Holds: &b, RefusalMs: &f},
+		Overload:   Overload{OKRate: &f, Holds: &b, RefusalMs: &f, OKMs: &f},
+		Lockout:    Lockout{HintS: &f, EagerAfterS: &f, ExtraS: &f},
 		Headers:    LimitHeaders{Limit: &n, WindowS: &f, ClaimedRate: &f}}
 }
 

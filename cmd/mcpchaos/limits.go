@@ -42,8 +42,9 @@ func newLimitsFlags(stdout io.Writer) (*pflag.FlagSet, *limitsFlags) {
 		"",
 		"Searches for the target's rate limit and its shape with the scenario's target, calls,",
 		"timeouts and throttling rules (its load and faults are not used), and prints a limit card:",
-		"signal, rate, burst, window, Retry-After honesty, tools, overload, and with checks the",
-		"capacity. Exit status: 0 the limits.* checks pass (verdicts never fail a search); 1 one failed;",
+		"signal, rate, burst, window, Retry-After honesty, tools, overload, lock-out, whether",
+		"tools/list and initialize count, with identities: whether each has its own limit, and with",
+		"checks the capacity. Exit status: 0 the limits.* checks pass (verdicts never fail a search); 1 one failed;",
 		"2 bad input or the search could not start; 130 interrupted (what was found so far is",
 		"still printed).",
 		"")

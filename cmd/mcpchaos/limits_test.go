@@ -65,7 +65,8 @@ checks: [limits.rate >= 25]
 	for key, want := range map[string]any{"limits.signal": "none", "limits.window": "none", "limits.rate": nil, "limits.burst": nil,
 		"limits.window_s": nil, "limits.concurrency": nil, "limits.capacity": nil, "limits.retry_after.verdict": "unknown",
 		"limits.retry_after.advertised_s": nil, "limits.retry_after.accepted_after_s": nil, "limits.tools.echo": "unlimited",
-		"limits.tools.slow_task": "unlimited", "limits.overload.ok_rate": nil, "limits.overload.holds": nil} {
+		"limits.tools.slow_task": "unlimited", "limits.overload.ok_rate": nil, "limits.overload.holds": nil,
+		"limits.lockout.verdict": "unknown", "limits.counts.tools_list": "unknown", "limits.counts.initialize": "unknown", "limits.counts.refused": "unknown"} {
 		got, ok := lookup(m, key)
 		if !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", key, got, ok, want)

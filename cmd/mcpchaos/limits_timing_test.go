@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,11 @@ type limitsWant struct {
 	tools       map[string]string
 	headers     string // the verdict on the rate-limit headers' claim
 	budget      string // shared or per_tool
+	lockout     string // the lockout verdict
+	refusalCost string // cheap or costly
+	toolsList   string // limits.counts.tools_list
+	initialize  string // limits.counts.initialize
+	identities  string // limits.identities
 }
 
 // checkLimits compares a limits summary with the truth.
@@ -48,7 +54,7 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 			t.Errorf("limits.burst = %v, want %d ± %.0f", got("limits.burst"), want.burst, tol)
 		}
 	}
-	if w := got("limits.window"); w != want.window {
+	if w := got("limits.window"); want.window != "-" && w != want.window {
 		t.Errorf("limits.window = %v, want %s", w, want.window)
 	}
 	if want.windowS > 0 {
@@ -67,6 +73,21 @@ func checkLimits(t *testing.T, m map[string]any, want limitsWant) {
 	}
 	if want.headers != "" && got("limits.headers.verdict") != want.headers {
 		t.Errorf("limits.headers.verdict = %v, want %s", got("limits.headers.verdict"), want.headers)
+	}
+	if want.lockout != "" && got("limits.lockout.verdict") != want.lockout {
+		t.Errorf("limits.lockout.verdict = %v, want %s", got("limits.lockout.verdict"), want.lockout)
+	}
+	if want.refusalCost != "" && got("limits.overload.refusal_cost") != want.refusalCost {
+		t.Errorf("limits.overload.refusal_cost = %v, want %s", got("limits.overload.refusal_cost"), want.refusalCost)
+	}
+	if want.toolsList != "" && got("limits.counts.tools_list") != want.toolsList {
+		t.Errorf("limits.counts.tools_list = %v, want %s", got("limits.counts.tools_list"), want.toolsList)
+	}
+	if want.initialize != "" && got("limits.counts.initialize") != want.initialize {
+		t.Errorf("limits.counts.initialize = %v, want %s", got("limits.counts.initialize"), want.initialize)
+	}
+	if want.identities != "" && got("limits.identities") != want.identities {
+		t.Errorf("limits.identities = %v, want %s", got("limits.identities"), want.identities)
 	}
 	for tool, scope := range want.tools {
 		if g := got("limits.tools." + tool); g != scope {
@@ -108,6 +129,9 @@ orphans: {grace: 100ms}
 
 const echoCall = "  - {tool: echo, arguments: {text: hi}}"
 
+// identities are two clients with API keys of their own.
+const identities = "identities: [{name: alice, headers: {X-Api-Key: a}}, {name: bob, headers: {X-Api-Key: b}}]"
+
 // TestLimitsShapes runs `mcpchaos limits` against every limiter shape of
 // the built-in target and compares the answers with the truth.
 func TestLimitsShapes(t *testing.T) {
@@ -117,7 +141,21 @@ func TestLimitsShapes(t *testing.T) {
 		want                limitsWant
 	}{
 		{"token bucket 30/s burst 10", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10", echoCall, "",
-			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest"}},
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap", toolsList: "free", initialize: "free"}},
+		{"token bucket 30/s burst 10 counting every request", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_methods: all", echoCall, "",
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", toolsList: "counts", initialize: "counts"}},
+		// A client that ignores the hints is locked out: the hold's rate
+		// is what such a client gets (about 10 per 5 s), not the truth,
+		// and the window's kind is what the lock-outs make it look like
+		// (a sliding window of the burst over the lock-out, in one run).
+		{"token bucket 30/s burst 10, 5 s lock-out for early retries", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_lockout: 5s", echoCall, "",
+			limitsWant{window: "-", lockout: "locked_out"}},
+		{"token bucket 30/s burst 10 for each X-Api-Key, two identities", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, rate_limit_key: x-api-key", echoCall, identities,
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", identities: "per_identity"}},
+		{"token bucket 30/s burst 10 shared by two identities", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10", echoCall, identities,
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", identities: "shared"}},
+		{"token bucket 30/s burst 10, refusals take 100 ms", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 10, refusal_delay: 100ms", echoCall, "",
+			limitsWant{rate: 30, burst: 10, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "costly"}},
 		{"fixed window 50/2s", "rate_limit: 50/2s, rate_limit_kind: fixed_window", echoCall, "",
 			limitsWant{rate: 25, burst: 50, window: "fixed_window", windowS: 2, retryAfter: "honest"}},
 		{"sliding window 30/1s", "rate_limit: 30/1s", echoCall, "",
@@ -194,23 +232,12 @@ func (l *fixedLimiter) wrap(next http.Handler) http.Handler {
 // TestLimitsSDKServer: a real server on the official Go SDK behind a
 // fixed window of 40 per 2 s of our own, over loopback HTTP.
 func TestLimitsSDKServer(t *testing.T) {
-	s := sdk.NewServer(&sdk.Implementation{Name: "limited", Version: "1"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "ping", InputSchema: rawSchema(`{"type":"object"}`)},
-		func(context.Context, *sdk.CallToolRequest, map[string]any) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
-		})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+	h := pingServer()
 	lim := &fixedLimiter{n: 40, per: 2 * time.Second, start: time.Now()}
 	srv := httptest.NewServer(lim.wrap(h))
 	defer srv.Close()
-	m := runLimits(t, fmt.Sprintf(`name: sdk
-seed: 1
-target: {http: {url: %q}}
-load: {rate: 1/1s, duration: 1s}
-timeouts: {idle: 5s, max: 10s}
-calls: [{tool: ping, arguments: {}}]
-`, srv.URL))
-	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest", headers: "honest"})
+	m := runLimits(t, pingScenario(srv.URL))
+	checkLimits(t, m, limitsWant{rate: 20, burst: 40, window: "fixed_window", windowS: 2, retryAfter: "honest", headers: "honest", lockout: "none", refusalCost: "cheap"})
 }
 
 // TestLimitsCapacity: with checks, the highest rate at which they hold.
@@ -240,4 +267,78 @@ func TestLimitsCapacity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// requestBucket is a limiter of our own in front of a real SDK server: a
+// token bucket of rate per second holding burst, from which every request
+// takes (any POST but a notification: initialize, tools/list, tools/call),
+// 429 with an honest Retry-After.
+type requestBucket struct {
+	rate, burst float64
+	mu          sync.Mutex
+	tokens      float64
+	last        time.Time
+}
+
+func (b *requestBucket) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || strings.HasPrefix(r.Header.Get("Mcp-Method"), "notifications/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b.mu.Lock()
+		now := time.Now()
+		if b.last.IsZero() {
+			b.tokens = b.burst
+		} else {
+			b.tokens = math.Min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+		}
+		b.last = now
+		ok := b.tokens >= 1
+		if ok {
+			b.tokens--
+		}
+		wait := (1 - b.tokens) / b.rate
+		b.mu.Unlock()
+		if ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	})
+}
+
+// TestLimitsSDKServerEveryRequest: a real server on the official Go SDK
+// behind a token bucket of 20/s holding 5 that every request takes from,
+// over loopback HTTP: tools/list and server/discover count.
+func TestLimitsSDKServerEveryRequest(t *testing.T) {
+	h := pingServer()
+	srv := httptest.NewServer((&requestBucket{rate: 20, burst: 5}).wrap(h))
+	defer srv.Close()
+	m := runLimits(t, pingScenario(srv.URL), "--no-schema-check")
+	checkLimits(t, m, limitsWant{rate: 20, burst: 5, window: "token_bucket", retryAfter: "honest", lockout: "none", refusalCost: "cheap",
+		toolsList: "counts", initialize: "counts"})
+}
+
+// pingServer is a real server on the official Go SDK, stateless, with one
+// tool, ping.
+func pingServer() http.Handler {
+	s := sdk.NewServer(&sdk.Implementation{Name: "limited", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "ping", InputSchema: rawSchema(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest, map[string]any) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
+		})
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+}
+
+// pingScenario calls ping on the server at url.
+func pingScenario(url string) string {
+	return fmt.Sprintf(`name: sdk
+seed: 1
+target: {http: {url: %q}}
+load: {rate: 1/1s, duration: 1s}
+timeouts: {idle: 5s, max: 10s}
+calls: [{tool: ping, arguments: {}}]
+`, url)
 }

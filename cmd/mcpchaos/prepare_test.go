@@ -29,7 +29,7 @@ func TestValidateAndRunAgree(t *testing.T) {
 		{"bad check key", echoScenario + "checks:\n  - calls.nope > 0\n",
 			`11:5: check "calls.nope > 0": unknown key "calls.nope"`},
 		{"unknown key", echoScenario + "lod: {rate: 1/s}\n",
-			`10:1: unknown key "lod" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, client, gateway, checks, fail_on_violation)`},
+			`10:1: unknown key "lod" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, identities, client, gateway, checks, fail_on_violation)`},
 		// A check naming a fault kind, throttling kind, probe or policy that
 		// does not exist is an error, not a silent 0.
 		{"misspelt fault kind in a check", echoScenario + "checks:\n  - faults.cancle.injected == 0\n",

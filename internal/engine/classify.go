@@ -63,15 +63,24 @@ func (cs *callState) classify() verdict {
 }
 
 func (cs *callState) rpcOutcome(rules ThrottleRules) (string, string) {
-	for _, c := range rules.RPCCodes {
-		if c == cs.code {
-			return results.Throttled, "rpc_code"
-		}
-	}
-	if rules.Message != nil && rules.Message.MatchString(cs.message) {
-		return results.Throttled, "rpc_message"
+	if kind := rules.rpcKind(cs.code, cs.message); kind != "" {
+		return results.Throttled, kind
 	}
 	return results.RPCError, ""
+}
+
+// rpcKind is the throttling kind of a JSON-RPC error under the rules:
+// rpc_code, rpc_message, or "" when it is no throttling.
+func (rules ThrottleRules) rpcKind(code int64, message string) string {
+	for _, c := range rules.RPCCodes {
+		if c == code {
+			return "rpc_code"
+		}
+	}
+	if rules.Message != nil && rules.Message.MatchString(message) {
+		return "rpc_message"
+	}
+	return ""
 }
 
 func (cs *callState) resultOutcome(rules ThrottleRules, modern bool, v *verdict) {

@@ -25,7 +25,10 @@ type clientPool struct {
 	mu       sync.Mutex
 	restarts int
 	dead     []*client.Client // replaced clients, for their stats
-	pid      int              // the HTTP target's process, when known
+	// identities are the clients that speak as the plan's identities,
+	// by name, dialed on first use (identities.go).
+	identities map[string]*client.Client
+	pid        int // the HTTP target's process, when known
 }
 
 type clientSlot struct {
@@ -217,6 +220,9 @@ func (p *clientPool) closeAll() {
 	p.mu.Lock()
 	for _, c := range p.dead {
 		closeOne(c) // a replaced server may still be running
+	}
+	for _, c := range p.identities {
+		closeOne(c)
 	}
 	p.mu.Unlock()
 	wg.Wait()

@@ -24,7 +24,9 @@ type Plan struct {
 	Calls    []CallSpec
 	Progress ProgressRules
 	Throttle ThrottleRules
-	Orphans  Orphans
+	// Identities are the clients a Script may speak as (Caller.CallAs).
+	Identities []Identity
+	Orphans    Orphans
 	// Faults act on calls, in order, or run beside the load (those that
 	// are faults.Background).
 	Faults []faults.Fault

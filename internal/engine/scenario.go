@@ -55,6 +55,9 @@ func FromScenario(sc *scenarios.Scenario, self []string) (Plan, error) {
 	if g := sc.Gateway; g != nil {
 		p.Gateway = &GatewayPlan{Truth: g.Truth}
 	}
+	for _, id := range sc.Identities {
+		p.Identities = append(p.Identities, Identity{Name: id.Name, Headers: id.Headers})
+	}
 	if p.Throttle, err = planThrottle(sc.Throttling); err != nil {
 		return p, err
 	}

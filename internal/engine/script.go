@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"math"
+	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
@@ -51,6 +53,15 @@ func (c *Caller) Calls() []CallSpec { return c.r.plan.Calls }
 // ends first it returns at once with ok false: a call in flight is left to
 // the engine, which stops it with the others.
 func (c *Caller) Call(ctx context.Context, at time.Time, spec int, phase string) (rec results.Record, ok bool) {
+	return c.CallAs(ctx, at, spec, -1, phase)
+}
+
+// Identities returns the plan's identities; CallAs's identity indexes it.
+func (c *Caller) Identities() []Identity { return c.r.plan.Identities }
+
+// CallAs is Call speaking as the plan's identity (-1: the target's own
+// headers, as Call).
+func (c *Caller) CallAs(ctx context.Context, at time.Time, spec, identity int, phase string) (rec results.Record, ok bool) {
 	if !sleep(ctx, time.Until(at)) {
 		return rec, false
 	}
@@ -67,9 +78,9 @@ func (c *Caller) Call(ctx context.Context, at time.Time, spec int, phase string)
 	r.workers.Add(1)
 	go func() {
 		defer r.workers.Done()
-		client, process := r.clients.get(ctx, t.seq)
+		client, process, err := c.client(ctx, t.seq, identity)
 		if client == nil {
-			cs.rec.Outcome, cs.rec.Error = results.TransportError, r.clients.notStarted(process)
+			cs.rec.Outcome, cs.rec.Error = results.TransportError, err
 			done <- cs.rec
 			r.emit(&cs.rec)
 			return
@@ -115,4 +126,45 @@ func (c *Caller) Pace(ctx context.Context, perSecond float64, d time.Duration, h
 	p := constant{vegeta.ConstantPacer{Freq: max(1, int(math.Round(perSecond*1000))), Per: 1000 * time.Second}}
 	began := time.Now()
 	paced(ctx, p, began, d, func(_ uint64, at time.Duration) { hit(began.Add(at)) })
+}
+
+// Ask sends one control request that is no tool call, outside the
+// results: "tools/list", or "setup" for the era's set-up request
+// (server/discover in 2026, initialize before). It returns the request
+// sent and the throttling kind of its answer ("" when it was not
+// throttled: answered, or failed otherwise); ok is false when it could
+// not be sent.
+func (c *Caller) Ask(ctx context.Context, method string) (sent, throttle string, ok bool) {
+	cl, _ := c.r.clients.get(ctx, c.seq.Load())
+	if cl == nil {
+		return method, "", false
+	}
+	if method == "setup" {
+		method = cl.Setup()
+	}
+	a := cl.Ask(ctx, method)
+	switch {
+	case a.Status == 429 || a.Status == 503:
+		return method, "http_" + strconv.Itoa(a.Status), true
+	case a.RPCErr != nil:
+		return method, c.r.plan.Throttle.rpcKind(a.RPCErr.Code, a.RPCErr.Message), true
+	}
+	return method, "", a.Err == nil || a.Status != 0
+}
+
+// client is the client call seq goes out on: the pool's, or the one that
+// speaks as identity (when >= 0); nil with the reason when there is none.
+func (c *Caller) client(ctx context.Context, seq uint64, identity int) (*client.Client, int, string) {
+	if identity < 0 || identity >= len(c.r.plan.Identities) {
+		cl, process := c.r.clients.get(ctx, seq)
+		if cl == nil {
+			return nil, process, c.r.clients.notStarted(process)
+		}
+		return cl, process, ""
+	}
+	cl, err := c.r.clients.asIdentity(ctx, c.r.plan.Identities[identity])
+	if err != nil {
+		return nil, 0, err.Error()
+	}
+	return cl, 1, ""
 }

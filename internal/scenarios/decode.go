@@ -53,6 +53,7 @@ func (d *decoder) scenario(root ast.Node) *Scenario {
 	s.Orphans = d.orphans(o.sub("orphans"))
 	s.Progress = d.progress(o.sub("progress"))
 	s.Throttling = d.throttling(o.sub("throttling"))
+	s.Identities = d.identities(o, s.Target)
 	if o.present("client") {
 		s.Client = d.client(o.sub("client"), o.keyAt("client"))
 	}

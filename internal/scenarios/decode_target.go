@@ -139,24 +139,33 @@ func (d *decoder) http(o *object) *HTTPTarget {
 	if h.TLS != nil && strings.HasPrefix(h.URL, "http://") {
 		d.errorf(o.keyAt("tls"), join(o.path, "tls"), "applies only to https:// URLs, and url is %q", h.URL)
 	}
-	if headers, ok := o.stringMap("headers"); ok || headers != nil {
-		h.Headers = make(map[string]string, len(headers))
-		for k, v := range headers {
-			if !validHeaderName(k) {
-				d.errorf(v.pos, v.path, "invalid header name %q", k)
+	h.Headers = d.headers(o)
+	return h
+}
+
+// headers reads o's headers: a map of header names to values, each value
+// a secret with its ${VAR}s expanded; nil when absent.
+func (d *decoder) headers(o *object) map[string]string {
+	headers, ok := o.stringMap("headers")
+	if !ok && headers == nil {
+		return nil
+	}
+	out := make(map[string]string, len(headers))
+	for k, v := range headers {
+		if !validHeaderName(k) {
+			d.errorf(v.pos, v.path, "invalid header name %q", k)
+			continue
+		}
+		if d.expand(&v) {
+			d.secrets.Add(redact.HeaderSecrets(v.s)...)
+			if strings.ContainsAny(v.s, "\r\n\x00") {
+				d.errorf(v.pos, v.path, "the value contains a line break or NUL (not shown: header values are secret)")
 				continue
 			}
-			if d.expand(&v) {
-				d.secrets.Add(redact.HeaderSecrets(v.s)...)
-				if strings.ContainsAny(v.s, "\r\n\x00") {
-					d.errorf(v.pos, v.path, "the value contains a line break or NUL (not shown: header values are secret)")
-					continue
-				}
-				h.Headers[k] = v.s
-			}
+			out[k] = v.s
 		}
 	}
-	return h
+	return out
 }
 
 // checkHTTPURL accepts absolute http and https URLs with a host and, if

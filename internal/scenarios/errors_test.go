@@ -43,8 +43,16 @@ func TestParseErrors(t *testing.T) {
 
 		// Unknown and missing keys.
 		{"unknown top-level key", lines("trget: {builtin: {}}", "load: {rate: 1/s, duration: 1s}", "calls: [{tool: a}]"), []string{
-			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, client, gateway, checks, fail_on_violation)`,
+			`x.yaml:1:1: unknown key "trget" (known: name, seed, protocol, target, load, timeouts, calls, faults, orphans, progress, throttling, identities, client, gateway, checks, fail_on_violation)`,
 			`x.yaml:1:1: missing required key "target"`,
+		}},
+		{"identity named twice, one without headers", withHead("identities: [{name: a, headers: {X-Api-Key: k}}, {name: a}]"), []string{
+			`x.yaml:4:50: identities[1]: missing required key "headers"`,
+			`x.yaml:4:57: identities[1].name: identity "a" is named twice`,
+		}},
+		{"identities on a stdio target", lines("target: {builtin: {transport: stdio}}", "load: {rate: 10/1s, duration: 2s}", "calls: [{tool: echo}]",
+			"identities: [{name: a, headers: {X-Api-Key: k}}]"), []string{
+			`x.yaml:4:13: identities: applies only to an HTTP target (http, or builtin with transport http): a header set needs HTTP`,
 		}},
 		{"unknown nested key", withHead("progress: {grace: 1s, stal: 2s}"), []string{
 			`x.yaml:4:23: progress: unknown key "stal" (known: grace, flood_hz, stall)`,

@@ -20,6 +20,7 @@ func topFields(kinds []FaultKind) fields {
 		{Name: "orphans", Type: objectOf(orphanFields()).orNull(), Doc: "how orphaned work is looked for"},
 		{Name: "progress", Type: objectOf(progressFields()).orNull(), Doc: "thresholds of the progress checks"},
 		{Name: "throttling", Type: objectOf(throttlingFields()).orNull(), Doc: "what counts as throttled besides HTTP 429 and 503"},
+		{Name: "identities", Type: ListOf(objectOf(identityFields())), Doc: "clients to speak as, each a set of HTTP headers (API keys): mcpchaos limits asks whether each has a limit of its own"},
 		{Name: "client", Type: objectOf(clientFields()).orNull(), Doc: "the client's answers to servers that ask for input (elicitation, sampling, roots) and its bound on rounds"},
 		{Name: "gateway", Type: objectOf(gatewayFields()).orNull(), Doc: "the target is a gateway: the built-in targets behind it tell what really happened upstream"},
 		{Name: "checks", Type: ListOf(StringType()), Doc: "pass/fail conditions over the summary keys, e.g. p99(call) < 2s"},

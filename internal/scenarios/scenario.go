@@ -39,6 +39,9 @@ type Scenario struct {
 	Orphans    Orphans
 	Progress   Progress
 	Throttling Throttling
+	// Identities are the clients `mcpchaos limits` speaks as, each with
+	// headers of its own (identities.go); nil when there are none.
+	Identities []Identity
 	// Client holds the answers to servers that ask for input; nil when
 	// the file has no client section (client.go).
 	Client *Client

@@ -117,10 +117,10 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 		}
 		id, peek, limited := peekToolCall(r)
 		if !limited {
-			next.ServeHTTP(w, r)
+			s.limitRequest(w, r, next)
 			return
 		}
-		a := s.admit(r.Context(), peek.Params.Name)
+		a := s.admit(s.withWho(r), peek.Params.Name)
 		if !a.refused {
 			defer a.release()
 			next.ServeHTTP(w, r)
@@ -135,6 +135,7 @@ func (s *Server) rateLimitHTTP(next http.Handler) http.Handler {
 			}
 			s.throttledCall(marker, string(id), peek.Params.Name, era, "http", ra)
 		}
+		s.delayRefusal(r.Context())
 		s.refuseHTTP(w, id, isModern(r), ra, hint, a.wait)
 	})
 }
@@ -158,14 +159,7 @@ type rpcPeek struct {
 // cannot be parsed, the Mcp-Method header decides.
 func peekToolCall(r *http.Request) (id json.RawMessage, peek rpcPeek, limited bool) {
 	id = json.RawMessage("null")
-	if r.Body == nil {
-		return id, peek, false
-	}
-	head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	head, err := peekBody(r)
 	if err != nil {
 		return id, peek, false
 	}
@@ -192,6 +186,19 @@ func peekToolCall(r *http.Request) (id json.RawMessage, peek rpcPeek, limited bo
 		}
 	}
 	return id, peek, false
+}
+
+// peekBody reads up to maxPeek bytes of r's body and puts them back.
+func peekBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, io.EOF
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	return head, err
 }
 
 // Running is a target serving HTTP on a loopback (or chosen) address.

@@ -3,6 +3,7 @@ package targetserver
 import (
 	"context"
 	"math"
+	"net/http"
 	"sync"
 	"time"
 
@@ -16,9 +17,18 @@ type limiter interface {
 	take() (ok bool, wait time.Duration)
 }
 
-// newLimiter returns the limiter of cfg's rate_limit and rate_limit_kind,
-// nil when there is no rate limit.
+// newLimiter returns the limiter of cfg's rate_limit and rate_limit_kind
+// (with rate_limit_lockout's penalty), nil when there is no rate limit.
 func newLimiter(cfg Config) limiter {
+	lim := shapeOf(cfg)
+	if lim != nil && cfg.RateLimitLockout > 0 {
+		return &lockout{inner: lim, d: cfg.RateLimitLockout}
+	}
+	return lim
+}
+
+// shapeOf returns the limiter of cfg's rate_limit and rate_limit_kind.
+func shapeOf(cfg Config) limiter {
 	r := cfg.RateLimit
 	if r.IsZero() {
 		return nil
@@ -148,7 +158,7 @@ func (s *Server) admit(ctx context.Context, tool string) admission {
 			}
 			undo = append(undo, s.slots.release)
 		}
-		if lim := s.limiterOf(tool); lim != nil {
+		if lim := s.limiterOf(tool, whoOf(ctx)); lim != nil {
 			if ok, wait := lim.take(); !ok {
 				release()
 				return admission{refused: true, wait: wait}
@@ -167,24 +177,59 @@ func (s *Server) admit(ctx context.Context, tool string) admission {
 	return admission{release: release}
 }
 
-// limiterOf is the rate limiter a call of tool takes from: the one shared
-// by every limited tool, or with rate_limit_per_tool one of the tool's
-// own, made when it is first called.
-func (s *Server) limiterOf(tool string) limiter {
-	if s.limiter == nil || !s.cfg.RateLimitPerTool {
+// limiterOf is the rate limiter a call of tool by the client who takes
+// from: the one shared by every limited tool and client, or one of its
+// own, made when it is first needed, for each tool (rate_limit_per_tool)
+// and each value of the rate_limit_key header (who: "" when there is
+// none, which has one of its own too). Past maxKeyed limiters, a new
+// tool or client shares the server's first one.
+func (s *Server) limiterOf(tool, who string) limiter {
+	perKey := s.cfg.Enum("rate_limit_key") != "none"
+	if s.limiter == nil || (!s.cfg.RateLimitPerTool && !perKey) {
 		return s.limiter
 	}
+	if !s.cfg.RateLimitPerTool {
+		tool = ""
+	}
+	key := tool + "\x00" + who
 	s.perToolMu.Lock()
 	defer s.perToolMu.Unlock()
 	if s.perTool == nil {
 		s.perTool = map[string]limiter{}
 	}
-	lim := s.perTool[tool]
+	lim := s.perTool[key]
 	if lim == nil {
+		if len(s.perTool) >= maxKeyed {
+			return s.limiter
+		}
 		lim = newLimiter(s.cfg)
-		s.perTool[tool] = lim
+		s.perTool[key] = lim
 	}
 	return lim
+}
+
+// maxKeyed bounds the limiters kept for tools and clients.
+const maxKeyed = 10000
+
+// whoKey is the context key of the rate_limit_key header's value.
+type whoKey struct{}
+
+// whoOf is the client a request came from (the rate_limit_key header's
+// value, at most 256 bytes; "" without it), from its context.
+func whoOf(ctx context.Context) string {
+	who, _ := ctx.Value(whoKey{}).(string)
+	return who
+}
+
+// withWho puts the client of r (the rate_limit_key header's value) into
+// its context.
+func (s *Server) withWho(r *http.Request) context.Context {
+	name := s.cfg.Enum("rate_limit_key")
+	if name == "none" {
+		return r.Context()
+	}
+	who := r.Header.Get(name)
+	return context.WithValue(r.Context(), whoKey{}, who[:min(len(who), 256)])
 }
 
 // retryHint is the Retry-After a refused call is given (the retry_after

@@ -1,6 +1,7 @@
 package targetserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -38,10 +39,15 @@ func refusedText(ra int, hint bool) string {
 // isError result (tool_message). Retry-After is sent with every signal
 // when there is a hint.
 func (s *Server) refuseHTTP(w http.ResponseWriter, id json.RawMessage, modern bool, ra int, hint bool, wait time.Duration) {
+	s.refuseHTTPAs(w, s.cfg.Enum("rate_limit_signal"), id, modern, ra, hint, wait)
+}
+
+// refuseHTTPAs is refuseHTTP with the signal given.
+func (s *Server) refuseHTTPAs(w http.ResponseWriter, signal string, id json.RawMessage, modern bool, ra int, hint bool, wait time.Duration) {
 	status := http.StatusTooManyRequests
 	rpcErr := map[string]any{"code": int64(s.cfg.RateLimitCodeOrDefault()), "message": refusedMessage}
 	msg := map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr}
-	switch s.cfg.Enum("rate_limit_signal") {
+	switch signal {
 	case knobs.SignalHTTP503:
 		status = http.StatusServiceUnavailable
 	case knobs.SignalRPCCode:
@@ -100,4 +106,17 @@ func (s *Server) refuseStdio(ra int, hint bool) (mcp.Result, error) {
 		data, _ = json.Marshal(map[string]int{"retryAfter": ra})
 	}
 	return nil, &jsonrpc.Error{Code: int64(s.cfg.RateLimitCodeOrDefault()), Message: refusedMessage, Data: data}
+}
+
+// delayRefusal holds a refused call for the refusal_delay knob's time
+// (until ctx ends, when the client went away).
+func (s *Server) delayRefusal(ctx context.Context) {
+	if d := s.cfg.RefusalDelay; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
 }

@@ -23,7 +23,8 @@ type Server struct {
 	cfg     Config
 	metrics *metrics
 	limiter limiter // nil when there is no rate limit
-	// perTool holds each tool's own limiter (rate_limit_per_tool).
+	// perTool holds each tool's and each client's own limiter
+	// (rate_limit_per_tool, rate_limit_key).
 	perToolMu sync.Mutex
 	perTool   map[string]limiter
 	slots     *slots        // nil without concurrency_limit

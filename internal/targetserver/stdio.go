@@ -100,6 +100,7 @@ func (s *Server) rateLimitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				s.throttledCall(marker, string(id), p.Name, era, "stdio", ra)
 			}
 		}
+		s.delayRefusal(ctx)
 		return s.refuseStdio(ra, hint)
 	}
 }

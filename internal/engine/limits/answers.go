@@ -25,6 +25,9 @@ func (s *Search) answers() *report.Limits {
 	s.tools(l)
 	s.budget(l)
 	s.overload(l)
+	s.lockout(l)
+	s.counts(l)
+	s.identities(l)
 	s.capacity(l)
 	s.lateClient(l)
 	l.Evidence = append(l.Evidence, s.f.notes...)
@@ -158,16 +161,28 @@ func (s *Search) shape(l *report.Limits) {
 }
 
 // sendSpread bounds how long the server took over a burst: from the first
-// accepted call's sending to the last refusal's answer.
+// accepted call's sending to the last refusal's answer, less what the
+// server took over refusing beyond what it took over accepting (the
+// medians): a server that works before it refuses answers its refusals
+// late.
 func sendSpread(burst []obs) time.Duration {
 	oks := okTimes(burst)
 	if len(oks) == 0 {
 		return 0
 	}
+	var okTook, refTook []float64
+	for _, o := range burst {
+		if o.throttled {
+			refTook = append(refTook, float64(o.answered-o.sent))
+		} else if o.ok {
+			okTook = append(okTook, float64(o.answered-o.sent))
+		}
+	}
+	late := time.Duration(max(0, median(refTook)-median(okTook)))
 	last := oks[0]
 	for _, o := range burst {
 		if o.throttled {
-			last = max(last, o.answered)
+			last = max(last, o.answered-late)
 		}
 	}
 	return last - oks[0]
@@ -336,15 +351,7 @@ func (s *Search) overload(l *report.Limits) {
 	}
 	rate, _ := s.steady()
 	l.Overload.OKRate = ptr(round(rate, 1))
-	var refusals []float64
-	for _, o := range s.f.hold {
-		if o.throttled {
-			refusals = append(refusals, float64(o.answered-o.sent)/float64(time.Millisecond))
-		}
-	}
-	if len(refusals) > 0 {
-		l.Overload.RefusalMs = ptr(round(median(refusals), 1))
-	}
+	s.refusalCost(l)
 	holds := l.Rate != nil && rate >= 0.8**l.Rate
 	l.Overload.Holds = &holds
 	word := "collapses"
@@ -354,6 +361,9 @@ func (s *Search) overload(l *report.Limits) {
 	refusal := ""
 	if l.Overload.RefusalMs != nil {
 		refusal = fmt.Sprintf("; refusals took %sms (median)", num(*l.Overload.RefusalMs))
+	}
+	if l.Overload.OKMs != nil {
+		refusal += fmt.Sprintf(", accepted calls %sms: refusals are %s", num(*l.Overload.OKMs), l.Overload.RefusalCost)
 	}
 	l.Evidence = append(l.Evidence, fmt.Sprintf("overload %s: %s ok/s while %s/s were offered%s", word, num(*l.Overload.OKRate), num(s.f.holdRate), refusal))
 }
@@ -368,3 +378,34 @@ func round(x float64, n int) float64 {
 
 // num formats a number with no more decimals than it has.
 func num(x float64) string { return fmt.Sprintf("%g", x) }
+
+// refusalCost is what a refusal cost the server, in time: the hold's
+// refusals against its accepted calls of the limited tools, each the
+// median from sending to the answer. A refusal of 5 ms or more that takes
+// as long as serving a call is costly: the server works before refusing.
+func (s *Search) refusalCost(l *report.Limits) {
+	var refusals, oks []float64
+	for _, o := range s.limitedOf(s.f.hold) {
+		ms := float64(o.answered-o.sent) / float64(time.Millisecond)
+		switch {
+		case o.throttled:
+			refusals = append(refusals, ms)
+		case o.ok:
+			oks = append(oks, ms)
+		}
+	}
+	if len(refusals) == 0 {
+		return
+	}
+	r := median(refusals)
+	l.Overload.RefusalMs = ptr(round(r, 1))
+	if len(oks) == 0 {
+		return
+	}
+	ok := median(oks)
+	l.Overload.OKMs = ptr(round(ok, 1))
+	l.Overload.RefusalCost = "cheap"
+	if r >= 5 && r >= ok {
+		l.Overload.RefusalCost = "costly"
+	}
+}

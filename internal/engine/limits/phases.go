@@ -36,6 +36,10 @@ type findings struct {
 	scope   map[string]int // scope: throttled calls of each tool offered alone
 	scopeOK map[string]int // and its accepted calls, in the second
 
+	lock   lockProbe    // lockout: a patient client against an eager one
+	counts []countProbe // counts: whether other requests take from the limit
+	ident  identProbe   // identity: whether identities share a limit
+
 	capacity float64 // 0: not searched
 	// capacityRerun counts steps run again, capacityLeftOut the seconds
 	// left out of the checks: our client sent late in them (onTime).

@@ -54,7 +54,12 @@ func (s *Search) recoverAfter(ctx context.Context, name string, ref obs, from ti
 	if ref.hinted {
 		limit = max(limit, 2*ref.hint+2*time.Second)
 	}
-	limit = min(limit, 15*time.Second, s.left()/3)
+	return s.probeFor(ctx, name, ref, from, min(limit, 15*time.Second, s.left()/3), into)
+}
+
+// probeFor sends one call of ref's tool every Probe, from ref's answer,
+// until one is accepted or limit has passed.
+func (s *Search) probeFor(ctx context.Context, name string, ref obs, from, limit time.Duration, into *recovery) error {
 	spec := s.spec(ref.tool)
 	into.done, into.ref, into.from = true, ref, from
 	began := s.start.Add(max(ref.answered, s.now()))

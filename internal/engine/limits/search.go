@@ -75,6 +75,7 @@ type Search struct {
 	c     *engine.Caller
 	start time.Time
 	sem   chan struct{}
+	as    int // the identity phases call as (-1: the target's headers)
 
 	mu      sync.Mutex
 	all     []obs
@@ -86,7 +87,7 @@ type Search struct {
 // New returns a search with the options' defaults filled in.
 func New(o Options) *Search {
 	o = o.withDefaults()
-	return &Search{o: o, sem: make(chan struct{}, o.MaxInFlight)}
+	return &Search{o: o, sem: make(chan struct{}, o.MaxInFlight), as: -1}
 }
 
 // Budget is the search's bound, for the plan's Load.Duration.
@@ -116,9 +117,18 @@ func (s *Search) Script() engine.Script {
 var errStorm = errors.New("most calls failed")
 
 // run runs the phases in order, each only if the budget leaves room.
+// With checks the capacity comes before the lockout, counts and identity
+// phases, which get what it leaves: it needs the budget most.
 func (s *Search) run(ctx context.Context) error {
-	for _, p := range []func(context.Context) error{s.burstPhase, s.recoverPhase, s.stepPhase, s.holdPhase,
-		s.confirmPhase, s.reburstPhase, s.scopePhase, s.capacityPhase} {
+	phases := []func(context.Context) error{s.burstPhase, s.recoverPhase, s.stepPhase, s.holdPhase,
+		s.confirmPhase, s.reburstPhase, s.scopePhase}
+	asks := []func(context.Context) error{s.lockoutPhase, s.countsPhase, s.identityPhase}
+	if len(s.o.Checks) > 0 {
+		phases = append(append(phases, s.capacityPhase), asks...)
+	} else {
+		phases = append(phases, asks...)
+	}
+	for _, p := range phases {
 		if err := p(ctx); err != nil {
 			return err
 		}
@@ -158,7 +168,7 @@ func (s *Search) phase(ctx context.Context, name string, body func(fire firer)) 
 		wg.Go(func() {
 			defer func() { <-s.sem }()
 			defer close(ch)
-			rec, ok := s.c.Call(ctx, at, spec, name)
+			rec, ok := s.c.CallAs(ctx, at, spec, s.as, name)
 			if !ok {
 				return
 			}

@@ -89,6 +89,10 @@ type Config struct {
 	RateLimitHeaders      string
 	RateLimitTool         string
 	RateLimitPerTool      bool
+	RateLimitLockout      time.Duration
+	RateLimitMethods      string
+	RateLimitKey          string
+	RefusalDelay          time.Duration
 	ConcurrencyLimit      int
 	Workers               int
 	ExitDelay             time.Duration
@@ -150,6 +154,14 @@ var Table = []Knob{
 		Doc: "the one tool rate_limit and concurrency_limit apply to (all: every tool but inflight)"},
 	{Name: "rate_limit_per_tool", Field: "RateLimitPerTool", Kind: Bool,
 		Doc: "each limited tool has a rate_limit of its own instead of one budget shared by all of them"},
+	{Name: "rate_limit_lockout", Field: "RateLimitLockout", Kind: Duration, Max: 3600, Arg: "D",
+		Doc: "a refused tools/call that comes before the previous refusal's wait is over (a client that did not wait as told) locks the limit out for D: every limited call is refused, with the time left as its wait, until D has passed (0: no lock-out)"},
+	{Name: "rate_limit_methods", Field: "RateLimitMethods", Kind: Enum, Values: []string{"tools_call", "all"}, Arg: "METHODS",
+		Doc: "HTTP: the requests rate_limit counts: tools_call, or all (initialize, server/discover and tools/list take from it too, and are refused the same way when it is spent; with rate_limit_per_tool they share a budget of their own)"},
+	{Name: "rate_limit_key", Field: "RateLimitKey", Kind: Enum, Values: []string{"none", "authorization", "x-api-key", "x-client-id"}, Arg: "HEADER",
+		Doc: "HTTP: each value of this request header (a bearer token, an API key, a client id) gets a rate_limit and a lock-out of its own; requests without it share one (none: one limit for every client)"},
+	{Name: "refusal_delay", Field: "RefusalDelay", Kind: Duration, Max: 60, Arg: "D",
+		Doc: "a refused tools/call is answered only after D, as a server that does work (a lookup, a log write) before it refuses (0: at once)"},
 	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
 		Doc: "at most N tools/call run at once; the others wait their turn, so latency grows past the capacity instead of refusals (0: no limit)"},
 	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
