@@ -76,10 +76,13 @@ func TestSupergateway(t *testing.T) {
 	for _, tc := range []struct {
 		name, era string
 		stateful  bool
+		output    string // supergateway's --outputTransport; "" for streamableHttp
 	}{
-		{"stateful", "2025-11-25", true},
-		{"stateless", "2025-11-25", false},
-		{"stateless 2026", "2026-07-28", false},
+		{"stateful", "2025-11-25", true, ""},
+		{"stateless", "2025-11-25", false, ""},
+		{"stateless 2026", "2026-07-28", false, ""},
+		// HTTP+SSE: one child for the gateway's life, like stateful.
+		{"sse", "2024-11-05", true, "sse"},
 	} {
 		stateful := tc.stateful
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,14 +92,18 @@ func TestSupergateway(t *testing.T) {
 			if !stateful {
 				child, truth = childPerRequest(t)
 			}
+			output, path := "streamableHttp", "/mcp"
+			if tc.output == "sse" {
+				output, path = "sse", "/sse"
+			}
 			addr := testutil.StartGateway(t, func(port int) []string {
-				argv := []string{sg, "--stdio", child, "--outputTransport", "streamableHttp", "--port", strconv.Itoa(port), "--logLevel", "none"}
-				if stateful {
+				argv := []string{sg, "--stdio", child, "--outputTransport", output, "--port", strconv.Itoa(port), "--logLevel", "none"}
+				if stateful && tc.output == "" {
 					argv = append(argv, "--stateful")
 				}
 				return argv
 			})
-			o := viaGateway(t, "http://"+addr+"/mcp", truth, tc.era, `
+			o := viaGateway(t, "http://"+addr+path, truth, tc.era, `
 load: {rate: 5/1s, duration: 2s}
 calls:
   - {tool: slow_task, arguments: {steps: 10, step_ms: 100}, progress: true}
@@ -121,6 +128,7 @@ faults:
 					t.Errorf("stateful: %d cancelled, stops %+v; gateway %q (%s), cancellation %q (%s): want the truth to cover every call and the cancellation verdict %q",
 						cancelled, g.Stops, gv.Status, gv.Evidence, cv.Status, cv.Evidence, want)
 				}
+				t.Logf("%d calls, %d cancelled; gateway %+v; gateway %q; cancellation %q (%s)", o.Sum.Calls.Total, cancelled, g.GatewayCounts, gv.Status, cv.Status, cv.Evidence)
 				if st.RanOn > 0 {
 					t.Logf("%d cancelled calls ran on at the target (a slow machine): %s", st.RanOn, cv.Evidence)
 				}
