@@ -167,12 +167,13 @@ func TestDisconnectOnTheWire(t *testing.T) {
 				req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 				req.Header.Set("Mcp-Method", "tools/call")
 				req.Header.Set("Mcp-Name", "slow_task")
+				// On a starved machine the cut can come before the
+				// headers: then the request itself fails with it.
 				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
+				if err == nil {
+					_, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
 				}
-				_, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("reading the stream: got %v, want %q", err, tc.want)
 				}
