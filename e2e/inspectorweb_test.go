@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/probes"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/probes"
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // The MCP Inspector 2.12.0's web proxy (`mcp-inspector --web`), run out

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // holdAnswers streams every answer but holds each tools/call's result
