@@ -24,10 +24,13 @@ type sseTransport struct {
 	h      *httpTransport // POSTs to the endpoint
 	stream *httpConn      // the GET's connection
 
-	mu      sync.Mutex
-	calls   map[int64]*Call
-	readEnd chan struct{}
-	failErr error
+	mu    sync.Mutex
+	calls map[int64]*Call
+	// unanswered: calls forgotten without their final response, whose
+	// late answer still hands its marker on (staleecho.go).
+	unanswered unansweredCalls
+	readEnd    chan struct{}
+	failErr    error
 
 	gate readGate // the stall_read fault closes it
 }
@@ -142,6 +145,13 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 			deliverShared(call, sc, m, at, t.forget, t.linger)
 		case m.idIsNum && t.c.ids.issued(m.idNum):
 			t.c.stats.stale.Add(1)
+			// The answer of a call we stopped, after its late window: as
+			// on a 2025 Streamable HTTP stream, work that ran on, and its
+			// marker names the call.
+			if t.takeUnanswered(m.idNum) {
+				t.c.stats.staleAnswers.Add(1)
+				t.c.staleAnswer(sc, m, at)
+			}
 		default:
 			t.c.stats.unknownResponses.Add(1)
 		}
@@ -156,12 +166,26 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 	}
 }
 
-// linger keeps a finished call routable for the late window.
+// linger keeps a finished call routable for the late window; a call
+// forgotten then without its final response is remembered as unanswered.
 func (t *sseTransport) linger(call *Call) {
+	stopped := time.Now()
 	time.AfterFunc(t.c.cfg.LateWindow, func() {
-		t.forget(call.id)
+		t.mu.Lock()
+		delete(t.calls, call.id)
+		t.unanswered.note(call, stopped)
+		t.mu.Unlock()
 		call.end(time.Now(), nil)
 	})
+}
+
+// takeUnanswered reports whether id was a call forgotten without its final
+// response, and forgets that too: one stale answer per call.
+func (t *sseTransport) takeUnanswered(id int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.unanswered.take(id)
+	return ok
 }
 
 // fail ends every call when the stream ends.

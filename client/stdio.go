@@ -36,7 +36,7 @@ type stdioTransport struct {
 	// for one of them later, written after the server read a fence sent
 	// after the stop, is work that ran on (Stats.StaleAnswers). At most
 	// maxUnanswered.
-	unanswered map[int64]time.Time
+	unanswered unansweredCalls
 	// unreadable holds, oldest first, calls sent as broken JSON: the server
 	// cannot read their id, so it answers with a null id, in order.
 	unreadable []*Call
@@ -237,20 +237,11 @@ func (t *stdioTransport) linger(call *Call) {
 		if t.calls[call.id] == call { // a retry under the same id may have taken it
 			delete(t.calls, call.id)
 		}
-		if call.state.Load()&stFinal == 0 && len(t.unanswered) < maxUnanswered {
-			if t.unanswered == nil {
-				t.unanswered = make(map[int64]time.Time)
-			}
-			t.unanswered[call.id] = stopped
-		}
+		t.unanswered.note(call, stopped)
 		t.mu.Unlock()
 		call.end(time.Now(), nil)
 	})
 }
-
-// maxUnanswered bounds the ids of stopped calls remembered for
-// Stats.StaleResults.
-const maxUnanswered = 1 << 16
 
 // takeUnanswered reports whether id was a call forgotten without its
 // final response, and when it was stopped, and forgets that too: one
@@ -258,9 +249,7 @@ const maxUnanswered = 1 << 16
 func (t *stdioTransport) takeUnanswered(id int64) (time.Time, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	stopped, ok := t.unanswered[id]
-	delete(t.unanswered, id)
-	return stopped, ok
+	return t.unanswered.take(id)
 }
 
 func (t *stdioTransport) cancel(call *Call, reason string, _ bool) error {

@@ -85,6 +85,10 @@ type GatewayCall struct {
 	// after its late window (we no longer watched the call, so it is not
 	// Answered): a target ran the call to its end. Zero otherwise.
 	LateEcho time.Time
+	// EchoAfterTruth: the answer echoing the call's marker (LateEcho, or
+	// its answer) reached us after the last read of the truth had begun,
+	// so the records read may not hold the execution that answered.
+	EchoAfterTruth bool
 }
 
 // GatewayProgress is one notification received.
@@ -177,6 +181,7 @@ func (g *Gateway) judgeCall(c *GatewayCall, ex, throttled []*results.TruthCall, 
 	if len(ex) == 0 && len(throttled) == 0 {
 		g.judgeUnrecorded(c)
 	}
+	g.judgeEcho(c, ex)
 	g.judgeStop(c, ex)
 	if len(ex) == 0 {
 		return

@@ -55,6 +55,11 @@ type GatewayCounts struct {
 	Unrecorded  int `json:"unrecorded"`
 	Unended     int `json:"unended"`
 	TruthUnread int `json:"truth_unread"`
+	// EchoesAfterTruth is how many of our calls got an answer echoing
+	// their marker after the last read of the truth had begun: the
+	// records read may not hold the execution that answered. It makes the
+	// truth incomplete too.
+	EchoesAfterTruth int `json:"echoes_after_truth"`
 	// Stops is what the records say of the calls we stopped.
 	Stops GatewayStops `json:"stops"`
 }
@@ -75,6 +80,7 @@ func (c *GatewayCounts) add(in GatewayCounts) {
 	c.Unrecorded += in.Unrecorded
 	c.Unended += in.Unended
 	c.TruthUnread += in.TruthUnread
+	c.EchoesAfterTruth += in.EchoesAfterTruth
 	c.Stops.add(in.Stops)
 }
 
@@ -228,9 +234,13 @@ func (s *Summary) textGateway(t *textOut) {
 		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.key, "_", " "), k.n(&g.GatewayCounts)))
 	}
 	t.items("", counts...)
-	if g.Unrecorded+g.Unended+g.TruthUnread > 0 {
-		t.items("", fmt.Sprintf("incomplete truth: unrecorded %d", g.Unrecorded), fmt.Sprintf("unended %d", g.Unended),
-			fmt.Sprintf("truth unread %d", g.TruthUnread))
+	if g.Unrecorded+g.Unended+g.TruthUnread+g.EchoesAfterTruth > 0 {
+		items := []string{fmt.Sprintf("incomplete truth: unrecorded %d", g.Unrecorded), fmt.Sprintf("unended %d", g.Unended),
+			fmt.Sprintf("truth unread %d", g.TruthUnread)}
+		if g.EchoesAfterTruth > 0 {
+			items = append(items, fmt.Sprintf("echoes after the truth %d", g.EchoesAfterTruth))
+		}
+		t.items("", items...)
 	}
 	for _, st := range []struct {
 		what string

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,6 +160,23 @@ func (g *Gateway) judgeUnrecorded(c *GatewayCall) {
 	}
 }
 
+// judgeEcho holds an answer echoing the call's marker against the
+// records: a late echo (after the call's late window) that the records
+// contradict, as every recorded execution ended without running to its
+// end, came from an execution the truth misses (unrecorded); an echo that
+// reached us after the last read of the truth had begun may have too
+// (echoes_after_truth).
+func (g *Gateway) judgeEcho(c *GatewayCall, ex []*results.TruthCall) {
+	if !c.LateEcho.IsZero() && len(ex) > 0 && !unended(ex) && !slices.ContainsFunc(ex, func(t *results.TruthCall) bool { return !t.Completed.IsZero() }) {
+		g.Unrecorded++
+		g.note("unrecorded", "%s: its answer echoed its marker after its late window, but every recorded execution of it ended without running to its end", c.Marker)
+	}
+	if c.EchoAfterTruth {
+		g.EchoesAfterTruth++
+		g.note("echoes_after_truth", "%s: its answer, echoing its marker, reached us after the last read of the truth began", c.Marker)
+	}
+}
+
 // incompleteTruth says why the truth covers only part of the calls, or ""
 // when it covers them all: calls answered that no target recorded,
 // records that never ended, targets never read, or calls not seen while
@@ -170,6 +188,9 @@ func incompleteTruth(g *GatewaySummary, ev map[string][]string) string {
 	}
 	if g.Unended > 0 {
 		why = append(why, fmt.Sprintf("gateway.unended %d (%s)", g.Unended, firstOf(ev["unended"])))
+	}
+	if g.EchoesAfterTruth > 0 {
+		why = append(why, fmt.Sprintf("gateway.echoes_after_truth %d (%s)", g.EchoesAfterTruth, firstOf(ev["echoes_after_truth"])))
 	}
 	if g.TruthUnread > 0 {
 		why = append(why, fmt.Sprintf("gateway.truth_unread %d of %s never answered", g.TruthUnread, plural(len(g.Truth), "target")))

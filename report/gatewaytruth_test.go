@@ -79,10 +79,28 @@ func TestJoinGatewayPartialTruth(t *testing.T) {
 				Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
 		},
 		{
-			name:  "a late echo of a call whose record learned of the cancel: the target ran on, no cancel lost",
+			// The record says the execution learned of the cancel and
+			// stopped without an answer; the answer echoing the marker
+			// came from an execution the records do not hold (a gateway
+			// that re-sent the call where no truth is read).
+			name:  "a late echo of a call whose only record stopped at the cancel: an execution the truth misses",
 			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100), Echoed: true, LateEcho: at(2100)}},
 			truth: []results.TruthCall{{Marker: "r.1.0", Started: at(0), Cancelled: at(101), Ended: at(120)}},
+			want:  GatewayCounts{Calls: 1, Executions: 1, Unrecorded: 1, Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
+		},
+		{
+			name:  "a late echo of a call whose record ran to its end after learning of the cancel is that execution",
+			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100), Echoed: true, LateEcho: at(2100)}},
+			truth: []results.TruthCall{{Marker: "r.1.0", Started: at(0), Cancelled: at(101), Completed: at(2050), Ended: at(2050)}},
 			want:  GatewayCounts{Calls: 1, Executions: 1, Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
+		},
+		{
+			// The records read show the call stopped; its answer came
+			// after the last read began, so what answered may be missing.
+			name:  "an echo after the last read of the truth makes it incomplete",
+			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100), Echoed: true, LateEcho: at(2100), EchoAfterTruth: true}},
+			truth: []results.TruthCall{{Marker: "r.1.0", Started: at(0), Cancelled: at(101), Completed: at(2050), Ended: at(2050)}},
+			want:  GatewayCounts{Calls: 1, Executions: 1, EchoesAfterTruth: 1, Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
 		},
 		{
 			name:  "a call that stopped for its cancel",
@@ -152,6 +170,8 @@ func TestGatewayVerdictIncompleteTruth(t *testing.T) {
 			StatusNotObservable, []string{"gateway.truth_unread 1"}},
 		{"not seen while reading failed", GatewayCounts{Calls: 10, Executions: 5, NotSeen: 5}, []string{"read truth: status 500"},
 			StatusNotObservable, []string{"5 calls not recorded by any target while reading the truth failed"}},
+		{"an echo after the last read", GatewayCounts{Calls: 10, Executions: 10, EchoesAfterTruth: 1}, nil, StatusNotObservable,
+			[]string{"incomplete truth", "gateway.echoes_after_truth 1"}},
 		{"not seen, truth read", GatewayCounts{Calls: 10, Executions: 5, NotSeen: 5}, nil, StatusPass, []string{"5 calls not recorded"}},
 		{"a violation stays one", GatewayCounts{Calls: 10, Executions: 10, Unended: 3, LostCancels: 3}, nil, StatusViolation,
 			[]string{"gateway.lost_cancels 3", "incomplete truth"}},

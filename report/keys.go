@@ -67,7 +67,8 @@ func templateSummary() *Summary {
 //	faults.<kind>.{injected, skipped, unexpected, refused}, faults.<kind>.timing_error_ms.{p50, p99, max},
 //	              faults.<kind>.server.<name>
 //	gateway.{calls, executions, not_seen, duplicate_executions, misdirected_cancels, lost_cancels,
-//	              crossed_responses, progress_held, progress_lost, retry_after_lost, unrecorded, unended, truth_unread},
+//	              crossed_responses, progress_held, progress_lost, retry_after_lost, unrecorded, unended, truth_unread,
+//	              echoes_after_truth},
 //	              gateway.stops.{cancelled, disconnected}.{stopped, ran_on, unknown}, gateway.lag_ms.{p50, p99, max, count},
 //	              gateway.era_seen.<name>
 //	limits.{rate, burst, window_s, concurrency, capacity, searched_up_to, search_s},

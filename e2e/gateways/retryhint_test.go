@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -43,13 +42,8 @@ func TestRetryHintRewrapped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tg := target(t, targetserver.Config{RateLimit: mustRate(t, "5/1s")})
-			u, err := url.Parse(base(tg))
-			if err != nil {
-				t.Fatal(err)
-			}
 			var rewrapped atomic.Int64
-			p := httputil.NewSingleHostReverseProxy(u)
-			p.FlushInterval = -1
+			p := transparent(t, base(tg)).(*httputil.ReverseProxy)
 			p.ModifyResponse = func(resp *http.Response) error {
 				s, err := strconv.Atoi(resp.Header.Get("Retry-After"))
 				if resp.StatusCode != http.StatusTooManyRequests || err != nil {

@@ -3,7 +3,6 @@ package gateways
 import (
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"sync/atomic"
 	"testing"
 
@@ -16,13 +15,8 @@ import (
 func TestStrippedRetryAfter(t *testing.T) {
 	t.Parallel()
 	tg := target(t, targetserver.Config{RateLimit: mustRate(t, "5/1s")})
-	u, err := url.Parse(base(tg))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stripped atomic.Int64
-	p := httputil.NewSingleHostReverseProxy(u)
-	p.FlushInterval = -1
+	p := transparent(t, base(tg)).(*httputil.ReverseProxy)
 	p.ModifyResponse = func(resp *http.Response) error {
 		if resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") != "" {
 			resp.Header.Del("Retry-After")

@@ -62,7 +62,9 @@ calls:
 // call passes, one that ignores every cancel is a violation, and the
 // records' counts agree with the target's own leak knob. In 2026-07-28 a
 // cancel closes the call's stream, so nothing on the wire tells the two
-// apart: only the records can.
+// apart: only the records can. Each call is cancelled at its first
+// progress, so it has reached the target (a fixed 150 ms let a starved
+// machine cancel calls the target never began: unknown, not stopped).
 func TestCancellationFromTruth(t *testing.T) {
 	for _, tc := range []struct {
 		name string

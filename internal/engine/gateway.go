@@ -107,6 +107,13 @@ type gatewayRun struct {
 	// echoes are when an answer carrying one of our markers arrived after
 	// its call's late window (client.Config.OnStaleAnswer), by marker.
 	echoes map[string]time.Time
+	// lastRead is when the last read of the truth began (settle): an
+	// answer echoing a marker after it may come from an execution the
+	// records read do not hold.
+	lastRead time.Time
+	// truth is what settle read, for join.
+	truth []results.TruthCall
+	bases []string
 
 	// stop ends the periodic reads; cutRead cuts the one in progress, so
 	// that finish never waits for it (its final read reads again).
@@ -271,12 +278,13 @@ func cutDuring(cuts []time.Time, sent, end time.Time) time.Time {
 	return time.Time{}
 }
 
-// finish stops the periodic reads, waits (within truthSettleMax) for the
-// executions still running at the targets to end, reads the truth a last
-// time and joins it with the calls.
-func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
+// settle stops the periodic reads, waits (within truthSettleMax) for the
+// executions still running at the targets to end, and reads the truth a
+// last time. The clients are still open: join comes after they close, so
+// that every answer they read is held against what was read here.
+func (g *gatewayRun) settle(ctx context.Context) {
 	if g == nil {
-		return nil
+		return
 	}
 	close(g.stop)
 	if g.cutRead != nil {
@@ -285,6 +293,9 @@ func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
 	<-g.done
 	deadline := time.Now().Add(truthSettleMax)
 	for {
+		g.mu.Lock()
+		g.lastRead = time.Now()
+		g.mu.Unlock()
 		g.read(ctx, true)
 		running := 0
 		for _, t := range g.truths {
@@ -294,24 +305,35 @@ func (g *gatewayRun) finish(ctx context.Context) *report.Gateway {
 			break
 		}
 	}
-	var truth []results.TruthCall
-	var urls []string
 	for _, t := range g.truths {
-		truth = append(truth, t.Calls()...)
-		urls = append(urls, t.Base())
+		g.truth = append(g.truth, t.Calls()...)
+		g.bases = append(g.bases, t.Base())
 		for _, n := range t.Notes() {
 			g.noteErr(n)
 		}
 	}
+}
+
+// join joins the truth settle read with the calls, once the clients are
+// closed: an answer echoing a call's marker after the last read began
+// makes the truth incomplete (report.GatewayCall.EchoAfterTruth).
+func (g *gatewayRun) join() *report.Gateway {
+	if g == nil {
+		return nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i := range g.calls {
-		if at, ok := g.echoes[g.calls[i].Marker]; ok {
-			g.calls[i].Echoed, g.calls[i].LateEcho = true, at
+		c := &g.calls[i]
+		if at, ok := g.echoes[c.Marker]; ok {
+			c.Echoed, c.LateEcho = true, at
+		}
+		if echo := c.LateEcho; (!echo.IsZero() && echo.After(g.lastRead)) || (c.Echoed && c.Response.After(g.lastRead)) {
+			c.EchoAfterTruth = true
 		}
 	}
-	out := report.JoinGateway(g.calls, truth)
-	out.Truth = urls
+	out := report.JoinGateway(g.calls, g.truth)
+	out.Truth = g.bases
 	lines, unread := g.truthLines()
 	out.TruthUnread = unread
 	out.Errors = append(lines, g.errs...)

@@ -102,12 +102,14 @@ func (r *runner) wrapUp(ctx context.Context, info *Info, pr *probeRun, collected
 	stopLag()
 	close(r.records)
 	<-collected
-	info.Gateway = r.gw.finish(probeCtx)
+	r.gw.settle(probeCtx)
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
 	info.Pacer = r.behind.result()
 	info.Missed = int(r.missed.Load())
 	r.clients.closeAll()
+	// After the close: every answer the clients read is in hand.
+	info.Gateway = r.gw.join()
 	info.Orphans.Processes = r.endServers(pr)
 	info.Interrupted = ctx.Err() != nil // at any time before the outputs
 }

@@ -2,8 +2,6 @@ package proxy_test
 
 import (
 	"context"
-	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -79,7 +77,7 @@ func TestAfterDisconnectTypeScriptSDK(t *testing.T) {
 	t.Parallel()
 	modules := testutil.NpmClients(t, "@modelcontextprotocol/sdk")
 	r := startProxy(t, "1m", "  - {kind: disconnect, after: 300ms}\n")
-	got := runTSClient(t, modules, r.url, "3000")
+	got := runTSClient(t, modules, r.url, tsOptions{Steps: 40, StepMs: 100, TimeoutMs: 3000, Progress: true})
 	if got.Outcome != "error" || !strings.Contains(got.Error, "Request timed out") {
 		t.Fatalf("the TypeScript client said %+v; want its call to time out", got)
 	}
@@ -100,31 +98,6 @@ func TestAfterDisconnectTypeScriptSDK(t *testing.T) {
 	}
 }
 
-// tsOutcome is what testdata/tsclient.mjs says of its call.
-type tsOutcome struct {
-	Outcome, Error string
-	AfterMs        float64 `json:"after_ms"`
-}
-
-// runTSClient runs the TypeScript SDK's client (testdata/tsclient.mjs)
-// against url with its arguments (timeout, and maxTotalTimeout) and
-// returns what it said of its call.
-func runTSClient(t *testing.T, modules, url string, args ...string) tsOutcome {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "node", append([]string{"testdata/tsclient.mjs", modules, url}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("the TypeScript client: %v\n%s", err, out)
-	}
-	var got tsOutcome
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-		t.Fatalf("the TypeScript client said %s: %v", out, err)
-	}
-	return got
-}
-
 // TestTypeScriptMaxTotalTimeout: the TypeScript SDK's client with
 // maxTotalTimeout 2 s (and its default 60 s timeout, reset by progress)
 // under progress_endless, in a 2025 session, gives up on the call at the
@@ -135,7 +108,7 @@ func TestTypeScriptMaxTotalTimeout(t *testing.T) {
 	t.Parallel()
 	modules := testutil.NpmClients(t, "@modelcontextprotocol/sdk")
 	r := startProxy(t, "1m", "  - {kind: progress_endless, every: 250ms}\n")
-	got := runTSClient(t, modules, r.url, "60000", "2000")
+	got := runTSClient(t, modules, r.url, tsOptions{Steps: 40, StepMs: 100, TimeoutMs: 60000, MaxTotalMs: 2000})
 	if got.Outcome != "error" || !strings.Contains(got.Error, "Maximum total timeout exceeded") || got.AfterMs < 2000 {
 		t.Fatalf("the TypeScript client said %+v; want it to give up at its 2 s maximum", got)
 	}

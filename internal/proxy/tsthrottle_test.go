@@ -1,10 +1,6 @@
 package proxy_test
 
 import (
-	"context"
-	"encoding/json"
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
@@ -21,20 +17,8 @@ func TestTypeScriptThrottled(t *testing.T) {
 	t.Parallel()
 	modules := testutil.NpmClients(t, "@modelcontextprotocol/sdk")
 	r := startProxy(t, "1m", "  - {kind: throttle, status: 503, retry_after: 1s, rpc_code: -32001}\n")
-	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "node", "testdata/tsthrottle.mjs", modules, r.url, "2000").CombinedOutput()
-	if err != nil {
-		t.Fatalf("the TypeScript client: %v\n%s", err, out)
-	}
-	var got struct {
-		Outcome, Error string
-		Code           int
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-		t.Fatalf("the TypeScript client said %s: %v", out, err)
-	}
+	// It stays connected 2 s after the error, past the Retry-After.
+	got := runTSClient(t, modules, r.url, tsOptions{Steps: 1, StepMs: 10, WaitMs: 2000})
 	if got.Outcome != "error" || got.Code != 503 {
 		t.Fatalf("the TypeScript client said %+v; want its call to fail with the 503", got)
 	}
