@@ -50,6 +50,8 @@ var layers = map[string]int{
 	"client/vocab":       layerTables,
 	"redact":             layerTables,
 	"internal/termsafe":  layerTables,
+	"internal/jsonscan":  layerTables,
+	"client/jsonrpc":     layerTables,
 
 	"client":    layerBase,
 	"scenarios": layerBase,
