@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/client/jsonrpc"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -307,7 +307,7 @@ func (c *Client) newCall(method, name string, obs Observer) *Call {
 // Notify sends a client notification whose params are already encoded
 // (background faults flood servers with these).
 func (c *Client) Notify(ctx context.Context, method string, params []byte) error {
-	body := jsonrpc.AppendNotification(nil, method, params)
+	body := rpcmsg.AppendNotification(nil, method, params)
 	return c.tr.notify(ctx, method, body)
 }
 
@@ -323,7 +323,7 @@ type ToolResult struct {
 func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage) (ToolResult, error) {
 	var members []byte
 	members = append(members, `"name":`...)
-	members = jsonrpc.AppendString(members, tool)
+	members = rpcmsg.AppendString(members, tool)
 	if len(args) > 0 {
 		members = append(members, `,"arguments":`...)
 		members = append(members, args...)

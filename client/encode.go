@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/client/jsonrpc"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -93,7 +93,7 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 		if !o.noVersion {
 			sep()
 			b = append(b, `"`+vocab.MetaProtocolVersion+`":`...)
-			b = jsonrpc.AppendString(b, string(c.era))
+			b = rpcmsg.AppendString(b, string(c.era))
 		}
 		sep()
 		b = append(b, `"`+vocab.MetaClientCapabilities+`":`...)
@@ -122,7 +122,7 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 // appendRequest writes a JSON-RPC request whose params hold the given
 // members (already encoded, without braces) plus _meta.
 func (c *Client) appendRequest(b []byte, id int64, method string, members []byte, o metaOptions) []byte {
-	b = jsonrpc.AppendRequestHead(b, id, method)
+	b = rpcmsg.AppendRequestHead(b, id, method)
 	b = append(b, `,"params":{`...)
 	b = append(b, members...)
 	if len(members) > 0 && o.any() {
@@ -138,7 +138,7 @@ func (c *Client) appendRequest(b []byte, id int64, method string, members []byte
 // tasks declares the tasks extension (2026 only).
 func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, marker Marker, m Malform, size int, retry []byte, tasks bool) []byte {
 	o := metaOptions{modern: c.era.Modern(), progressTok: tok, marker: marker, tasks: tasks}
-	b = jsonrpc.AppendRequestHead(b, id, vocab.MethodToolsCall)
+	b = rpcmsg.AppendRequestHead(b, id, vocab.MethodToolsCall)
 	b = append(b, `,"params":{"name":`...)
 	switch m {
 	case MalformJSON:
@@ -152,7 +152,7 @@ func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, to
 	case MalformMissingMeta:
 		o.noVersion = true
 	}
-	b = jsonrpc.AppendString(b, tool)
+	b = rpcmsg.AppendString(b, tool)
 	switch {
 	case m == MalformOversize:
 		b = append(b, `,"arguments":{"mcpchaos_padding":"`...)
@@ -201,12 +201,12 @@ func appendPadding(b []byte, n, extra int) []byte {
 
 // appendCancelled writes a notifications/cancelled for id.
 func appendCancelled(b []byte, id int64, reason string) []byte {
-	b = jsonrpc.AppendNotificationHead(b, vocab.MethodCancelled)
+	b = rpcmsg.AppendNotificationHead(b, vocab.MethodCancelled)
 	b = append(b, `,"params":{"requestId":`...)
 	b = strconv.AppendInt(b, id, 10)
 	if reason != "" {
 		b = append(b, `,"reason":`...)
-		b = jsonrpc.AppendString(b, reason)
+		b = rpcmsg.AppendString(b, reason)
 	}
 	return append(b, `}}`...)
 }

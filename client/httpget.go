@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/client/jsonrpc"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -234,7 +234,7 @@ func (t *httpTransport) stopListening(ctx context.Context) {
 func serverRequestAnswer(m *inMsg) []byte {
 	id := json.RawMessage(idText(m))
 	if m.methodIs(vocab.MethodPing) {
-		return jsonrpc.AppendResult(nil, id, nil)
+		return rpcmsg.AppendResult(nil, id, nil)
 	}
-	return jsonrpc.AppendError(nil, id, jsonrpc.CodeMethodNotFound, "mcpchaos answers no server requests", nil)
+	return rpcmsg.AppendError(nil, id, rpcmsg.CodeMethodNotFound, "mcpchaos answers no server requests", nil)
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/client/jsonrpc"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -108,7 +108,7 @@ func (c *Client) checkInputMethod(method string, result []byte) {
 
 // responseTo is a JSON-RPC result answering m.
 func responseTo(m *inMsg, result []byte) []byte {
-	return jsonrpc.AppendResult(nil, json.RawMessage(idText(m)), result)
+	return rpcmsg.AppendResult(nil, json.RawMessage(idText(m)), result)
 }
 
 // idText is m's id as JSON.

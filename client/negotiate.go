@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpchaos/mcpchaos/client/jsonrpc"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -93,7 +93,7 @@ func (c *Client) judgeDiscover(r rawResponse) (Era, error) {
 func (c *Client) initialize(ctx context.Context, era Era) error {
 	c.era = era
 	members := []byte(`"protocolVersion":`)
-	members = jsonrpc.AppendString(members, string(era))
+	members = rpcmsg.AppendString(members, string(era))
 	members = append(members, `,"capabilities":`...)
 	members = append(members, c.capabilities()...)
 	members = append(members, `,"clientInfo":`...)
@@ -117,7 +117,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	}
 	c.era = offered
 	c.server = res.ServerInfo
-	body := jsonrpc.AppendNotification(nil, vocab.MethodInitialized, nil)
+	body := rpcmsg.AppendNotification(nil, vocab.MethodInitialized, nil)
 	if err := c.tr.notify(ctx, vocab.MethodInitialized, body); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}

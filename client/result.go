@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/mcpchaos/mcpchaos/client/jsonrpc"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
@@ -216,12 +216,12 @@ type versionErrorData struct {
 
 // Error codes the spec defines.
 const (
-	CodeParseError         = jsonrpc.CodeParseError
-	CodeInvalidRequest     = jsonrpc.CodeInvalidRequest
-	CodeMethodNotFound     = jsonrpc.CodeMethodNotFound
-	CodeInvalidParams      = jsonrpc.CodeInvalidParams
-	CodeInternalError      = jsonrpc.CodeInternalError
-	CodeHeaderMismatch     = jsonrpc.CodeHeaderMismatch
-	CodeMissingCapability  = jsonrpc.CodeMissingCapability
-	CodeUnsupportedVersion = jsonrpc.CodeUnsupportedVersion
+	CodeParseError         = rpcmsg.CodeParseError
+	CodeInvalidRequest     = rpcmsg.CodeInvalidRequest
+	CodeMethodNotFound     = rpcmsg.CodeMethodNotFound
+	CodeInvalidParams      = rpcmsg.CodeInvalidParams
+	CodeInternalError      = rpcmsg.CodeInternalError
+	CodeHeaderMismatch     = rpcmsg.CodeHeaderMismatch
+	CodeMissingCapability  = rpcmsg.CodeMissingCapability
+	CodeUnsupportedVersion = rpcmsg.CodeUnsupportedVersion
 )

@@ -51,7 +51,7 @@ var layers = map[string]int{
 	"redact":             layerTables,
 	"internal/termsafe":  layerTables,
 	"internal/jsonscan":  layerTables,
-	"client/jsonrpc":     layerTables,
+	"client/rpcmsg":     layerTables,
 
 	"client":    layerBase,
 	"scenarios": layerBase,

@@ -1,4 +1,4 @@
-package jsonrpc
+package rpcmsg
 
 import (
 	"encoding/json"
@@ -55,7 +55,7 @@ func marshalValue(what string, v any) ([]byte, error) {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("jsonrpc: marshal %s: %w", what, err)
+		return nil, fmt.Errorf("rpcmsg: marshal %s: %w", what, err)
 	}
 	return b, nil
 }

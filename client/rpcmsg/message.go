@@ -1,4 +1,4 @@
-// Package jsonrpc is mcpchaos's one JSON-RPC 2.0 codec: the envelopes of
+// Package rpcmsg is mcpchaos's one JSON-RPC 2.0 codec: the envelopes of
 // requests, notifications, results and errors, the message type a
 // non-hot-path reader decodes with encoding/json, ids kept raw (a number
 // or a string, as sent) and the standard error codes. The client, the
@@ -9,7 +9,7 @@
 // (the client's hot path); the functions named after a message marshal Go
 // values for the rest. Method names and revisions come from client/vocab,
 // which callers pass in. Standard library only.
-package jsonrpc
+package rpcmsg
 
 import (
 	"encoding/json"
@@ -21,11 +21,14 @@ const Version = "2.0"
 
 // Error codes JSON-RPC 2.0 defines, and those MCP adds.
 const (
-	CodeParseError         = -32700
-	CodeInvalidRequest     = -32600
-	CodeMethodNotFound     = -32601
-	CodeInvalidParams      = -32602
-	CodeInternalError      = -32603
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeServerError starts the range (-32000 to -32099) JSON-RPC leaves
+	// to implementation-defined server errors.
+	CodeServerError        = -32000
 	CodeHeaderMismatch     = -32020
 	CodeMissingCapability  = -32021
 	CodeUnsupportedVersion = -32022
@@ -49,9 +52,11 @@ func (m *Message) IsRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 // IsNotification reports whether m is a notification: a method, no id.
 func (m *Message) IsNotification() bool { return m.Method != "" && len(m.ID) == 0 }
 
-// IsResponse reports whether m answers a request: a result or an error,
-// no method.
-func (m *Message) IsResponse() bool { return m.Method == "" && (m.Result != nil || m.Error != nil) }
+// IsResponse reports whether m is the final response to a request: an id
+// (null for an unreadable request), a result or an error, no method.
+func (m *Message) IsResponse() bool {
+	return m.Method == "" && len(m.ID) > 0 && (len(m.Result) > 0 || len(m.Error) > 0)
+}
 
 // Error is the error member of a response.
 type Error struct {
@@ -142,6 +147,14 @@ func AppendError(b []byte, id json.RawMessage, code int64, message string, data 
 		b = append(b, data...)
 	}
 	return append(b, `}}`...)
+}
+
+// AppendErrorObject writes an error response whose error member is raw
+// JSON already (an upstream's own error object, passed on).
+func AppendErrorObject(b []byte, id json.RawMessage, errObj []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = appendID(b, id)
+	return appendMember(b, "error", errObj)
 }
 
 func appendID(b []byte, id json.RawMessage) []byte {

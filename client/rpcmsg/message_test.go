@@ -1,4 +1,4 @@
-package jsonrpc
+package rpcmsg
 
 import (
 	"encoding/json"
