@@ -1,13 +1,12 @@
 package report
 
 import (
-	"bufio"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -44,25 +43,11 @@ func TestCallsCoverEveryOutcome(t *testing.T) {
 // TestOutcomeDocs: the summary reference's calls.<outcome> rows say what
 // results.OutcomeTable says each outcome means.
 func TestOutcomeDocs(t *testing.T) {
-	f, err := os.Open(summaryDoc)
-	if err != nil {
-		t.Fatalf("open the summary reference: %v", err)
-	}
-	defer f.Close()
 	rows := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "| `calls.")
-		if !ok {
-			continue
+	for _, r := range testutil.DocTableRows(t, summaryDoc, "| key | meaning |") {
+		if name, ok := strings.CutPrefix(r.Key, "calls."); ok && len(r.Cells) == 2 {
+			rows[name] = r.Cells[1]
 		}
-		key, meaning, ok := strings.Cut(rest, "` | ")
-		if ok {
-			rows[key] = strings.TrimSuffix(meaning, " |")
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	for _, o := range results.OutcomeTable {
 		got, ok := rows[o.Name]

@@ -5,7 +5,8 @@
 // finding the address a subprocess bound when it listened on port 0
 // (LogStderr, ServeMetricsURL), a writer that goroutines or a process
 // and a test can share (LockedWriter), golden files (Golden), text that must not act
-// on a terminal (CheckPrintable, CheckOneResult), and real nginx on
+// on a terminal (CheckPrintable, CheckOneResult), the rows of a docs
+// table (DocTableRows), and real nginx on
 // loopback with a configuration of the test's (StartNginx).
 //
 // The rules these helpers serve keep the suite green on a busy machine:
