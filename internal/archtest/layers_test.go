@@ -51,7 +51,7 @@ var layers = map[string]int{
 	"redact":             layerTables,
 	"internal/termsafe":  layerTables,
 	"internal/jsonscan":  layerTables,
-	"client/rpcmsg":     layerTables,
+	"client/rpcmsg":      layerTables,
 
 	"client":    layerBase,
 	"scenarios": layerBase,
