@@ -39,6 +39,14 @@ var (
 func (s *Scanner) Reset(b []byte) { s.b, s.i, s.BadUTF8 = b, 0, false }
 
 func (s *Scanner) ws() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return // the common case: no white space (compact JSON)
+	}
+	s.spaces()
+}
+
+// spaces steps over white space.
+func (s *Scanner) spaces() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
