@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -316,12 +317,7 @@ func (c *Client) newCallID(id int64, method, name string, obs Observer) *Call {
 // Notify sends a client notification whose params are already encoded
 // (background faults flood servers with these).
 func (c *Client) Notify(ctx context.Context, method string, params []byte) error {
-	body := append([]byte(`{"jsonrpc":"2.0","method":`), appendJSONString(nil, method)...)
-	if len(params) > 0 {
-		body = append(body, `,"params":`...)
-		body = append(body, params...)
-	}
-	body = append(body, '}')
+	body := rpcmsg.AppendNotification(nil, method, params)
 	return c.tr.notify(ctx, method, body)
 }
 
@@ -337,7 +333,7 @@ type ToolResult struct {
 func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage) (ToolResult, error) {
 	var members []byte
 	members = append(members, `"name":`...)
-	members = appendJSONString(members, tool)
+	members = rpcmsg.AppendString(members, tool)
 	if len(args) > 0 {
 		members = append(members, `,"arguments":`...)
 		members = append(members, args...)

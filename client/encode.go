@@ -4,8 +4,8 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -93,7 +93,7 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 		if !o.noVersion {
 			sep()
 			b = append(b, `"`+vocab.MetaProtocolVersion+`":`...)
-			b = appendJSONString(b, string(c.era))
+			b = rpcmsg.AppendString(b, string(c.era))
 		}
 		sep()
 		b = append(b, `"`+vocab.MetaClientCapabilities+`":`...)
@@ -122,10 +122,7 @@ func (c *Client) appendMeta(b []byte, o metaOptions) ([]byte, bool) {
 // appendRequest writes a JSON-RPC request whose params hold the given
 // members (already encoded, without braces) plus _meta.
 func (c *Client) appendRequest(b []byte, id int64, method string, members []byte, o metaOptions) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"method":`...)
-	b = appendJSONString(b, method)
+	b = rpcmsg.AppendRequestHead(b, id, method)
 	b = append(b, `,"params":{`...)
 	b = append(b, members...)
 	if len(members) > 0 && o.any() {
@@ -141,9 +138,8 @@ func (c *Client) appendRequest(b []byte, id int64, method string, members []byte
 // tasks declares the tasks extension (2026 only).
 func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, tok int64, marker Marker, m Malform, size int, retry []byte, tasks bool) []byte {
 	o := metaOptions{modern: c.era.Modern(), progressTok: tok, marker: marker, tasks: tasks}
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"method":"`+vocab.MethodToolsCall+`","params":{"name":`...)
+	b = rpcmsg.AppendRequestHead(b, id, vocab.MethodToolsCall)
+	b = append(b, `,"params":{"name":`...)
 	switch m {
 	case MalformJSON:
 		// Cut the body off in the middle of the tool name.
@@ -156,7 +152,7 @@ func (c *Client) appendCallBody(b []byte, id int64, tool string, args []byte, to
 	case MalformMissingMeta:
 		o.noVersion = true
 	}
-	b = appendJSONString(b, tool)
+	b = rpcmsg.AppendString(b, tool)
 	switch {
 	case m == MalformOversize:
 		b = append(b, `,"arguments":{"mcpchaos_padding":"`...)
@@ -205,64 +201,14 @@ func appendPadding(b []byte, n, extra int) []byte {
 
 // appendCancelled writes a notifications/cancelled for id.
 func appendCancelled(b []byte, id int64, reason string) []byte {
-	b = append(b, `{"jsonrpc":"2.0","method":"`+vocab.MethodCancelled+`","params":{"requestId":`...)
+	b = rpcmsg.AppendNotificationHead(b, vocab.MethodCancelled)
+	b = append(b, `,"params":{"requestId":`...)
 	b = strconv.AppendInt(b, id, 10)
 	if reason != "" {
 		b = append(b, `,"reason":`...)
-		b = appendJSONString(b, reason)
+		b = rpcmsg.AppendString(b, reason)
 	}
 	return append(b, `}}`...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += n
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += n
-			start = i
-			continue
-		}
-		i += n
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // headerValue encodes a value for Mcp-Name and Mcp-Param-* headers: plain

@@ -119,3 +119,17 @@ func TestAppendRequestAndCancelled(t *testing.T) {
 		t.Errorf("discover body %s", b)
 	}
 }
+
+// TestEncodeCallAllocs: a tools/call body and a cancel, written into a
+// reused buffer through rpcmsg's Append functions, allocate nothing.
+func TestEncodeCallAllocs(t *testing.T) {
+	c := &Client{era: Era20260728, clientInfo: []byte(`{"name":"n","version":"v"}`)}
+	args := []byte(`{"text":"hi"}`)
+	buf := make([]byte, 0, 4096)
+	if a := testing.AllocsPerRun(1000, func() {
+		b := c.appendCallBody(buf[:0], 42, "echo", args, 42, Marker{Run: "r1", Seq: 7}, MalformNone, 0, nil, false)
+		_ = appendCancelled(b[:0], 42, "timeout")
+	}); a != 0 {
+		t.Errorf("%v allocations per call body, want 0", a)
+	}
+}

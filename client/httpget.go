@@ -2,10 +2,12 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"mime"
 	"net/http"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -230,9 +232,9 @@ func (t *httpTransport) stopListening(ctx context.Context) {
 // serverRequestAnswer is our answer to a server-initiated request: ping
 // gets its empty result, anything else method-not-found.
 func serverRequestAnswer(m *inMsg) []byte {
-	id := idText(m)
+	id := json.RawMessage(idText(m))
 	if m.methodIs(vocab.MethodPing) {
-		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)
+		return rpcmsg.AppendResult(nil, id, nil)
 	}
-	return []byte(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"mcpchaos answers no server requests"}}`)
+	return rpcmsg.AppendError(nil, id, rpcmsg.CodeMethodNotFound, "mcpchaos answers no server requests", nil)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -121,10 +122,7 @@ func (c *Client) checkInputMethod(method string, result []byte) {
 
 // responseTo is a JSON-RPC result answering m.
 func responseTo(m *inMsg, result []byte) []byte {
-	b := append([]byte(`{"jsonrpc":"2.0","id":`), idText(m)...)
-	b = append(b, `,"result":`...)
-	b = append(b, result...)
-	return append(b, '}')
+	return rpcmsg.AppendResult(nil, json.RawMessage(idText(m)), result)
 }
 
 // idText is m's id as JSON.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -44,7 +45,7 @@ func (c *Client) ListenTasks(ctx context.Context, taskIDs []string, obs Observer
 		if i > 0 {
 			members = append(members, ',')
 		}
-		members = appendJSONString(members, id)
+		members = rpcmsg.AppendString(members, id)
 	}
 	members = append(members, "]}"...)
 	call.body = c.appendRequest(nil, call.id, vocab.MethodSubscriptionsListen, members, metaOptions{modern: true, tasks: true})

@@ -47,50 +47,50 @@ var errNotObject = errors.New("message is not a JSON object")
 // is text that is not valid UTF-8 is errInvalidUTF8, with m complete.
 func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 	*m = inMsg{}
-	s.reset(b)
-	if s.peek() != '{' {
-		if s.peek() == '[' {
+	s.Reset(b)
+	if s.Peek() != '{' {
+		if s.Peek() == '[' {
 			return errors.New("batch messages are not allowed")
 		}
 		return errNotObject
 	}
 	var hasResult, hasError bool
-	err := s.object(func(key []byte, esc bool) error {
+	err := s.Object(func(key []byte, esc bool) error {
 		switch {
 		case keyIs(key, esc, "jsonrpc"):
-			if s.peek() != '"' {
-				_, err := s.value()
+			if s.Peek() != '"' {
+				_, err := s.Value()
 				return err
 			}
-			v, _, err := s.str()
+			v, _, err := s.Str()
 			m.versionOK = err == nil && string(v) == "2.0"
 			return err
 		case keyIs(key, esc, "id"):
 			return m.decodeID(s)
 		case keyIs(key, esc, "method"):
-			v, e, err := s.str()
+			v, e, err := s.Str()
 			m.method, m.methodEsc = v, e
 			return err
 		case keyIs(key, esc, "params"):
-			v, err := s.value()
+			v, err := s.Value()
 			m.params = v
 			return err
 		case keyIs(key, esc, "result"):
-			v, err := s.value()
+			v, err := s.Value()
 			m.result, hasResult = v, true
 			return err
 		case keyIs(key, esc, "error"):
 			hasError = true
 			return m.decodeError(s)
 		default:
-			_, err := s.value()
+			_, err := s.Value()
 			return err
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if err := s.end(); err != nil {
+	if err := s.End(); err != nil {
 		return err
 	}
 	switch {
@@ -111,7 +111,7 @@ func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 	default:
 		return errors.New("message has neither method nor result nor error")
 	}
-	if s.badUTF8 {
+	if s.BadUTF8 {
 		return errInvalidUTF8 // m is complete: its id says whose answer it was
 	}
 	return nil
@@ -120,17 +120,17 @@ func decodeMessage(s *scanner, b []byte, m *inMsg) error {
 func (m *inMsg) decodeID(s *scanner) error {
 	// A repeated "id" replaces the earlier one (as encoding/json would).
 	m.hasID, m.idRaw, m.idNum, m.idIsNum, m.idIsStr, m.idNull = false, nil, 0, false, false, false
-	switch c := s.peek(); {
+	switch c := s.Peek(); {
 	case c == 'n':
-		_, err := s.value() // null id: present but unusable, except on an error
+		_, err := s.Value() // null id: present but unusable, except on an error
 		m.idNull = err == nil
 		return err
 	case c == '"':
-		v, _, err := s.str()
+		v, _, err := s.Str()
 		m.hasID, m.idRaw, m.idIsStr = true, v, true
 		return err
 	default:
-		v, err := s.number()
+		v, err := s.Number()
 		if err != nil {
 			return err
 		}
@@ -143,14 +143,14 @@ func (m *inMsg) decodeID(s *scanner) error {
 }
 
 func (m *inMsg) decodeError(s *scanner) error {
-	if s.peek() != '{' {
+	if s.Peek() != '{' {
 		return errors.New("error member is not an object")
 	}
 	var hasCode bool
-	err := s.object(func(key []byte, esc bool) error {
+	err := s.Object(func(key []byte, esc bool) error {
 		switch {
 		case keyIs(key, esc, "code"):
-			v, err := s.number()
+			v, err := s.Number()
 			if err != nil {
 				return errors.New("error code is not a number")
 			}
@@ -161,19 +161,19 @@ func (m *inMsg) decodeError(s *scanner) error {
 			m.errCode, hasCode = n, true
 			return nil
 		case keyIs(key, esc, "message"):
-			if s.peek() != '"' {
-				_, err := s.value()
+			if s.Peek() != '"' {
+				_, err := s.Value()
 				return err
 			}
-			v, _, err := s.str()
+			v, _, err := s.Str()
 			m.errMessage = v
 			return err
 		case keyIs(key, esc, "data"):
-			v, err := s.value()
+			v, err := s.Value()
 			m.errData = v
 			return err
 		default:
-			_, err := s.value()
+			_, err := s.Value()
 			return err
 		}
 	})
@@ -198,21 +198,21 @@ func decodeProgress(s *scanner, params []byte, p *progressMsg) error {
 	if params == nil {
 		return errors.New("progress notification without params")
 	}
-	s.reset(params)
+	s.Reset(params)
 	var hasProgress bool
-	err := s.object(func(key []byte, esc bool) error {
+	err := s.Object(func(key []byte, esc bool) error {
 		switch {
 		case keyIs(key, esc, "progressToken"):
-			if s.peek() == '"' {
-				v, _, err := s.str()
+			if s.Peek() == '"' {
+				v, _, err := s.Str()
 				p.token, p.tokenIsStr = v, true
 				return err
 			}
-			v, err := s.number()
+			v, err := s.Number()
 			p.token = v
 			return err
 		case keyIs(key, esc, "progress"):
-			v, err := s.number()
+			v, err := s.Number()
 			if err != nil {
 				return errors.New("progress is not a number")
 			}
@@ -220,11 +220,11 @@ func decodeProgress(s *scanner, params []byte, p *progressMsg) error {
 			hasProgress = err == nil
 			return err
 		case keyIs(key, esc, "total"):
-			if s.peek() == 'n' {
-				_, err := s.value()
+			if s.Peek() == 'n' {
+				_, err := s.Value()
 				return err
 			}
-			v, err := s.number()
+			v, err := s.Number()
 			if err != nil {
 				return errors.New("total is not a number")
 			}
@@ -232,15 +232,15 @@ func decodeProgress(s *scanner, params []byte, p *progressMsg) error {
 			p.hasTotal = err == nil
 			return err
 		case keyIs(key, esc, "message"):
-			if s.peek() != '"' {
-				_, err := s.value()
+			if s.Peek() != '"' {
+				_, err := s.Value()
 				return err
 			}
-			v, _, err := s.str()
+			v, _, err := s.Str()
 			p.message = v
 			return err
 		default:
-			_, err := s.value()
+			_, err := s.Value()
 			return err
 		}
 	})
@@ -293,12 +293,12 @@ func decodeCancelledID(s *scanner, params []byte) (int64, bool) {
 	if params == nil {
 		return 0, false
 	}
-	s.reset(params)
+	s.Reset(params)
 	var id int64
 	var ok bool
-	_ = s.object(func(key []byte, esc bool) error {
-		if keyIs(key, esc, "requestId") && s.peek() != '"' {
-			v, err := s.number()
+	_ = s.Object(func(key []byte, esc bool) error {
+		if keyIs(key, esc, "requestId") && s.Peek() != '"' {
+			v, err := s.Number()
 			if err != nil {
 				return err
 			}
@@ -306,7 +306,7 @@ func decodeCancelledID(s *scanner, params []byte) (int64, bool) {
 			ok = err == nil
 			return nil
 		}
-		_, err := s.value()
+		_, err := s.Value()
 		return err
 	})
 	return id, ok

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -188,22 +187,6 @@ func TestUnescape(t *testing.T) {
 	} {
 		if got := unescape([]byte(raw)); got != want {
 			t.Errorf("unescape(%q) = %q, want %q", raw, got, want)
-		}
-	}
-}
-
-func TestAppendJSONString(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "plain", "quote\" back\\slash", "ctl\x00\x01\x1f\t\n\r", "é😀", "bad\xffutf8", "sep\u2028\u2029", "<>&"} {
-		b := appendJSONString(nil, s)
-		var got string
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Errorf("appendJSONString(%q) = %s: not JSON: %v", s, b, err)
-			continue
-		}
-		want := strings.ToValidUTF8(s, "\ufffd")
-		if got != want {
-			t.Errorf("appendJSONString(%q) round-trips to %q", s, got)
 		}
 	}
 }

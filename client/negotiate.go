@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -137,7 +138,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 	}
 	c.era = offered
 	c.server = res.ServerInfo
-	body := []byte(`{"jsonrpc":"2.0","method":"` + vocab.MethodInitialized + `"}`)
+	body := rpcmsg.AppendNotification(nil, vocab.MethodInitialized, nil)
 	if err := c.tr.notify(ctx, vocab.MethodInitialized, body); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
@@ -147,7 +148,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 // initMembers are the params members of an initialize request for era.
 func (c *Client) initMembers(era Era) []byte {
 	members := []byte(`"protocolVersion":`)
-	members = appendJSONString(members, string(era))
+	members = rpcmsg.AppendString(members, string(era))
 	members = append(members, `,"capabilities":`...)
 	members = append(members, c.capabilities()...)
 	members = append(members, `,"clientInfo":`...)

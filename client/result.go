@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
@@ -14,54 +15,54 @@ import (
 // need, without allocating. r.Text points into raw.
 func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 	*r = Result{PollIntervalMs: -1}
-	s.reset(raw)
-	if s.peek() != '{' {
+	s.Reset(raw)
+	if s.Peek() != '{' {
 		return errors.New("result is not an object")
 	}
-	err := s.object(func(key []byte, esc bool) error {
+	err := s.Object(func(key []byte, esc bool) error {
 		switch {
 		case keyIs(key, esc, "resultType"):
 			return decodeResultType(s, r)
 		case keyIs(key, esc, "isError"):
-			v, err := s.value()
+			v, err := s.Value()
 			r.IsError = string(v) == "true"
 			return err
 		case keyIs(key, esc, "structuredContent"):
-			v, err := s.value()
+			v, err := s.Value()
 			r.HasStructured = string(v) != "null"
 			return err
 		case keyIs(key, esc, "requestState"):
-			v, err := s.value()
+			v, err := s.Value()
 			if string(v) != "null" {
 				r.RequestState = v
 			}
 			return err
 		case keyIs(key, esc, "inputRequests"):
-			v, err := s.value()
+			v, err := s.Value()
 			if string(v) != "null" && !emptyObject(v) {
 				r.InputRequests = v // {} asks nothing: the Go SDK's load shedding
 			}
 			return err
-		case keyIs(key, esc, "taskId") && s.peek() == '"':
-			v, _, err := s.str()
+		case keyIs(key, esc, "taskId") && s.Peek() == '"':
+			v, _, err := s.Str()
 			r.TaskID = v
 			return err
-		case keyIs(key, esc, "status") && s.peek() == '"':
-			v, _, err := s.str()
+		case keyIs(key, esc, "status") && s.Peek() == '"':
+			v, _, err := s.Str()
 			r.TaskStatus = v
 			return err
 		case keyIs(key, esc, "pollIntervalMs"):
-			v, err := s.value()
+			v, err := s.Value()
 			if n, perr := strconv.ParseInt(string(v), 10, 64); perr == nil && n >= 0 {
 				r.PollIntervalMs = n
 			}
 			return err
 		case keyIs(key, esc, "content"):
 			return firstText(s, r)
-		case keyIs(key, esc, "_meta") && s.peek() == '{':
+		case keyIs(key, esc, "_meta") && s.Peek() == '{':
 			return decodeResultMeta(s, r)
 		default:
-			_, err := s.value()
+			_, err := s.Value()
 			return err
 		}
 	})
@@ -69,18 +70,18 @@ func decodeCallResult(s *scanner, raw []byte, r *Result) error {
 		return err
 	}
 	r.StateOnly = r.Type == ResultInputRequired && r.RequestState != nil && r.InputRequests == nil
-	return s.end()
+	return s.End()
 }
 
 // decodeResultType reads a result's resultType: any value but the three
 // known strings is ResultUnknown.
 func decodeResultType(s *scanner, r *Result) error {
-	if s.peek() != '"' {
+	if s.Peek() != '"' {
 		r.Type = ResultUnknown
-		_, err := s.value()
+		_, err := s.Value()
 		return err
 	}
-	v, _, err := s.str()
+	v, _, err := s.Str()
 	switch string(v) {
 	case "complete":
 		r.Type = ResultComplete
@@ -96,13 +97,13 @@ func decodeResultType(s *scanner, r *Result) error {
 
 // decodeResultMeta reads a result's _meta object for the call's marker.
 func decodeResultMeta(s *scanner, r *Result) error {
-	return s.object(func(key []byte, esc bool) error {
-		if keyIs(key, esc, MarkerMeta) && s.peek() == '"' {
-			v, _, err := s.str()
+	return s.Object(func(key []byte, esc bool) error {
+		if keyIs(key, esc, MarkerMeta) && s.Peek() == '"' {
+			v, _, err := s.Str()
 			r.Marker = v
 			return err
 		}
-		_, err := s.value()
+		_, err := s.Value()
 		return err
 	})
 }
@@ -116,30 +117,30 @@ func emptyObject(v []byte) bool {
 // firstText finds the text of the first {"type":"text"} block of a content
 // array and skips the rest; HasContent says the array had any block.
 func firstText(s *scanner, r *Result) error {
-	if s.peek() != '[' {
-		_, err := s.value()
+	if s.Peek() != '[' {
+		_, err := s.Value()
 		return err
 	}
-	return s.array(func() error {
+	return s.Array(func() error {
 		r.HasContent = true
-		if s.peek() != '{' || r.Text != nil {
-			_, err := s.value()
+		if s.Peek() != '{' || r.Text != nil {
+			_, err := s.Value()
 			return err
 		}
 		var text []byte
 		var isText bool
-		err := s.object(func(key []byte, esc bool) error {
+		err := s.Object(func(key []byte, esc bool) error {
 			switch {
-			case keyIs(key, esc, "type") && s.peek() == '"':
-				v, _, err := s.str()
+			case keyIs(key, esc, "type") && s.Peek() == '"':
+				v, _, err := s.Str()
 				isText = string(v) == "text"
 				return err
-			case keyIs(key, esc, "text") && s.peek() == '"':
-				v, _, err := s.str()
+			case keyIs(key, esc, "text") && s.Peek() == '"':
+				v, _, err := s.Str()
 				text = v
 				return err
 			}
-			_, err := s.value()
+			_, err := s.Value()
 			return err
 		})
 		if isText && err == nil {
@@ -215,12 +216,12 @@ type versionErrorData struct {
 
 // Error codes the spec defines.
 const (
-	CodeParseError         = -32700
-	CodeInvalidRequest     = -32600
-	CodeMethodNotFound     = -32601
-	CodeInvalidParams      = -32602
-	CodeInternalError      = -32603
-	CodeHeaderMismatch     = -32020
-	CodeMissingCapability  = -32021
-	CodeUnsupportedVersion = -32022
+	CodeParseError         = rpcmsg.CodeParseError
+	CodeInvalidRequest     = rpcmsg.CodeInvalidRequest
+	CodeMethodNotFound     = rpcmsg.CodeMethodNotFound
+	CodeInvalidParams      = rpcmsg.CodeInvalidParams
+	CodeInternalError      = rpcmsg.CodeInternalError
+	CodeHeaderMismatch     = rpcmsg.CodeHeaderMismatch
+	CodeMissingCapability  = rpcmsg.CodeMissingCapability
+	CodeUnsupportedVersion = rpcmsg.CodeUnsupportedVersion
 )

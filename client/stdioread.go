@@ -221,12 +221,12 @@ func (t *stdioTransport) notJSONRPC(m *inMsg, err error, at time.Time) {
 
 // prefixID reads the top-level "id" from the start of a truncated message.
 func prefixID(sc *scanner, prefix []byte) (int64, bool) {
-	sc.reset(prefix)
+	sc.Reset(prefix)
 	var id int64
 	var found bool
-	_ = sc.object(func(key []byte, esc bool) error {
-		if keyIs(key, esc, "id") && sc.peek() != '"' {
-			v, err := sc.number()
+	_ = sc.Object(func(key []byte, esc bool) error {
+		if keyIs(key, esc, "id") && sc.Peek() != '"' {
+			v, err := sc.Number()
 			if err != nil {
 				return err
 			}
@@ -236,7 +236,7 @@ func prefixID(sc *scanner, prefix []byte) (int64, bool) {
 			}
 			return err
 		}
-		_, err := sc.value()
+		_, err := sc.Value()
 		return err
 	})
 	return id, found

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -129,7 +130,7 @@ func (c *Client) CancelTask(ctx context.Context, id string) TaskReply {
 }
 
 func (c *Client) taskRequest(ctx context.Context, method, id string, inputResponses []byte) TaskReply {
-	members := append([]byte(`"taskId":`), appendJSONString(nil, id)...)
+	members := append([]byte(`"taskId":`), rpcmsg.AppendString(nil, id)...)
 	if inputResponses != nil {
 		members = append(members, `,"inputResponses":`...)
 		members = append(members, inputResponses...)

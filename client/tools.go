@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -92,7 +93,7 @@ func (c *Client) listToolPages(ctx context.Context) (*ToolList, error) {
 	for page := 1; ; page++ {
 		var members []byte
 		if cursor != "" {
-			members = appendJSONString([]byte(`"cursor":`), cursor)
+			members = rpcmsg.AppendString([]byte(`"cursor":`), cursor)
 		}
 		r := c.roundTrip(ctx, vocab.MethodToolsList, "", members, metaOptions{modern: c.era.Modern()})
 		if err := r.failure(vocab.MethodToolsList); err != nil {

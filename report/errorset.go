@@ -29,15 +29,9 @@ type errorSet struct {
 }
 
 // failed reports whether a call's outcome is a failure the error set
-// counts: every outcome but ok and the ones our own faults caused
-// (cancelled, disconnected).
-func failed(outcome string) bool {
-	switch outcome {
-	case results.OK, results.Cancelled, results.Disconnected, results.ClientLimit:
-		return false
-	}
-	return true
-}
+// counts: results.OutcomeTable says (every outcome but ok, the ones our
+// own faults caused and our own process's limits).
+func failed(outcome string) bool { return results.IsFailure(outcome) }
 
 // add counts one record if it failed.
 func (e *errorSet) add(r *results.Record) {

@@ -3,7 +3,8 @@ package results
 import (
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/mcpchaos/mcpchaos/internal/jsonscan"
 )
 
 // A fast decoder for call lines. encoding/json spends about 6 µs of CPU on
@@ -17,71 +18,47 @@ import (
 // field. The caller then decodes the line with encoding/json, so the result
 // is always what encoding/json gives; FuzzFastRecord holds the two to that.
 
-// lexer walks one JSON line; ok turns false at the first thing it does
-// not handle, and every method is a no-op after that.
+// lexer walks one JSON line with the lexer the client's receive loop uses
+// (internal/jsonscan); ok turns false at the first thing it does not
+// handle, and every method is a no-op after that.
 type lexer struct {
-	b  []byte
-	i  int
+	s  jsonscan.Scanner
 	ok bool
-}
-
-func (l *lexer) ws() {
-	for l.i < len(l.b) {
-		switch l.b[l.i] {
-		case ' ', '\t', '\n', '\r':
-			l.i++
-		default:
-			return
-		}
-	}
-}
-
-// next skips white space and returns the next byte (0 at the end).
-func (l *lexer) next() byte {
-	l.ws()
-	if !l.ok || l.i >= len(l.b) {
-		return 0
-	}
-	return l.b[l.i]
-}
-
-// expect consumes c or fails.
-func (l *lexer) expect(c byte) {
-	if l.next() != c {
-		l.ok = false
-		return
-	}
-	l.i++
 }
 
 // raw returns a string's bytes (without quotes) when it has no escape,
 // no control character and valid UTF-8.
 func (l *lexer) raw() []byte {
-	l.expect('"')
 	if !l.ok {
 		return nil
 	}
-	start, ascii := l.i, true
-	for l.i < len(l.b) {
-		c := l.b[l.i]
-		switch {
-		case c == '"':
-			s := l.b[start:l.i]
-			l.i++
-			if !ascii && !utf8.Valid(s) {
-				l.ok = false
-			}
-			return s
-		case c == '\\' || c < 0x20:
+	v, esc, err := l.s.Str()
+	if err != nil || esc || l.s.BadUTF8 {
+		l.ok = false
+		return nil
+	}
+	return v
+}
+
+// quoted returns a string with its quotes (for an UnmarshalJSON method),
+// under the conditions of raw.
+func (l *lexer) quoted() []byte {
+	if !l.ok || l.s.Peek() != '"' {
+		l.ok = false
+		return nil
+	}
+	v, err := l.s.Value()
+	if err != nil || l.s.BadUTF8 {
+		l.ok = false
+		return nil
+	}
+	for _, c := range v {
+		if c == '\\' {
 			l.ok = false
 			return nil
-		case c >= utf8.RuneSelf:
-			ascii = false
 		}
-		l.i++
 	}
-	l.ok = false
-	return nil
+	return v
 }
 
 func (l *lexer) str() string {
@@ -92,50 +69,22 @@ func (l *lexer) str() string {
 	return string(s)
 }
 
-// number returns a JSON number's literal; integer asks for no fraction
-// and no exponent.
-func (l *lexer) number(integer bool) []byte {
-	l.ws()
-	start := l.i
-	if l.i < len(l.b) && l.b[l.i] == '-' {
-		l.i++
-	}
-	digits := func() int {
-		n := 0
-		for l.i < len(l.b) && l.b[l.i] >= '0' && l.b[l.i] <= '9' {
-			l.i++
-			n++
-		}
-		return n
-	}
-	first := l.i
-	n := digits()
-	if n == 0 || (n > 1 && l.b[first] == '0') {
-		l.ok = false
+// number returns a JSON number's literal.
+func (l *lexer) number() []byte {
+	if !l.ok {
 		return nil
 	}
-	if l.i < len(l.b) && l.b[l.i] == '.' {
-		l.i++
-		if integer || digits() == 0 {
-			l.ok = false
-			return nil
-		}
+	v, err := l.s.Number()
+	if err != nil {
+		l.ok = false
 	}
-	if l.i < len(l.b) && (l.b[l.i] == 'e' || l.b[l.i] == 'E') {
-		l.i++
-		if l.i < len(l.b) && (l.b[l.i] == '+' || l.b[l.i] == '-') {
-			l.i++
-		}
-		if integer || digits() == 0 {
-			l.ok = false
-			return nil
-		}
-	}
-	return l.b[start:l.i]
+	return v
 }
 
+// int64 reads an integer: a fraction or an exponent gives up, as
+// encoding/json refuses them for an integer field.
 func (l *lexer) int64() int64 {
-	lit := l.number(true)
+	lit := l.number()
 	if !l.ok {
 		return 0
 	}
@@ -155,7 +104,7 @@ func (l *lexer) int() int {
 }
 
 func (l *lexer) uint64() uint64 {
-	lit := l.number(true)
+	lit := l.number()
 	if !l.ok {
 		return 0
 	}
@@ -167,11 +116,11 @@ func (l *lexer) uint64() uint64 {
 }
 
 func (l *lexer) float() float64 {
-	lit := l.number(false)
+	lit := l.number()
 	if !l.ok {
 		return 0
 	}
-	v, err := strconv.ParseFloat(string(lit), 64)
+	v, err := jsonscan.ParseFloat(lit)
 	if err != nil {
 		l.ok = false
 	}
@@ -179,21 +128,19 @@ func (l *lexer) float() float64 {
 }
 
 func (l *lexer) bool() bool {
-	l.ws()
-	switch {
-	case l.hasPrefix("true"):
-		l.i += 4
-		return true
-	case l.hasPrefix("false"):
-		l.i += 5
+	if !l.ok {
+		return false
+	}
+	switch l.s.Peek() {
+	case 't':
+		l.ok = l.s.Literal("true") == nil
+		return l.ok
+	case 'f':
+		l.ok = l.s.Literal("false") == nil
 		return false
 	}
 	l.ok = false
 	return false
-}
-
-func (l *lexer) hasPrefix(s string) bool {
-	return len(l.b)-l.i >= len(s) && string(l.b[l.i:l.i+len(s)]) == s
 }
 
 // anyKey is the bit of a member of a map: its keys may repeat (the last
@@ -202,11 +149,13 @@ const anyKey = 1 << 63
 
 // members calls member for each key of an object; member decodes the value
 // and returns the key's bit: 0 for an unknown key, anyKey for a map's key,
-// else a bit that may occur once.
+// else a bit that may occur once. A key with an escape gives up. (It
+// walks the object with the scanner's steps rather than its Object
+// method: one callback less per member on the report's hot loop.)
 func (l *lexer) members(member func(key []byte) uint64) {
 	l.expect('{')
-	if l.next() == '}' {
-		l.i++
+	if l.ok && l.s.Peek() == '}' {
+		l.expect('}')
 		return
 	}
 	var seen uint64
@@ -222,14 +171,8 @@ func (l *lexer) members(member func(key []byte) uint64) {
 			return
 		}
 		seen |= bit
-		switch l.next() {
-		case ',':
-			l.i++
-		case '}':
-			l.i++
+		if !l.more('}') {
 			return
-		default:
-			l.ok = false
 		}
 	}
 }
@@ -237,28 +180,46 @@ func (l *lexer) members(member func(key []byte) uint64) {
 // elements calls elem for each element of an array.
 func (l *lexer) elements(elem func()) {
 	l.expect('[')
-	if l.next() == ']' {
-		l.i++
+	if l.ok && l.s.Peek() == ']' {
+		l.expect(']')
 		return
 	}
 	for l.ok {
 		elem()
-		switch l.next() {
-		case ',':
-			l.i++
-		case ']':
-			l.i++
+		if !l.more(']') {
 			return
-		default:
-			l.ok = false
 		}
 	}
 }
 
+// expect consumes c or gives up.
+func (l *lexer) expect(c byte) {
+	if l.ok && l.s.Expect(c) != nil {
+		l.ok = false
+	}
+}
+
+// more consumes the comma before another member or element (true) or the
+// closing byte (false); anything else gives up.
+func (l *lexer) more(closing byte) bool {
+	if !l.ok {
+		return false
+	}
+	switch l.s.Peek() {
+	case ',':
+		l.expect(',')
+		return true
+	case closing:
+		l.expect(closing)
+		return false
+	}
+	l.ok = false
+	return false
+}
+
 // end checks that nothing but white space follows.
 func (l *lexer) end() {
-	l.ws()
-	if l.i != len(l.b) {
+	if l.ok && l.s.End() != nil {
 		l.ok = false
 	}
 }

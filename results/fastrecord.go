@@ -4,7 +4,8 @@ package results
 // encoding/json would, or reports ok false (r is then garbage) when the
 // line has anything the lexer does not handle; see fastdecode.go.
 func fastRecord(b []byte, r *Record) (ok bool) {
-	l := &lexer{b: b, ok: true}
+	l := &lexer{ok: true}
+	l.s.Reset(b)
 	l.members(func(key []byte) uint64 { return l.recordMember(string(key), r) })
 	l.end()
 	return l.ok
@@ -64,10 +65,8 @@ func (l *lexer) recordCallMember(key string, r *Record) uint64 {
 func (l *lexer) recordTimeMember(key string, r *Record) uint64 {
 	switch key {
 	case "t":
-		l.ws()
-		start := l.i
-		l.raw()
-		if l.ok && r.Scheduled.UnmarshalJSON(l.b[start:l.i]) != nil {
+		text := l.quoted()
+		if l.ok && r.Scheduled.UnmarshalJSON(text) != nil {
 			l.ok = false
 		}
 		return 1 << 8

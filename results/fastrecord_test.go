@@ -123,3 +123,25 @@ func FuzzFastRecord(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFastRecord decodes typical call lines on the fast path (the
+// report's hot loop): the lexer's cost per line.
+func BenchmarkFastRecord(b *testing.B) {
+	lines := make([][]byte, 6)
+	for i := range lines {
+		r := testRecord(i)
+		r.Message = "message without escapes"
+		if i%2 == 1 {
+			fill(reflect.ValueOf(&r).Elem(), i) // every field set
+		}
+		lines[i], _ = json.Marshal(&r)
+	}
+	b.ReportAllocs()
+	var r Record
+	for i := 0; b.Loop(); i++ {
+		r = Record{}
+		if !fastRecord(lines[i%len(lines)], &r) {
+			b.Fatalf("fast path gave up on %s", lines[i%len(lines)])
+		}
+	}
+}

@@ -81,30 +81,6 @@ func (s Shard) Validate() error {
 	return nil
 }
 
-// Outcomes: exactly one per call.
-const (
-	OK             = "ok"
-	ToolError      = "tool_error"
-	RPCError       = "rpc_error"
-	Throttled      = "throttled"
-	HTTPError      = "http_error"
-	TimeoutIdle    = "timeout_idle"
-	TimeoutCap     = "timeout_cap"
-	Cancelled      = "cancelled"
-	Disconnected   = "disconnected"
-	TransportError = "transport_error"
-	ProtocolError  = "protocol_error"
-	Dropped        = "dropped"
-	// ClientLimit: the call could not be made because our own process ran
-	// out of something (Record.Limit says what): file descriptors,
-	// ephemeral ports, memory. It says nothing of the server.
-	ClientLimit = "client_limit"
-)
-
-// Outcomes lists every outcome, in report order.
-var Outcomes = []string{OK, ToolError, RPCError, Throttled, HTTPError, TimeoutIdle, TimeoutCap,
-	Cancelled, Disconnected, TransportError, ProtocolError, Dropped, ClientLimit}
-
 // Client limits: what our own process ran out of (Record.Limit, and the
 // summary's client_limits). LimitCPU is never a call's: it is the pacer
 // falling behind its schedule, a fact of the run.

@@ -50,6 +50,8 @@ var layers = map[string]int{
 	"client/vocab":                layerTables,
 	"internal/redact":             layerTables,
 	"internal/termsafe":           layerTables,
+	"internal/jsonscan":           layerTables,
+	"client/rpcmsg":               layerTables,
 
 	"client":             layerBase,
 	"internal/scenarios": layerBase,

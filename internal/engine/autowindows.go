@@ -29,9 +29,6 @@ const (
 	autoMinLoad  = 2 * time.Second
 )
 
-// cutKinds are the fault kinds that stop calls the server may go on with.
-var cutKinds = []string{"cancel", "disconnect"}
-
 // autoWindows returns the quiet windows the run takes of its own accord,
 // or nil: only when the scenario set none, the process probe is the only
 // probe reading the server, and some fault cuts calls.
@@ -39,7 +36,7 @@ func autoWindows(p Plan, counting, logs, process bool) *Windows {
 	if p.Orphans.Windows != nil || counting || logs || !process || p.SharesServer() || p.Gateway != nil {
 		return nil
 	}
-	if !slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return slices.Contains(cutKinds, f.Kind()) }) {
+	if !slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return faults.CutsCalls(f.Kind()) }) {
 		return nil
 	}
 	total := p.Load.Total()

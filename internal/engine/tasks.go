@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -254,10 +255,7 @@ func (cs *callState) endTask(task client.Task, at time.Time) {
 			cs.message = truncate(r.Content[0].Text, 300)
 		}
 	case client.TaskFailed:
-		var e struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		}
+		var e rpcmsg.Error
 		_ = json.Unmarshal(task.Error, &e)
 		cs.final, cs.code, cs.hasCode = finalError, e.Code, true
 		cs.message = truncate("task failed: "+e.Message, 300)

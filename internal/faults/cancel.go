@@ -22,7 +22,7 @@ type Cancel struct {
 	alsoNotify bool
 }
 
-var cancelKind = kind{name: "cancel", perCall: true, timed: true, keys: []scenarios.Field{{Name: "also_notify", Type: scenarios.BoolType(), Doc: "on 2026 HTTP, POST notifications/cancelled too"}},
+var cancelKind = kind{name: "cancel", perCall: true, timed: true, cuts: true, keys: []scenarios.Field{{Name: "also_notify", Type: scenarios.BoolType(), Doc: "on 2026 HTTP, POST notifications/cancelled too"}},
 	build: func(b builder) Fault { return &Cancel{b.perCall(), b.r.Bool("also_notify", false)} }}
 
 func (f *Cancel) Draw(rng *rand.Rand, info Info) (When, bool) { return f.draw(rng, info) }

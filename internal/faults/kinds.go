@@ -32,7 +32,11 @@ type kind struct {
 	// perCall kinds take probability and tools; timed ones take after,
 	// after_progress, or both (after is then after_progress's fallback).
 	perCall, timed bool
-	keys           []scenarios.Field // its own keys, with their types
+	// cuts kinds stop calls the server may go on with: the engine takes
+	// quiet windows of its own accord to measure leftover work after them
+	// (engine/autowindows.go).
+	cuts bool
+	keys []scenarios.Field // its own keys, with their types
 	// build decodes the kind's own keys with b.r (which reports what is
 	// wrong) and returns the fault.
 	build func(b builder) Fault
@@ -83,10 +87,10 @@ func New(spec scenarios.Fault, transport string) (Fault, error) {
 func (k kind) allowed() []string {
 	keys := []string{"kind"}
 	if k.perCall {
-		keys = append(keys, "probability", "tools")
+		keys = append(keys, scenarios.PerCallKeys()...)
 	}
 	if k.timed {
-		keys = append(keys, "after", "after_progress")
+		keys = append(keys, scenarios.TimedKeys()...)
 	}
 	for _, f := range k.keys {
 		keys = append(keys, f.Name)
@@ -131,6 +135,14 @@ func anyKindTakes(key string) bool {
 // Kinds returns the name of every fault kind, in documentation order: the
 // values of the <kind> segment of a check's faults.<kind>... keys.
 func Kinds() []string { return kindNames() }
+
+// CutsCalls reports whether faults of the kind stop calls the server may
+// go on with (cancel, disconnect): the leftover work they may leave is
+// what quiet windows measure.
+func CutsCalls(name string) bool {
+	i := slices.IndexFunc(kinds[:], func(k kind) bool { return k.name == name })
+	return i >= 0 && kinds[i].cuts
+}
 
 // kindNames lists the kinds, in documentation order.
 func kindNames() []string {

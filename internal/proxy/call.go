@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -56,7 +57,7 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 		p.rec.end(oc, reaction, how, at)
 		return
 	}
-	writeRPCError(w, http.StatusBadGateway, m.ID, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
+	writeRPCError(w, http.StatusBadGateway, m.ID, rpcmsg.CodeInternalError, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
 	p.rec.fail(oc, err, time.Now())
 }
 
@@ -65,12 +66,12 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, m *mes
 // miss the flush), or beyond the calls in flight it takes (admit).
 func (p *Proxy) admitCall(w http.ResponseWriter, r *http.Request, m *message) (client string, ok bool) {
 	if p.stopAt.Load() != nil {
-		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, "mcpchaos proxy: stopping")
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, rpcmsg.CodeServerError, "mcpchaos proxy: stopping")
 		return "", false
 	}
 	client = p.clientOf(r)
 	if !p.rec.admit(client) {
-		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf(
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, rpcmsg.CodeServerError, fmt.Sprintf(
 			"mcpchaos proxy: %d calls of client %q (or %d of all clients) in flight already", maxClientCalls, clip(client), maxOpenCalls))
 		return "", false
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
@@ -53,7 +54,7 @@ func renumber(data []byte, token string, n int) ([]byte, bool) {
 	}
 	m.Params["progress"] = json.RawMessage(strconv.Itoa(n))
 	delete(m.Params, "total")
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": m.Method, "params": m.Params})
+	b, err := rpcmsg.Notification(m.Method, m.Params)
 	if err != nil {
 		return nil, false
 	}

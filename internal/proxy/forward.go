@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 )
 
 // hopHeaders are not forwarded in either direction (RFC 9110 7.6.1), nor
@@ -52,13 +54,13 @@ func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byt
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, body []byte) {
 	req, err := p.upstreamRequest(r.Context(), r, body)
 	if err != nil {
-		writeRPCError(w, http.StatusBadGateway, nil, -32603, err.Error())
+		writeRPCError(w, http.StatusBadGateway, nil, rpcmsg.CodeInternalError, err.Error())
 		return
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
 		if r.Context().Err() == nil {
-			writeRPCError(w, http.StatusBadGateway, nil, -32603, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
+			writeRPCError(w, http.StatusBadGateway, nil, rpcmsg.CodeInternalError, fmt.Sprintf("mcpchaos proxy: upstream %s: %v", p.Upstream(), err))
 		}
 		return
 	}

@@ -125,7 +125,7 @@ func newFault(spec scenarios.Fault) (fault, error) {
 		return fault{}, r.Err()
 	}
 	k := kinds[i]
-	allowed := append([]string{"kind", "probability", "tools"}, k.keys...)
+	allowed := append(append([]string{"kind"}, scenarios.PerCallKeys()...), k.keys...)
 	if k.timed {
 		allowed = append(allowed, "after")
 	}

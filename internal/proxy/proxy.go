@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
@@ -193,19 +194,8 @@ func (p *Proxy) Summary() *Summary {
 		Clients: p.rec.summary(), Faults: p.rec.injected()}
 }
 
-// message is the part of a JSON-RPC message the proxy reads.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
-// isResponse reports whether m is the final response to a request.
-func (m *message) isResponse() bool {
-	return m.Method == "" && len(m.ID) > 0 && (len(m.Result) > 0 || len(m.Error) > 0)
-}
+// message is a JSON-RPC message as the proxy reads it.
+type message = rpcmsg.Message
 
 // callParams are the tools/call parameters the proxy reads.
 type callParams struct {
@@ -227,7 +217,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32600, "method "+r.Method+" not allowed")
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcmsg.CodeInvalidRequest, "method "+r.Method+" not allowed")
 		return
 	}
 	body, ok := readBody(w, r)
@@ -236,7 +226,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	trimmed := bytes.TrimSpace(body)
 	if !json.Valid(trimmed) {
-		writeRPCError(w, http.StatusBadRequest, nil, -32700, "Parse error")
+		writeRPCError(w, http.StatusBadRequest, nil, rpcmsg.CodeParseError, "Parse error")
 		return
 	}
 	var m message
@@ -272,10 +262,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, -32600, fmt.Sprintf("request body over %d bytes", MaxBody))
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("request body over %d bytes", MaxBody))
 			return nil, false
 		}
-		writeRPCError(w, http.StatusBadRequest, nil, -32700, "read request body: "+err.Error())
+		writeRPCError(w, http.StatusBadRequest, nil, rpcmsg.CodeParseError, "read request body: "+err.Error())
 		return nil, false
 	}
 	return body, true
@@ -299,11 +289,7 @@ func (p *Proxy) draw(seq uint64, tool string) plan {
 
 // writeRPCError answers with a JSON-RPC error, as a server would.
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": msg}})
+	b := rpcError(id, code, msg)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(b)

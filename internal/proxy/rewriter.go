@@ -6,6 +6,9 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // rewrite answers a call whose plan changes the stream: it answers with
@@ -208,7 +211,7 @@ func (rw *rewriter) upstreamFailed(err error) *callEnd {
 func (rw *rewriter) onMessage(data []byte) *callEnd {
 	pl := rw.pl
 	var in message
-	isFinal := json.Unmarshal(data, &in) == nil && in.isResponse() && compactJSON(in.ID) == rw.wantID
+	isFinal := json.Unmarshal(data, &in) == nil && in.IsResponse() && compactJSON(in.ID) == rw.wantID
 	switch {
 	case pl.endless, rw.stalled, (pl.drop || pl.stall) && isFinal:
 		return nil // withheld
@@ -267,8 +270,7 @@ func (rw *rewriter) deliver(data []byte) *callEnd {
 
 // writeProgress writes a progress notification of the call's token.
 func (rw *rewriter) writeProgress(value float64, msg string) error {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
-		"params": map[string]any{"progressToken": rw.token, "progress": value, "message": msg}})
+	b, _ := rpcmsg.Notification(vocab.MethodProgress, map[string]any{"progressToken": rw.token, "progress": value, "message": msg})
 	return rw.out.event(b)
 }
 
@@ -282,8 +284,7 @@ func (rw *rewriter) sendProgress(msg string) error {
 // sendCancel writes the server_cancel fault's cancel notification, once.
 func (rw *rewriter) sendCancel() error {
 	rw.cancelAt, rw.pl.serverCancel = nil, false
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
-		"params": map[string]any{"requestId": rw.m.ID, "reason": "mcpchaos proxy: server_cancel"}})
+	b, _ := rpcmsg.Notification(vocab.MethodCancelled, map[string]any{"requestId": rw.m.ID, "reason": "mcpchaos proxy: server_cancel"})
 	return rw.out.event(b)
 }
 

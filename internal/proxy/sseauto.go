@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"sync/atomic"
+
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 )
 
 // autoUpstream is an HTTP upstream whose transport is auto: Streamable
@@ -66,12 +68,8 @@ func (a *autoUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxUpPostAnswer))
 	resp.Body.Close()
 	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(answer)), int64(len(answer))
-	var e struct {
-		Error *struct {
-			Code *int `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(answer, &e) == nil && e.Error != nil && e.Error.Code != nil {
+	var m rpcmsg.Message
+	if json.Unmarshal(answer, &m) == nil && isError(m.Error) {
 		return resp, nil // a Streamable server's own error
 	}
 	s, err := a.sse.open(req.Context(), req.Header, false)
@@ -81,4 +79,10 @@ func (a *autoUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	s.close()
 	a.mode.Store(modeSSE)
 	return a.sse.RoundTrip(again())
+}
+
+// isError reports whether raw is a JSON-RPC error object with a code.
+func isError(raw json.RawMessage) bool {
+	_, ok := rpcmsg.DecodeError(raw)
+	return ok
 }

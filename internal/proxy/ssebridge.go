@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -42,7 +43,7 @@ type sseCall struct{ cancel context.CancelFunc }
 func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSession, body []byte) {
 	trimmed := bytes.TrimSpace(body)
 	if !json.Valid(trimmed) {
-		writeRPCError(w, http.StatusBadRequest, nil, -32700, "Parse error")
+		writeRPCError(w, http.StatusBadRequest, nil, rpcmsg.CodeParseError, "Parse error")
 		return
 	}
 	var m message
@@ -63,7 +64,7 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 	req, err := s.innerRequest(ctx, r, body, m.Method)
 	if err != nil {
 		finish()
-		writeRPCError(w, http.StatusInternalServerError, m.ID, -32603, err.Error())
+		writeRPCError(w, http.StatusInternalServerError, m.ID, rpcmsg.CodeInternalError, err.Error())
 		return
 	}
 	pr, pw := io.Pipe()
@@ -86,8 +87,8 @@ func (f *sseFront) dispatch(w http.ResponseWriter, r *http.Request, s *sseSessio
 // server would, and the client falls back to initialize; queued without
 // waiting, or refused on the POST when the stream is behind.
 func (s *sseSession) refuseDiscover(w http.ResponseWriter, m *message) {
-	if !s.offer(rpcError(m.ID, -32601, "Method not found: server/discover (mcpchaos proxy: the HTTP+SSE transport is 2024-11-05)")) {
-		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: session %q: %d messages wait for the stream already", clip(s.id), maxQueuedEvents))
+	if !s.offer(rpcError(m.ID, rpcmsg.CodeMethodNotFound, "Method not found: server/discover (mcpchaos proxy: the HTTP+SSE transport is 2024-11-05)")) {
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, rpcmsg.CodeServerError, fmt.Sprintf("mcpchaos proxy: session %q: %d messages wait for the stream already", clip(s.id), maxQueuedEvents))
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -119,7 +120,7 @@ func (s *sseSession) enter(w http.ResponseWriter, m *message, isRequest bool, ca
 	switch {
 	case ended:
 		cancel()
-		writeRPCError(w, http.StatusNotFound, nil, -32600, fmt.Sprintf("mcpchaos proxy: session %q has ended", clip(s.id)))
+		writeRPCError(w, http.StatusNotFound, nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("mcpchaos proxy: session %q has ended", clip(s.id)))
 		return nil, false
 	case full:
 		cancel()
@@ -127,7 +128,7 @@ func (s *sseSession) enter(w http.ResponseWriter, m *message, isRequest bool, ca
 		if isRequest {
 			what = "requests"
 		}
-		writeRPCError(w, http.StatusServiceUnavailable, m.ID, -32000, fmt.Sprintf("mcpchaos proxy: %d %s of this session in flight already", maxSessionCalls, what))
+		writeRPCError(w, http.StatusServiceUnavailable, m.ID, rpcmsg.CodeServerError, fmt.Sprintf("mcpchaos proxy: %d %s of this session in flight already", maxSessionCalls, what))
 		return nil, false
 	}
 	return func() {
@@ -270,16 +271,13 @@ func (s *sseSession) settle(m *message, data []byte) {
 // failure is the JSON-RPC error for request id whose answer was HTTP
 // status with body: the body's own error when it is one, else -32603.
 func failure(id json.RawMessage, status int, body []byte) []byte {
-	var e struct {
-		Error struct {
-			Code    *int   `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+	var m rpcmsg.Message
+	if json.Unmarshal(body, &m) == nil {
+		if e, ok := rpcmsg.DecodeError(m.Error); ok {
+			return rpcmsg.AppendError(nil, id, e.Code, e.Message, nil)
+		}
 	}
-	if json.Unmarshal(body, &e) == nil && e.Error.Code != nil {
-		return rpcError(id, *e.Error.Code, e.Error.Message)
-	}
-	return rpcError(id, -32603, fmt.Sprintf("mcpchaos proxy: the upstream answered HTTP %d", status))
+	return rpcError(id, rpcmsg.CodeInternalError, fmt.Sprintf("mcpchaos proxy: the upstream answered HTTP %d", status))
 }
 
 // cancelCall ends the proxy's side of a request in flight.

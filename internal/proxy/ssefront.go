@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -80,7 +81,7 @@ func (f *sseFront) register(mux *http.ServeMux) {
 func localOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
-			writeRPCError(w, http.StatusForbidden, nil, -32600, fmt.Sprintf("mcpchaos proxy: Origin %q is not this machine", clip(o)))
+			writeRPCError(w, http.StatusForbidden, nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("mcpchaos proxy: Origin %q is not this machine", clip(o)))
 			return
 		}
 		h(w, r)
@@ -126,12 +127,12 @@ func (f *sseFront) lookup(id string) *sseSession {
 func (f *sseFront) serveStream(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32600, "method "+r.Method+" not allowed on "+sseStreamPath)
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcmsg.CodeInvalidRequest, "method "+r.Method+" not allowed on "+sseStreamPath)
 		return
 	}
 	s := f.open()
 	if s == nil {
-		writeRPCError(w, http.StatusServiceUnavailable, nil, -32000, fmt.Sprintf("mcpchaos proxy: %d HTTP+SSE sessions open already", maxSSESessions))
+		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeServerError, fmt.Sprintf("mcpchaos proxy: %d HTTP+SSE sessions open already", maxSSESessions))
 		return
 	}
 	defer f.end(s)
@@ -208,17 +209,17 @@ func (f *sseFront) end(s *sseSession) {
 func (f *sseFront) serveMessage(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32600, "method "+r.Method+" not allowed on "+sseMessagesPath)
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcmsg.CodeInvalidRequest, "method "+r.Method+" not allowed on "+sseMessagesPath)
 		return
 	}
 	id := r.URL.Query().Get(sseSessionParam)
 	if id == "" {
-		writeRPCError(w, http.StatusBadRequest, nil, -32600, "mcpchaos proxy: POST "+sseMessagesPath+" without "+sseSessionParam)
+		writeRPCError(w, http.StatusBadRequest, nil, rpcmsg.CodeInvalidRequest, "mcpchaos proxy: POST "+sseMessagesPath+" without "+sseSessionParam)
 		return
 	}
 	s := f.lookup(id)
 	if s == nil {
-		writeRPCError(w, http.StatusNotFound, nil, -32600, fmt.Sprintf("mcpchaos proxy: unknown session %q", clip(id)))
+		writeRPCError(w, http.StatusNotFound, nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("mcpchaos proxy: unknown session %q", clip(id)))
 		return
 	}
 	body, ok := readBody(w, r)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -74,9 +75,9 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 			s.close()
 			return answer(req, http.StatusOK, "", nil), nil
 		}
-		return answer(req, http.StatusNotFound, "application/json", rpcError(nil, -32600, "mcpchaos proxy: no such session")), nil
+		return answer(req, http.StatusNotFound, "application/json", rpcError(nil, rpcmsg.CodeInvalidRequest, "mcpchaos proxy: no such session")), nil
 	default:
-		return answer(req, http.StatusMethodNotAllowed, "application/json", rpcError(nil, -32600, "mcpchaos proxy: the HTTP+SSE upstream has no stream for GET")), nil
+		return answer(req, http.StatusMethodNotAllowed, "application/json", rpcError(nil, rpcmsg.CodeInvalidRequest, "mcpchaos proxy: the HTTP+SSE upstream has no stream for GET")), nil
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBody+1))
 	if err != nil {
@@ -84,7 +85,7 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var m message
 	if len(body) > MaxBody || json.Unmarshal(body, &m) != nil {
-		return answer(req, http.StatusBadRequest, "application/json", rpcError(nil, -32600, "an HTTP+SSE upstream takes one JSON-RPC message per request")), nil
+		return answer(req, http.StatusBadRequest, "application/json", rpcError(nil, rpcmsg.CodeInvalidRequest, "an HTTP+SSE upstream takes one JSON-RPC message per request")), nil
 	}
 	isRequest := m.Method != "" && len(m.ID) > 0
 	var s *upSession
@@ -98,11 +99,11 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !u.add(sid, s) {
 			s.close()
 			return answer(req, http.StatusServiceUnavailable, "application/json",
-				rpcError(m.ID, -32000, fmt.Sprintf("mcpchaos proxy: %d HTTP+SSE upstream sessions open already", maxUpSessions))), nil
+				rpcError(m.ID, rpcmsg.CodeServerError, fmt.Sprintf("mcpchaos proxy: %d HTTP+SSE upstream sessions open already", maxUpSessions))), nil
 		}
 	case sid != "":
 		if s = u.lookup(sid); s == nil {
-			return answer(req, http.StatusNotFound, "application/json", rpcError(m.ID, -32600, fmt.Sprintf("mcpchaos proxy: unknown session %q", clip(sid)))), nil
+			return answer(req, http.StatusNotFound, "application/json", rpcError(m.ID, rpcmsg.CodeInvalidRequest, fmt.Sprintf("mcpchaos proxy: unknown session %q", clip(sid)))), nil
 		}
 	case !isRequest:
 		return answer(req, http.StatusAccepted, "", nil), nil // nothing to tell a session that is not there
@@ -142,7 +143,7 @@ func (u *sseUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 // failed answers a request whose session could not be opened: 502 and a
 // JSON-RPC error saying why.
 func (u *sseUpstream) failed(req *http.Request, id json.RawMessage, err error) (*http.Response, error) {
-	return answer(req, http.StatusBadGateway, "application/json", rpcError(id, -32603, "mcpchaos proxy: "+err.Error())), nil
+	return answer(req, http.StatusBadGateway, "application/json", rpcError(id, rpcmsg.CodeInternalError, "mcpchaos proxy: "+err.Error())), nil
 }
 
 func (u *sseUpstream) add(sid string, s *upSession) bool {

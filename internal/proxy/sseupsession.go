@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -114,15 +115,15 @@ func (s *upSession) route(data []byte) {
 		return
 	}
 	switch {
-	case in.isResponse():
+	case in.IsResponse():
 		if c := s.take(compactJSON(in.ID)); c != nil {
 			s.deliver(c, data)
 			close(c.events)
 		}
 	case in.Method != "" && len(in.ID) > 0:
-		reply := rpcError(in.ID, -32601, "mcpchaos proxy: no client to answer server requests")
+		reply := rpcError(in.ID, rpcmsg.CodeMethodNotFound, "mcpchaos proxy: no client to answer server requests")
 		if in.Method == vocab.MethodPing {
-			reply, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": in.ID, "result": map[string]any{}})
+			reply = rpcmsg.AppendResult(nil, in.ID, nil)
 		}
 		s.u.answers.Go(func(ctx context.Context) { _, _, _ = s.post(ctx, reply) })
 	case in.Method == vocab.MethodProgress:
@@ -191,7 +192,7 @@ func (s *upSession) request(req *http.Request, body []byte, m *message) (*http.R
 		c.token = compactJSON(cp.Meta.ProgressToken)
 	}
 	if !s.track(c) {
-		return answer(req, http.StatusConflict, "application/json", rpcError(m.ID, -32600, "mcpchaos proxy: request id "+clip(c.key)+" is in flight already in this session")), nil
+		return answer(req, http.StatusConflict, "application/json", rpcError(m.ID, rpcmsg.CodeInvalidRequest, "mcpchaos proxy: request id "+clip(c.key)+" is in flight already in this session")), nil
 	}
 	status, header, err := s.post(req.Context(), body)
 	if err != nil {
@@ -203,7 +204,7 @@ func (s *upSession) request(req *http.Request, body []byte, m *message) (*http.R
 	}
 	if status/100 != 2 {
 		s.take(c.key)
-		resp := answer(req, status, "application/json", rpcError(m.ID, -32603, fmt.Sprintf("mcpchaos proxy: the HTTP+SSE upstream answered the POST with HTTP %d", status)))
+		resp := answer(req, status, "application/json", rpcError(m.ID, rpcmsg.CodeInternalError, fmt.Sprintf("mcpchaos proxy: the HTTP+SSE upstream answered the POST with HTTP %d", status)))
 		if ra := header.Get("Retry-After"); ra != "" {
 			resp.Header.Set("Retry-After", ra)
 		}
@@ -249,8 +250,8 @@ func (s *upSession) cancelCall(c *upCall, reason string) {
 // postCancel POSTs notifications/cancelled for the request whose id is
 // key; the server may be gone, and then there is nothing to do.
 func (s *upSession) postCancel(ctx context.Context, key, reason string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
-		"params": map[string]any{"requestId": json.RawMessage(key), "reason": "mcpchaos proxy: " + reason}})
+	b, _ := rpcmsg.Notification(vocab.MethodCancelled,
+		map[string]any{"requestId": json.RawMessage(key), "reason": "mcpchaos proxy: " + reason})
 	_, _, _ = s.post(ctx, b)
 }
 
@@ -302,9 +303,10 @@ func (s *upSession) initialize(ctx context.Context) error {
 	c := &upCall{key: upInitID, events: make(chan []byte, 1), gone: make(chan struct{})}
 	defer close(c.gone)
 	s.track(c)
-	msg := `{"jsonrpc":"2.0","id":` + upInitID + `,"method":"initialize","params":{"protocolVersion":"2024-11-05",` +
-		`"capabilities":{},"clientInfo":{"name":"mcpchaos-proxy","version":"0"}}}`
-	status, _, err := s.post(ctx, []byte(msg))
+	msg, _ := rpcmsg.Request(json.RawMessage(upInitID), vocab.MethodInitialize, map[string]any{
+		"protocolVersion": vocab.Rev20241105, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "mcpchaos-proxy", "version": "0"}})
+	status, _, err := s.post(ctx, msg)
 	if err == nil && status/100 != 2 {
 		err = fmt.Errorf("HTTP status %d", status)
 	}
@@ -324,7 +326,7 @@ func (s *upSession) initialize(ctx context.Context) error {
 		s.take(c.key)
 		return fmt.Errorf("HTTP+SSE upstream: initialize: %w", ctx.Err())
 	}
-	if _, _, err := s.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+	if _, _, err := s.post(ctx, rpcmsg.AppendNotification(nil, vocab.MethodInitialized, nil)); err != nil {
 		return fmt.Errorf("HTTP+SSE upstream: notifications/initialized: %w", err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -48,7 +49,7 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 		for {
 			line, err := lr.Next()
 			if client.IsOversize(err) {
-				b.write(rpcError(nil, -32600, fmt.Sprintf("message over %d bytes", MaxBody)))
+				b.write(rpcError(nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("message over %d bytes", MaxBody)))
 				continue
 			}
 			if err != nil {
@@ -127,7 +128,7 @@ func (b *bridge) cancelAll() {
 func (b *bridge) handle(ctx context.Context, wg *sync.WaitGroup, line []byte) {
 	var m message
 	if !json.Valid(line) || json.Unmarshal(line, &m) != nil {
-		b.write(rpcError(nil, -32700, "Parse error"))
+		b.write(rpcError(nil, rpcmsg.CodeParseError, "Parse error"))
 		return
 	}
 	switch {
@@ -201,7 +202,7 @@ func (b *bridge) post(ctx context.Context, line []byte, m *message) {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		if ctx.Err() == nil && len(m.ID) > 0 {
-			b.write(rpcError(m.ID, -32603, "mcpchaos proxy: "+err.Error()))
+			b.write(rpcError(m.ID, rpcmsg.CodeInternalError, "mcpchaos proxy: "+err.Error()))
 		}
 		return
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
+
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
@@ -92,7 +94,7 @@ func (u *stdioUpstream) sessionMessage(req *http.Request, m map[string]json.RawM
 		return nil // a 2026 request: no session
 	}
 	if _, ok := u.session(req); !ok {
-		return answer(req, http.StatusNotFound, "application/json", rpcError(m["id"], -32600, fmt.Sprintf("mcpchaos proxy: no session %q (ended, or never begun)", cutIdentity(sid))))
+		return answer(req, http.StatusNotFound, "application/json", rpcError(m["id"], rpcmsg.CodeInvalidRequest, fmt.Sprintf("mcpchaos proxy: no session %q (ended, or never begun)", cutIdentity(sid))))
 	}
 	if method == vocab.MethodInitialized {
 		return answer(req, http.StatusAccepted, "", nil) // the proxy sent the server its own
@@ -105,15 +107,14 @@ func (u *stdioUpstream) sessionMessage(req *http.Request, m map[string]json.RawM
 func (u *stdioUpstream) initialize(req *http.Request, m map[string]json.RawMessage) *http.Response {
 	id := m["id"]
 	if len(id) == 0 {
-		return answer(req, http.StatusBadRequest, "application/json", rpcError(nil, -32600, "initialize must be a request (it has no id)"))
+		return answer(req, http.StatusBadRequest, "application/json", rpcError(nil, rpcmsg.CodeInvalidRequest, "initialize must be a request (it has no id)"))
 	}
 	result, rpcErr, err := u.handshake(req.Context(), m["params"])
 	if err != nil {
-		return answer(req, http.StatusBadGateway, "application/json", rpcError(id, -32603, "mcpchaos proxy: initialize the stdio upstream: "+err.Error()))
+		return answer(req, http.StatusBadGateway, "application/json", rpcError(id, rpcmsg.CodeInternalError, "mcpchaos proxy: initialize the stdio upstream: "+err.Error()))
 	}
 	if rpcErr != nil {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr})
-		return answer(req, http.StatusOK, "application/json", b)
+		return answer(req, http.StatusOK, "application/json", rpcmsg.AppendErrorObject(nil, id, rpcErr))
 	}
 	s := &stdioSession{id: newSessionID(), ended: make(chan struct{})}
 	u.sessions.mu.Lock()
@@ -122,8 +123,7 @@ func (u *stdioUpstream) initialize(req *http.Request, m map[string]json.RawMessa
 	for _, old := range evicted {
 		u.endSession(old, "its session was evicted (more than 1024 sessions)")
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	resp := answer(req, http.StatusOK, "application/json", b)
+	resp := answer(req, http.StatusOK, "application/json", rpcmsg.AppendResult(nil, id, result))
 	resp.Header.Set(vocab.HeaderSessionID, s.id)
 	return resp
 }
@@ -151,9 +151,9 @@ func (u *stdioUpstream) handshake(ctx context.Context, clientParams json.RawMess
 	u.calls[upID] = c
 	u.mu.Unlock()
 	defer u.forget(upID)
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": upID, "method": "initialize", "params": map[string]any{
+	line, _ := rpcmsg.Request(rpcmsg.IntID(upID), vocab.MethodInitialize, map[string]any{
 		"protocolVersion": asked.Version, "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "mcpchaos-proxy", "version": "1"}}})
+		"clientInfo": map[string]any{"name": "mcpchaos-proxy", "version": "1"}})
 	if err := u.write(line); err != nil {
 		return nil, nil, err
 	}
@@ -176,7 +176,7 @@ func (u *stdioUpstream) handshake(ctx context.Context, clientParams json.RawMess
 	if len(ans.Error) > 0 {
 		return nil, ans.Error, nil
 	}
-	if err := u.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+	if err := u.write(rpcmsg.AppendNotification(nil, vocab.MethodInitialized, nil)); err != nil {
 		return nil, nil, err
 	}
 	u.sessions.result = ans.Result
@@ -195,13 +195,13 @@ func newSessionID() string {
 func (u *stdioUpstream) sessionStream(req *http.Request) *http.Response {
 	sid := req.Header.Get(vocab.HeaderSessionID)
 	if (req.Method != http.MethodGet && req.Method != http.MethodDelete) || sid == "" {
-		resp := answer(req, http.StatusMethodNotAllowed, "application/json", rpcError(nil, -32600, "mcpchaos proxy: "+req.Method+" needs a 2025 session in front of a stdio upstream"))
+		resp := answer(req, http.StatusMethodNotAllowed, "application/json", rpcError(nil, rpcmsg.CodeInvalidRequest, "mcpchaos proxy: "+req.Method+" needs a 2025 session in front of a stdio upstream"))
 		resp.Header.Set("Allow", "GET, POST, DELETE")
 		return resp
 	}
 	s, ok := u.session(req)
 	if !ok {
-		return answer(req, http.StatusNotFound, "application/json", rpcError(nil, -32600, fmt.Sprintf("mcpchaos proxy: no session %q (ended, or never begun)", cutIdentity(sid))))
+		return answer(req, http.StatusNotFound, "application/json", rpcError(nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("mcpchaos proxy: no session %q (ended, or never begun)", cutIdentity(sid))))
 	}
 	if req.Method == http.MethodDelete {
 		u.sessions.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
@@ -126,7 +127,7 @@ func (u *stdioUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
-		return answer(req, http.StatusBadRequest, "application/json", rpcError(nil, -32600, "a stdio upstream takes one JSON-RPC message per request")), nil
+		return answer(req, http.StatusBadRequest, "application/json", rpcError(nil, rpcmsg.CodeInvalidRequest, "a stdio upstream takes one JSON-RPC message per request")), nil
 	}
 	if resp := u.sessionMessage(req, m); resp != nil {
 		return resp, nil // initialize and initialized of a 2025 client, or an ended session
@@ -205,8 +206,7 @@ func (u *stdioUpstream) cancel(upID int64, reason string) {
 	if !u.forget(upID) {
 		return // answered already
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
-		"params": map[string]any{"requestId": upID, "reason": "mcpchaos proxy: " + reason}})
+	b, _ := rpcmsg.Notification(vocab.MethodCancelled, map[string]any{"requestId": upID, "reason": "mcpchaos proxy: " + reason})
 	_ = u.write(b) // the server may be gone; nothing to do then
 }
 
@@ -326,9 +326,7 @@ func (u *stdioUpstream) route(m map[string]json.RawMessage) {
 	}
 	if id, ok := m["id"]; ok {
 		// A request from the server: no client can answer it here.
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-			"error": map[string]any{"code": -32601, "message": "mcpchaos proxy: no client to answer server requests"}})
-		_ = u.write(b)
+		_ = u.write(rpcError(id, rpcmsg.CodeMethodNotFound, "mcpchaos proxy: no client to answer server requests"))
 		return
 	}
 	if string(m["method"]) != `"`+vocab.MethodProgress+`"` {
@@ -397,9 +395,5 @@ func answer(req *http.Request, status int, contentType string, body []byte) *htt
 }
 
 func rpcError(id json.RawMessage, code int, msg string) []byte {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
-	return b
+	return rpcmsg.AppendError(nil, id, int64(code), msg, nil)
 }

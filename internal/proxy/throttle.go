@@ -3,6 +3,7 @@ package proxy
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -30,7 +31,7 @@ var throttleKind = kind{name: "throttle", keys: []string{"status", "retry_after"
 		if r.Enum("status", "429", "429", "503") == "503" {
 			status = 503
 		}
-		t := throttleReply{status: status, code: r.IntBetween("rpc_code", -32000, -32768, 32767)}
+		t := throttleReply{status: status, code: r.IntBetween("rpc_code", rpcmsg.CodeServerError, -32768, 32767)}
 		if r.Present("retry_after") {
 			t.retryAfter = r.Positive("retry_after", 0).Std()
 		}

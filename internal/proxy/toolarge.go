@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 )
 
 // errAnswerTooLarge ends a call whose answer from the upstream is a
@@ -23,5 +24,5 @@ func tooLarge(err error) bool { return errors.Is(err, errAnswerTooLarge) || clie
 // an event of the call's SSE stream (its headers are sent already).
 func answerTooLarge(w http.ResponseWriter, id json.RawMessage) error {
 	out := sseWriter{w: w, rc: http.NewResponseController(w)}
-	return out.event(rpcError(id, -32603, "mcpchaos proxy: "+errAnswerTooLarge.Error()))
+	return out.event(rpcError(id, rpcmsg.CodeInternalError, "mcpchaos proxy: "+errAnswerTooLarge.Error()))
 }

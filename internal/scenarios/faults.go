@@ -21,6 +21,15 @@ type Fault struct {
 	Params Params
 }
 
+// PerCallKeys are the keys a fault that acts on calls takes besides its
+// kind's own (probability, tools), in their table's order; the fault
+// registries of package faults and of the proxy read them here.
+func PerCallKeys() []string { return perCallFields.names() }
+
+// TimedKeys are the keys that time a fault of a scenario (after,
+// after_progress).
+func TimedKeys() []string { return timedFields.names() }
+
 // faultKeys are the keys decoded here; every other key is the kind's own.
 var faultKeys = append(append([]string{"kind"}, perCallFields.names()...), timedFields.names()...)
 

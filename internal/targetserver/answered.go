@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -127,10 +128,7 @@ func callID(msg []byte) (string, bool) {
 	if !bytes.Contains(msg, []byte(`"`+vocab.MethodToolsCall+`"`)) {
 		return "", false
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
+	var m rpcmsg.Message
 	if json.Unmarshal(msg, &m) != nil || m.Method != vocab.MethodToolsCall {
 		return "", false
 	}
@@ -144,12 +142,7 @@ func answerID(msg []byte) (string, bool) {
 	if !bytes.Contains(msg, []byte(`"id"`)) {
 		return "", false
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
+	var m rpcmsg.Message
 	if json.Unmarshal(bytes.TrimSpace(msg), &m) != nil || m.Method != "" || (m.Result == nil && m.Error == nil) {
 		return "", false
 	}

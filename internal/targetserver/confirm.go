@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,7 +33,7 @@ const ToolDeploy = "deploy"
 const ConfirmKey = "confirm"
 
 // codeMissingCapability is MissingRequiredClientCapabilitiesError.
-const codeMissingCapability = -32021
+const codeMissingCapability = rpcmsg.CodeMissingCapability
 
 func (s *Server) addDeploy(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{

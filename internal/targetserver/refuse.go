@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 )
 
@@ -45,25 +46,29 @@ func (s *Server) refuseHTTP(w http.ResponseWriter, id json.RawMessage, modern bo
 // refuseHTTPAs is refuseHTTP with the signal given.
 func (s *Server) refuseHTTPAs(w http.ResponseWriter, signal string, id json.RawMessage, modern bool, ra int, hint bool, wait time.Duration) {
 	status := http.StatusTooManyRequests
-	rpcErr := map[string]any{"code": int64(s.cfg.RateLimitCodeOrDefault()), "message": refusedMessage}
-	msg := map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr}
+	code := int64(s.cfg.RateLimitCodeOrDefault())
+	var body []byte
 	switch signal {
 	case knobs.SignalHTTP503:
 		status = http.StatusServiceUnavailable
+		body, _ = rpcmsg.ErrorResponse(id, code, refusedMessage, nil)
 	case knobs.SignalRPCCode:
 		status = http.StatusOK
+		var data any
 		if hint {
-			rpcErr["data"] = map[string]int{"retryAfter": ra}
+			data = map[string]int{"retryAfter": ra}
 		}
+		body, _ = rpcmsg.ErrorResponse(id, code, refusedMessage, data)
 	case knobs.SignalToolMessage:
 		status = http.StatusOK
 		result := map[string]any{"content": []any{map[string]any{"type": "text", "text": refusedText(ra, hint)}}, "isError": true}
 		if modern {
 			result["resultType"] = "complete"
 		}
-		msg = map[string]any{"jsonrpc": "2.0", "id": id, "result": result}
+		body, _ = rpcmsg.Result(id, result)
+	default:
+		body, _ = rpcmsg.ErrorResponse(id, code, refusedMessage, nil)
 	}
-	body, _ := json.Marshal(msg)
 	w.Header().Set("Content-Type", "application/json")
 	if hint {
 		w.Header().Set("Retry-After", strconv.Itoa(ra))

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,7 +38,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // parseErrorLine is the answer to a line that is not JSON: its id cannot
 // be known, so it is null.
-var parseErrorLine = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}` + "\n")
+var parseErrorLine = append(rpcmsg.AppendError(nil, rpcmsg.NullID, rpcmsg.CodeParseError, "parse error: the line is not JSON", nil), '\n')
 
 // filterLines copies JSON lines from in to the SDK's side of a pipe and
 // answers every other non-empty line with a parse error on out. It closes

@@ -2,11 +2,12 @@ package targetserver
 
 import (
 	"bufio"
-	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
 // TestStdioAnswersBrokenInput: a line that is not JSON gets -32700 with a

@@ -3,9 +3,10 @@ package targetserver
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // taskRPC sends one 2026 request over HTTP, declaring the tasks extension

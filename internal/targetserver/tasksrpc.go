@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 
 	"github.com/mcpchaos/mcpchaos/results"
@@ -267,8 +268,8 @@ func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
 		if len(msg.ID) == 0 {
 			msg.ID = json.RawMessage("null")
 		}
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": codeHeaderMismatch,
-			"message": fmt.Sprintf("header mismatch: Mcp-Name %q is not the task id %q", r.Header.Get("Mcp-Name"), *msg.Params.TaskID)}})
+		body := rpcmsg.AppendError(nil, msg.ID, codeHeaderMismatch,
+			fmt.Sprintf("header mismatch: Mcp-Name %q is not the task id %q", r.Header.Get("Mcp-Name"), *msg.Params.TaskID), nil)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write(body)
@@ -276,4 +277,4 @@ func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
 }
 
 // codeHeaderMismatch is HeaderMismatchError.
-const codeHeaderMismatch = -32020
+const codeHeaderMismatch = rpcmsg.CodeHeaderMismatch

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -144,7 +145,7 @@ func (s *Server) expireTask(t *task) {
 	default:
 	}
 	msg := "task expired: its ttl of " + t.ttl.String() + " passed before it finished"
-	t.errObj, _ = json.Marshal(map[string]any{"code": -32603, "message": msg})
+	t.errObj, _ = json.Marshal(rpcmsg.Error{Code: rpcmsg.CodeInternalError, Message: msg})
 	if t.setStatus(taskFailed, msg, time.Now()) {
 		s.metrics.tasksFailed.Add(1)
 	} else {

@@ -6,7 +6,8 @@
 // (LogStderr, ServeMetricsURL), a writer that goroutines or a process
 // and a test can share (LockedWriter), golden files (Golden), the built-in
 // target's log of finished calls (CallsDone), text that must not act
-// on a terminal (CheckPrintable, CheckOneResult), and real nginx on
+// on a terminal (CheckPrintable, CheckOneResult), the rows of a docs
+// table (DocTableRows), and real nginx on
 // loopback with a configuration of the test's (StartNginx).
 //
 // The rules these helpers serve keep the suite green on a busy machine:
