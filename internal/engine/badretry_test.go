@@ -10,6 +10,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/faults"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -47,7 +48,7 @@ func TestBadRetry(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
 			tg := newTarget(t, targetserver.Config{Confirm: true})
-			p := httpPlan(tg.URL, Load{Rate: perSec(1), Duration: time.Second, GracefulStop: 5 * time.Second},
+			p := httpPlan(tg.URL, Load{Rate: perSec(1), Duration: time.Second, GracefulStop: testutil.WaitLong},
 				CallSpec{Tool: targetserver.ToolDeploy, Arguments: json.RawMessage(`{"steps":1,"step_ms":1}`)})
 			p.Client = accepting()
 			p.Faults = []faults.Fault{badRetryFault(t, tt.mode)}
@@ -98,11 +99,13 @@ func TestBadRetryUnexpected(t *testing.T) {
 // TestLoadShedRounds: against the built-in target shedding half its calls
 // (the Go SDK's load-shedding answer), a client section retries each shed
 // call with its state echoed: every call ends ok, and the rounds match the
-// target's own count of shed calls and served retries.
+// target's own count of shed calls and served retries. The graceful stop is
+// a minute: at load ~30 the race-built target left 3 calls of 20 without
+// their first answer 5 s after the load, and the stop cancelled them.
 func TestLoadShedRounds(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t, targetserver.Config{LoadShed: 0.5, Seed: 3})
-	p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: 5 * time.Second}, echoCall)
+	p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: testutil.WaitLong}, echoCall)
 	p.Client = &scenarios.Client{MaxRounds: 10}
 	o := runLoad(t, context.Background(), p)
 	shed := 0
