@@ -149,9 +149,15 @@ func (call *Call) Cancel(reason string, alsoNotify bool) error {
 
 // Abort drops the transport under the call: HTTP with a FIN or an RST;
 // stdio by closing the server's stdin or killing it (which ends every call
-// on that process). Events after it are marked Late.
+// on that process). Events after it are marked Late. A stdio server is
+// retired (Retired) before the call ends: whoever waited for the call and
+// starts the next one must find the server cut, not send to it.
 func (call *Call) Abort(mode AbortMode) error {
 	call.setState(stAborted)
+	if t, ok := call.c.tr.(*stdioTransport); ok && (mode == AbortClose || mode == AbortKill) {
+		t.cut.Store(true)
+		t.markRetired()
+	}
 	call.finish()
 	return call.c.tr.abort(call, mode)
 }

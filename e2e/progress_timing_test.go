@@ -9,10 +9,15 @@ import (
 )
 
 // TestTimingFloodRate: the target's 200 notifications a second are
-// measured as about that rate (at least 150 Hz).
+// measured as about that rate (at least 150 Hz), and so every call is a
+// flood against a 50 Hz threshold.
 func TestTimingFloodRate(t *testing.T) {
-	if hz := floods(t, "http").Sum.Progress.MaxRateHz; hz < 150 {
+	s := floods(t, "http", 50).Sum
+	if hz := s.Progress.MaxRateHz; hz < 150 {
 		t.Errorf("progress.max_rate_hz = %d, want about 200 (at least 150)", hz)
+	}
+	if s.Progress.Floods != s.Calls.Total {
+		t.Errorf("progress.floods = %d, want every call (%d) above 50 Hz", s.Progress.Floods, s.Calls.Total)
 	}
 }
 

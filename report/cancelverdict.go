@@ -22,6 +22,7 @@ type cancelReading struct {
 type cancelLimits struct {
 	allowance float64 // leaked call-seconds the grace and sampling noise allow
 	cpu       float64 // leftover CPU-s of the final quiet window (cpuThreshold)
+	noStop    bool    // no call was stopped: leaked call-seconds are not work after a stop
 }
 
 // cancellationVerdict: work that runs on after a cancel is a violation;
@@ -50,14 +51,20 @@ func readCancellation(s *Summary, ev evidence) cancelReading {
 	// still working on it long after our cancel.
 	staleAnswers := s.Protocol.Connection.StaleAnswers
 	procFact := c.ServerProcesses.leftoverFact() // processes left running after the server exited
-	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > lim.cpu || c.LeakedCallSeconds > lim.allowance ||
+	exercised := c.Cancels > 0 || ev.disconnects > 0
+	// Leaked call-seconds are work nobody waited for only once some call
+	// was given up on; with none, the server's count above the client's
+	// is the probes' error (a starved scrape), not work after a stop.
+	leaked := exercised && c.LeakedCallSeconds > lim.allowance
+	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > lim.cpu || leaked ||
 		c.Windows.Above > 0 || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
+	lim.noStop = !exercised
 	facts := leftoverWorkFacts(c, procFact, staleAnswers, lim)
 	facts = append(facts, afterLoadFacts(c)...)
 	facts = append(facts, wireNotes(c)...)
 	return cancelReading{
 		stopped:   fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect")),
-		exercised: c.Cancels > 0 || ev.disconnects > 0,
+		exercised: exercised,
 		leftover:  leftover,
 		facts:     facts,
 	}
@@ -86,7 +93,7 @@ func leftoverWorkFacts(c Cancellation, procFact string, staleAnswers int64, lim 
 	if c.Windows.Above > 0 {
 		add(windowsFact(c.Windows))
 	}
-	add(leakedFact(c, lim.allowance))
+	add(leakedFact(c, lim))
 	return facts
 }
 
@@ -123,12 +130,15 @@ func leftoverCPUFact(c Cancellation, limit float64) string {
 }
 
 // leakedFact says how many call-seconds of server work nobody waited for,
-// and whether that is more than the grace allows; "" when none.
-func leakedFact(c Cancellation, allowance float64) string {
+// and whether that is more than the grace allows; "" when none. With no
+// call stopped it says the call-seconds are not counted.
+func leakedFact(c Cancellation, lim cancelLimits) string {
 	switch {
-	case c.LeakedCallSeconds > allowance:
+	case c.LeakedCallSeconds > 0 && lim.noStop:
+		return fmtNum(c.LeakedCallSeconds) + " call-seconds of server in-flight above the client's, not counted: no call was stopped"
+	case c.LeakedCallSeconds > lim.allowance:
 		return fmt.Sprintf("%s call-seconds of server work nobody waited for (more than the %s a grace per cancel allows)",
-			fmtNum(c.LeakedCallSeconds), fmtNum(allowance))
+			fmtNum(c.LeakedCallSeconds), fmtNum(lim.allowance))
 	case c.LeakedCallSeconds > 0:
 		return fmtNum(c.LeakedCallSeconds) + " call-seconds leaked (within the grace)"
 	}
@@ -164,6 +174,9 @@ func judgeCancellation(s *Summary, ev evidence, r cancelReading) Verdict {
 	switch {
 	case !r.exercised && !r.leftover:
 		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"
+		if c.LeakedCallSeconds > 0 {
+			v.Evidence += "; " + leakedFact(c, cancelLimits{noStop: true})
+		}
 	case !r.leftover && why != "":
 		v.Status = StatusNotObservable
 		v.Evidence = r.stopped + "; cannot tell whether work went on after a cancel: " + why + "; to observe it, add " + remedy

@@ -96,6 +96,13 @@ func TestCancellationVerdict(t *testing.T) {
 		{"leaked call-seconds within the grace", "2026-07-28", []*results.Record{cancel(), cancel()},
 			Orphans{LeakedCallSeconds: 0.3, Counting: 1}, StatusPass, []string{"within the grace"}},
 		{"nothing cancelled", "2026-07-28", []*results.Record{call(0, results.OK, resp(5))}, Orphans{}, StatusNotExercised, nil},
+		// The stalled-reader example at load ~30: scrapes of the target's
+		// in-flight count timed out, and the server's count stood above
+		// the client's with no call stopped. No call was given up on, so
+		// no work went on after one.
+		{"leaked call-seconds with nothing stopped", "2026-07-28", []*results.Record{call(0, results.OK, resp(5))},
+			Orphans{LeakedCallSeconds: 13.6, Counting: 1, ProbeErrors: []string{"builtin_inflight: parse exposition: context deadline exceeded"}},
+			StatusNotExercised, []string{"13.6 call-seconds of server in-flight above the client's, not counted: no call was stopped"}},
 		{"probe errors are shown", "2026-07-28", []*results.Record{cancel()}, Orphans{ProbeErrors: []string{"scrape: connection refused"}, Counting: 1},
 			StatusPass, []string{"probe errors: scrape: connection refused"}},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/faults"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -50,7 +51,7 @@ func TestBadRetry(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
 			tg := newTarget(t, targetserver.Config{Confirm: true})
-			p := httpPlan(tg.URL, Load{Rate: perSec(1), Duration: time.Second, GracefulStop: 5 * time.Second},
+			p := httpPlan(tg.URL, Load{Rate: perSec(1), Duration: time.Second, GracefulStop: testutil.WaitLong},
 				CallSpec{Tool: targetserver.ToolDeploy, Arguments: json.RawMessage(`{"steps":1,"step_ms":1}`)})
 			p.Client = accepting()
 			p.Faults = []faults.Fault{badRetryFault(t, tt.mode)}
@@ -108,7 +109,7 @@ func TestLoadShedRounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tg := newTarget(t, targetserver.Config{LoadShed: 0.5, Seed: 3})
-			p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: 5 * time.Second}, echoCall)
+			p := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: time.Second, GracefulStop: testutil.WaitLong}, echoCall)
 			p.Client = tt.client
 			o := runLoad(t, context.Background(), p)
 			shed := 0

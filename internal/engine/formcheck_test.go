@@ -9,6 +9,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -58,7 +59,7 @@ func generatedContent(t *testing.T, era client.Era, e scenarios.Elicitation, mis
 		tgEra = targetserver.Era2025
 	}
 	tg := newTarget(t, targetserver.Config{Era: tgEra, Confirm: true})
-	p := httpPlan(tg.URL, Load{Rate: perSec(10), Duration: 300 * time.Millisecond, GracefulStop: 5 * time.Second},
+	p := httpPlan(tg.URL, Load{Rate: perSec(10), Duration: 300 * time.Millisecond, GracefulStop: testutil.WaitLong},
 		CallSpec{Tool: targetserver.ToolDeploy, Arguments: json.RawMessage(`{"steps":1,"step_ms":1}`)})
 	p.Protocol = era
 	{

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/faults"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -267,7 +268,7 @@ func TestTaskUndeclared(t *testing.T) {
 	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskUndeclared: true})
 	call := taskCall(1, 1)
 	call.Task = false
-	p := httpPlan(tg.URL, Load{Rate: perSec(10), Duration: 300 * time.Millisecond, GracefulStop: 5 * time.Second}, call)
+	p := httpPlan(tg.URL, Load{Rate: perSec(10), Duration: 300 * time.Millisecond, GracefulStop: testutil.WaitLong}, call)
 	o := runLoad(t, context.Background(), p)
 	if len(o.recs) == 0 {
 		t.Fatal("no calls")

@@ -39,6 +39,9 @@ func TestMalformed(t *testing.T) {
 		// stdio has no size rule: a big request answered is fine.
 		{name: "oversize/stdio", transport: "stdio", protocol: "auto", fault: "mode: oversize, size: 2MiB"},
 	} {
+		// The timeouts are a minute: at load ~30 the race-built stdio
+		// target, reading its 2 MiB requests one after another on its one
+		// pipe, left one unanswered for the 20 s idle timeout it had.
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			o := runYAML(t, fmt.Sprintf(`
@@ -47,7 +50,7 @@ seed: 29
 protocol: %s
 target: {builtin: {transport: %s}}
 load: {rate: 20/1s, duration: 1s}
-timeouts: {idle: 20s, max: 30s}
+timeouts: {idle: 60s, max: 120s}
 calls:
   - {tool: echo, arguments: {text: hello}}
 faults:

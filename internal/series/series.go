@@ -29,13 +29,20 @@ type Point struct {
 // them: a value holds from its point until the next point of the same
 // series, and the last value holds on. The integral runs from the later of
 // the two first points to the server's last point (beyond it the server is
-// unknown). Points need not be sorted; NaN values (failed samples) are
-// dropped.
+// unknown). Points need not be sorted; NaN values of the client are
+// dropped. A NaN value of the server is a failed reading: from it until
+// the server's next reading the server is unknown, and that span counts
+// nothing. Holding the last good reading across failed ones instead took
+// a starved server's calls for leaked work: its probe timed out for
+// seconds while the client's calls ended, and the stale reading stood
+// against a client count that had fallen to 0.
 func LeakedCallSeconds(server, client []Point, baseline float64) float64 {
-	s, c := steps(server), steps(client)
-	if len(s) == 0 || len(c) == 0 {
+	s, c := sorted(server), steps(client)
+	first := slices.IndexFunc(s, func(p Point) bool { return !math.IsNaN(p.V) })
+	if first < 0 || len(c) == 0 {
 		return 0
 	}
+	s = s[first:]
 	t := s[0].T
 	if c[0].T.After(t) {
 		t = c[0].T
@@ -59,6 +66,7 @@ func LeakedCallSeconds(server, client []Point, baseline float64) float64 {
 		if j+1 < len(c) && c[j+1].T.Before(next) {
 			next = c[j+1].T
 		}
+		// A NaN reading makes leak NaN, which is not > 0: unknown counts nothing.
 		if leak := s[i].V - baseline - c[j].V; leak > 0 {
 			total += leak * next.Sub(t).Seconds()
 		}
@@ -161,6 +169,17 @@ func steps(series []Point) []Point {
 			out = append(out, p)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Point) int { return a.T.Compare(b.T) })
-	return out
+	return sortByTime(out)
+}
+
+// sorted returns every point of series, NaN ones too, sorted by time as
+// steps sorts them.
+func sorted(series []Point) []Point {
+	return sortByTime(slices.Clone(series))
+}
+
+// sortByTime sorts points by time in place, stable, and returns them.
+func sortByTime(ps []Point) []Point {
+	slices.SortStableFunc(ps, func(a, b Point) int { return a.T.Compare(b.T) })
+	return ps
 }

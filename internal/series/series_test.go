@@ -66,7 +66,19 @@ func TestLeakedCallSeconds(t *testing.T) {
 		// [2,3): 5−1−1 = 3; [3,4): 0; [4,5): 2−1−0 = 1.
 		{name: "above a baseline", server: server, client: client, baseline: 1, want: 4},
 		{name: "unsorted, same answer", server: pts(5, 0, 1, 5, 0, 0, 3, 2), client: pts(4, 0, 2, 1, 0, 0, 1, 5), want: 7},
-		{name: "failed samples dropped", server: pts(0, 0, 1, 5, 2, nan, 3, 2, 5, 0), client: client, want: 7},
+		// A failed reading at 2 s: the server is unknown until 3 s, so
+		// [2,3) counts nothing; [3,4): 2−1 = 1; [4,5): 2−0 = 2.
+		{name: "a failed reading counts nothing until the next", server: pts(0, 0, 1, 5, 2, nan, 3, 2, 5, 0), client: client, want: 3},
+		// A starved server: its probe read 10 calls at 1 s, timed out
+		// from 2 s to 8 s while the client's calls ended, then read 0.
+		// The reading of 1 s holds to the first failed one (2 s), not
+		// across the failures against a client at 0.
+		{name: "readings timed out while the calls ended", server: pts(0, 0, 1, 10, 2, nan, 3, nan, 5, nan, 8, 0, 9, 0),
+			client: pts(0, 0, 1, 10, 2, 10, 3, 0, 9, 0), want: 0},
+		{name: "a failed first reading", server: pts(0, nan, 1, 4, 2, 4), client: pts(0, 0, 1, 3), want: 1},
+		{name: "only failed readings", server: pts(0, nan, 1, nan), client: pts(0, 0), want: 0},
+		// The last reading failed: the one before holds up to it.
+		{name: "a failed last reading", server: pts(0, 2, 1, 2, 3, nan), client: pts(0, 0, 1, 1), want: 4},
 		// Before the client's first point nothing is known: from 1 s on.
 		{name: "starts at the later first point", server: pts(0, 10, 2, 10, 4, 0), client: pts(1, 0), want: 30},
 		// The client's last value (0 at 2 s) holds until the server's end.
