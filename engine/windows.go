@@ -171,6 +171,9 @@ func (pr *probeRun) addWindow(w report.Window) {
 	if w.Orphaned > 0 || (w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS) {
 		s.Above++
 	}
+	if w.Starved {
+		s.Starved++
+	}
 	if rate, ok := quietNoise(w); ok {
 		s.Quiet++
 		pr.quietRate = max(pr.quietRate, rate)

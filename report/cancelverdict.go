@@ -161,6 +161,9 @@ func judgeCancellation(s *Summary, ev evidence, r cancelReading) Verdict {
 	v := Verdict{Area: AreaCancellation}
 	c := s.Cancellation
 	why := unobservable(c)
+	if why == "" {
+		why = starved(c) // starved.go
+	}
 	switch {
 	case !r.exercised && !r.leftover:
 		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"

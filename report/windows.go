@@ -32,6 +32,14 @@ type ProcessCPU struct {
 	// to count: max(an absolute floor, IdleNoise·k over the window, plus
 	// one clock tick).
 	ThresholdS float64 `json:"threshold_s"`
+	// RunWaitRate is the run-queue wait per second of the load, above
+	// idle, the process's threads had (schedstat: time they wanted a CPU
+	// and did not get it); WaitPerSliceMs the mean wait each time a thread
+	// was put on a CPU during the load. RunWait says why they are absent
+	// (a kernel without schedstat). See starved.go.
+	RunWaitRate    float64 `json:"run_wait_rate"`
+	WaitPerSliceMs float64 `json:"wait_per_slice_ms"`
+	RunWait        string  `json:"run_wait,omitempty"`
 }
 
 // Windows sums the quiet windows of orphans.windows.
@@ -62,9 +70,12 @@ type Windows struct {
 	QuietNoiseRate float64 `json:"quiet_noise_rate"`
 	// OrphanedMax is the most calls a count probe saw above its baseline
 	// in any window.
-	OrphanedMax float64  `json:"orphaned_max"`
-	MeasuredMs  float64  `json:"measured_ms"` // the windows' measurements, summed
-	List        []Window `json:"list,omitempty"`
+	OrphanedMax float64 `json:"orphaned_max"`
+	// Starved is the number of windows in which the server was starved of
+	// CPU (Window.Starved): evidence of neither stopping nor leaking.
+	Starved    int      `json:"starved"`
+	MeasuredMs float64  `json:"measured_ms"` // the windows' measurements, summed
+	List       []Window `json:"list,omitempty"`
 }
 
 // Window is one quiet window.
@@ -85,6 +96,15 @@ type Window struct {
 	// with the cut calls does not.
 	GraceCPUS float64 `json:"grace_cpu_s,omitempty"`
 	GraceMs   float64 `json:"grace_ms,omitempty"`
+	// RunWaitS is the run-queue wait above idle the server's threads had
+	// in the measurement (schedstat): time they wanted a CPU and did not
+	// get it. Starved: the leftover CPU stayed under the threshold but the
+	// wait exceeded it (WaitThresholdS): the server wanted to work and
+	// could not, so the window shows neither that it stopped nor that it
+	// went on.
+	RunWaitS       float64 `json:"run_wait_s,omitempty"`
+	WaitThresholdS float64 `json:"wait_threshold_s,omitempty"`
+	Starved        bool    `json:"starved,omitempty"`
 }
 
 // textWindows prints the quiet windows' sum, when there were any.
