@@ -98,6 +98,9 @@ type probeRun struct {
 	// quietRate is the most CPU-s per second above idle that a quiet
 	// window which cut nothing measured (windownoise.go); under mu.
 	quietRate float64
+	// cutMeasured is the seconds measured by the windows that cut calls,
+	// summed (summedThreshold); under mu.
+	cutMeasured float64
 
 	mu     sync.Mutex
 	series map[string][]probes.Point

@@ -83,3 +83,54 @@ func TestClientStall(t *testing.T) {
 		t.Error("clientStall before the load began: want nil")
 	}
 }
+
+func TestSummedThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		n                     int
+		sum, idleNoise, quiet float64
+		want                  float64
+	}{
+		{"one window: none", 1, 1, 0, 0, 0},
+		{"four silent windows: the floor twice", 4, 4, 0, 0, 0.06},
+		{"idle noise adds up with the time", 4, 4, 0.01, 0, 0.14},
+		{"a quiet window's rate adds up with the time", 4, 4, 0, 0.02, 0.1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := summedThreshold(tc.n, tc.sum, tc.idleNoise, tc.quiet); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("summedThreshold(%d, %v, %v, %v) = %v, want %v", tc.n, tc.sum, tc.idleNoise, tc.quiet, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWindowsSummed: windows that cut calls each under their threshold
+// add up; a leak of 20 ms a window over three windows is over the summed
+// threshold, a stopping server's tick of 10 ms a window is not, and a
+// window that cut nothing is not summed.
+func TestWindowsSummed(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		leftover  []float64
+		cancelled int
+		above     bool
+	}{
+		{"a weak leak in every window", []float64{0.02, 0.02, 0.02}, 5, true},
+		{"a tick now and then", []float64{0.01, 0, 0.01}, 5, false},
+		{"windows that cut nothing", []float64{0.02, 0.02, 0.02}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := &probeRun{}
+			for _, l := range tc.leftover {
+				pr.addWindow(report.Window{Cancelled: tc.cancelled, MeasuredMs: 1000, LeftoverCPUS: l, ThresholdS: 0.03})
+			}
+			w := pr.windows
+			if w.Above != 0 {
+				t.Fatalf("windows above their own threshold: %d", w.Above)
+			}
+			if got := w.CutCount >= 2 && w.CutLeftoverCPUS > w.CutThresholdS; got != tc.above {
+				t.Errorf("summed %v over %v (%d windows): above = %v, want %v", w.CutLeftoverCPUS, w.CutThresholdS, w.CutCount, got, tc.above)
+			}
+		})
+	}
+}

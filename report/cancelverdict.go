@@ -51,7 +51,7 @@ func readCancellation(s *Summary, ev evidence) cancelReading {
 	staleAnswers := s.Protocol.Connection.StaleAnswers
 	procFact := c.ServerProcesses.leftoverFact() // processes left running after the server exited
 	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > lim.cpu || c.LeakedCallSeconds > lim.allowance ||
-		c.Windows.Above > 0 || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
+		c.Windows.Above > 0 || c.Windows.summedAbove() || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
 	facts := leftoverWorkFacts(c, procFact, staleAnswers, lim)
 	facts = append(facts, afterLoadFacts(c)...)
 	facts = append(facts, wireNotes(c)...)
@@ -85,6 +85,8 @@ func leftoverWorkFacts(c Cancellation, procFact string, staleAnswers int64, lim 
 	add(leftoverCPUFact(c, lim.cpu))
 	if c.Windows.Above > 0 {
 		add(windowsFact(c.Windows))
+	} else if c.Windows.summedAbove() {
+		add(summedFact(c.Windows))
 	}
 	add(leakedFact(c, lim.allowance))
 	return facts

@@ -71,6 +71,13 @@ type Windows struct {
 	// OrphanedMax is the most calls a count probe saw above its baseline
 	// in any window.
 	OrphanedMax float64 `json:"orphaned_max"`
+	// CutCount is the number of windows that cut calls; CutLeftoverCPUS
+	// their leftover CPU summed, CutThresholdS the threshold of that sum
+	// (summed.go in engine): many weak windows together are evidence when
+	// none alone is.
+	CutCount        int     `json:"cut_count"`
+	CutLeftoverCPUS float64 `json:"cut_leftover_cpu_s"`
+	CutThresholdS   float64 `json:"cut_threshold_s"`
 	// Starved is the number of windows in which the server was starved of
 	// CPU (Window.Starved): evidence of neither stopping nor leaking.
 	Starved    int      `json:"starved"`
@@ -147,6 +154,18 @@ func worstWindow(w Windows) string {
 	}
 	return fmt.Sprintf("the window at %s into the load cut %s, then %s of CPU above idle (threshold %s) over %s",
 		fmtMs(best.StartMs), plural(best.Cancelled, "call"), fmtMs(best.LeftoverCPUS*1000), fmtMs(best.ThresholdS*1000), fmtMs(best.MeasuredMs))
+}
+
+// summedAbove: two or more windows cut calls and their leftover CPU,
+// summed, exceeds the summed threshold, though no window alone did.
+func (w Windows) summedAbove() bool {
+	return w.Above == 0 && w.CutCount >= 2 && w.CutLeftoverCPUS > w.CutThresholdS
+}
+
+// summedFact says what the windows that cut calls showed together.
+func summedFact(w Windows) string {
+	return fmt.Sprintf("the %d quiet windows that cut calls showed %s of CPU above idle together, over their summed threshold %s "+
+		"(none alone over its own)%s", w.CutCount, fmtMs(w.CutLeftoverCPUS*1000), fmtMs(w.CutThresholdS*1000), windowsSource(w))
 }
 
 // windowsSource says who asked for the windows, when mcpchaos did.
