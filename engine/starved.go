@@ -36,6 +36,8 @@ func (pr *probeRun) judgeWait(w *report.Window, ps0, ps1 probes.ProcessSample, e
 		return
 	}
 	s := el.Seconds()
+	w.OnCPUS = max(ps1.Sched.OnCPUSeconds-ps0.Sched.OnCPUSeconds, 0)
+	w.Slices = max(ps1.Sched.Slices-ps0.Sched.Slices, 0)
 	w.RunWaitS = max(wait-pr.idleWait*s, 0)
 	w.WaitThresholdS = max(windowFloor, noiseK*pr.idleWaitNoise*s)
 	w.Starved = w.Orphaned == 0 && w.LeftoverCPUS <= w.ThresholdS && w.RunWaitS > w.WaitThresholdS

@@ -16,7 +16,7 @@ import (
 // starved.
 func TestJudgeWait(t *testing.T) {
 	sample := func(wait float64) probes.ProcessSample {
-		return probes.ProcessSample{Sched: probes.RunWait{Known: true, WaitSeconds: wait}}
+		return probes.ProcessSample{Sched: probes.RunWait{Known: true, WaitSeconds: wait, OnCPUSeconds: 10 * wait, Slices: int64(wait * 1000)}}
 	}
 	for _, tc := range []struct {
 		name           string
@@ -39,6 +39,10 @@ func TestJudgeWait(t *testing.T) {
 			pr := &probeRun{idleWait: tc.idle, idleWaitNoise: tc.idleSD}
 			w := tc.w
 			pr.judgeWait(&w, tc.before, tc.after, time.Second)
+			if tc.before.Sched.Known && (math.Abs(w.OnCPUS-10*(tc.after.Sched.WaitSeconds-tc.before.Sched.WaitSeconds)) > 1e-9 ||
+				w.Slices != tc.after.Sched.Slices-tc.before.Sched.Slices) {
+				t.Errorf("judgeWait: on CPU %v s in %d slices, want the difference of the readings", w.OnCPUS, w.Slices)
+			}
 			if w.Starved != tc.wantStarved || math.Abs(w.RunWaitS-tc.wantWait) > 1e-9 || math.Abs(w.WaitThresholdS-tc.wantThresholdS) > 1e-9 {
 				t.Errorf("judgeWait = starved %v, wait %v, threshold %v; want %v, %v, %v",
 					w.Starved, w.RunWaitS, w.WaitThresholdS, tc.wantStarved, tc.wantWait, tc.wantThresholdS)

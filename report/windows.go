@@ -112,6 +112,13 @@ type Window struct {
 	RunWaitS       float64 `json:"run_wait_s,omitempty"`
 	WaitThresholdS float64 `json:"wait_threshold_s,omitempty"`
 	Starved        bool    `json:"starved,omitempty"`
+	// OnCPUS is the time the server's threads ran in the measurement, to
+	// the nanosecond (schedstat; not above idle), and Slices the times a
+	// thread was put on a CPU: CPU-bound work runs whole time slices,
+	// wake-ups of an idle runtime a few microseconds. Informative: the
+	// data to judge a starved window by (docs/decisions.md).
+	OnCPUS float64 `json:"on_cpu_s,omitempty"`
+	Slices int64   `json:"slices,omitempty"`
 }
 
 // textWindows prints the quiet windows' sum, when there were any.
