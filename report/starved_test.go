@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,26 @@ func TestStarvedVerdict(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMergeStarved: merged runs keep the worst client stall and add their
+// starved and summed windows; shards of one shared server take the
+// largest.
+func TestMergeStarved(t *testing.T) {
+	a := RunInputs{Orphans: Orphans{Client: &ClientStall{StalledMs: 100, LoadMs: 1000, Share: 0.1},
+		Windows: Windows{Starved: 1, CutCount: 2, CutLeftoverCPUS: 0.02, CutThresholdS: 0.042}}}
+	b := RunInputs{Orphans: Orphans{Client: &ClientStall{StalledMs: 600, LoadMs: 1000, Share: 0.6},
+		Windows: Windows{CutCount: 3, CutLeftoverCPUS: 0.03, CutThresholdS: 0.052}}}
+	got := MergeInputs([]RunInputs{a, b}).Orphans
+	w := got.Windows
+	if got.Client == nil || got.Client.Share != 0.6 || w.Starved != 1 || w.CutCount != 5 ||
+		math.Abs(w.CutLeftoverCPUS-0.05) > 1e-9 || math.Abs(w.CutThresholdS-0.094) > 1e-9 {
+		t.Errorf("merged: client %+v, windows %+v", got.Client, w)
+	}
+	a.Orphans.Shared, b.Orphans.Shared = &SharedServer{}, &SharedServer{}
+	w = MergeInputs([]RunInputs{a, b}).Orphans.Windows
+	if w.Starved != 1 || w.CutCount != 3 || math.Abs(w.CutThresholdS-0.052) > 1e-9 {
+		t.Errorf("merged shards of a shared server: windows %+v", w)
 	}
 }
