@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
-	"github.com/mcpchaos/mcpchaos/redact"
+	"github.com/mcpchaos/mcpchaos/internal/redact"
 )
 
 // httpTransport is Streamable HTTP over our own HTTP/1.1 connections, so a

@@ -16,8 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpchaos/mcpchaos/targetserver"
-	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 )
 
 // The accuracy helper: a stateless Streamable HTTP server on the official

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // TestBridgeCutIsOurs: through a stdio→HTTP bridge (`mcpchaos proxy

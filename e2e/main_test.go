@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/internal/engine"
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/stepserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // helperEnv switches the test binary into one of the helper servers of

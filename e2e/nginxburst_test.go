@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // TestNginxBufferingAfterProgress: behind nginx's default buffering

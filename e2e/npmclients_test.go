@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // TestMcpRemote: mcp-remote 0.15.1, the stdio→HTTP bridge that MCP hosts

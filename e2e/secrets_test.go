@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/targetserver"
-	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 // secretOutput is one output of `mcpchaos run` searched for planted

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 )
 
 // testCA makes a CA and a server certificate it signs, valid for

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 // Check is one pass/fail condition of a scenario: a dotted key of the

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // RunInputs is what a Summary needs besides the records: what only the run

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // ThrottleKinds returns the kinds of throttling a call can meet, the

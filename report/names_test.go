@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 // testNames are the names a caller (engine.Prepare) would pass.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/series"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/series"
 )
 
 // Shards of one run that share a server (an HTTP target) read the same

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/series"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/series"
 )
 
 // TestMergeSharedLeakFromCalls: two shards of one run ramp up against a

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 // helpCmd implements "mcpchaos help [COMMAND]": the general usage, or the

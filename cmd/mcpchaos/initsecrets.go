@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/redact"
+	"github.com/mcpchaos/mcpchaos/internal/redact"
 )
 
 // urlWithRefs is the target URL as init writes it into a scenario: each

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/engine"
-	"github.com/mcpchaos/mcpchaos/engine/limits"
+	"github.com/mcpchaos/mcpchaos/internal/engine"
+	"github.com/mcpchaos/mcpchaos/internal/engine/limits"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 	"github.com/spf13/pflag"
 )
 

@@ -6,8 +6,8 @@ import (
 	"io"
 	"net"
 
-	"github.com/mcpchaos/mcpchaos/engine"
-	"github.com/mcpchaos/mcpchaos/livemetrics"
+	"github.com/mcpchaos/mcpchaos/internal/engine"
+	"github.com/mcpchaos/mcpchaos/internal/livemetrics"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 

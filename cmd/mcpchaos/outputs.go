@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/redact"
+	"github.com/mcpchaos/mcpchaos/internal/redact"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 

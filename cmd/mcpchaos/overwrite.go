@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // No output destroys an input: every command that writes files calls

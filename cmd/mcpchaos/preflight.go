@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/toolschema"
+	"github.com/mcpchaos/mcpchaos/internal/toolschema"
 )
 
 // toolsCheckTimeout bounds the tools/list walk before a run.

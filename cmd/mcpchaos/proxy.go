@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/proxy"
-	"github.com/mcpchaos/mcpchaos/redact"
+	"github.com/mcpchaos/mcpchaos/internal/proxy"
+	"github.com/mcpchaos/mcpchaos/internal/redact"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 type proxyFlags struct {

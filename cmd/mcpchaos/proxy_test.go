@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // TestProxyBadInput: a proxy file with an unknown key, an upstream that

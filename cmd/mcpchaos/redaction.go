@@ -5,9 +5,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcpchaos/mcpchaos/internal/redact"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/redact"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 // Every output of mcpchaos goes through one set of secrets (package redact;

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpchaos/mcpchaos/redact"
+	"github.com/mcpchaos/mcpchaos/internal/redact"
 )
 
 // serve's stdout carries the protocol and passes untouched; every other

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/faults"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 const schemaUsage = `usage: mcpchaos schema [flags]

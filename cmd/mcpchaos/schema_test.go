@@ -16,8 +16,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/faults"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 const schemaFile = "../../docs/scenario.schema.json"
@@ -108,7 +108,7 @@ func validFiles(t *testing.T) []string {
 			files = append(files, f)
 		}
 	}
-	files = append(files, "../../scenarios/testdata/full.yaml")
+	files = append(files, "../../internal/scenarios/testdata/full.yaml")
 	if len(files) < 5 {
 		t.Fatalf("found only %v", files)
 	}
@@ -187,7 +187,7 @@ func TestSchemaRejectsInvalidFiles(t *testing.T) {
 // a key, that is the decoder's type too.
 func TestSchemaAgreesWithDecoder(t *testing.T) {
 	r := resolvedSchema(t)
-	data, err := os.ReadFile("../../scenarios/testdata/full.yaml")
+	data, err := os.ReadFile("../../internal/scenarios/testdata/full.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 )
 
 // Servers written with the official Go SDK the way a server author would,

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/targetserver"
-	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 )
 
 // serveCmd runs the built-in target server: Streamable HTTP (both protocol

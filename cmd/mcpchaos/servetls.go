@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 )
 
 // checkTLS checks that the TLS flags of serve go together: --tls-cert with

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // startServeTLS runs `mcpchaos serve` with args in this process and

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/engine"
-	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/engine"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 )
 
 // TestShardFlags: the shard and the start instant come from the flags,

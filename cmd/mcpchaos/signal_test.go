@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // slowScenario is 30 s of 5 s calls: any interrupt finds calls in flight.

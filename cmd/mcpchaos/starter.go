@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/toolschema"
+	"github.com/mcpchaos/mcpchaos/internal/toolschema"
 )
 
 // The starter scenario `mcpchaos init` writes: what it found on the

@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpchaos/mcpchaos/client"
-	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/toolschema"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/toolschema"
 )
 
 // Keeping `mcpchaos init`'s file within what `mcpchaos validate` accepts,

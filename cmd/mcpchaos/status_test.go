@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/engine"
+	"github.com/mcpchaos/mcpchaos/internal/engine"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"github.com/mcpchaos/mcpchaos/report"
 )

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/client"
-	"github.com/mcpchaos/mcpchaos/redact"
-	"github.com/mcpchaos/mcpchaos/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/redact"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 // A server named on the command line, for the commands that look at one

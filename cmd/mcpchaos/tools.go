@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/toolschema"
+	"github.com/mcpchaos/mcpchaos/internal/toolschema"
 )
 
 // newToolsFlags is the command line of `mcpchaos tools`.

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 )
 
 // buffering holds every answer until its body has ended, as a proxy with

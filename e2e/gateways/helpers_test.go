@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/targetserver"
-	"github.com/mcpchaos/mcpchaos/targetserver/knobs"
 )
 
 // target starts a built-in target on loopback with the knobs of cfg.

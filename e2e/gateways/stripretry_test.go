@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpchaos/mcpchaos/targetserver"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 )
 
 // TestStrippedRetryAfter: a proxy that drops Retry-After from every 429

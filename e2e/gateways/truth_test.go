@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // verdict returns the run's verdict of one area.

@@ -46,26 +46,26 @@ var layerNames = [...]string{"tables", "base", "parts", "run", "cmd", "tests"}
 // table that scenarios imports, is a table). A package
 // with no layer fails the test: add it here.
 var layers = map[string]int{
-	"targetserver/knobs": layerTables,
-	"client/vocab":       layerTables,
-	"redact":             layerTables,
-	"internal/termsafe":  layerTables,
+	"internal/targetserver/knobs": layerTables,
+	"client/vocab":                layerTables,
+	"internal/redact":             layerTables,
+	"internal/termsafe":           layerTables,
 
-	"client":    layerBase,
-	"scenarios": layerBase,
-	"results":   layerBase,
-	"series":    layerBase,
+	"client":             layerBase,
+	"internal/scenarios": layerBase,
+	"results":            layerBase,
+	"internal/series":    layerBase,
 
-	"faults":       layerParts,
-	"probes":       layerParts,
-	"targetserver": layerParts,
-	"report":       layerParts,
-	"report/html":  layerParts,
-	"toolschema":   layerParts,
-	"livemetrics":  layerParts,
+	"internal/faults":       layerParts,
+	"internal/probes":       layerParts,
+	"internal/targetserver": layerParts,
+	"report":                layerParts,
+	"report/html":           layerParts,
+	"internal/toolschema":   layerParts,
+	"internal/livemetrics":  layerParts,
 
-	"engine": layerRun,
-	"proxy":  layerRun,
+	"internal/engine": layerRun,
+	"internal/proxy":  layerRun,
 
 	"cmd/mcpchaos": layerCmd,
 
@@ -79,10 +79,10 @@ var layers = map[string]int{
 // the standard library it may use: its one format library. Packages of
 // higher layers may import any module in go.mod.
 var external = map[string][]string{
-	"client":    nil,
-	"scenarios": {"github.com/goccy/go-yaml"},
-	"results":   nil,
-	"series":    nil,
+	"client":             nil,
+	"internal/scenarios": {"github.com/goccy/go-yaml"},
+	"results":            nil,
+	"internal/series":    nil,
 }
 
 // banned package names: a name that says nothing about what it holds.
@@ -142,7 +142,7 @@ func TestMayImport(t *testing.T) {
 	}{
 		{"downward", "report", "results", true},
 		{"upward", "results", "report", false},
-		{"sideways", "report", "probes", false},
+		{"sideways", "report", "internal/probes", false},
 		{"sub-package on its parent", "report/html", "report", true},
 		{"parent on its sub-package", "report", "report/html", false},
 		{"a name that only starts alike", "reporting", "report", false},
@@ -172,9 +172,9 @@ func TestLayerOf(t *testing.T) {
 		{"client", layerBase, true},
 		{"report", layerParts, true},
 		{"internal/testutil", layerTests, true},
-		{"targetserver/knobs", layerTables, true},
-		{"redact", layerTables, true},
-		{"targetserver/other", layerParts, true},
+		{"internal/targetserver/knobs", layerTables, true},
+		{"internal/redact", layerTables, true},
+		{"internal/targetserver/other", layerParts, true},
 		{"cmd/other", 0, false},
 		{"newpkg", 0, false},
 	}

@@ -65,14 +65,14 @@ func TestCheckLayoutDoc(t *testing.T) {
 		name, doc string
 		fails     bool
 	}{
-		{"agrees", "## `client` (base)\n\n## `engine` (run)\n", false},
+		{"agrees", "## `client` (base)\n\n## `internal/engine` (run)\n", false},
 		{"missing section", "## `client` (base)\n", true},
-		{"wrong layer", "## `client` (parts)\n\n## `engine` (run)\n", true},
-		{"no such package", "## `client` (base)\n\n## `engine` (run)\n\n## `gone` (parts)\n", true},
+		{"wrong layer", "## `client` (parts)\n\n## `internal/engine` (run)\n", true},
+		{"no such package", "## `client` (base)\n\n## `internal/engine` (run)\n\n## `gone` (parts)\n", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{TB: t}
-			checkLayoutDoc(rec, tt.doc, []string{"client", "engine"})
+			checkLayoutDoc(rec, tt.doc, []string{"client", "internal/engine"})
 			if rec.failed != tt.fails {
 				t.Errorf("failed = %v, want %v", rec.failed, tt.fails)
 			}

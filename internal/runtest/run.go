@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/engine"
-	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/engine"
+	"github.com/mcpchaos/mcpchaos/internal/faults"
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
-	"github.com/mcpchaos/mcpchaos/scenarios"
-	"github.com/mcpchaos/mcpchaos/targetserver"
 )
 
 // Parse decodes a scenario given as YAML the way `mcpchaos run` does

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/faults"
+)
+
+// kindOnly is a fault that is only a kind, for autoWindows.
+type kindOnly string
+
+func (k kindOnly) Kind() string { return string(k) }
+func (kindOnly) Draw(*rand.Rand, faults.Info) (faults.When, bool) {
+	return faults.When{}, false
+}
+
+func TestAutoWindows(t *testing.T) {
+	plan := func(d time.Duration, kinds ...string) Plan {
+		p := Plan{Load: Load{Duration: d}}
+		for _, k := range kinds {
+			p.Faults = append(p.Faults, kindOnly(k))
+		}
+		return p
+	}
+	withWindows := plan(10*time.Second, "cancel")
+	withWindows.Orphans.Windows = &Windows{Every: time.Second, For: time.Second}
+	shared := plan(10*time.Second, "cancel")
+	shared.Shard.Count, shared.Target.HTTP = 2, &client.HTTPConfig{}
+	for _, tc := range []struct {
+		name                    string
+		plan                    Plan
+		counting, logs, process bool
+		want                    *Windows
+	}{
+		{"process probe only, cancels", plan(20*time.Second, "cancel"), false, false, true, &Windows{Every: 3 * time.Second, For: time.Second}},
+		{"disconnects only", plan(20*time.Second, "disconnect"), false, false, true, &Windows{Every: 3 * time.Second, For: time.Second}},
+		{"short load: every half of it", plan(3*time.Second, "cancel"), false, false, true, &Windows{Every: 1500 * time.Millisecond, For: time.Second}},
+		{"load too short", plan(1900*time.Millisecond, "cancel"), false, false, true, nil},
+		{"shortest load", plan(2*time.Second, "cancel"), false, false, true, &Windows{Every: time.Second, For: time.Second}},
+		{"nothing cut", plan(20*time.Second, "stall_read"), false, false, true, nil},
+		{"no process probe", plan(20*time.Second, "cancel"), false, false, false, nil},
+		{"a counting probe", plan(20*time.Second, "cancel"), true, false, true, nil},
+		{"a log probe", plan(20*time.Second, "cancel"), false, true, true, nil},
+		{"windows asked for", withWindows, false, false, true, nil},
+		{"a shared server", shared, false, false, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := autoWindows(tc.plan, tc.counting, tc.logs, tc.process)
+			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+				t.Errorf("autoWindows = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWithoutTicks(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sd, want float64
+	}{
+		{"ticks alone", 0.034, 0},
+		{"no noise", 0, 0},
+		{"real noise stays", 0.0634, 0.0535},
+		{"large noise almost whole", 0.5, 0.4988},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := withoutTicks(tc.sd, 120*time.Millisecond); math.Abs(got-tc.want) > 0.001 {
+				t.Errorf("withoutTicks(%v) = %.4f, want %.4f", tc.sd, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,386 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/probes"
+	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// Orphans configures the search for orphaned work.
+type Orphans struct {
+	// Grace is how long after the last cancel, with nothing in flight, the
+	// probes are read.
+	Grace time.Duration
+	// DrainMax bounds the wait for the probes to return to their baseline.
+	DrainMax time.Duration
+	// SampleEvery is the sampling period during the run.
+	SampleEvery time.Duration
+	// QuietWindow is how long the process probe's CPU is measured once the
+	// grace has passed; default 1 s.
+	QuietWindow time.Duration
+	Probes      []ProbeSpec
+	// Windows, if set, are quiet windows during the load (windows.go).
+	Windows *Windows
+	// LeaveChildren leaves running the processes the stdio servers
+	// started and left behind; by default the run kills them at its end
+	// (leftover.go).
+	LeaveChildren bool
+}
+
+// Windows: every Every of load, the pacer pauses, every call in flight is
+// cancelled, and after Grace the probes measure for For.
+type Windows struct{ Every, For time.Duration }
+
+// ProbeSpec is one probe: exactly one of Metric, Process and Tool is set.
+type ProbeSpec struct {
+	Name    string // a key segment: cancellation.by_probe.NAME
+	Metric  *MetricProbe
+	Process *ProcessProbe
+	Tool    *ToolProbe
+	Log     *LogProbe
+}
+
+// MetricProbe scrapes a Prometheus gauge.
+type MetricProbe struct {
+	URL, Name string
+	Labels    map[string]string
+}
+
+// ProcessProbe watches a process tree; PID 0 means the stdio servers the
+// run started (or the HTTP target's PID).
+type ProcessProbe struct{ PID int }
+
+// ToolProbe reads a number from a tool's result; on stdio it is called on
+// every server process and the values are summed.
+type ToolProbe struct {
+	Name      string
+	Arguments json.RawMessage
+	Pointer   string
+}
+
+// probeRun is the probes of one run: baselines, samples during the run,
+// and the verdict after it.
+type probeRun struct {
+	r        *runner
+	counts   []probes.Probe // values are calls (metric, tool)
+	proc     *probes.Process
+	procName string // proc's name (Plan.procName)
+	baseline map[string]float64
+	idleCPU  float64 // process CPU per second before the load (mean)
+	// idleNoise is the standard deviation of the idle CPU rate over
+	// several short samples; procPIDs are the roots the process probe
+	// watches; loadFrom is its reading when the load began.
+	idleNoise float64
+	// idleWait and idleWaitNoise are the run-queue wait rate of the idle
+	// process and its noise, like idleCPU and idleNoise (starved.go).
+	idleWait, idleWaitNoise float64
+	procPIDs                func() []int
+	// pid is the process the scenario named for the process probe (0:
+	// the servers the run started); servers watches the stdio servers the
+	// run started, for the processes they leave running (leftover.go):
+	// proc itself unless the probe watches pid.
+	pid      int
+	servers  *probes.Process
+	loadFrom probes.ProcessSample
+	loadAt   time.Time
+	paused   atomic.Bool // a quiet window is measuring: the sampler rests
+	windows  report.Windows
+	// quietRate is the most CPU-s per second above idle that a quiet
+	// window which cut nothing measured (windownoise.go); under mu.
+	quietRate float64
+	// cutMeasured is the seconds measured by the windows that cut calls,
+	// summed (summedThreshold); under mu.
+	cutMeasured float64
+
+	mu     sync.Mutex
+	series map[string][]probes.Point
+	client []probes.Point
+	errors []string
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// slotCaller calls a tool on the current client of one stdio slot (the
+// process may have been restarted).
+type slotCaller struct {
+	p *clientPool
+	i int
+}
+
+func (c slotCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (client.ToolResult, error) {
+	cl := c.p.current(ctx, c.i)
+	if cl == nil {
+		return client.ToolResult{}, fmt.Errorf("process %d: the server could not be started again", c.i+1)
+	}
+	return cl.CallTool(ctx, tool, args)
+}
+
+// sum adds the values of several probes (a tool on every stdio process).
+type sum struct {
+	name  string
+	parts []probes.Probe
+}
+
+func (s sum) Name() string { return s.name }
+
+func (s sum) Sample(ctx context.Context) (float64, error) {
+	total := 0.0
+	for _, p := range s.parts {
+		v, err := p.Sample(ctx)
+		if err != nil {
+			return 0, err
+		}
+		total += v
+	}
+	return total, nil
+}
+
+// newProbeRun builds the probes: the scenario's, plus the built-in
+// target's ground truth and a process probe for stdio servers we started.
+func (r *runner) newProbeRun(metricsURL string) *probeRun {
+	pr := &probeRun{r: r, baseline: map[string]float64{}, series: map[string][]probes.Point{},
+		stop: make(chan struct{}), done: make(chan struct{}), procName: r.plan.procName()}
+	specs := r.plan.Orphans.Probes
+	if metricsURL != "" {
+		specs = append(specs, ProbeSpec{Name: BuiltinProbe, Metric: &MetricProbe{URL: metricsURL, Name: "mcpchaos_target_inflight"}})
+	}
+	stdio := r.clients.cfg.Stdio != nil
+	if r.plan.Target.Builtin != nil && stdio {
+		specs = append(specs, ProbeSpec{Name: BuiltinProbe, Tool: &ToolProbe{Name: "inflight", Pointer: "/inflight"}})
+	}
+	wantProc := stdio || r.plan.Target.PID != 0
+	for _, s := range specs {
+		switch {
+		case s.Metric != nil:
+			pr.counts = append(pr.counts, named{probes.NewMetric(s.Metric.URL, s.Metric.Name, s.Metric.Labels), s.Name})
+		case s.Tool != nil:
+			var parts []probes.Probe
+			for i := range r.clients.slots {
+				parts = append(parts, probes.NewTool(slotCaller{r.clients, i}, s.Tool.Name, s.Tool.Arguments, s.Tool.Pointer))
+			}
+			pr.counts = append(pr.counts, sum{name: s.Name, parts: parts})
+		case s.Log != nil:
+			// built before the servers start: see newLogProbes
+		case s.Process != nil:
+			wantProc = true
+			if s.Process.PID != 0 {
+				pid := s.Process.PID
+				pr.pid = pid
+				pr.procPIDs = func() []int { return []int{pid} }
+				pr.proc = probes.NewProcess(pr.procPIDs)
+			}
+		}
+	}
+	if wantProc && pr.proc == nil {
+		pr.procPIDs = r.clients.pids
+		pr.proc = probes.NewProcess(r.clients.pids)
+	}
+	if stdio {
+		pr.servers = pr.proc
+		if pr.pid != 0 {
+			pr.servers = probes.NewProcess(r.clients.pids)
+		}
+		if r.opts.Subreaper {
+			pr.servers.Adopt(os.Getpid(), r.clients.serverPIDs)
+		}
+	}
+	return pr
+}
+
+// Idle CPU: idleSamples readings idleSample apart before the load give
+// the process's idle CPU rate (their mean) and its noise (their standard
+// deviation).
+const (
+	idleSamples = 5
+	idleSample  = 120 * time.Millisecond
+)
+
+// start takes the baselines (and the process tree's idle CPU rate and its
+// noise) and starts sampling every SampleEvery, writing each sample to the
+// results.
+func (pr *probeRun) start() {
+	first, ps0 := pr.sampleAll(context.Background(), 5*time.Second)
+	if pr.proc != nil {
+		t0 := time.Now()
+		var rates, waits []float64
+		for range idleSamples {
+			sleep(context.Background(), idleSample)
+			ps1, err := pr.sampleProc(context.Background(), 5*time.Second)
+			now := time.Now()
+			if err == nil {
+				if dt := now.Sub(t0).Seconds(); dt > 0 {
+					rates = append(rates, max(ps1.CPUSeconds-ps0.CPUSeconds, 0)/dt)
+				}
+				if w, ok := idleWait(ps0, ps1, now.Sub(t0).Seconds()); ok {
+					waits = append(waits, w)
+				}
+				ps0 = ps1
+			}
+			t0 = now
+		}
+		pr.idleCPU, pr.idleNoise = meanSD(rates)
+		pr.idleNoise = withoutTicks(pr.idleNoise, idleSample)
+		pr.idleWait, pr.idleWaitNoise = meanSD(waits)
+		pr.loadFrom, pr.loadAt = ps0, time.Now()
+	}
+	for name, v := range first {
+		pr.baseline[name] = v
+	}
+	pr.r.logs.start(pr.r.plan.Orphans.SampleEvery)
+}
+
+// meanSD returns the mean and the sample standard deviation of xs.
+func meanSD(xs []float64) (mean, sd float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(xs)-1))
+}
+
+// CPU thresholds: leftover CPU in a measurement of d counts only above
+// max(cpuFloor, noiseK·idleNoise·d + cpuTick). The noise of the idle rate
+// is measured over idleSample, shorter than a window, so for longer
+// windows the band is generous: averaging shrinks real noise.
+const (
+	cpuFloor = 0.05 // seconds
+	noiseK   = 3
+	cpuTick  = 0.01 // one clock tick (1/CLK_TCK, 100 Hz on Linux)
+)
+
+// withoutTicks takes out of the standard deviation sd of CPU rates read
+// over dt the part that the clock ticks alone give: the CPU time of each
+// reading is a difference of two counters in whole ticks, off by up to a
+// tick (variance tick²/6, over dt²). A threshold adds one tick of its own
+// for its measurement's ends (cpuThreshold); counted in the noise too, a
+// 120 ms sample's 34 ms/s of tick noise would be multiplied by the length
+// of every window.
+func withoutTicks(sd float64, dt time.Duration) float64 {
+	q := cpuTick * cpuTick / (6 * dt.Seconds() * dt.Seconds())
+	return math.Sqrt(max(sd*sd-q, 0))
+}
+
+// cpuThreshold is the leftover CPU a measurement of d must exceed.
+func (pr *probeRun) cpuThreshold(d time.Duration) float64 {
+	return max(cpuFloor, noiseK*pr.idleNoise*d.Seconds()+cpuTick)
+}
+
+// measureWindow reads the count probes once (above their baseline: calls
+// still running with nothing in flight), then the process's CPU over d
+// above its idle rate. The count probes are read before the CPU
+// measurement starts, since a tool probe costs the server CPU. cut is the
+// process read when the window's cancels were out (zero when it could not
+// be read): the CPU from then to the measurement is the grace's.
+func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut cutSample) report.Window {
+	var w report.Window
+	if len(pr.counts) > 0 {
+		vals, _ := pr.sampleCounts(ctx, 5*time.Second)
+		for _, p := range pr.counts {
+			if v := vals[p.Name()]; !math.IsNaN(v) {
+				w.Orphaned += probes.Above(v, pr.baseline[p.Name()])
+			}
+		}
+	}
+	if pr.proc == nil {
+		return w
+	}
+	ps0, err := pr.sampleProc(ctx, 5*time.Second)
+	t0 := time.Now()
+	if err != nil {
+		return w
+	}
+	sleep(ctx, d)
+	ps1, err := pr.sampleProc(ctx, 5*time.Second)
+	if err != nil {
+		return w
+	}
+	el := time.Since(t0)
+	if !cut.at.IsZero() {
+		g := t0.Sub(cut.at)
+		w.GraceMs = float64(g) / float64(time.Millisecond)
+		w.GraceCPUS = max(probes.LeftoverCPU(cut.ps, ps0)-pr.idleCPU*g.Seconds(), 0)
+	}
+	w.MeasuredFrom = t0
+	w.MeasuredMs = float64(el) / float64(time.Millisecond)
+	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
+	w.ThresholdS = pr.windowThreshold(el)
+	pr.judgeWait(&w, ps0, ps1, el)
+	return w
+}
+
+func (pr *probeRun) sampler() {
+	defer close(pr.done)
+	every := pr.r.plan.Orphans.SampleEvery
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-pr.stop:
+			return
+		case <-t.C:
+			if !pr.paused.Load() {
+				pr.record(context.Background(), every)
+			}
+		}
+	}
+}
+
+// record takes one sample of the probes and the client. A probe's value
+// holds at some moment of its read, which takes time on a busy machine, so
+// the client's value is the most calls it had in flight during the read:
+// a call that ended while a probe was being read is not taken for the
+// server's leftover work.
+func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[string]float64 {
+	began := time.Now()
+	pr.r.inflight.markPeak()
+	vals, _ := pr.sampleAll(ctx, max(timeout, time.Second))
+	if pr.servers != nil && pr.servers != pr.proc {
+		pr.sampleServers(ctx)
+	}
+	now := time.Now()
+	inflight := pr.r.inflight.peakSince()
+	pr.mu.Lock()
+	for name, v := range vals {
+		pr.series[name] = append(pr.series[name], probes.Point{T: now, V: v})
+	}
+	pr.client = append(pr.client, probes.Point{T: now, V: float64(inflight)})
+	pr.mu.Unlock()
+	if w, on := pr.r.opts.Writer, pr.r.opts.OnSample; w != nil || on != nil {
+		s := &results.Sample{Type: results.TypeSample, T: now, ReadUs: max(now.Sub(began).Microseconds(), 1),
+			ClientInFlight: inflight, Probes: map[string]float64{}}
+		if pr.r.pace != nil {
+			s.OfferedRate = pr.r.pace.Rate(now.Sub(pr.r.began))
+		}
+		for name, v := range vals {
+			if !math.IsNaN(v) {
+				s.Probes[name] = v
+			}
+		}
+		if w != nil {
+			_ = w.Write(s)
+		}
+		if on != nil {
+			on(s)
+		}
+	}
+	return vals
+}
