@@ -57,6 +57,8 @@ type Orphans struct {
 	// once; CPU is set when a process probe measured.
 	Counting int         `json:"counting_probes"`
 	CPU      *ProcessCPU `json:"process_cpu,omitempty"`
+	// Client is how long mcpchaos itself stalled during the load.
+	Client *ClientStall `json:"client,omitempty"`
 	// Windows are the quiet windows during the load (windows.go).
 	Windows Windows `json:"windows"`
 	// Processes is what became of the stdio servers and the processes

@@ -164,6 +164,10 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		c := *o.CPU
 		s.Cancellation.ProcessCPU = &c
 	}
+	if o.Client != nil {
+		c := *o.Client
+		s.Cancellation.Client = &c
+	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
 	s.Cancellation.ServerProcesses = o.Processes.clone()

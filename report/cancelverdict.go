@@ -57,7 +57,7 @@ func readCancellation(s *Summary, ev evidence) cancelReading {
 	// is the probes' error (a starved scrape), not work after a stop.
 	leaked := exercised && c.LeakedCallSeconds > lim.allowance
 	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > lim.cpu || leaked ||
-		c.Windows.Above > 0 || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
+		c.Windows.Above > 0 || c.Windows.summedAbove() || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
 	lim.noStop = !exercised
 	facts := leftoverWorkFacts(c, procFact, staleAnswers, lim)
 	facts = append(facts, afterLoadFacts(c)...)
@@ -92,6 +92,8 @@ func leftoverWorkFacts(c Cancellation, procFact string, staleAnswers int64, lim 
 	add(leftoverCPUFact(c, lim.cpu))
 	if c.Windows.Above > 0 {
 		add(windowsFact(c.Windows))
+	} else if c.Windows.summedAbove() {
+		add(summedFact(c.Windows))
 	}
 	add(leakedFact(c, lim))
 	return facts
@@ -171,6 +173,9 @@ func judgeCancellation(s *Summary, ev evidence, r cancelReading) Verdict {
 	v := Verdict{Area: AreaCancellation}
 	c := s.Cancellation
 	why := unobservable(c)
+	if why == "" {
+		why = starved(c) // starved.go
+	}
 	switch {
 	case !r.exercised && !r.leftover:
 		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"

@@ -196,6 +196,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 		c := *in.CPU
 		o.CPU = &c
 	}
+	mergeStarved(o, in) // starved.go
 	w := &o.Windows
 	w.Cancelled += in.Windows.Cancelled
 	w.SkippedTicks += in.Windows.SkippedTicks

@@ -26,6 +26,7 @@ func templateSummary() *Summary {
 	s.Cancellation.ByProbe = map[string]float64{placeholderName: 0}
 	s.Cancellation.Log = &LogOrphans{}
 	s.Cancellation.ProcessCPU = &ProcessCPU{}
+	s.Cancellation.Client = &ClientStall{}
 	s.Cancellation.ServerProcesses = &ServerProcesses{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}

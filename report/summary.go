@@ -276,6 +276,9 @@ type Cancellation struct {
 	ProcessCPU *ProcessCPU `json:"process_cpu,omitempty"`
 	Windows    Windows     `json:"windows"`
 	Counting   int         `json:"counting_probes"`
+	// Client is how long mcpchaos itself stalled during the load
+	// (starved.go); absent in files written before it existed.
+	Client *ClientStall `json:"client,omitempty"`
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.
 	Log *LogOrphans `json:"log,omitempty"`

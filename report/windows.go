@@ -32,6 +32,14 @@ type ProcessCPU struct {
 	// to count: max(an absolute floor, IdleNoise·k over the window, plus
 	// one clock tick).
 	ThresholdS float64 `json:"threshold_s"`
+	// RunWaitRate is the run-queue wait per second of the load, above
+	// idle, the process's threads had (schedstat: time they wanted a CPU
+	// and did not get it); WaitPerSliceMs the mean wait each time a thread
+	// was put on a CPU during the load. RunWait says why they are absent
+	// (a kernel without schedstat). See starved.go.
+	RunWaitRate    float64 `json:"run_wait_rate"`
+	WaitPerSliceMs float64 `json:"wait_per_slice_ms"`
+	RunWait        string  `json:"run_wait,omitempty"`
 }
 
 // Windows sums the quiet windows of orphans.windows.
@@ -62,9 +70,19 @@ type Windows struct {
 	QuietNoiseRate float64 `json:"quiet_noise_rate"`
 	// OrphanedMax is the most calls a count probe saw above its baseline
 	// in any window.
-	OrphanedMax float64  `json:"orphaned_max"`
-	MeasuredMs  float64  `json:"measured_ms"` // the windows' measurements, summed
-	List        []Window `json:"list,omitempty"`
+	OrphanedMax float64 `json:"orphaned_max"`
+	// CutCount is the number of windows that cut calls; CutLeftoverCPUS
+	// their leftover CPU summed, CutThresholdS the threshold of that sum
+	// (summed.go in engine): many weak windows together are evidence when
+	// none alone is.
+	CutCount        int     `json:"cut_count"`
+	CutLeftoverCPUS float64 `json:"cut_leftover_cpu_s"`
+	CutThresholdS   float64 `json:"cut_threshold_s"`
+	// Starved is the number of windows in which the server was starved of
+	// CPU (Window.Starved): evidence of neither stopping nor leaking.
+	Starved    int      `json:"starved"`
+	MeasuredMs float64  `json:"measured_ms"` // the windows' measurements, summed
+	List       []Window `json:"list,omitempty"`
 }
 
 // Window is one quiet window.
@@ -85,6 +103,22 @@ type Window struct {
 	// with the cut calls does not.
 	GraceCPUS float64 `json:"grace_cpu_s,omitempty"`
 	GraceMs   float64 `json:"grace_ms,omitempty"`
+	// RunWaitS is the run-queue wait above idle the server's threads had
+	// in the measurement (schedstat): time they wanted a CPU and did not
+	// get it. Starved: the leftover CPU stayed under the threshold but the
+	// wait exceeded it (WaitThresholdS): the server wanted to work and
+	// could not, so the window shows neither that it stopped nor that it
+	// went on.
+	RunWaitS       float64 `json:"run_wait_s,omitempty"`
+	WaitThresholdS float64 `json:"wait_threshold_s,omitempty"`
+	Starved        bool    `json:"starved,omitempty"`
+	// OnCPUS is the time the server's threads ran in the measurement, to
+	// the nanosecond (schedstat; not above idle), and Slices the times a
+	// thread was put on a CPU: CPU-bound work runs whole time slices,
+	// wake-ups of an idle runtime a few microseconds. Informative: the
+	// data to judge a starved window by (docs/decisions.md).
+	OnCPUS float64 `json:"on_cpu_s,omitempty"`
+	Slices int64   `json:"slices,omitempty"`
 }
 
 // textWindows prints the quiet windows' sum, when there were any.
@@ -127,6 +161,18 @@ func worstWindow(w Windows) string {
 	}
 	return fmt.Sprintf("the window at %s into the load cut %s, then %s of CPU above idle (threshold %s) over %s",
 		fmtMs(best.StartMs), plural(best.Cancelled, "call"), fmtMs(best.LeftoverCPUS*1000), fmtMs(best.ThresholdS*1000), fmtMs(best.MeasuredMs))
+}
+
+// summedAbove: two or more windows cut calls and their leftover CPU,
+// summed, exceeds the summed threshold, though no window alone did.
+func (w Windows) summedAbove() bool {
+	return w.Above == 0 && w.CutCount >= 2 && w.CutLeftoverCPUS > w.CutThresholdS
+}
+
+// summedFact says what the windows that cut calls showed together.
+func summedFact(w Windows) string {
+	return fmt.Sprintf("the %d quiet windows that cut calls showed %s of CPU above idle together, over their summed threshold %s "+
+		"(none alone over its own)%s", w.CutCount, fmtMs(w.CutLeftoverCPUS*1000), fmtMs(w.CutThresholdS*1000), windowsSource(w))
 }
 
 // windowsSource says who asked for the windows, when mcpchaos did.

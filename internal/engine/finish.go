@@ -30,6 +30,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	if pr.proc != nil {
 		load.proc, load.err = pr.sampleProc(ctx, pr.r.plan.Orphans.readTimeout())
 	}
+	client := pr.r.clientStall(load.at)
 	pr.waitGrace(ctx, load.at)
 	quietFrom := time.Now()
 	vals, ps0 := pr.sampleAll(ctx, pr.r.plan.Orphans.readTimeout())
@@ -62,6 +63,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		}
 	}
 	out.Windows = pr.windows
+	out.Client = client
 	return out
 }
 
@@ -115,6 +117,7 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 	// The load's time, quiet windows not counted: nothing live ran then.
 	if dt := (load.at.Sub(pr.loadAt) - pr.r.win.pausedFor()).Seconds(); load.err == nil && dt > 0 && !pr.loadAt.IsZero() {
 		cpu.LoadRate = max(probes.LeftoverCPU(pr.loadFrom, load.proc)/dt-pr.idleCPU, 0)
+		pr.loadWait(cpu, pr.loadFrom, load.proc, dt)
 		if live := pr.liveCallSeconds(); live > 0 {
 			cpu.PerCallS = cpu.LoadRate * dt / live
 		}

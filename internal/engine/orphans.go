@@ -95,7 +95,10 @@ type probeRun struct {
 	// several short samples; procPIDs are the roots the process probe
 	// watches; loadFrom is its reading when the load began.
 	idleNoise float64
-	procPIDs  func() []int
+	// idleWait and idleWaitNoise are the run-queue wait rate of the idle
+	// process and its noise, like idleCPU and idleNoise (starved.go).
+	idleWait, idleWaitNoise float64
+	procPIDs                func() []int
 	// pid is the process the scenario named for the process probe (0:
 	// the servers the run started); servers watches the stdio servers the
 	// run started, for the processes they leave running (leftover.go):
@@ -109,6 +112,9 @@ type probeRun struct {
 	// quietRate is the most CPU-s per second above idle that a quiet
 	// window which cut nothing measured (windownoise.go); under mu.
 	quietRate float64
+	// cutMeasured is the seconds measured by the windows that cut calls,
+	// summed (summedThreshold); under mu.
+	cutMeasured float64
 
 	mu     sync.Mutex
 	series map[string][]probes.Point
@@ -222,7 +228,7 @@ func (pr *probeRun) start() {
 	first, ps0 := pr.sampleAll(context.Background(), pr.r.plan.Orphans.readTimeout())
 	if pr.proc != nil {
 		t0 := time.Now()
-		var rates []float64
+		var rates, waits []float64
 		for range idleSamples {
 			sleep(context.Background(), idleSample)
 			ps1, err := pr.sampleProc(context.Background(), pr.r.plan.Orphans.readTimeout())
@@ -231,12 +237,16 @@ func (pr *probeRun) start() {
 				if dt := now.Sub(t0).Seconds(); dt > 0 {
 					rates = append(rates, max(ps1.CPUSeconds-ps0.CPUSeconds, 0)/dt)
 				}
+				if w, ok := idleWait(ps0, ps1, now.Sub(t0).Seconds()); ok {
+					waits = append(waits, w)
+				}
 				ps0 = ps1
 			}
 			t0 = now
 		}
 		pr.idleCPU, pr.idleNoise = meanSD(rates)
 		pr.idleNoise = withoutTicks(pr.idleNoise, idleSample)
+		pr.idleWait, pr.idleWaitNoise = meanSD(waits)
 		pr.loadFrom, pr.loadAt = ps0, time.Now()
 	}
 	for name, v := range first {
@@ -329,6 +339,7 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut cutS
 	w.MeasuredMs = float64(el) / float64(time.Millisecond)
 	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
 	w.ThresholdS = pr.windowThreshold(el)
+	pr.judgeWait(&w, ps0, ps1, el)
 	return w
 }
 

@@ -29,7 +29,8 @@ const (
 // readLag holds the stalls of this process seen by the monitor.
 type readLag struct {
 	mu     sync.Mutex
-	stalls []stall // from: when the monitor should have run; to: when it did
+	stalls []stall       // from: when the monitor should have run; to: when it did
+	sum    time.Duration // every stall noted, summed (none dropped)
 }
 
 // start runs the monitor until stop is called.
@@ -68,6 +69,14 @@ func (l *readLag) note(from, to time.Time) {
 		l.stalls = append(l.stalls[:0], l.stalls[1:]...)
 	}
 	l.stalls = append(l.stalls, stall{from: from, to: to})
+	l.sum += to.Sub(from)
+}
+
+// total returns every stall noted so far, summed.
+func (l *readLag) total() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sum
 }
 
 // within returns how long this process stalled between a and b: the

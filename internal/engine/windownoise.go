@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/probes"
@@ -83,4 +84,20 @@ func (pr *probeRun) sampleCut(ctx context.Context) cutSample {
 		return cutSample{}
 	}
 	return cutSample{ps: ps, at: time.Now()}
+}
+
+// summedThreshold is the threshold of the leftover CPU of n windows that
+// cut calls, measured for sum seconds together (issue 25): many weak
+// windows together are evidence when none alone is. Each reading is off
+// by up to a tick at each end, at random, so the ticks add up as √n; the
+// idle noise and a quiet window's noise are rates that may be biased, so
+// they add up with the time measured:
+// max(windowFloor·√n, noiseK·idleNoise·sum + cpuTick·√n,
+// quietRate·sum + cpuTick·√n). 0 for fewer than two windows.
+func summedThreshold(n int, sum, idleNoise, quietRate float64) float64 {
+	if n < 2 {
+		return 0
+	}
+	r := math.Sqrt(float64(n))
+	return max(windowFloor*r, noiseK*idleNoise*sum+cpuTick*r, quietRate*sum+cpuTick*r)
 }

@@ -171,11 +171,20 @@ func (pr *probeRun) addWindow(w report.Window) {
 	if w.Orphaned > 0 || (w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS) {
 		s.Above++
 	}
+	if w.Starved {
+		s.Starved++
+	}
+	if w.Cancelled > 0 && w.MeasuredMs > 0 {
+		pr.cutMeasured += w.MeasuredMs / 1000
+		s.CutCount++
+		s.CutLeftoverCPUS += w.LeftoverCPUS
+	}
 	if rate, ok := quietNoise(w); ok {
 		s.Quiet++
 		pr.quietRate = max(pr.quietRate, rate)
 		s.QuietNoiseRate = pr.quietRate
 	}
+	s.CutThresholdS = summedThreshold(s.CutCount, pr.cutMeasured, pr.idleNoise, pr.quietRate)
 	if len(s.List) < 1000 {
 		s.List = append(s.List, w)
 	}

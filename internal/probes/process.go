@@ -30,6 +30,8 @@ type ProcessSample struct {
 	// Gone counts the roots that were not running: they ended between the
 	// listing of the roots and the reading of /proc, or were never there.
 	Gone int
+	// Sched is the live threads' run-queue times (schedstat.go).
+	Sched RunWait
 }
 
 // Process is a probe that watches process trees through /proc.
@@ -113,6 +115,7 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 	roots = append(live, p.adopted(children)...)
 
 	var ticks int64
+	var running []int
 	seen := make(map[int]bool, len(roots))
 	queue := slices.Clone(roots)
 	for i := 0; i < len(queue); i++ { // bounded: each pid is queued once
@@ -128,6 +131,7 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 		} else {
 			out.Processes++
 			out.Threads += st.threads
+			running = append(running, pid)
 			if i >= len(live) { // adopted orphans are the servers' descendants too
 				out.Children++
 			}
@@ -138,5 +142,6 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 		queue = append(queue, children[pid]...)
 	}
 	out.CPUSeconds = float64(ticks) / clockTicks()
+	out.Sched = runWait(p.proc, running)
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -171,4 +172,42 @@ func TestProcessRestartedRoots(t *testing.T) {
 	waitTree(t, p, func(s ProcessSample) bool { return s.Processes == 1 && s.Children == 0 })
 	roots = []int{second.Process.Pid} // pids is asked again at every sample
 	waitTree(t, p, func(s ProcessSample) bool { return s.Processes == 2 && s.Children == 1 })
+}
+
+// TestProcessRunWait: more busy processes than CPUs wait in the run queue
+// (schedstat), and a sleeping one does not.
+func TestProcessRunWait(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/schedstat"); err != nil {
+		t.Skip("this kernel keeps no schedstat")
+	}
+	// One burner more than there are CPUs: some always wait. timeout
+	// bounds each one's life even if the cleanup never runs.
+	script := strings.Repeat("timeout 60 sh -c 'while :; do :; done' & ", runtime.NumCPU()+1) + "wait"
+	burners := start(t, true, "sh", "-c", script)
+	sleeper := start(t, true, "sleep", "60")
+	busy := NewProcess(func() []int { return []int{burners.Process.Pid} })
+	idle := NewProcess(func() []int { return []int{sleeper.Process.Pid} })
+	before := waitTree(t, busy, func(s ProcessSample) bool { return s.Children >= 2*(runtime.NumCPU()+1) })
+	idle0 := waitTree(t, idle, func(s ProcessSample) bool { return s.Processes == 1 })
+	if !before.Sched.Known {
+		t.Fatalf("Sched not known: %s", before.Sched.Err)
+	}
+	var waited float64
+	testutil.Eventually(t, "the burners' run-queue wait to grow", func() bool {
+		after, err := busy.SampleTree(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		waited, _ = WaitBetween(before, after)
+		return waited >= 0.05
+	})
+	idle1, err := idle.SampleTree(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slept, ok := WaitBetween(idle0, idle1)
+	if !ok || slept >= waited {
+		t.Errorf("a sleeping process waited %.3f s in the run queue (known %v), the burners %.3f s: want less", slept, ok, waited)
+	}
+	t.Logf("burners waited %.3f s, the sleeper %.6f s", waited, slept)
 }

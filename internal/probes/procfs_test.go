@@ -120,6 +120,10 @@ func TestProcessTreeFake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if got.Sched.Known && got.Processes > 0 {
+				t.Errorf("Sched = %+v from a /proc without task/ directories, want not known", got.Sched)
+			}
+			got.Sched = RunWait{}
 			if got != tt.want {
 				t.Errorf("SampleTree = %+v, want %+v", got, tt.want)
 			}
