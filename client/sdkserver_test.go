@@ -281,9 +281,12 @@ func discoverFilter() sdk.Transport {
 }
 
 // heldDiscoverFilter holds the first server/discover line until the next
-// line arrives, then hands both to the SDK in their order.
+// line arrives, then hands the discover to the SDK and the next line only
+// once the SDK has written the discover's answer: the SDK serves requests
+// concurrently, and the order under test is discover settled first.
 func heldDiscoverFilter() sdk.Transport {
 	pr, pw := io.Pipe()
+	out := &firstWrite{w: &testutil.LockedWriter{W: os.Stdout}, done: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(os.Stdin)
 		sc.Buffer(nil, 1<<20)
@@ -298,12 +301,31 @@ func heldDiscoverFilter() sdk.Transport {
 			if held != nil {
 				pw.Write(held)
 				held = nil
+				<-out.done
 			}
 			pw.Write(line)
 		}
 		pw.Close()
 	}()
-	return &sdk.IOTransport{Reader: pr, Writer: &testutil.LockedWriter{W: os.Stdout}}
+	return &sdk.IOTransport{Reader: pr, Writer: nopCloser{out}}
+}
+
+// nopCloser gives a writer the Close the SDK's transport wants.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// firstWrite closes done after its first write.
+type firstWrite struct {
+	w    io.Writer
+	once sync.Once
+	done chan struct{}
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	f.once.Do(func() { close(f.done) })
+	return n, err
 }
 
 // stderrCount counts the lines of a stdio server's stderr that start with
