@@ -48,6 +48,15 @@ func (t *httpTransport) read(call *Call) {
 		call.end(time.Now(), t.endErr(call, err))
 		return
 	}
+	if call.closedAt.Load() != 0 {
+		// We closed the connection (a cancel or an abort) while the headers
+		// were on their way: what the read got was in flight, answering our
+		// close. It ends the call as the failed read would have a moment
+		// later, so the outcome does not hang on which came first.
+		conn.nc.Close()
+		call.end(time.Now(), nil)
+		return
+	}
 	at := time.Now()
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	call.emit(Event{Kind: EvHeaders, At: at, Status: resp.StatusCode, ContentType: ct,
