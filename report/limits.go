@@ -107,8 +107,9 @@ type Overload struct {
 	RefusalCost string `json:"refusal_cost,omitempty"`
 	// RefusalWork says, from the process probe, whether refused calls
 	// cost the server work: costly (2 CPU-ms or more each, beyond the
-	// accepted calls' share), none, or unknown (no process probe, a
-	// reading failed, no refusal, or too little CPU to tell).
+	// accepted calls' share, and over twice an accepted call), none, or
+	// unknown (no process probe, a reading failed, too few refusals, or
+	// no budget for the idle span).
 	// RefusalCPUMs is the CPU-ms per refused call (nil when unknown).
 	RefusalWork  string   `json:"refusal_work,omitempty"`
 	RefusalCPUMs *float64 `json:"refusal_cpu_ms"`
