@@ -39,6 +39,10 @@ const costlyCPU = 2 * time.Millisecond
 // refusals than cpuFloor / costlyCPU the hold cannot tell.
 const cpuFloor = 50 * time.Millisecond
 
+// tooFew reports whether refused calls are too few for the process probe
+// to tell costly ones: together they would cost less than cpuFloor.
+func tooFew(refused int) bool { return time.Duration(refused)*costlyCPU < cpuFloor }
+
 // measureCPU runs body between two readings of the process probe and
 // returns the CPU the server used meanwhile and how long it took; ok is
 // false when the run has no process probe or a reading failed (w.err
@@ -75,8 +79,8 @@ func (s *Search) measureCPU(ctx context.Context, body func()) (cpu float64, d ti
 // for the phases after it), right after it: what the server costs doing nothing, taken out of the hold's CPU.
 func (s *Search) idlePhase(ctx context.Context) error {
 	w := &s.f.work
-	if w.holdD == 0 || w.err != "" {
-		return nil
+	if _, refused := count(s.f.hold); w.holdD == 0 || w.err != "" || tooFew(refused) {
+		return nil // refusalWork says why there is no answer
 	}
 	d := min(w.holdD, s.left()-2*time.Second)
 	if d < time.Second {
@@ -107,10 +111,12 @@ func refusalWork(w workProbe, accepted, refused int) (string, *float64, string) 
 		return "unknown", nil, w.err
 	case w.holdD == 0:
 		return "unknown", nil, "the hold did not run"
-	case w.idleD == 0:
-		return "unknown", nil, "the idle span did not run"
 	case refused == 0:
 		return "unknown", nil, "no call of the hold was refused"
+	case tooFew(refused):
+		return "unknown", nil, fmt.Sprintf("too few refusals to tell: %d at %v each is within the probe's resolution (%v)", refused, costlyCPU, cpuFloor)
+	case w.idleD == 0:
+		return "unknown", nil, "the idle span did not run"
 	}
 	idleRate := max(0, w.idleCPU) / w.idleD.Seconds()
 	extra := w.holdCPU - idleRate*w.holdD.Seconds()
@@ -123,8 +129,6 @@ func refusalWork(w workProbe, accepted, refused int) (string, *float64, string) 
 	evidence := fmt.Sprintf("%s read %.0f CPU-ms over the %.1fs hold, %.0f over an idle %.1fs; less %d accepted calls at %.2f CPU-ms each, %s CPU-ms per refused call (%d)",
 		w.probe, w.holdCPU*1000, w.holdD.Seconds(), w.idleCPU*1000, w.idleD.Seconds(), accepted, perOK*1000, num(ms), refused)
 	switch {
-	case time.Duration(refused)*costlyCPU < cpuFloor:
-		return "unknown", nil, evidence + fmt.Sprintf(": too few refusals to tell, %d at %v each is within the probe's resolution (%v)", refused, costlyCPU, cpuFloor)
 	case perRefusal*float64(time.Second) < float64(costlyCPU):
 		return "none", &ms, evidence + fmt.Sprintf(": under %v", costlyCPU)
 	case perRefusal < 2*perOK:
