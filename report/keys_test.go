@@ -151,7 +151,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 		"errors.top", "checks", "pass", "fail_on_violation", "verdicts", "gateway.truth", "gateway.errors",
 		"limits.signal", "limits.hints", "limits.window", "limits.confidence", "limits.retry_after.verdict", "limits.tools",
 		"limits.overload.holds", "limits.capacity_bound", "limits.ended", "limits.evidence", "limits.headers.verdict", "limits.headers.from", "limits.budget",
-		"limits.overload.refusal_cost", "limits.lockout.verdict", "limits.counts.tools_list", "limits.counts.initialize", "limits.counts.refused", "limits.identities",
+		"limits.overload.refusal_cost", "limits.overload.refusal_work", "limits.lockout.verdict", "limits.counts.tools_list", "limits.counts.initialize", "limits.counts.refused", "limits.identities",
 		"client_limits.hit", "client_limits.cpu", "client_limits.advice", "client_limits.example"}
 	for _, d := range documented {
 		if slices.Contains(textual, d) {

@@ -105,6 +105,14 @@ type Overload struct {
 	// accepted call) or costly (5 ms or more, and at least as long as an
 	// accepted call: the server works before it refuses).
 	RefusalCost string `json:"refusal_cost,omitempty"`
+	// RefusalWork says, from the process probe, whether refused calls
+	// cost the server work: costly (2 CPU-ms or more each, beyond the
+	// accepted calls' share, and over twice an accepted call), none, or
+	// unknown (no process probe, a reading failed, too few refusals, or
+	// no budget for the idle span).
+	// RefusalCPUMs is the CPU-ms per refused call (nil when unknown).
+	RefusalWork  string   `json:"refusal_work,omitempty"`
+	RefusalCPUMs *float64 `json:"refusal_cpu_ms"`
 }
 
 // LimitCounts says, for tools/list, the set-up request (initialize, or
@@ -141,7 +149,7 @@ func limitsTemplate() *Limits {
 	f, n, b := 0.0, 0, false
 	return &Limits{Rate: &f, Burst: &n, WindowS: &f, Concurrency: &n, Capacity: &f,
 		RetryAfter: RetryAfterCheck{AdvertisedS: &f, AcceptedAfterS: &f},
-		Overload:   Overload{OKRate: &f, Holds: &b, RefusalMs: &f, OKMs: &f},
+		Overload:   Overload{OKRate: &f, Holds: &b, RefusalMs: &f, OKMs: &f, RefusalCPUMs: &f},
 		Lockout:    Lockout{HintS: &f, EagerAfterS: &f, ExtraS: &f},
 		Headers:    LimitHeaders{Limit: &n, WindowS: &f, ClaimedRate: &f}}
 }

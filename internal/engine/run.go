@@ -116,7 +116,8 @@ type tick struct {
 // runner is one run in progress.
 type runner struct {
 	plan     Plan
-	answers  answers // the client section's (rounds.go); its c is nil without one
+	probes   *probeRun // the orphan probes, for a Script's readings (Caller.ServerCPU)
+	answers  answers   // the client section's (rounds.go); its c is nil without one
 	opts     Options
 	clients  *clientPool
 	weights  []int
@@ -183,6 +184,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		return nil, err
 	}
 	pr := r.newProbeRun(r.metricsURL)
+	r.probes = pr
 	if w := autoWindows(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil); w != nil {
 		r.plan.Orphans.Windows = w
 		pr.windows.Auto = true

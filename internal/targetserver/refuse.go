@@ -113,9 +113,17 @@ func (s *Server) refuseStdio(ra int, hint bool) (mcp.Result, error) {
 	return nil, &jsonrpc.Error{Code: int64(s.cfg.RateLimitCodeOrDefault()), Message: refusedMessage, Data: data}
 }
 
-// delayRefusal holds a refused call for the refusal_delay knob's time
-// (until ctx ends, when the client went away).
+// delayRefusal burns CPU for the refusal_work knob's time, then holds a
+// refused call for the refusal_delay knob's time (each until ctx ends,
+// when the client went away).
 func (s *Server) delayRefusal(ctx context.Context) {
+	if d := s.cfg.RefusalWork; d > 0 {
+		var sink uint64
+		for end := time.Now().Add(d); time.Now().Before(end) && ctx.Err() == nil; {
+			sink += Spin(min(time.Until(end), burnSlice))
+		}
+		s.refusalSink.Add(sink)
+	}
 	if d := s.cfg.RefusalDelay; d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()

@@ -23,6 +23,8 @@ type Server struct {
 	cfg     Config
 	metrics *metrics
 	limiter limiter // nil when there is no rate limit
+	// refusalSink keeps refusal_work's burn from being optimised away.
+	refusalSink atomic.Uint64
 	// perTool holds each tool's and each client's own limiter
 	// (rate_limit_per_tool, rate_limit_key).
 	perToolMu sync.Mutex

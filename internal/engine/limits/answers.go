@@ -25,6 +25,7 @@ func (s *Search) answers() *report.Limits {
 	s.tools(l)
 	s.budget(l)
 	s.overload(l)
+	s.workAnswer(l)
 	s.lockout(l)
 	s.counts(l)
 	s.identities(l)

@@ -39,6 +39,7 @@ type findings struct {
 	lock   lockProbe    // lockout: a patient client against an eager one
 	counts []countProbe // counts: whether other requests take from the limit
 	ident  identProbe   // identity: whether identities share a limit
+	work   workProbe    // the process probe around steps, hold and idle
 
 	capacity float64 // 0: not searched
 	// capacityRerun counts steps run again, capacityLeftOut the seconds
@@ -101,10 +102,17 @@ func (s *Search) stepPhase(ctx context.Context) error {
 			s.f.notes = append(s.f.notes, "the budget ended the doubling")
 			return nil
 		}
-		got, _, err := s.phase(ctx, "step", func(fire firer) {
-			s.c.Pace(ctx, r, s.o.Step, func(at time.Time) { fire(at, -1) })
+		var got []obs
+		var err error
+		cpu, d, read := s.measureCPU(ctx, func() {
+			got, _, err = s.phase(ctx, "step", func(fire firer) {
+				s.c.Pace(ctx, r, s.o.Step, func(at time.Time) { fire(at, -1) })
+			})
 		})
 		okN, th := count(got)
+		if read && th == 0 {
+			s.f.work.stepCPU, s.f.work.stepD, s.f.work.stepCalls = s.f.work.stepCPU+cpu, s.f.work.stepD+d, s.f.work.stepCalls+len(got)
+		}
 		s.f.steps = append(s.f.steps, step{rate: r, ok: okN, throttled: th, calls: len(got)})
 		s.f.searched = max(s.f.searched, r)
 		if err != nil || ctx.Err() != nil {
@@ -140,9 +148,16 @@ func (s *Search) holdPhase(ctx context.Context) error {
 		return nil
 	}
 	s.f.holdRate, s.f.holdFrom = r, s.now()
-	got, _, err := s.phase(ctx, "hold", func(fire firer) {
-		s.c.Pace(ctx, r, d, func(at time.Time) { fire(at, -1) })
+	var got []obs
+	var err error
+	cpu, took, read := s.measureCPU(ctx, func() {
+		got, _, err = s.phase(ctx, "hold", func(fire firer) {
+			s.c.Pace(ctx, r, d, func(at time.Time) { fire(at, -1) })
+		})
 	})
+	if read {
+		s.f.work.holdCPU, s.f.work.holdD = cpu, took
+	}
 	s.f.holdTo = s.f.holdFrom + d
 	s.f.hold = got
 	s.f.searched = max(s.f.searched, r)

@@ -120,7 +120,7 @@ var errStorm = errors.New("most calls failed")
 // With checks the capacity comes before the lockout, counts and identity
 // phases, which get what it leaves: it needs the budget most.
 func (s *Search) run(ctx context.Context) error {
-	phases := []func(context.Context) error{s.burstPhase, s.recoverPhase, s.stepPhase, s.holdPhase,
+	phases := []func(context.Context) error{s.burstPhase, s.recoverPhase, s.stepPhase, s.holdPhase, s.idlePhase,
 		s.confirmPhase, s.reburstPhase, s.scopePhase}
 	asks := []func(context.Context) error{s.lockoutPhase, s.countsPhase, s.identityPhase}
 	if len(s.o.Checks) > 0 {

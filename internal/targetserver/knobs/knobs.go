@@ -93,6 +93,7 @@ type Config struct {
 	RateLimitMethods      string
 	RateLimitKey          string
 	RefusalDelay          time.Duration
+	RefusalWork           time.Duration
 	ConcurrencyLimit      int
 	Workers               int
 	ExitDelay             time.Duration
@@ -162,6 +163,8 @@ var Table = []Knob{
 		Doc: "HTTP: each value of this request header (a bearer token, an API key, a client id) gets a rate_limit and a lock-out of its own; requests without it share one (none: one limit for every client)"},
 	{Name: "refusal_delay", Field: "RefusalDelay", Kind: Duration, Max: 60, Arg: "D",
 		Doc: "a refused tools/call is answered only after D, as a server that does work (a lookup, a log write) before it refuses (0: at once)"},
+	{Name: "refusal_work", Field: "RefusalWork", Kind: Duration, Max: 10, Arg: "D",
+		Doc: "a refused tools/call first burns CPU for D, as a server that computes (parses, authenticates, looks up) before it refuses, so a process probe sees refusals cost work (0: none)"},
 	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
 		Doc: "at most N tools/call run at once; the others wait their turn, so latency grows past the capacity instead of refusals (0: no limit)"},
 	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
