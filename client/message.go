@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // msgKind is what an incoming JSON-RPC message is.
@@ -308,6 +310,38 @@ func decodeCancelledID(s *scanner, params []byte) (int64, bool) {
 		}
 		_, err := s.Value()
 		return err
+	})
+	return id, ok
+}
+
+// decodeSubscriptionID reads the listen request's id a notification on a
+// subscriptions/listen stream carries in params._meta (MetaSubscriptionID):
+// how its messages are told apart on a shared stream (stdio).
+func decodeSubscriptionID(s *scanner, params []byte) (int64, bool) {
+	if params == nil {
+		return 0, false
+	}
+	s.Reset(params)
+	var id int64
+	var ok bool
+	_ = s.Object(func(key []byte, esc bool) error {
+		if !keyIs(key, esc, "_meta") || s.Peek() != '{' {
+			_, err := s.Value()
+			return err
+		}
+		return s.Object(func(key []byte, esc bool) error {
+			if keyIs(key, esc, vocab.MetaSubscriptionID) && s.Peek() != '"' {
+				v, err := s.Number()
+				if err != nil {
+					return err
+				}
+				id, err = parseInt(v)
+				ok = err == nil
+				return nil
+			}
+			_, err := s.Value()
+			return err
+		})
 	})
 	return id, ok
 }
