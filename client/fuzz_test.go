@@ -26,6 +26,7 @@ var seedMessages = []string{
 	`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
 	`{"jsonrpc":"2.0","id":1.5,"result":{}}`,
 	`{"jsonrpc":"2.0","id":99999999999999999999,"result":{}}`,
+	`{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t","status":"working","_meta":{"io.modelcontextprotocol/subscriptionId":3}}}`,
 }
 
 func FuzzDecodeMessage(f *testing.F) {
@@ -48,6 +49,7 @@ func FuzzDecodeMessage(f *testing.F) {
 				checkResult(t, m.result, &r, rerr)
 			}
 			decodeCancelledID(&sc, m.params)
+			decodeSubscriptionID(&sc, m.params)
 		}
 		prefixID(&sc, data)
 		var p progressMsg

@@ -19,13 +19,15 @@ import (
 // delivered as EvListen, not as a ViolServerCancel. The client ends it the
 // way it cancels any request (Call.Cancel: close the stream).
 //
-// Served over Streamable HTTP only: on stdio the stream's messages would
-// have to be routed by their subscription id, which this client does not
-// do yet.
+// Over Streamable HTTP the stream is the request's own SSE response. On
+// stdio every message shares the one pipe: the listen request's answer is
+// routed by its id, its notifications by the subscription id in their
+// _meta, and a notifications/cancelled by the request it names
+// (routeNotification, stdioread.go).
 
 // ErrListenTransport: a listen stream was asked for on a transport or era
 // that has none here.
-var ErrListenTransport = errors.New("subscriptions/listen: only over 2026 Streamable HTTP")
+var ErrListenTransport = errors.New("subscriptions/listen: only over 2026 Streamable HTTP or stdio")
 
 // ListenTasks opens a subscriptions/listen stream asking for
 // notifications/tasks of taskIDs, with the tasks extension declared. Its
@@ -35,7 +37,7 @@ var ErrListenTransport = errors.New("subscriptions/listen: only over 2026 Stream
 // The caller runs the call's Wait (on HTTP it reads the stream) and ends
 // the stream with Cancel.
 func (c *Client) ListenTasks(ctx context.Context, taskIDs []string, obs Observer) (*Call, error) {
-	if _, ok := c.tr.(*httpTransport); !ok || !c.era.Modern() {
+	if !c.listenTransport() {
 		return nil, ErrListenTransport
 	}
 	call := c.newCall(vocab.MethodSubscriptionsListen, "", obs)
@@ -63,6 +65,15 @@ func (c *Client) RefuseListen() { c.listenRefused.Store(true) }
 // ListenRefused reports whether RefuseListen was called, or the transport
 // has no listen streams here.
 func (c *Client) ListenRefused() bool {
-	_, http := c.tr.(*httpTransport)
-	return !http || !c.era.Modern() || c.listenRefused.Load()
+	return !c.listenTransport() || c.listenRefused.Load()
+}
+
+// listenTransport reports whether listen streams are served here: the
+// 2026 era over Streamable HTTP or stdio.
+func (c *Client) listenTransport() bool {
+	switch c.tr.(type) {
+	case *httpTransport, *stdioTransport:
+		return c.era.Modern()
+	}
+	return false
 }

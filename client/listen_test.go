@@ -76,3 +76,32 @@ func TestListenTasks(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeSubscriptionID: how a listen stream's notification is told
+// apart on stdio, by the listen request's id in params._meta.
+func TestDecodeSubscriptionID(t *testing.T) {
+	tests := []struct {
+		name   string
+		params string
+		id     int64
+		ok     bool
+	}{
+		{"in _meta", `{"taskId":"t","_meta":{"x":1,"io.modelcontextprotocol/subscriptionId":7}}`, 7, true},
+		{"after nested values", `{"a":{"io.modelcontextprotocol/subscriptionId":1},"_meta":{"io.modelcontextprotocol/subscriptionId":8}}`, 8, true},
+		{"not in _meta", `{"io.modelcontextprotocol/subscriptionId":7}`, 0, false},
+		{"a string id (not ours)", `{"_meta":{"io.modelcontextprotocol/subscriptionId":"7"}}`, 0, false},
+		{"no _meta", `{"taskId":"t"}`, 0, false},
+		{"_meta not an object", `{"_meta":3}`, 0, false},
+		{"not an integer", `{"_meta":{"io.modelcontextprotocol/subscriptionId":1.5}}`, 0, false},
+		{"not JSON", `{"_meta":{`, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sc scanner
+			id, ok := decodeSubscriptionID(&sc, []byte(tt.params))
+			if id != tt.id || ok != tt.ok {
+				t.Errorf("decodeSubscriptionID(%s) = %d, %v; want %d, %v", tt.params, id, ok, tt.id, tt.ok)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // msgKind is what an incoming JSON-RPC message is.
@@ -288,26 +290,47 @@ func tokenID(raw []byte, isStr bool) (int64, bool) {
 // sent belongs to ("p17" → 17), or false for any other token.
 func TokenID(token string) (int64, bool) { return tokenID([]byte(token), true) }
 
-// cancelledMsg is the params of a notifications/cancelled from the server.
+// decodeCancelledID reads the requestId of a notifications/cancelled.
 func decodeCancelledID(s *scanner, params []byte) (int64, bool) {
+	return decodeIntAt(s, params, "requestId")
+}
+
+// decodeIntAt reads the integer at path (object keys, outermost first) in
+// params; false when it is absent, a string or not an integer.
+func decodeIntAt(s *scanner, params []byte, path ...string) (int64, bool) {
 	if params == nil {
 		return 0, false
 	}
 	s.Reset(params)
 	var id int64
 	var ok bool
-	_ = s.Object(func(key []byte, esc bool) error {
-		if keyIs(key, esc, "requestId") && s.Peek() != '"' {
-			v, err := s.Number()
-			if err != nil {
-				return err
+	var walk func(depth int) error
+	walk = func(depth int) error {
+		return s.Object(func(key []byte, esc bool) error {
+			switch {
+			case !keyIs(key, esc, path[depth]):
+			case depth+1 < len(path) && s.Peek() == '{':
+				return walk(depth + 1)
+			case depth+1 == len(path) && s.Peek() != '"':
+				v, err := s.Number()
+				if err != nil {
+					return err
+				}
+				id, err = parseInt(v)
+				ok = err == nil
+				return nil
 			}
-			id, err = parseInt(v)
-			ok = err == nil
-			return nil
-		}
-		_, err := s.Value()
-		return err
-	})
+			_, err := s.Value()
+			return err
+		})
+	}
+	_ = walk(0)
 	return id, ok
+}
+
+// decodeSubscriptionID reads the listen request's id a notification on a
+// subscriptions/listen stream carries in params._meta (MetaSubscriptionID):
+// how its messages are told apart on a shared stream (stdio).
+func decodeSubscriptionID(s *scanner, params []byte) (int64, bool) {
+	return decodeIntAt(s, params, "_meta", vocab.MetaSubscriptionID)
 }

@@ -106,6 +106,15 @@ func (t *stdioTransport) route(sc *scanner, m *inMsg, at time.Time) {
 }
 
 func (t *stdioTransport) routeNotification(sc *scanner, m *inMsg, at time.Time) {
+	if call := listenOf(t.lookup, sc, m); call != nil {
+		call.notification(sc, m, at)
+		if m.methodIs(vocab.MethodCancelled) {
+			// The server ended the subscription: no answer follows.
+			t.forget(call.id)
+			call.end(at, errStreamEnded)
+		}
+		return
+	}
 	routeNotification(t.c, t.lookup, sc, m, at)
 }
 
@@ -142,6 +151,27 @@ func routeNotification(c *Client, lookup func(int64) *Call, sc *scanner, m *inMs
 			}
 		}
 	}
+}
+
+// listenOf is the subscriptions/listen call a notification on stdio
+// belongs to: one naming a live listen request in _meta's
+// subscription id, or a notifications/cancelled naming one (the server's
+// legitimate end of the stream). Nil for anything else.
+func listenOf(lookup func(int64) *Call, sc *scanner, m *inMsg) *Call {
+	var id int64
+	var ok bool
+	if m.methodIs(vocab.MethodCancelled) {
+		id, ok = decodeCancelledID(sc, m.params)
+	} else {
+		id, ok = decodeSubscriptionID(sc, m.params)
+	}
+	if !ok {
+		return nil
+	}
+	if call := lookup(id); call != nil && call.listen {
+		return call
+	}
+	return nil
 }
 
 // answerRequest answers a server-initiated request: ping gets its empty

@@ -12,7 +12,7 @@ import (
 )
 
 // Task status by subscription (docs/long-running.md, tasks). While a 2026
-// HTTP task call is followed, the client also opens a subscriptions/listen
+// task call is followed (HTTP or stdio), the client also opens a subscriptions/listen
 // stream asking for notifications/tasks of its task. A server that offers
 // them acknowledges the task's id; the polls go on at pollIntervalMs (the
 // spec lets a client do both), and a terminal status pushed ends the call
@@ -40,7 +40,7 @@ type taskListen struct {
 }
 
 // startListen opens the listen stream for the call's task; nil when the
-// connection has none (stdio, 2025, or its server does not offer it).
+// connection has none (2025, or its server does not offer it).
 func (cs *callState) startListen(ctx context.Context, cl *client.Client) *taskListen {
 	if cl.ListenRefused() {
 		return nil

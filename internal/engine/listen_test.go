@@ -23,18 +23,41 @@ import (
 // no server_cancel). The target's ledger served one stream per task and
 // its notifications are the ones the client counted. Without the knob the
 // SDK's own listen leaves the task out: the client stops asking on that
-// connection and the tasks end by polling.
+// connection and the tasks end by polling. The same over stdio, the
+// target a `mcpchaos serve --stdio` subprocess.
 func TestTasksListen(t *testing.T) {
 	t.Parallel()
-	for _, end := range []string{knobs.ListenResult, knobs.ListenCancelled, knobs.ListenOff} {
-		t.Run(end, func(t *testing.T) {
+	for _, c := range []struct {
+		end   string
+		stdio bool
+	}{
+		{knobs.ListenResult, false}, {knobs.ListenCancelled, false}, {knobs.ListenOff, false},
+		{knobs.ListenResult, true}, {knobs.ListenCancelled, true}, {knobs.ListenOff, true},
+	} {
+		end, stdio := c.end, c.stdio
+		name := end
+		if stdio {
+			name = "stdio_" + end
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cfg := targetserver.Config{Tasks: true, TaskListen: end, TaskPollInterval: time.Hour}
 			if end == knobs.ListenOff {
 				cfg.TaskPollInterval = 100 * time.Millisecond
 			}
-			tg := newTarget(t, cfg)
-			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: time.Second, GracefulStop: 20 * time.Second}, taskCall(3, 50))
+			load := Load{Rate: perSec(5), Duration: time.Second, GracefulStop: 20 * time.Second}
+			var p Plan
+			var tg *targetserver.Running
+			if stdio {
+				// The ledger is the subprocess's: TestListenStdio
+				// (targetserver) matches it over stdio.
+				p = httpPlan("", load, taskCall(3, 50))
+				p.Target = Target{Builtin: &Builtin{Transport: "stdio", Command: append([]string{bin.Need(t), "serve", "--stdio"}, cfg.Args()...)}}
+				p.Orphans = quickOrphans
+			} else {
+				tg = newTarget(t, cfg)
+				p = httpPlan(tg.URL, load, taskCall(3, 50))
+			}
 			o := runLoad(t, context.Background(), p)
 			if len(o.recs) != 5 {
 				t.Fatalf("%d records, want 5", len(o.recs))
@@ -56,6 +79,9 @@ func TestTasksListen(t *testing.T) {
 					listened++
 					pushed += tk.Pushed
 				}
+			}
+			if tg == nil {
+				return
 			}
 			st := tg.Server.Stats()
 			if end != knobs.ListenOff && (st.TasksListens != int64(listened) || st.TasksNotified != int64(pushed)) {

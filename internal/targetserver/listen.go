@@ -2,6 +2,7 @@ package targetserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,9 +14,9 @@ import (
 )
 
 // The task_listen knob: subscriptions/listen for task status (the tasks
-// extension's notifications/tasks, 2026 HTTP). The SDK does not serve
-// listen streams, so the target answers these POSTs itself, in front of
-// it: an SSE stream that opens with notifications/subscriptions/
+// extension's notifications/tasks, 2026 HTTP and stdio). The SDK does not
+// serve task listen streams, so the target answers these requests itself,
+// in front of it (over stdio: listenstdio.go): a stream that opens with notifications/subscriptions/
 // acknowledged (naming the task ids it agreed to: those it knows), then
 // a notifications/tasks (the task as tasks/get shows it) each time a
 // watched task's status changes, each carrying the subscription id (the
@@ -63,7 +64,7 @@ func (s *Server) listenHTTP(next http.Handler) http.Handler {
 	})
 }
 
-// serveListen runs one listen stream to its end.
+// serveListen runs one listen stream to its end over HTTP: an SSE stream.
 func (s *Server) serveListen(w http.ResponseWriter, r *http.Request, p listenParams) {
 	if len(p.Params.Notifications.TaskIDs) > 0 && !declaresTasks(p.Params.Meta) {
 		writeListenError(w, p.ID, codeMissingCapability, "task notifications need the "+TasksExtension+" extension declared")
@@ -74,6 +75,22 @@ func (s *Server) serveListen(w http.ResponseWriter, r *http.Request, p listenPar
 		writeListenError(w, p.ID, -32603, "the connection cannot stream")
 		return
 	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	s.runListen(r.Context(), p, func(msg any) bool {
+		b, _ := json.Marshal(msg)
+		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", b); err != nil {
+			return false
+		}
+		flusher.Flush()
+		return true
+	})
+}
+
+// runListen sends a listen stream's messages with send until every task
+// it agreed to is terminal (then ends it the knob's way), send fails, or
+// ctx is done (the client closed it).
+func (s *Server) runListen(ctx context.Context, p listenParams, send func(any) bool) {
 	s.metrics.tasksListens.Add(1)
 	sub := map[string]json.RawMessage{vocab.MetaSubscriptionID: p.ID}
 	var agreed []string
@@ -83,16 +100,6 @@ func (s *Server) serveListen(w http.ResponseWriter, r *http.Request, p listenPar
 			agreed = append(agreed, id)
 			last[id] = ""
 		}
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	send := func(msg any) bool {
-		b, _ := json.Marshal(msg)
-		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", b); err != nil {
-			return false
-		}
-		flusher.Flush()
-		return true
 	}
 	ack := map[string]any{"_meta": sub, "notifications": map[string]any{"taskIds": append([]string{}, agreed...)}}
 	if !send(map[string]any{"jsonrpc": "2.0", "method": vocab.MethodSubscriptionsAcked, "params": ack}) {
@@ -125,7 +132,7 @@ func (s *Server) serveListen(w http.ResponseWriter, r *http.Request, p listenPar
 			return
 		}
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}

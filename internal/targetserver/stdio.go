@@ -40,7 +40,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		sdkOut = answerWriter{w: lw, watch: &s.answers, conn: conn}
 		runCtx = context.WithValue(runCtx, answerConnKey{}, conn)
 	}
-	go filterLines(in, pw, lw, tag)
+	listens := s.newStdioListens(runCtx, lw)
+	defer listens.stop()
+	go filterLines(in, pw, lw, tag, listens.take)
 	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{sdkOut}}
 	srv := s.newMCPServer(nil, true)
 	err := srv.Run(runCtx, t)

@@ -41,9 +41,10 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 var parseErrorLine = append(rpcmsg.AppendError(nil, rpcmsg.NullID, rpcmsg.CodeParseError, "parse error: the line is not JSON", nil), '\n')
 
 // filterLines copies JSON lines from in to the SDK's side of a pipe and
-// answers every other non-empty line with a parse error on out. It closes
-// the pipe when in ends.
-func filterLines(in io.Reader, sdk *io.PipeWriter, out io.Writer, tag func([]byte) []byte) {
+// answers every other non-empty line with a parse error on out; a JSON
+// line that take takes (a listen request served by the target) is not
+// copied. It closes the pipe when in ends.
+func filterLines(in io.Reader, sdk *io.PipeWriter, out io.Writer, tag func([]byte) []byte, take func([]byte) bool) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var line []byte
 	for {
@@ -56,10 +57,12 @@ func filterLines(in io.Reader, sdk *io.PipeWriter, out io.Writer, tag func([]byt
 		}
 		if trimmed := trimLine(line); len(trimmed) > 0 {
 			var werr error
-			if json.Valid(trimmed) {
-				_, werr = sdk.Write(append(tag(trimmed), '\n'))
-			} else {
+			switch {
+			case !json.Valid(trimmed):
 				_, werr = out.Write(parseErrorLine)
+			case take(trimmed):
+			default:
+				_, werr = sdk.Write(append(tag(trimmed), '\n'))
 			}
 			if werr != nil {
 				sdk.CloseWithError(werr)

@@ -118,6 +118,13 @@ func TestTasksServe(t *testing.T) {
 		if c := errCode(taskRPC(t, r, methodTasksGet, "other", map[string]any{"taskId": task["taskId"]}, true)); c != codeHeaderMismatch {
 			t.Errorf("tasks/get whose Mcp-Name is not the task id: code %v, want -32020", c)
 		}
+		// The extension removed tasks/result and tasks/list: method not
+		// found, whatever their Mcp-Name (the conformance suite's check).
+		for _, m := range []string{"tasks/result", "tasks/list"} {
+			if c := errCode(taskRPC(t, r, m, "other", map[string]any{"taskId": task["taskId"]}, true)); c != -32601 {
+				t.Errorf("%s: code %v, want -32601", m, c)
+			}
+		}
 	})
 	t.Run("poll_limit", func(t *testing.T) {
 		cfg := base

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
@@ -239,14 +238,16 @@ func (s *Server) tasksCancel(_ context.Context, _ *mcp.ServerSession, p *taskPar
 // its params.taskId, as the extension requires of clients (the header
 // routes the request to the instance that holds the task): HTTP 400 with
 // -32020 (header mismatch), as the SDK answers a tools/call whose Mcp-Name
-// is not its tool.
+// is not its tool. Only the extension's own methods are checked: any other
+// tasks/* (the removed tasks/result and tasks/list) goes on to the SDK,
+// which answers -32601 as the extension asks.
 func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
 	if !s.cfg.Tasks {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		method := r.Header.Get("Mcp-Method")
-		if r.Method != http.MethodPost || !isModern(r) || !strings.HasPrefix(method, "tasks/") || r.Body == nil {
+		if r.Method != http.MethodPost || !isModern(r) || !taskMethod(method) || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -274,6 +275,11 @@ func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write(body)
 	})
+}
+
+// taskMethod reports whether method is one the tasks extension defines.
+func taskMethod(method string) bool {
+	return method == vocab.MethodTasksGet || method == vocab.MethodTasksUpdate || method == vocab.MethodTasksCancel
 }
 
 // codeHeaderMismatch is HeaderMismatchError.

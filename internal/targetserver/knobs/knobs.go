@@ -194,7 +194,7 @@ var Table = []Knob{
 	{Name: "task_undeclared", Field: "TaskUndeclared", Kind: Bool,
 		Doc: "tasks: answer a 2026 slow_task call with a task even when its request did not declare the extension (the spec forbids it)"},
 	{Name: "task_listen", Field: "TaskListen", Kind: Enum, Values: []string{ListenOff, ListenResult, ListenCancelled}, Arg: "END",
-		Doc: "tasks, 2026 HTTP: serve subscriptions/listen for taskIds (an acknowledgement first, then notifications/tasks at each status change); once every task it agreed to is terminal the stream ends with a result (result) or with notifications/cancelled naming the listen request (cancelled, as the spec's cancellation page asks); off: the SDK's own listen, which leaves task ids out"},
+		Doc: "tasks, 2026 HTTP and stdio: serve subscriptions/listen for taskIds (an acknowledgement first, then notifications/tasks at each status change); once every task it agreed to is terminal the stream ends with a result (result) or with notifications/cancelled naming the listen request (cancelled, as the spec's cancellation page asks); off: the SDK's own listen, which leaves task ids out"},
 }
 
 // Values of the task_listen knob.
