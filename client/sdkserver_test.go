@@ -307,17 +307,13 @@ func heldDiscoverFilter() sdk.Transport {
 		}
 		pw.Close()
 	}()
-	return &sdk.IOTransport{Reader: pr, Writer: nopCloser{out}}
+	return &sdk.IOTransport{Reader: pr, Writer: out}
 }
 
-// nopCloser gives a writer the Close the SDK's transport wants.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-// firstWrite closes done after its first write.
+// firstWrite closes done after its first write; closing it closes
+// nothing (stdout stays the process's).
 type firstWrite struct {
-	w    io.Writer
+	w    *testutil.LockedWriter
 	once sync.Once
 	done chan struct{}
 }
@@ -327,6 +323,8 @@ func (f *firstWrite) Write(p []byte) (int, error) {
 	f.once.Do(func() { close(f.done) })
 	return n, err
 }
+
+func (f *firstWrite) Close() error { return f.w.Close() }
 
 // stderrCount counts the lines of a stdio server's stderr that start with
 // prefix.
