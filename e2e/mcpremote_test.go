@@ -32,7 +32,7 @@ func TestMcpRemoteSSE(t *testing.T) {
 	tg := startTarget(t, targetserver.Config{Seed: 1})
 	front := startSSEFront(t, "http://"+tg.Addr+"/mcp")
 	argv, stderr := testutil.LogStderr(t, []string{remote, "http://" + front + "/sse", "--allow-http", "--transport", "sse-only"})
-	o := runMcpRemote(t, argv, tg.Addr, "auto")
+	o := runMcpRemote(t, argv, tg.Addr)
 	checkMcpRemote(t, o, "http://"+tg.Addr)
 	if log := stderr(); !strings.Contains(log, "Connected to remote server using SSEClientTransport") {
 		t.Errorf("mcp-remote's log does not say it connected with the HTTP+SSE transport:\n%s", log)
@@ -71,7 +71,7 @@ func TestMcpRemoteSSEAtTarget(t *testing.T) {
 			t.Parallel()
 			tg := startTarget(t, targetserver.Config{Seed: 1})
 			argv, remoteLog := testutil.LogStderr(t, []string{remote, "http://" + tg.Addr + "/mcp", "--allow-http", "--transport", mode})
-			code, stdout, stderr := runScenario(t, mcpRemoteScenario(argv, tg.Addr, "auto"))
+			code, stdout, stderr := runScenario(t, mcpRemoteScenario(argv, tg.Addr))
 			if code != 2 || !strings.Contains(stderr, "server exited: exit status 1") {
 				t.Fatalf("exit status %d, want 2, saying mcp-remote exited 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}

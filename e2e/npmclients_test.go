@@ -48,7 +48,7 @@ func TestMcpRemote(t *testing.T) {
 			t.Parallel()
 			tg := startTarget(t, targetserver.Config{Seed: 1, Era: tc.era})
 			argv, stderr := testutil.LogStderr(t, append([]string{remote, "http://" + tg.Addr + "/mcp", "--allow-http"}, tc.args...))
-			o := runMcpRemote(t, argv, tg.Addr, "auto")
+			o := runMcpRemote(t, argv, tg.Addr)
 			checkMcpRemote(t, o, "http://"+tg.Addr)
 			log := stderr()
 			if !strings.Contains(log, "Using transport strategy: "+tc.strategy) ||
@@ -69,7 +69,7 @@ func mcpRemoteBin(t *testing.T) string {
 // (argv) as a stdio target, the built-in target at truth (host:port) as
 // its truth, slow calls with cancels and a disconnect that closes the
 // bridge's stdin.
-func mcpRemoteScenario(argv []string, truth, protocol string) string {
+func mcpRemoteScenario(argv []string, truth string) string {
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
 		quoted[i] = fmt.Sprintf("%q", a)
@@ -77,7 +77,6 @@ func mcpRemoteScenario(argv []string, truth, protocol string) string {
 	return fmt.Sprintf(`
 name: mcp-remote
 seed: 7
-protocol: %s
 target: {stdio: {command: [%s]}}
 gateway: {truth: ["http://%s"]}
 load: {rate: 5/1s, duration: 2s}
@@ -89,13 +88,13 @@ faults:
   - {kind: disconnect, probability: 0.15, after: 400ms, mode: close}
 orphans: {grace: 200ms}
 fail_on_violation: false
-`, protocol, strings.Join(quoted, ", "), truth)
+`, strings.Join(quoted, ", "), truth)
 }
 
 // runMcpRemote runs mcpRemoteScenario.
-func runMcpRemote(t *testing.T, argv []string, truth, protocol string) outcome {
+func runMcpRemote(t *testing.T, argv []string, truth string) outcome {
 	t.Helper()
-	sc := runtest.Parse(t, mcpRemoteScenario(argv, truth, protocol))
+	sc := runtest.Parse(t, mcpRemoteScenario(argv, truth))
 	plan := planOf(t, sc)
 	quick(&plan)
 	return runPlan(t, sc, plan)
