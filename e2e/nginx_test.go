@@ -170,8 +170,38 @@ func TestNginxBuffering(t *testing.T) {
 			if s.Calls.HTTPError != 0 || s.Progress.Violations.Total != 0 {
 				t.Errorf("calls.http_error %d, progress.violations.total %d; want 0", s.Calls.HTTPError, s.Progress.Violations.Total)
 			}
+			checkNginxRecords(t, o, "http://"+target.Addr, withProgress, want)
 		})
 	}
+}
+
+// checkNginxRecords holds a TestNginxBuffering run against the target's
+// own records (at base): each call executed once; held progress, by the
+// target's clock, on exactly the calls the gateway section counts (want of
+// withProgress); and each cancelled call (proxy_buffering off: nginx
+// closes the upstream request, the 2026-07-28 cancel) learned of its
+// cancel, or had answered first, as gateway.stops.cancelled says.
+func checkNginxRecords(t *testing.T, o outcome, base string, withProgress, want int) {
+	t.Helper()
+	calls := targetCalls(t, base)
+	g := o.Sum.Gateway
+	if len(calls) != len(o.Recs) || len(recordsBySeq(calls)) != len(calls) || g.Executions != len(calls) {
+		t.Errorf("%d calls, %d records at the target, %d calls recorded, %d executions joined: want each call executed once",
+			len(o.Recs), len(calls), len(recordsBySeq(calls)), g.Executions)
+	}
+	recorded, held := heldAtTarget(o.Recs, calls)
+	if recorded != withProgress || held != want {
+		t.Errorf("the target's records: %d of %d answered calls with progress reached us only after the call completed there, want %d of %d",
+			held, recorded, want, withProgress)
+	}
+	learned, crossed, other := stopsAtTarget(o.Recs, calls)
+	st := g.Stops.Cancelled
+	if st.Stopped != learned+crossed || st.RanOn+st.Unknown != other {
+		t.Errorf("gateway.stops.cancelled %+v; the target's records: %d cancelled calls learned of the cancel, %d answered first, %d neither (of %d cancelled)",
+			st, learned, crossed, other, o.Sum.Calls.Cancelled)
+	}
+	t.Logf("the target's records: %s; of %d cancelled calls %d learned of the cancel, %d answered first; %d of %d calls with progress held",
+		recordsLine(calls), o.Sum.Calls.Cancelled, learned, crossed, held, recorded)
 }
 
 // forceBuffering turns buffering on in an nginx example's location and

@@ -100,7 +100,8 @@ func startGateway(t testing.TB, argv []string, addr string) (string, bool, error
 	select {
 	case <-exited:
 		s := out.String()
-		return "", strings.Contains(s, "EADDRINUSE"), fmt.Errorf("%s exited at start on %s:\n%s", argv[0], addr, s)
+		inUse := strings.Contains(s, "EADDRINUSE") || strings.Contains(s, "address already in use") // node's words, Go's
+		return "", inUse, fmt.Errorf("%s exited at start on %s:\n%s", argv[0], addr, s)
 	default:
 	}
 	if !up {
