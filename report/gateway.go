@@ -89,6 +89,10 @@ type GatewayCall struct {
 	// its answer) reached us after the last read of the truth had begun,
 	// so the records read may not hold the execution that answered.
 	EchoAfterTruth bool
+	// AfterCancel is the call's after_cancel progress violations: the
+	// notifications that reached us later than our cancel plus the grace
+	// (gatewaylatecancel.go).
+	AfterCancel int
 }
 
 // GatewayProgress is one notification received.
@@ -183,6 +187,7 @@ func (g *Gateway) judgeCall(c *GatewayCall, ex, throttled []*results.TruthCall, 
 	}
 	g.judgeEcho(c, ex)
 	g.judgeStop(c, ex)
+	g.judgeLateProgress(c, ex)
 	if len(ex) == 0 {
 		return
 	}

@@ -60,13 +60,13 @@ func TestJoinGateway(t *testing.T) {
 			name: "misdirected and lost",
 			calls: []GatewayCall{
 				{Marker: "r.1.0", RequestID: 4, Response: at(400)},
-				{Marker: "r.2.0", RequestID: 5, Cancelled: at(150), Response: at(1001)},
+				{Marker: "r.2.0", RequestID: 5, Cancelled: at(150), Response: at(1001), AfterCancel: 3},
 			},
 			truth: []results.TruthCall{
 				{Marker: "r.1.0", RequestID: "5", Started: at(0), Cancelled: at(151), Ended: at(152)},
 				{Marker: "r.2.0", RequestID: "6", Started: at(50), Completed: at(1000), Ended: at(1000)},
 			},
-			want: map[string]int{"misdirected_cancels": 1, "lost_cancels": 1},
+			want: map[string]int{"misdirected_cancels": 1, "lost_cancels": 1, "progress_after_lost_cancel": 3},
 			check: func(t *testing.T, g Gateway) {
 				if e := g.Evidence["misdirected_cancels"]; len(e) != 1 || !strings.Contains(e[0], "r.2.0 (our request id 5)") {
 					t.Errorf("evidence %q does not name the cancel that went astray", e)
@@ -224,7 +224,7 @@ func gatewayGolden() *Summary {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	g := JoinGateway([]GatewayCall{
 		{Marker: "r.1.0", RequestID: 4, Response: at(400), Progress: []GatewayProgress{{1, at(101)}, {2, at(203)}}},
-		{Marker: "r.2.0", RequestID: 5, Cancelled: at(150), Response: at(1001)},
+		{Marker: "r.2.0", RequestID: 5, Cancelled: at(150), Response: at(1001), AfterCancel: 3},
 		{Marker: "r.3.0", RequestID: 6, Response: at(10), Crossed: "r.4.0"},
 		{Marker: "r.4.0", RequestID: 7, RetryAfter: false},
 	}, []results.TruthCall{

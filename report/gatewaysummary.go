@@ -46,6 +46,12 @@ type GatewayCounts struct {
 	// another stream, or held them): the progress verdict does not blame
 	// the server for them (gatewayprogress.go).
 	ProgressReordered int `json:"progress_reordered"`
+	// ProgressAfterLostCancel counts after_cancel notifications on calls
+	// whose cancel the targets never learned of (a lost cancel): the
+	// gateway's, not the server's; ProgressAfterCancelUnknown those on
+	// calls whose records cannot say (gatewaylatecancel.go).
+	ProgressAfterLostCancel    int `json:"progress_after_lost_cancel"`
+	ProgressAfterCancelUnknown int `json:"progress_after_cancel_unknown"`
 
 	// Unrecorded is how many of our calls got a result though no target
 	// recorded them (not counted in NotSeen); Unended how many had an
@@ -77,6 +83,8 @@ func (c *GatewayCounts) add(in GatewayCounts) {
 	c.ProgressLost += in.ProgressLost
 	c.RetryAfterLost += in.RetryAfterLost
 	c.ProgressReordered += in.ProgressReordered
+	c.ProgressAfterLostCancel += in.ProgressAfterLostCancel
+	c.ProgressAfterCancelUnknown += in.ProgressAfterCancelUnknown
 	c.Unrecorded += in.Unrecorded
 	c.Unended += in.Unended
 	c.TruthUnread += in.TruthUnread
@@ -150,6 +158,7 @@ var gatewayKeys = []struct {
 	{"progress_lost", "progress notification sent and never received", func(g *GatewayCounts) int { return g.ProgressLost }},
 	{"retry_after_lost", "Retry-After sent and never received", func(g *GatewayCounts) int { return g.RetryAfterLost }},
 	{"progress_reordered", "progress sent before the result, received after it", func(g *GatewayCounts) int { return g.ProgressReordered }},
+	{"progress_after_lost_cancel", "progress after a cancel the target never learned of", func(g *GatewayCounts) int { return g.ProgressAfterLostCancel }},
 }
 
 // gatewayVerdict: anything the gateway did to a call that a transparent

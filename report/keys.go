@@ -69,7 +69,7 @@ func templateSummary() *Summary {
 //	              faults.<kind>.server.<name>
 //	gateway.{calls, executions, not_seen, duplicate_executions, misdirected_cancels, lost_cancels,
 //	              crossed_responses, progress_held, progress_lost, retry_after_lost, unrecorded, unended, truth_unread,
-//	              echoes_after_truth},
+//	              echoes_after_truth, progress_after_lost_cancel, progress_after_cancel_unknown},
 //	              gateway.stops.{cancelled, disconnected}.{stopped, ran_on, unknown}, gateway.lag_ms.{p50, p99, max, count},
 //	              gateway.era_seen.<name>
 //	limits.{rate, burst, window_s, concurrency, capacity, searched_up_to, search_s},

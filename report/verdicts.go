@@ -159,6 +159,9 @@ func probesAbove(byProbe map[string]float64) string {
 // progressVerdict: a broken progress rule is a violation; floods, stalls
 // and progress that stopped short of its total are warnings.
 func progressVerdict(s *Summary, ev evidence) Verdict {
+	if v, ok := lostCancelProgress(s, ev); ok {
+		return v
+	}
 	if v, ok := reorderedProgress(s, ev); ok {
 		return v
 	}
