@@ -5,13 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
-	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // TestMcpRemote: mcp-remote 0.15.1, the stdio→HTTP bridge that MCP hosts
@@ -122,32 +120,15 @@ func checkMcpRemote(t *testing.T, o outcome, base string) {
 	if gv := o.verdict(t, report.AreaGateway); (lost > 0) != (gv.Status == report.StatusViolation) || gv.Status == report.StatusPass && g.Unended+g.Unrecorded > 0 {
 		t.Errorf("gateway verdict %q (%s) with %d lost cancels at the target", gv.Status, gv.Evidence, lost)
 	}
+	checkLostCancelProgress(t, o, base)
 	t.Logf("mcp-remote: %d calls, %d cancelled, lost cancels %d, stops %+v, eras %v; the target's records: %s",
 		g.Calls, o.Sum.Calls.Cancelled, lost, g.Stops, g.EraSeen, recordsLine(targetCalls(t, base)))
 }
 
 // lostAtTarget counts, from the target's own records, our cancelled
-// calls (a cancel or a timeout, not a disconnect) that no execution
-// learned of and that ran to their end more than 100 ms after our cancel
-// went out.
+// calls that never learned of the cancel and ran to their end after it
+// (lostSeqsAtTarget).
 func lostAtTarget(t *testing.T, base string, o outcome) int {
 	t.Helper()
-	cancelAt := map[string]time.Time{} // by seq
-	for _, r := range o.Recs {
-		if r.Outcome == results.Cancelled && r.CancelSentUs > 0 {
-			cancelAt[fmt.Sprint(r.Seq)] = r.Scheduled.Add(time.Duration(r.CancelSentUs) * time.Microsecond)
-		}
-	}
-	n := 0
-	for _, c := range targetCalls(t, base) {
-		parts := strings.Split(c.Marker, ".") // RUN.SEQ.ATTEMPT
-		at, ok := time.Time{}, false
-		if len(parts) == 3 {
-			at, ok = cancelAt[parts[1]]
-		}
-		if ok && c.Cancelled.IsZero() && c.StreamClosed.IsZero() && c.Completed.After(at.Add(100*time.Millisecond)) {
-			n++
-		}
-	}
-	return n
+	return len(lostSeqsAtTarget(t, base, o))
 }
