@@ -95,6 +95,8 @@ func gatewayCounts(g *report.GatewaySummary) map[string]int {
 		"progress_lost":        g.ProgressLost,
 		"retry_after_lost":     g.RetryAfterLost,
 		"progress_reordered":   g.ProgressReordered,
+
+		"progress_after_lost_cancel": g.ProgressAfterLostCancel,
 	}
 }
 
