@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -180,4 +183,83 @@ func FuzzStreamReaderSSE(f *testing.F) {
 			t.Fatalf("held a buffer in %d of %d waits for data", src.held, src.waits)
 		}
 	})
+}
+
+// releaseProbe stands between a streamReader and a real HTTP/2 response
+// body: at each wait for data (a read of no bytes) it notes whether the
+// reader held a buffer, then lets the server write its next event.
+type releaseProbe struct {
+	body  io.Reader
+	sr    *streamReader
+	next  chan<- struct{}
+	held  int
+	waits int
+}
+
+func (p *releaseProbe) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		p.waits++
+		if p.sr.buf != nil {
+			p.held++
+		}
+		select {
+		case p.next <- struct{}{}:
+		default: // the server has written every event
+		}
+	}
+	return p.body.Read(b)
+}
+
+// TestStreamReaderOverHTTP2: over a real HTTP/2 stream (the standard
+// library's client and server, TLS), whose server writes each event only
+// when the reader waits for it, every event is read whole and in order,
+// and the reader holds no buffer while it waits.
+func TestStreamReaderOverHTTP2(t *testing.T) {
+	t.Parallel()
+	const events = 20
+	next := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for i := range events {
+			select {
+			case <-next:
+			case <-r.Context().Done():
+				return
+			}
+			fmt.Fprintf(w, "event: message\ndata: {\"n\":%d,\"pad\":%q}\n\n", i, strings.Repeat("x", i*300))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	resp, err := srv.Client().Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("the answer came over %s, want HTTP/2", resp.Proto)
+	}
+	sr := new(streamReader)
+	probe := &releaseProbe{body: resp.Body, sr: sr, next: next}
+	sr.reset(probe)
+	sse := newSSEReader(sr, 1<<20)
+	for i := range events {
+		data, err := sse.next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if want := fmt.Sprintf(`{"n":%d,"pad":%q}`, i, strings.Repeat("x", i*300)); string(data) != want {
+			t.Fatalf("event %d = %.60q, want %.60q", i, data, want)
+		}
+	}
+	if _, err := sse.next(); err != io.EOF {
+		t.Errorf("after the last event: %v, want io.EOF", err)
+	}
+	if probe.waits < events || probe.held != 0 {
+		t.Errorf("held a buffer in %d of %d waits for data (want none of at least %d)", probe.held, probe.waits, events)
+	}
 }
