@@ -78,20 +78,25 @@ func newOpenScale(b *testing.B) openScale {
 }
 
 // load is the scenario's load, timeouts and calls. The timeouts and the
-// graceful stop are generous: the point is to hold the calls open, and a
-// CPU-starved server stretches them.
+// graceful stop are generous (see wait): the point is to hold the calls
+// open, and a CPU-starved server stretches them.
 func (sc openScale) load() string {
-	return fmt.Sprintf(`load: {rate: %d/1s, duration: %ds, max_in_flight: %d, graceful_stop: 240s}
-timeouts: {idle: 120s, max: 240s}
+	return fmt.Sprintf(`load: {rate: %d/1s, duration: %ds, max_in_flight: %d, graceful_stop: %ds}
+timeouts: {idle: 120s, max: %ds}
 calls:
   - {tool: slow_task, arguments: {steps: %d, step_ms: 1000}, progress: true}`,
-		sc.rate, sc.rampS, sc.calls+2000, sc.steps)
+		sc.rate, sc.rampS, sc.calls+2000, sc.wait(), sc.wait(), sc.steps)
 }
 
-// limit bounds a run: the calls at five times their length, and the
-// graceful stop.
+// wait is how long, in seconds, a call may take (its timeouts' cap) and
+// the load may wait for the calls in flight at its end: 240 s, or twelve
+// times a call's steps when that is more (50,000 calls: 360 s), for a
+// machine starved enough to stretch the calls that much.
+func (sc openScale) wait() int { return max(240, 12*sc.steps) }
+
+// limit bounds a run: the ramp, the wait for the calls and 5 minutes.
 func (sc openScale) limit() time.Duration {
-	return time.Duration(sc.rampS+5*sc.steps)*time.Second + 5*time.Minute
+	return time.Duration(sc.rampS+sc.wait())*time.Second + 5*time.Minute
 }
 
 // runOpenSampled runs the scenario, reading the client's memory every
@@ -99,7 +104,7 @@ func (sc openScale) limit() time.Duration {
 // wait for the URL until stop is closed; "" gives up) every 50 ms. With
 // MCPCHAOS_BENCH_MEMPROFILE=DIR the client also writes a memory profile,
 // DIR/NAME-CALLS.pprof (see cmd/mcpchaos/memprofile.go), 3 s after the
-// gauge first reached 99% of the calls (a signal, SIGUSR1, asks for it).
+// gauge first reached 98% of the calls (a signal, SIGUSR1, asks for it).
 func runOpenSampled(b *testing.B, scenario string, sc openScale, name string, metrics func(stop <-chan struct{}) string) (runResult, []memSample, []gaugeSample) {
 	b.Helper()
 	var samples []memSample
@@ -109,7 +114,7 @@ func runOpenSampled(b *testing.B, scenario string, sc openScale, name string, me
 		began := time.Now()
 		var once sync.Once
 		profile := func(v int) {
-			if dir != "" && v >= sc.calls*99/100 {
+			if dir != "" && v >= sc.calls*98/100 {
 				once.Do(func() {
 					time.AfterFunc(3*time.Second, func() { _ = syscall.Kill(pid, syscall.SIGUSR1) })
 				})
