@@ -218,6 +218,8 @@ type runOpts struct {
 	watch func(pid int, stop <-chan struct{})
 	// limit bounds the whole run (default 2 minutes).
 	limit time.Duration
+	// env is added to the run's environment (KEY=VALUE).
+	env []string
 }
 
 // runScenario writes the scenario to a temp dir and runs `mcpchaos run` on
@@ -242,6 +244,9 @@ func runScenario(b *testing.B, scenario string, o runOpts) runResult {
 	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
+	if len(o.env) > 0 {
+		cmd.Env = append(os.Environ(), o.env...)
+	}
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	began := time.Now()

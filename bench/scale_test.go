@@ -126,7 +126,7 @@ func runSampled(b *testing.B, srv *server, scenario string, limit time.Duration)
 	r := runScenario(b, scenario, runOpts{limit: limit, watch: func(pid int, stop <-chan struct{}) {
 		began := time.Now()
 		var wg sync.WaitGroup
-		wg.Go(func() { gauge = scrapeInflight(srv.MetricsURL, began, stop) })
+		wg.Go(func() { gauge = scrapeInflight(srv.MetricsURL, began, stop, nil) })
 		samples = sampleMem(pid, began, stop)
 		wg.Wait()
 	}})
@@ -247,8 +247,8 @@ func countFds(pid int) (int, error) {
 }
 
 // scrapeInflight scrapes the target's mcpchaos_target_inflight gauge every
-// 50 ms until stop.
-func scrapeInflight(url string, began time.Time, stop <-chan struct{}) []gaugeSample {
+// 50 ms until stop, passing each reading to each (when set).
+func scrapeInflight(url string, began time.Time, stop <-chan struct{}, each func(v int)) []gaugeSample {
 	// An https:// URL is our own `mcpchaos serve --tls-self-signed` on
 	// loopback: its certificate is not checked.
 	hc := &http.Client{Timeout: 2 * time.Second,
@@ -262,6 +262,9 @@ func scrapeInflight(url string, began time.Time, stop <-chan struct{}) []gaugeSa
 				if v, ok := strings.CutPrefix(sc.Text(), "mcpchaos_target_inflight "); ok {
 					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
 						out = append(out, gaugeSample{at: at, v: int(f)})
+						if each != nil {
+							each(int(f))
+						}
 					}
 				}
 			}

@@ -59,9 +59,14 @@ func benchCall(obs Observer) *Call {
 // decodeMessage + Call.deliver (decode the progress params, map the token
 // to the call, emit to the Observer).
 func sseStep(tb testing.TB) (step func(), obs *countObserver) {
+	return sseStepOn(tb, bufio.NewReaderSize(&repeatReader{b: []byte(sdkProgressEvent)}, 4096))
+}
+
+// sseStepOn is sseStep reading the stream from src.
+func sseStepOn(tb testing.TB, src lineSource) (step func(), obs *countObserver) {
 	obs = &countObserver{}
 	call := benchCall(obs)
-	sse := newSSEReader(bufio.NewReaderSize(&repeatReader{b: []byte(sdkProgressEvent)}, 4096), defaultMaxMessage)
+	sse := newSSEReader(src, defaultMaxMessage)
 	var sc scanner
 	var m inMsg
 	return func() {
@@ -76,6 +81,22 @@ func sseStep(tb testing.TB) (step func(), obs *countObserver) {
 			tb.Fatal("a progress event was taken for the final response")
 		}
 	}, obs
+}
+
+// frameReader reads one copy of b a Read, as an HTTP/2 stream delivers an
+// event a DATA frame; a read of no bytes (the wait for data) returns
+// nothing.
+type frameReader struct{ b []byte }
+
+func (r frameReader) Read(p []byte) (int, error) { return copy(p, r.b), nil }
+
+// sseStreamStep is sseStep on an HTTP/2 stream: read through a
+// streamReader, which takes its buffer from the pool for each event and
+// gives it back before waiting for the next.
+func sseStreamStep(tb testing.TB) (step func(), obs *countObserver) {
+	sr := new(streamReader)
+	sr.reset(frameReader{[]byte(sdkProgressEvent)})
+	return sseStepOn(tb, sr)
 }
 
 // stdioStep is the same for one stdout line: lineReader.next +
@@ -118,6 +139,10 @@ func BenchmarkReceiveProgress(b *testing.B) {
 	runReceiveBench(b, sseStep, len(sdkProgressEvent))
 }
 
+func BenchmarkReceiveProgressH2Stream(b *testing.B) {
+	runReceiveBench(b, sseStreamStep, len(sdkProgressEvent))
+}
+
 func BenchmarkReceiveProgressStdio(b *testing.B) {
 	runReceiveBench(b, stdioStep, len(sdkProgressEvent)-len("event: message\ndata: \n"))
 }
@@ -125,7 +150,7 @@ func BenchmarkReceiveProgressStdio(b *testing.B) {
 // TestReceiveProgressAllocs pins the receive path at zero allocations per
 // progress event, so a change that makes it allocate fails a plain go test.
 func TestReceiveProgressAllocs(t *testing.T) {
-	for name, mk := range map[string]func(testing.TB) (func(), *countObserver){"sse": sseStep, "stdio": stdioStep} {
+	for name, mk := range map[string]func(testing.TB) (func(), *countObserver){"sse": sseStep, "h2 stream": sseStreamStep, "stdio": stdioStep} {
 		step, obs := mk(t)
 		if a := testing.AllocsPerRun(2000, step); a != 0 {
 			t.Errorf("%s: %v allocations per progress event, want 0", name, a)

@@ -115,27 +115,33 @@ func FuzzSSEReader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, stream []byte, max uint16) {
 		limit := int(max%1024) + 1
-		r := newSSEReader(bufio.NewReaderSize(bytes.NewReader(stream), 16), limit)
-		want, wantErr := referenceSSE(stream, limit)
-		for i := 0; ; i++ {
-			data, err := r.next()
-			if err != nil {
-				if i != len(want) {
-					t.Fatalf("got %d events then %v, want %d events %q", i, err, len(want), want)
-				}
-				if wantErr == nil && err != io.EOF || wantErr != nil && !IsOversize(err) {
-					t.Fatalf("error %v, want %v", err, wantErr)
-				}
-				return
-			}
-			if len(data) > limit {
-				t.Fatalf("event data of %d bytes over the maximum %d", len(data), limit)
-			}
-			if i >= len(want) || string(data) != want[i] {
-				t.Fatalf("event %d = %q, want %q", i, data, want)
-			}
-		}
+		checkSSE(t, newSSEReader(bufio.NewReaderSize(bytes.NewReader(stream), 16), limit), stream, limit)
 	})
+}
+
+// checkSSE reads r to its end and checks its events against the
+// reference reading of stream with the maximum limit.
+func checkSSE(t *testing.T, r *sseReader, stream []byte, limit int) {
+	t.Helper()
+	want, wantErr := referenceSSE(stream, limit)
+	for i := 0; ; i++ {
+		data, err := r.next()
+		if err != nil {
+			if i != len(want) {
+				t.Fatalf("got %d events then %v, want %d events %q", i, err, len(want), want)
+			}
+			if wantErr == nil && err != io.EOF || wantErr != nil && !IsOversize(err) {
+				t.Fatalf("error %v, want %v", err, wantErr)
+			}
+			return
+		}
+		if len(data) > limit {
+			t.Fatalf("event data of %d bytes over the maximum %d", len(data), limit)
+		}
+		if i >= len(want) || string(data) != want[i] {
+			t.Fatalf("event %d = %q, want %q", i, data, want)
+		}
+	}
 }
 
 // FuzzLineReader: lines come back whole and bounded; with discard, an

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -24,8 +23,10 @@ func (t *httpTransport) startH2(ctx context.Context, call *Call) error {
 		return fmt.Errorf("send %s: %w", call.method, err)
 	}
 	call.sent = time.Now()
-	conn := &httpConn{nc: s, h2: s, body: bufio.NewReaderSize(nil, 4096)}
-	conn.sse = newSSEReader(conn.body, t.c.cfg.MaxMessageBytes)
+	// No bufio buffer: the stream's SSE is read through conn.stream, which
+	// holds a shared buffer only while it has bytes to parse.
+	conn := &httpConn{nc: s, h2: s}
+	conn.sse = newSSEReader(&conn.stream, t.c.cfg.MaxMessageBytes)
 	call.gateMu.Lock()
 	call.conn = conn
 	call.gateMu.Unlock()
@@ -68,6 +69,54 @@ func (t *httpTransport) httpVersion() string {
 // h2Request builds the request writeRequest would write over HTTP/1.1:
 // the same headers, for method (a DELETE when body is nil).
 func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http.Request {
+	req := &http.Request{Method: http.MethodPost, URL: t.url, Host: t.url.Host, Header: t.h2Header(method, name, extra),
+		Proto: "HTTP/2.0", ProtoMajor: 2, ContentLength: int64(len(body))}
+	if body == nil {
+		req.Method = http.MethodDelete
+	} else {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return req
+}
+
+// maxH2Headers bounds the header maps kept for reuse (h2Header).
+const maxH2Headers = 64
+
+// h2Header returns the header of a request for method, tool name and extra
+// header lines. The standard library's HTTP/2 transport only reads a
+// request's header, and keeps the request for as long as its stream is
+// open: requests with the same header share one map (up to maxH2Headers
+// of them), so 10,000 open calls of one tool hold one map, not 10,000.
+func (t *httpTransport) h2Header(method, name string, extra []byte) http.Header {
+	sid := t.sessionID()
+	var kb [256]byte
+	key := append(kb[:0], method...)
+	key = append(append(key, 0), name...)
+	key = append(append(key, 0), extra...)
+	key = append(append(key, 0), sid...)
+	key = append(append(key, 0), t.c.era...)
+	t.mu.Lock()
+	h, ok := t.h2Headers[string(key)]
+	t.mu.Unlock()
+	if ok {
+		return h
+	}
+	h = t.newH2Header(method, name, extra, sid)
+	t.mu.Lock()
+	if t.h2Headers == nil {
+		t.h2Headers = make(map[string]http.Header)
+	}
+	if len(t.h2Headers) < maxH2Headers {
+		t.h2Headers[string(key)] = h
+	}
+	t.mu.Unlock()
+	return h
+}
+
+// newH2Header builds a request header: the static headers, the era's and
+// the method's, extra, and the 2025 session id sid. The era is part of
+// h2Header's key: it is settled while the first requests are sent.
+func (t *httpTransport) newH2Header(method, name string, extra []byte, sid string) http.Header {
 	h := make(http.Header, len(t.headers)+6)
 	for _, kv := range t.headers {
 		h[kv[0]] = []string{kv[1]}
@@ -89,15 +138,8 @@ func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http
 			}
 		}
 	}
-	if sid := t.sessionID(); sid != "" && !era.Modern() {
+	if sid != "" && !era.Modern() {
 		h.Set(vocab.HeaderSessionID, sid)
 	}
-	req := &http.Request{Method: http.MethodPost, URL: t.url, Host: t.url.Host, Header: h,
-		Proto: "HTTP/2.0", ProtoMajor: 2, ContentLength: int64(len(body))}
-	if body == nil {
-		req.Method = http.MethodDelete
-	} else {
-		req.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	return req
+	return h
 }

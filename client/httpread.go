@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"errors"
@@ -33,41 +32,17 @@ func (t *httpTransport) wait(call *Call) {
 
 // read reads a call's response: headers, then a JSON body or an SSE
 // stream, delivering events as they arrive.
+//
+// A goroutine blocks in read (in readSSE) for every open call, and its
+// stack is sized by the frames on it when it blocks: the work that builds
+// events is kept in helpers (readHead, badContentType, sseEnd,
+// sseMessage) that are off the stack while it waits, so 10,000 open calls
+// cost 8 KiB of stack each rather than 16 KiB (docs/performance.md).
 func (t *httpTransport) read(call *Call) {
 	defer t.untrack(call)
-	call.gateMu.Lock()
-	conn := call.conn
-	call.gateMu.Unlock()
-	if conn == nil {
-		call.end(time.Now(), errors.New("call was never sent"))
+	conn, resp, ct := t.readHead(call)
+	if resp == nil {
 		return
-	}
-	resp, err := t.readHeaders(call, &conn)
-	if err != nil {
-		conn.nc.Close()
-		call.end(time.Now(), t.endErr(call, err))
-		return
-	}
-	if call.closedAt.Load() != 0 {
-		// We closed the connection (a cancel or an abort) while the headers
-		// were on their way: what the read got was in flight, answering our
-		// close. It ends the call as the failed read would have a moment
-		// later, so the outcome does not hang on which came first.
-		conn.nc.Close()
-		call.end(time.Now(), nil)
-		return
-	}
-	at := time.Now()
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	call.emit(Event{Kind: EvHeaders, At: at, Status: resp.StatusCode, ContentType: ct,
-		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), at), RateLimitReset: rateLimitReset(resp.Header, at),
-		RateLimit: rateLimitClaim(resp.Header)})
-	if call.method == vocab.MethodInitialize && resp.StatusCode/100 == 2 {
-		if sid := resp.Header.Get(vocab.HeaderSessionID); sid != "" {
-			t.mu.Lock()
-			t.session = sid
-			t.mu.Unlock()
-		}
 	}
 	var reusable bool
 	switch {
@@ -80,8 +55,7 @@ func (t *httpTransport) read(call *Call) {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		reusable = t.readJSON(call, conn, resp, false)
 	default:
-		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolContentType, Detail: "answer has Content-Type " + strconv.Quote(resp.Header.Get("Content-Type"))})
-		call.end(at, &protocolError{msg: "unexpected Content-Type " + strconv.Quote(ct) + bodyStart(resp)})
+		t.badContentType(call, resp, ct)
 	}
 	// Detach the connection from the call before pooling it, under the lock
 	// Cancel and Abort take, so stopping a call that has already ended can
@@ -98,6 +72,57 @@ func (t *httpTransport) read(call *Call) {
 	}
 	conn.nc.Close()
 	t.unwatch(conn)
+}
+
+// readHead reads the response's headers and delivers EvHeaders; a nil
+// response means the call ended (its connection is closed).
+//
+//go:noinline (off read's frame: see read)
+func (t *httpTransport) readHead(call *Call) (*httpConn, *http.Response, string) {
+	call.gateMu.Lock()
+	conn := call.conn
+	call.gateMu.Unlock()
+	if conn == nil {
+		call.end(time.Now(), errors.New("call was never sent"))
+		return nil, nil, ""
+	}
+	resp, err := t.readHeaders(call, &conn)
+	if err != nil {
+		conn.nc.Close()
+		call.end(time.Now(), t.endErr(call, err))
+		return nil, nil, ""
+	}
+	if call.closedAt.Load() != 0 {
+		// We closed the connection (a cancel or an abort) while the headers
+		// were on their way: what the read got was in flight, answering our
+		// close. It ends the call as the failed read would have a moment
+		// later, so the outcome does not hang on which came first.
+		conn.nc.Close()
+		call.end(time.Now(), nil)
+		return nil, nil, ""
+	}
+	at := time.Now()
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	call.emit(Event{Kind: EvHeaders, At: at, Status: resp.StatusCode, ContentType: ct,
+		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), at), RateLimitReset: rateLimitReset(resp.Header, at),
+		RateLimit: rateLimitClaim(resp.Header)})
+	if call.method == vocab.MethodInitialize && resp.StatusCode/100 == 2 {
+		if sid := resp.Header.Get(vocab.HeaderSessionID); sid != "" {
+			t.mu.Lock()
+			t.session = sid
+			t.mu.Unlock()
+		}
+	}
+	return conn, resp, ct
+}
+
+// badContentType ends a call whose answer is neither JSON nor SSE.
+//
+//go:noinline (off read's frame: see read)
+func (t *httpTransport) badContentType(call *Call, resp *http.Response, ct string) {
+	at := time.Now()
+	call.emit(Event{Kind: EvViolation, At: at, Violation: ViolContentType, Detail: "answer has Content-Type " + strconv.Quote(resp.Header.Get("Content-Type"))})
+	call.end(at, &protocolError{msg: "unexpected Content-Type " + strconv.Quote(ct) + bodyStart(resp)})
 }
 
 // readHeaders reads the status line and headers, re-sending once on a
@@ -144,56 +169,95 @@ func (t *httpTransport) endErr(call *Call, err error) error {
 
 // readSSE reads the call's event stream. After the final response it reads
 // on for at most the late window to see whether the server closes the
-// stream (it should) or sends more.
+// stream (it should) or sends more. Its goroutine waits in it for every
+// open call: what it does with an event or an error is in sseMessage and
+// sseEnd, off its frame (see read).
 func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response) bool {
-	conn.body.Reset(resp.Body)
-	conn.sse.reset(conn.body)
-	final := false
-	var strayMsg string // the first message that was none of the call's answer
+	src := conn.lines(resp.Body)
+	defer conn.stream.release()
+	var st sseState
 	for {
 		call.waitGate(call.done)
 		data, err := conn.sse.next()
 		at := call.readAt()
 		if err != nil {
-			switch {
-			case errors.Is(err, io.EOF) && (final || call.ended()):
-				call.end(at, nil)
-				return true
-			case IsOversize(err):
-				call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
-				call.end(at, err)
-			case final && isTimeout(err) && !call.stopped():
-				call.emit(Event{Kind: EvViolation, At: at, Violation: ViolStreamNotClosed, Detail: "stream still open " + t.c.cfg.LateWindow.String() + " after the final response"})
-				call.end(at, nil)
-			case errors.Is(err, io.EOF) && strayMsg != "" && !call.stopped():
-				call.end(at, &protocolError{msg: errStreamEnded.Error() + ", after " + strayMsg, err: errStreamEnded})
-			default:
-				call.end(at, t.endErr(call, err))
-			}
+			return t.sseEnd(call, err, at, &st)
+		}
+		if !t.sseMessage(call, conn, src, data, at, &st) {
 			return false
 		}
-		if err := decodeMessage(&conn.sc, data, &conn.msg); err != nil {
-			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "SSE data: " + err.Error()})
-			if broken := call.brokenAnswer(&conn.msg, err); broken != nil {
-				call.end(at, broken)
-				return false
-			}
-			strayMsg = cmp.Or(strayMsg, stray(&conn.msg, err))
-			continue
-		}
-		call.ahead = answerAhead(conn.body)
-		isFinal, broken := call.deliver(&conn.sc, &conn.msg, at)
-		if broken != nil {
+	}
+}
+
+// sseState is what readSSE keeps from one event to the next.
+type sseState struct {
+	final bool
+	// strayMsg is the first message that was none of the call's answer.
+	strayMsg string
+}
+
+// sseEnd ends the call when its stream failed or ended with err, and
+// reports whether the connection may carry another request.
+//
+//go:noinline (off readSSE's frame: see read)
+func (t *httpTransport) sseEnd(call *Call, err error, at time.Time, st *sseState) bool {
+	switch {
+	case errors.Is(err, io.EOF) && (st.final || call.ended()):
+		call.end(at, nil)
+		return true
+	case IsOversize(err):
+		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
+		call.end(at, err)
+	case st.final && isTimeout(err) && !call.stopped():
+		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolStreamNotClosed, Detail: "stream still open " + t.c.cfg.LateWindow.String() + " after the final response"})
+		call.end(at, nil)
+	case errors.Is(err, io.EOF) && st.strayMsg != "" && !call.stopped():
+		call.end(at, &protocolError{msg: errStreamEnded.Error() + ", after " + st.strayMsg, err: errStreamEnded})
+	default:
+		call.end(at, t.endErr(call, err))
+	}
+	return false
+}
+
+// sseMessage delivers one event's data; false when it ended the call.
+//
+//go:noinline (off readSSE's frame: see read)
+func (t *httpTransport) sseMessage(call *Call, conn *httpConn, src lineSource, data []byte, at time.Time, st *sseState) bool {
+	if err := decodeMessage(&conn.sc, data, &conn.msg); err != nil {
+		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolNotJSONRPC, Detail: "SSE data: " + err.Error()})
+		if broken := call.brokenAnswer(&conn.msg, err); broken != nil {
 			call.end(at, broken)
 			return false
 		}
-		if isFinal {
-			final = true
-			_ = conn.nc.SetReadDeadline(at.Add(t.c.cfg.LateWindow))
-		} else if !final {
-			strayMsg = cmp.Or(strayMsg, stray(&conn.msg, nil))
-		}
+		st.strayMsg = cmp.Or(st.strayMsg, stray(&conn.msg, err))
+		return true
 	}
+	call.ahead = answerAhead(src)
+	isFinal, broken := call.deliver(&conn.sc, &conn.msg, at)
+	if broken != nil {
+		call.end(at, broken)
+		return false
+	}
+	if isFinal {
+		st.final = true
+		_ = conn.nc.SetReadDeadline(at.Add(t.c.cfg.LateWindow))
+	} else if !st.final {
+		st.strayMsg = cmp.Or(st.strayMsg, stray(&conn.msg, nil))
+	}
+	return true
+}
+
+// lines makes the connection's SSE reader read body: through its bufio
+// buffer on HTTP/1.1, through its streamReader on an HTTP/2 stream.
+func (conn *httpConn) lines(body io.Reader) lineSource {
+	if conn.h2 != nil {
+		conn.stream.reset(body)
+		conn.sse.reset(&conn.stream)
+		return &conn.stream
+	}
+	conn.body.Reset(body)
+	conn.sse.reset(conn.body)
+	return conn.body
 }
 
 // readJSON reads a JSON body holding one message (or, for 202/204, none).
@@ -328,7 +392,7 @@ func bodyStart(resp *http.Response) string {
 // progress (Event.Burst). Progress merely queued behind a slow reader,
 // with no answer among it, is not a burst: the call was still running.
 // Only the reader's buffer is looked at (4 KiB), without allocating.
-func answerAhead(r *bufio.Reader) bool {
+func answerAhead(r lineSource) bool {
 	n := r.Buffered()
 	if n == 0 {
 		return false

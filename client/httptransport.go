@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -47,6 +48,8 @@ type httpTransport struct {
 	// answering bounds the answers to server requests in flight
 	// (serverreq.go).
 	answering ServerAnswers
+	// h2Headers are request headers shared by HTTP/2 requests (h2Header).
+	h2Headers map[string]http.Header
 }
 
 // httpConn is one keep-alive connection and the buffers its responses are
@@ -64,6 +67,8 @@ type httpConn struct {
 	jbuf   []byte
 	reused bool
 	h2     *h2Stream // the call's HTTP/2 stream (then nc is h2)
+	// stream reads an HTTP/2 stream's SSE in place of body.
+	stream streamReader
 	// partial: the server answered before the request's body was all
 	// written, so the connection cannot carry another request.
 	partial bool

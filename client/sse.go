@@ -13,12 +13,12 @@ import (
 const maxSSELine = 64 << 10
 
 // sseReader reads the data of Server-Sent Events straight from a bufio
-// reader: a line is never gathered whole. Comment lines and fields other
+// reader (or a streamReader, on HTTP/2): a line is never gathered whole. Comment lines and fields other
 // than data are skipped as they stream past; events without data (such as
 // a 2025-11-25 priming event) are not returned. A connection's memory is
 // its bufio buffer plus one event's data, which is bounded by max.
 type sseReader struct {
-	br      *bufio.Reader
+	br      lineSource
 	max     int // bound on one event's data
 	maxLine int // bound on a line without data
 	data    []byte
@@ -27,11 +27,11 @@ type sseReader struct {
 	event []byte
 }
 
-func newSSEReader(br *bufio.Reader, max int) *sseReader {
+func newSSEReader(br lineSource, max int) *sseReader {
 	return &sseReader{br: br, max: max, maxLine: min(max, maxSSELine)}
 }
 
-func (r *sseReader) reset(br *bufio.Reader) {
+func (r *sseReader) reset(br lineSource) {
 	r.br = br
 	r.data = r.data[:0]
 	if cap(r.data) > keepMax {

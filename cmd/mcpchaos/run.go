@@ -99,7 +99,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	stopProfile := memProfileLater(stderr)
 	info, err := engine.Run(ctx, rp.plan, opts)
+	stopProfile()
 	if err != nil {
 		r.abort()
 		if list := (scenarios.Errors{}); errors.As(err, &list) {

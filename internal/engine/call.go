@@ -124,8 +124,27 @@ func (cs *callState) us(t time.Time) int64 {
 // and waits for it to end. The lock is not held while sending: on stdio
 // the reader may need it to drain the server's output while our write
 // waits for the server.
+//
+// Its goroutine waits in the first call.Wait for every call in flight, and
+// its stack is sized by the frames on it then: starting the call
+// (startCall) and what follows its end (afterWait) are kept off run's
+// frame, so an open call costs a smaller stack (docs/performance.md).
 func (cs *callState) run(ctx context.Context, cl *client.Client, process int, withFaults bool) {
-	req := client.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress,
+	defer cs.r.inflight.remove(cs)
+	var req client.CallRequest
+	call := cs.startCall(ctx, cl, process, withFaults, &req)
+	if call == nil {
+		return
+	}
+	call.Wait()
+	cs.afterWait(ctx, cl, &req)
+}
+
+// startCall is run up to the wait: it counts the call in flight (run
+// forgets it), sets *req to the call's request and returns the call, nil
+// when it could not be sent (its error is the call's end).
+func (cs *callState) startCall(ctx context.Context, cl *client.Client, process int, withFaults bool, req *client.CallRequest) *client.Call {
+	*req = client.CallRequest{Tool: cs.spec.Tool, Arguments: cs.spec.Arguments, Progress: cs.spec.Progress,
 		Observer: roundObserver{cs, 0}, Marker: cs.marker(), Task: cs.spec.Task}
 	typical := cs.r.typical.get(cs.spec.Tool) // not under cs.mu: a lock every call takes
 	cs.mu.Lock()
@@ -133,20 +152,19 @@ func (cs *callState) run(ctx context.Context, cl *client.Client, process int, wi
 	cs.rec.Process = process
 	cs.info = faults.Info{Tool: cs.spec.Tool, Era: cl.Era(), Transport: cl.Transport(), Typical: typical}
 	if withFaults {
-		cs.drawFaults(&req)
+		cs.drawFaults(req)
 	}
 	cs.startGateway()
 	cs.sent = time.Now() // provisional, for events that beat Start's return
 	cs.prog.start(cs.sent)
 	cs.mu.Unlock()
 	cs.r.inflight.add(cs)
-	defer cs.r.inflight.remove(cs)
-	call, err := cl.Start(ctx, req)
+	call, err := cl.Start(ctx, *req)
 	cs.mu.Lock()
 	if err != nil {
 		cs.endErr, cs.endAt, cs.sent = err, time.Now(), time.Time{}
 		cs.mu.Unlock()
-		return
+		return nil
 	}
 	cs.call = call
 	cs.sent = call.Sent()
@@ -161,16 +179,22 @@ func (cs *callState) run(ctx context.Context, cl *client.Client, process int, wi
 	cs.armFaults()
 	cs.mu.Unlock()
 	cs.cancelIfPaused()
-	call.Wait()
+	return call
+}
+
+// afterWait is run after the call's first request ended: its rounds
+// after input_required results, its task, and its timers stopped.
+func (cs *callState) afterWait(ctx context.Context, cl *client.Client, req *client.CallRequest) {
 	for {
-		next, think, ok := cs.nextRound(req)
+		next, think, ok := cs.nextRound(*req)
 		if !ok || !cs.think(think) {
 			break
 		}
-		if call, ok = cs.startRound(ctx, cl, next); !ok {
+		call, ok := cs.startRound(ctx, cl, next)
+		if !ok {
 			break
 		}
-		req = next
+		*req = next
 		call.Wait()
 	}
 	if cs.beginTask() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
@@ -32,7 +33,11 @@ const (
 
 // taskListen is a call's listen stream for its task.
 type taskListen struct {
-	call      *client.Call
+	// call is the stream's call, set once it is sent; stopping, that stop
+	// was called (it may come from the stream's own reader, before call is
+	// set: then startListen stops it).
+	call      atomic.Pointer[client.Call]
+	stopping  atomic.Bool
 	first     bool          // a message came
 	pushed    chan struct{} // a terminal status came (buffered 1)
 	terminal  *client.Task  // that status
@@ -60,15 +65,22 @@ func (cs *callState) startListen(ctx context.Context, cl *client.Client) *taskLi
 		cs.mu.Unlock()
 		return nil
 	}
-	l.call = call
+	l.call.Store(call)
+	if l.stopping.Load() {
+		l.stop() // the answer came first and said to stop
+	}
 	go call.Wait() // on HTTP, Wait reads the stream
 	return l
 }
 
 // stop closes the stream (the client's way to end a subscription).
 func (l *taskListen) stop() {
-	if l != nil && l.call != nil {
-		_ = l.call.Cancel("mcpchaos: task followed to its end", false)
+	if l == nil {
+		return
+	}
+	l.stopping.Store(true)
+	if call := l.call.Load(); call != nil {
+		_ = call.Cancel("mcpchaos: task followed to its end", false)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -92,16 +93,36 @@ func (r *runner) closedLoad(ctx context.Context) {
 
 // do runs one call, then its re-issues (after a fault cut it) and its
 // retries (after it was throttled), each as a new request with a new id.
+// Its goroutine waits in cs.run for every call in flight: what comes
+// before and after is kept off its frame (firstCall, afterCall), as in
+// run.
 func (r *runner) do(ctx context.Context, t tick) {
+	cs, cl, process := r.firstCall(ctx, t)
+	if cs == nil {
+		return
+	}
+	cs.run(context.Background(), cl, process, true)
+	r.afterCall(ctx, t, cs)
+}
+
+// firstCall makes the tick's call and finds its client; nil when there is
+// none (a stdio server that could not be started: the call's record says
+// so).
+func (r *runner) firstCall(ctx context.Context, t tick) (*callState, *client.Client, int) {
 	cs := r.newCall(t)
-	client, process := r.clients.get(ctx, t.seq)
-	if client == nil {
+	cl, process := r.clients.get(ctx, t.seq)
+	if cl == nil {
 		cs.rec.Outcome = results.TransportError
 		cs.rec.Error = r.clients.notStarted(process)
 		r.emit(&cs.rec)
-		return
+		return nil, nil, 0
 	}
-	cs.run(context.Background(), client, process, true)
+	return cs, cl, process
+}
+
+// afterCall settles a call that ended, then runs its re-issues and
+// retries.
+func (r *runner) afterCall(ctx context.Context, t tick, cs *callState) {
 	reissues := cs.reissues
 	reissued, retried := 0, 0
 	for {
@@ -142,10 +163,11 @@ func (r *runner) do(ctx context.Context, t tick) {
 		next.spec = cs.spec
 		next.rec.Tool, next.rec.Of, next.rec.Retry = cs.spec.Tool, t.seq, kind
 		next.rec.Attempt = reissued + retried
-		if client, process = r.clients.get(ctx, t.seq); client == nil {
+		cl, process := r.clients.get(ctx, t.seq)
+		if cl == nil {
 			return
 		}
-		next.run(context.Background(), client, process, false)
+		next.run(context.Background(), cl, process, false)
 		cs = next
 	}
 }
