@@ -21,7 +21,7 @@ type FastPoll struct {
 }
 
 var fastPollKind = kind{name: faultkinds.FastPoll, perCall: true, keys: []scenarios.Field{
-	{Name: "percent", Type: scenarios.IntType(), Doc: "the share of pollIntervalMs waited between polls, in percent, 1 to 99; default 10"}},
+	{Name: "percent", Type: scenarios.IntBetweenType(1, 99), Doc: "the share of pollIntervalMs waited between polls, in percent, 1 to 99; default 10"}},
 	build: func(b builder) Fault { return &FastPoll{b.perCall(), b.r.IntBetween("percent", 10, 1, 99)} }}
 
 func (f *FastPoll) Draw(rng *rand.Rand, info Info) (When, bool) {
