@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
@@ -35,6 +36,15 @@ var legacyEras = []Era{Era20251125, Era20250618, Era20250326, Era20241105}
 
 // Eras lists every revision this client speaks, newest first.
 func Eras() []Era { return append([]Era{Era20260728}, legacyEras...) }
+
+// erasText is Eras for a message: "2026-07-28, 2025-11-25, ...".
+func erasText() string {
+	names := make([]string, 0, len(legacyEras)+1)
+	for _, e := range Eras() {
+		names = append(names, string(e))
+	}
+	return strings.Join(names, ", ")
+}
 
 // ParseProtocol parses a scenario's protocol setting: "auto" (or "") or one
 // revision. 2024-11-05 makes an HTTP client speak the HTTP+SSE transport.

@@ -134,7 +134,7 @@ func (c *Client) initialize(ctx context.Context, era Era) error {
 		known = known || e == offered
 	}
 	if !known {
-		return fmt.Errorf("initialize: server offered protocol version %q, which mcpchaos does not speak (it speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)", res.ProtocolVersion)
+		return fmt.Errorf("initialize: server offered protocol version %q, which mcpchaos does not speak (it speaks %s)", res.ProtocolVersion, erasText())
 	}
 	c.era = offered
 	c.server = res.ServerInfo

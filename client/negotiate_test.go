@@ -71,7 +71,7 @@ func TestNegotiateHTTP(t *testing.T) {
 			writeSSE(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":["2026-07-28"]}}`)
 		}, wantEra: Era20260728},
 		{name: "initialize offers an older version", discover: plain(400, ""), offer: "2025-03-26", wantEra: Era20250326, wantInit: "2025-11-25"},
-		{name: "initialize offers a version we do not speak", discover: plain(400, ""), offer: "2023-01-01", wantInit: "2025-11-25", wantErr: `offered protocol version "2023-01-01"`},
+		{name: "initialize offers a version we do not speak", discover: plain(400, ""), offer: "2023-01-01", wantInit: "2025-11-25", wantErr: `server offered protocol version "2023-01-01", which mcpchaos does not speak (it speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`},
 		{name: "forced 2025-06-18", force: Era20250618, wantEra: Era20250618, wantInit: "2025-06-18"},
 		{name: "forced 2026 against a legacy server", force: Era20260728, discover: plain(400, ""), wantEra: Era20260728},
 	} {

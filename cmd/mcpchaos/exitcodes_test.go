@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +42,53 @@ func TestFailPrintsAndMaps(t *testing.T) {
 	}
 	if want := "mcpchaos serve: listen \"127.0.0.1:1\": denied\n"; b.String() != want {
 		t.Errorf("fail printed %q, want %q", b.String(), want)
+	}
+}
+
+// TestNoBareExitCodes: no command returns, assigns to a variable named
+// code, or exits with a number written out; every status is one of the
+// named codes of exitcodes.go (where the numbers are written once).
+func TestNoBareExitCodes(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") || name == "exitcodes.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			var bare []ast.Expr
+			switch n := n.(type) {
+			case *ast.ReturnStmt:
+				bare = n.Results
+			case *ast.AssignStmt:
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok && id.Name == "code" && i < len(n.Rhs) {
+						bare = append(bare, n.Rhs[i])
+					}
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Exit" {
+					bare = n.Args
+				}
+			}
+			for _, e := range bare {
+				if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.INT {
+					t.Errorf("%s: a bare exit status %s: use a named code of exitcodes.go", fset.Position(lit.Pos()), lit.Value)
+				}
+			}
+			return true
+		})
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d files; is the directory right?", checked)
 	}
 }

@@ -41,6 +41,7 @@ func TestProxyBadInput(t *testing.T) {
 	}{
 		{"unknown key", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfualts: []\n", `p.yaml:3:1: unknown key "fualts"`, nil},
 		{"unknown fault kind", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfaults: [{kind: trottle}]\n", `p.yaml:3:17: faults[0].kind: unknown proxy fault kind "trottle"`, nil},
+		{"a fault of a scenario", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\nfaults: [{kind: cancel, after: 1s}]\n", `p.yaml:3:17: faults[0].kind: unknown proxy fault kind "cancel" (cancel is a fault of a scenario (mcpchaos run), not of the proxy; known: progress_endless,`, nil},
 		{"upstream unreachable", "listen: 127.0.0.1:0\nupstream: {http: {url: \"http://" + closed + "/mcp\"}}\n", `mcpchaos proxy: check upstream "http://` + closed + `/mcp": dial tcp ` + closed + `: connect: connection refused`, nil},
 		{"listen in use", "listen: " + busy.Addr().String() + "\nupstream: {http: {url: %q}}\n", `mcpchaos proxy: listen on "` + busy.Addr().String() + `"`, nil},
 		{"output cannot be created", "listen: 127.0.0.1:0\nupstream: {http: {url: %q}}\n", `mcpchaos proxy: --output: open ` + noDir + `: no such file or directory`, []string{"--output", noDir}},

@@ -124,8 +124,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	cert, err := f.certificate(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpchaos serve: %v\n", err)
-		return 2
+		return fail(stderr, "serve", err)
 	}
 	return serveHTTP(ctx, cfg, f.listen, cert, stderr)
 }

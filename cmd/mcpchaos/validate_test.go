@@ -20,6 +20,7 @@ func TestValidateCommand(t *testing.T) {
 	}
 	good := write("good.yaml", "name: quick\ntarget: {builtin: {}}\nload: {rate: 5/s, duration: 2s}\ncalls: [{tool: echo}, {tool: slow}]\nfaults: [{kind: cancel, after: 1s}]\nchecks: ['p99(call) < 1s']\n")
 	bad := write("bad.yaml", "target: {builtin: {}}\nload: {rate: 5/x, duration: 2s}\ncalls: [{tool: echo, wieght: 2}]\n")
+	proxyKind := write("proxykind.yaml", "target: {builtin: {}}\nload: {rate: 5/s, duration: 2s}\ncalls: [{tool: echo}]\nfaults: [{kind: throttle}]\n")
 	missing := filepath.Join(dir, "missing.yaml")
 
 	tests := []struct {
@@ -37,6 +38,8 @@ func TestValidateCommand(t *testing.T) {
 		{"valid and missing", []string{good, missing}, 2,
 			"ok  " + good + " (name: quick, target: builtin (http), 2 calls, 1 fault, 1 check)\n",
 			missing + ": no such file or directory\n"},
+		{"a fault of the proxy", []string{proxyKind}, 2, "",
+			proxyKind + `:4:17: faults[0].kind: unknown fault kind "throttle" (throttle is a fault of mcpchaos proxy (a proxy file), not of a scenario; known: cancel, disconnect, cancel_race, stall_read, malformed, reissue, bad_retry, same_id_retry, fast_poll, notify_flood, cancel_unknown)` + "\n"},
 		{"no files", nil, 2, "", "mcpchaos validate: no scenario files given\nusage: mcpchaos validate..."},
 		{"bad flag", []string{"--nope"}, 2, "", "mcpchaos validate: unknown flag: --nope\nusage: mcpchaos validate..."},
 	}

@@ -52,6 +52,7 @@ var layers = map[string]int{
 	"internal/termsafe":           layerTables,
 	"internal/jsonscan":           layerTables,
 	"client/rpcmsg":               layerTables,
+	"internal/faultkinds":         layerTables,
 
 	"client":             layerBase,
 	"internal/scenarios": layerBase,

@@ -128,8 +128,11 @@ func (c *Caller) Pace(ctx context.Context, perSecond float64, d time.Duration, h
 	paced(ctx, p, began, d, func(_ uint64, at time.Duration) { hit(began.Add(at)) })
 }
 
+// AskSetup is the method Caller.Ask takes for the era's set-up request.
+const AskSetup = "setup"
+
 // Ask sends one control request that is no tool call, outside the
-// results: "tools/list", or "setup" for the era's set-up request
+// results: "tools/list", or AskSetup for the era's set-up request
 // (server/discover in 2026, initialize before). It returns the request
 // sent and the throttling kind of its answer ("" when it was not
 // throttled: answered, or failed otherwise); ok is false when it could
@@ -139,7 +142,7 @@ func (c *Caller) Ask(ctx context.Context, method string) (sent, throttle string,
 	if cl == nil {
 		return method, "", false
 	}
-	if method == "setup" {
+	if method == AskSetup {
 		method = cl.Setup()
 	}
 	a := cl.Ask(ctx, method)

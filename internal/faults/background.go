@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 )
 
 // unsentBase starts the ids background faults use for requests that were
@@ -26,7 +27,7 @@ const sendTimeout = 5 * time.Second
 // without the flood.
 type NotifyFlood struct{ background }
 
-var notifyFloodKind = kind{name: "notify_flood", keys: rateKeys,
+var notifyFloodKind = kind{name: faultkinds.NotifyFlood, keys: rateKeys,
 	build: func(b builder) Fault { return &NotifyFlood{b.background()} }}
 
 func (f *NotifyFlood) Send(ctx context.Context, i uint64, n Notifier, _ IDs, _ *rand.Rand) error {
@@ -47,7 +48,7 @@ func (f *NotifyFlood) Send(ctx context.Context, i uint64, n Notifier, _ IDs, _ *
 // no error, no effect on other calls.
 type CancelUnknown struct{ background }
 
-var cancelUnknownKind = kind{name: "cancel_unknown", keys: rateKeys,
+var cancelUnknownKind = kind{name: faultkinds.CancelUnknown, keys: rateKeys,
 	build: func(b builder) Fault { return &CancelUnknown{b.background()} }}
 
 func (f *CancelUnknown) Send(ctx context.Context, i uint64, n Notifier, ids IDs, rng *rand.Rand) error {

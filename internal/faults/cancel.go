@@ -3,6 +3,7 @@ package faults
 import (
 	"math/rand/v2"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -22,7 +23,7 @@ type Cancel struct {
 	alsoNotify bool
 }
 
-var cancelKind = kind{name: "cancel", perCall: true, timed: true, cuts: true, keys: []scenarios.Field{{Name: "also_notify", Type: scenarios.BoolType(), Doc: "on 2026 HTTP, POST notifications/cancelled too"}},
+var cancelKind = kind{name: faultkinds.Cancel, perCall: true, timed: true, cuts: true, keys: []scenarios.Field{{Name: "also_notify", Type: scenarios.BoolType(), Doc: "on 2026 HTTP, POST notifications/cancelled too"}},
 	build: func(b builder) Fault { return &Cancel{b.perCall(), b.r.Bool("also_notify", false)} }}
 
 func (f *Cancel) Draw(rng *rand.Rand, info Info) (When, bool) { return f.draw(rng, info) }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -22,7 +23,7 @@ type CancelRace struct {
 	beforeEnd time.Duration // 0: at the response
 }
 
-var cancelRaceKind = kind{name: "cancel_race", perCall: true, keys: []scenarios.Field{
+var cancelRaceKind = kind{name: faultkinds.CancelRace, perCall: true, keys: []scenarios.Field{
 	{Name: "at", Type: scenarios.EnumType("response"), Doc: "cancel at the moment the response arrives"},
 	{Name: "before_end", Type: scenarios.DurationType(), Doc: "cancel this long before the call's typical end"}},
 	build: func(b builder) Fault {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -37,7 +38,7 @@ var abortModes = map[string]struct {
 // disconnectModes are the values of mode, in documentation order.
 var disconnectModes = []string{"fin", "rst", "close", "kill"}
 
-var disconnectKind = kind{name: "disconnect", perCall: true, timed: true, cuts: true, keys: []scenarios.Field{{Name: "mode", Type: scenarios.EnumType(disconnectModes...), Doc: "http: fin, rst; stdio: close, kill"}},
+var disconnectKind = kind{name: faultkinds.Disconnect, perCall: true, timed: true, cuts: true, keys: []scenarios.Field{{Name: "mode", Type: scenarios.EnumType(disconnectModes...), Doc: "http: fin, rst; stdio: close, kill"}},
 	build: func(b builder) Fault {
 		def := "fin"
 		if b.transport == "stdio" {

@@ -3,6 +3,7 @@ package faults
 import (
 	"math/rand/v2"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -19,8 +20,8 @@ type FastPoll struct {
 	percent int
 }
 
-var fastPollKind = kind{name: "fast_poll", perCall: true, keys: []scenarios.Field{
-	{Name: "percent", Type: scenarios.IntType(), Doc: "the share of pollIntervalMs waited between polls, in percent, 1 to 99; default 10"}},
+var fastPollKind = kind{name: faultkinds.FastPoll, perCall: true, keys: []scenarios.Field{
+	{Name: "percent", Type: scenarios.IntBetweenType(1, 99), Doc: "the share of pollIntervalMs waited between polls, in percent, 1 to 99; default 10"}},
 	build: func(b builder) Fault { return &FastPoll{b.perCall(), b.r.IntBetween("percent", 10, 1, 99)} }}
 
 func (f *FastPoll) Draw(rng *rand.Rand, info Info) (When, bool) {

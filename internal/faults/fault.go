@@ -1,7 +1,10 @@
 // Package faults is mcpchaos's chaos half: one file per fault kind, each a
 // small type whose doc comment says what a correct server does under it,
 // and which owns its keys in the scenario file, their checks, its random
-// draw, the moment it acts and what it does. kinds.go lists the kinds.
+// draw, the moment it acts and what it does. Which kinds exist, in which
+// order, and the text the docs give for what a correct server does are
+// the registry's (internal/faultkinds), shared with the proxy's faults;
+// kinds.go lists the builders, held to it by TestRegistry.
 //
 // Every fault is a Fault. What it does is an ability, found by type
 // assertion on the interfaces below: an Actor acts on a call in flight at

@@ -166,6 +166,7 @@ func TestNewErrors(t *testing.T) {
 	}{
 		{"http", "{kind: nope}", []string{`x.yaml:4:17: faults[0].kind: unknown fault kind "nope" (known: cancel, disconnect, cancel_race, stall_read, malformed, reissue, bad_retry, same_id_retry, fast_poll, notify_flood, cancel_unknown)`}},
 		{"http", "{kind: cancl, after: 1s}", []string{`x.yaml:4:17: faults[0].kind: unknown fault kind "cancl" (did you mean "cancel"? known: cancel, disconnect, cancel_race, stall_read, malformed, reissue, bad_retry, same_id_retry, fast_poll, notify_flood, cancel_unknown)`}},
+		{"http", "{kind: throttle}", []string{`x.yaml:4:17: faults[0].kind: unknown fault kind "throttle" (throttle is a fault of mcpchaos proxy (a proxy file), not of a scenario; known: cancel, disconnect, cancel_race, stall_read, malformed, reissue, bad_retry, same_id_retry, fast_poll, notify_flood, cancel_unknown)`}},
 		{"http", "{kind: disconnect, after: 1s, mode: slam}", []string{`x.yaml:4:46: faults[0].mode: invalid value "slam" (want one of: fin, rst, close, kill)`}},
 		{"stdio", "{kind: disconnect, after: 1s, mode: rst}", []string{`x.yaml:4:46: faults[0].mode: rst does not apply to stdio targets (http: fin, rst; stdio: close, kill)`}},
 		{"http", "{kind: disconnect, after: 1s, mode: kill}", []string{`x.yaml:4:46: faults[0].mode: kill does not apply to http targets (http: fin, rst; stdio: close, kill)`}},

@@ -6,11 +6,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
-// kinds is the table of fault kinds, in documentation order. Each kind's
-// file defines its entry; adding a kind is that file and one line here.
+// kinds builds the kinds a scenario's faults may name: one entry for each
+// kind the registry (faultkinds.Table) gives to faultkinds.Client, which
+// holds their names, their order and what a correct server does under
+// each. Each kind's file defines its entry; adding a kind is its line in
+// the registry, that file and one line here (TestRegistry fails when this
+// list and the registry differ).
 var kinds = [...]kind{
 	cancelKind,
 	disconnectKind,
@@ -59,12 +64,11 @@ func (b builder) perCall() perCall { return perCall{spec: b.spec, kind: b.kind} 
 // FILE:LINE:COLUMN of the value (an unknown kind is one too).
 func New(spec scenarios.Fault, transport string) (Fault, error) {
 	r := spec.Params.Read()
-	i := slices.IndexFunc(kinds[:], func(k kind) bool { return k.name == spec.Kind })
-	if i < 0 {
-		r.Errorf("kind", "unknown fault kind %q (%sknown: %s)", spec.Kind, didYouMean(spec.Kind), strings.Join(kindNames(), ", "))
+	k, ok := lookup(spec.Kind)
+	if !ok {
+		r.Errorf("kind", "unknown fault kind %q (%sknown: %s)", spec.Kind, didYouMean(spec.Kind), strings.Join(Kinds(), ", "))
 		return nil, r.Err()
 	}
-	k := kinds[i]
 	k.checkKeys(r)
 	for _, f := range k.keys {
 		if f.Required {
@@ -101,11 +105,23 @@ func (k kind) allowed() []string {
 // Schemas describes every kind for the scenario schema (mcpchaos schema),
 // in documentation order.
 func Schemas() []scenarios.FaultKind {
-	out := make([]scenarios.FaultKind, len(kinds))
-	for i, k := range kinds {
-		out[i] = scenarios.FaultKind{Name: k.name, PerCall: k.perCall, Timed: k.timed, Fields: k.keys}
+	var out []scenarios.FaultKind
+	for _, name := range Kinds() {
+		if k, ok := lookup(name); ok {
+			out = append(out, scenarios.FaultKind{Name: k.name, PerCall: k.perCall, Timed: k.timed, Fields: k.keys})
+		}
 	}
 	return out
+}
+
+// lookup returns the builder of the kind named name, when the registry
+// gives the kind to the client.
+func lookup(name string) (kind, bool) {
+	i := slices.IndexFunc(kinds[:], func(k kind) bool { return k.name == name })
+	if i < 0 || !faultkinds.Injects(name, faultkinds.Client) {
+		return kind{}, false
+	}
+	return kinds[i], true
 }
 
 // checkKeys reports every key of the entry that the kind does not take.
@@ -132,31 +148,26 @@ func anyKindTakes(key string) bool {
 	return false
 }
 
-// Kinds returns the name of every fault kind, in documentation order: the
-// values of the <kind> segment of a check's faults.<kind>... keys.
-func Kinds() []string { return kindNames() }
+// Kinds returns the name of every fault kind of a scenario, in
+// documentation order (the registry's): the values of the <kind> segment
+// of a check's faults.<kind>... keys.
+func Kinds() []string { return faultkinds.Names(faultkinds.Client) }
 
 // CutsCalls reports whether faults of the kind stop calls the server may
 // go on with (cancel, disconnect): the leftover work they may leave is
 // what quiet windows measure.
 func CutsCalls(name string) bool {
-	i := slices.IndexFunc(kinds[:], func(k kind) bool { return k.name == name })
-	return i >= 0 && kinds[i].cuts
+	k, ok := lookup(name)
+	return ok && k.cuts
 }
 
-// kindNames lists the kinds, in documentation order.
-func kindNames() []string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = k.name
-	}
-	return names
-}
-
-// didYouMean suggests the kind closest to a misspelt one ("" when none is
-// close).
+// didYouMean says that a kind of the proxy is not a scenario's, or
+// suggests the kind closest to a misspelt one ("" when none is close).
 func didYouMean(name string) string {
-	if best := scenarios.Suggest(name, kindNames()); best != "" {
+	if hint := faultkinds.Elsewhere(name, faultkinds.Client); hint != "" {
+		return hint
+	}
+	if best := scenarios.Suggest(name, Kinds()); best != "" {
 		return fmt.Sprintf("did you mean %q? ", best)
 	}
 	return ""

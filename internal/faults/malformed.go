@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -43,7 +44,7 @@ var malformModes = map[string]client.Malform{
 // malformedModes are the values of mode, in documentation order.
 var malformedModes = []string{"json", "params", "oversize", "missing_meta"}
 
-var malformedKind = kind{name: "malformed", perCall: true, keys: []scenarios.Field{
+var malformedKind = kind{name: faultkinds.Malformed, perCall: true, keys: []scenarios.Field{
 	{Name: "mode", Type: scenarios.EnumType(malformedModes...), Required: true, Doc: "how the request is broken"},
 	{Name: "size", Type: scenarios.ByteSizeType(), Doc: "the body size of mode oversize; default 8MiB"}},
 	build: func(b builder) Fault {

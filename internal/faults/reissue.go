@@ -3,6 +3,7 @@ package faults
 import (
 	"math/rand/v2"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -24,7 +25,7 @@ type Reissue struct {
 // MaxReissues bounds a reissue fault's max.
 const MaxReissues = 100
 
-var reissueKind = kind{name: "reissue", perCall: true, keys: []scenarios.Field{{Name: "max", Type: scenarios.IntBetweenType(1, MaxReissues), Doc: "re-issues per call; default 1"}},
+var reissueKind = kind{name: faultkinds.Reissue, perCall: true, keys: []scenarios.Field{{Name: "max", Type: scenarios.IntBetweenType(1, MaxReissues), Doc: "re-issues per call; default 1"}},
 	build: func(b builder) Fault { return &Reissue{b.perCall(), b.r.IntBetween("max", 1, 1, MaxReissues)} }}
 
 func (f *Reissue) Draw(rng *rand.Rand, info Info) (When, bool) {

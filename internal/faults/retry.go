@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -33,7 +34,7 @@ type BadRetry struct {
 // badRetryModes are the values of mode, in documentation order.
 var badRetryModes = []string{"drop_state", "alter_state", "wrong_answer", "wrong_shape", "abandon"}
 
-var badRetryKind = kind{name: "bad_retry", perCall: true, keys: []scenarios.Field{
+var badRetryKind = kind{name: faultkinds.BadRetry, perCall: true, keys: []scenarios.Field{
 	{Name: "mode", Type: scenarios.EnumType(badRetryModes...), Required: true, Doc: "how the retry after input_required is broken"}},
 	build: func(b builder) Fault { return &BadRetry{b.perCall(), b.r.Enum("mode", "", badRetryModes...)} }}
 

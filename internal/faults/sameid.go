@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 )
 
 // SameIDRetry sends the first retry a call makes after a 2026
@@ -27,7 +28,7 @@ type SameIDRetry struct {
 	perCall
 }
 
-var sameIDRetryKind = kind{name: "same_id_retry", perCall: true,
+var sameIDRetryKind = kind{name: faultkinds.SameIDRetry, perCall: true,
 	build: func(b builder) Fault { return &SameIDRetry{b.perCall()} }}
 
 func (f *SameIDRetry) Draw(rng *rand.Rand, info Info) (When, bool) {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -24,7 +25,7 @@ type StallRead struct {
 	stall time.Duration
 }
 
-var stallReadKind = kind{name: "stall_read", perCall: true, timed: true, keys: []scenarios.Field{{Name: "for", Type: scenarios.DurationType(), Required: true, Doc: "how long to stop reading"}},
+var stallReadKind = kind{name: faultkinds.StallRead, perCall: true, timed: true, keys: []scenarios.Field{{Name: "for", Type: scenarios.DurationType(), Required: true, Doc: "how long to stop reading"}},
 	build: func(b builder) Fault {
 		return &StallRead{b.perCall(), b.r.Positive("for", 0).Std()}
 	}}

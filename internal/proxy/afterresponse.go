@@ -3,6 +3,7 @@ package proxy
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -16,7 +17,7 @@ import (
 // call.
 type progressAfterResponse struct{}
 
-var progressAfterResponseKind = kind{name: "progress_after_response",
+var progressAfterResponseKind = kind{name: faultkinds.ProgressAfterResponse,
 	build: func(*scenarios.Reader) effect { return progressAfterResponse{} }}
 
 func (progressAfterResponse) apply(p *plan, _ time.Duration) { p.afterResponse = true }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -15,7 +16,7 @@ import (
 // cap, and the proxy records when.
 type delayResponse struct{ d time.Duration }
 
-var delayResponseKind = kind{name: "delay_response", keys: []string{"for"},
+var delayResponseKind = kind{name: faultkinds.DelayResponse, keys: []string{"for"},
 	build: func(r *scenarios.Reader) effect {
 		r.Require("for")
 		return delayResponse{d: r.Positive("for", 0).Std()}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -21,7 +22,7 @@ import (
 // with the same tool and arguments is recorded as its re-issue.
 type disconnect struct{ rst bool }
 
-var disconnectKind = kind{name: "disconnect", timed: true, keys: []string{"mode"},
+var disconnectKind = kind{name: faultkinds.Disconnect, timed: true, keys: []string{"mode"},
 	build: func(r *scenarios.Reader) effect {
 		return disconnect{rst: r.Enum("mode", "fin", "fin", "rst") == "rst"}
 	}}

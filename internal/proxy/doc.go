@@ -13,7 +13,9 @@
 // proxy file's seed and the call's sequence number, then either answers it
 // itself (throttle) or forwards it and rewrites the stream on its way back
 // (progress_endless, delay_response, drop_response, server_cancel). Each
-// fault lives in its own file; kinds.go lists them.
+// fault lives in its own file; kinds.go lists them, and the registry of
+// fault kinds (internal/faultkinds), shared with a scenario's faults, says
+// which exist and what a correct client does under each.
 //
 // Cancellation passes through. When the client closes a call's stream (the
 // 2026 cancel) the proxy closes the upstream request; a

@@ -3,6 +3,7 @@ package proxy
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -14,7 +15,7 @@ import (
 // arrived for a while) or its maximum timeout ends the call with a cancel.
 type dropResponse struct{}
 
-var dropResponseKind = kind{name: "drop_response",
+var dropResponseKind = kind{name: faultkinds.DropResponse,
 	build: func(*scenarios.Reader) effect { return dropResponse{} }}
 
 func (dropResponse) apply(p *plan, _ time.Duration) { p.drop = true }

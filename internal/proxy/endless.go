@@ -3,6 +3,7 @@ package proxy
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -22,7 +23,7 @@ type progressEndless struct{ every time.Duration }
 
 const defaultEndlessEvery = 250 * time.Millisecond
 
-var progressEndlessKind = kind{name: "progress_endless", keys: []string{"every"},
+var progressEndlessKind = kind{name: faultkinds.ProgressEndless, keys: []string{"every"},
 	build: func(r *scenarios.Reader) effect {
 		return progressEndless{every: r.Positive("every", scenarios.Duration(defaultEndlessEvery)).Std()}
 	}}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -26,7 +27,7 @@ type progressFlood struct{ every time.Duration }
 // maxFloodHz bounds hz: beyond it the proxy's own timer is the limit.
 const maxFloodHz = 10_000
 
-var progressFloodKind = kind{name: "progress_flood", keys: []string{"hz"},
+var progressFloodKind = kind{name: faultkinds.ProgressFlood, keys: []string{"hz"},
 	build: func(r *scenarios.Reader) effect {
 		r.Require("hz")
 		hz := r.IntBetween("hz", 0, 1, maxFloodHz)

@@ -8,11 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
-// kinds is the table of the proxy's fault kinds, in documentation order.
-// Each kind's file defines its entry.
+// kinds builds the proxy's fault kinds: one entry for each kind the
+// registry (faultkinds.Table) gives to faultkinds.Proxy, which holds their
+// names, their order and what a correct client does under each. Each
+// kind's file defines its entry; TestRegistry fails when this list and the
+// registry differ.
 var kinds = [...]kind{
 	progressEndlessKind,
 	throttleKind,
@@ -115,16 +119,15 @@ func newFaults(specs []scenarios.Fault) ([]fault, error) {
 
 func newFault(spec scenarios.Fault) (fault, error) {
 	r := spec.Params.Read()
-	i := slices.IndexFunc(kinds[:], func(k kind) bool { return k.name == spec.Kind })
-	if i < 0 {
-		hint := ""
-		if s := scenarios.Suggest(spec.Kind, kindNames()); s != "" {
+	k, ok := lookup(spec.Kind)
+	if !ok {
+		hint := faultkinds.Elsewhere(spec.Kind, faultkinds.Proxy)
+		if s := scenarios.Suggest(spec.Kind, kindNames()); hint == "" && s != "" {
 			hint = fmt.Sprintf("did you mean %q? ", s)
 		}
 		r.Errorf("kind", "unknown proxy fault kind %q (%sknown: %s)", spec.Kind, hint, strings.Join(kindNames(), ", "))
 		return fault{}, r.Err()
 	}
-	k := kinds[i]
 	allowed := append(append([]string{"kind"}, scenarios.PerCallKeys()...), k.keys...)
 	if k.timed {
 		allowed = append(allowed, "after")
@@ -141,12 +144,18 @@ func newFault(spec scenarios.Fault) (fault, error) {
 	return fault{spec: spec, kind: k.name, effect: e}, nil
 }
 
-func kindNames() []string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = k.name
+// kindNames lists the proxy's kinds, in documentation order (the
+// registry's).
+func kindNames() []string { return faultkinds.Names(faultkinds.Proxy) }
+
+// lookup returns the builder of the kind named name, when the registry
+// gives the kind to the proxy.
+func lookup(name string) (kind, bool) {
+	i := slices.IndexFunc(kinds[:], func(k kind) bool { return k.name == name })
+	if i < 0 || !faultkinds.Injects(name, faultkinds.Proxy) {
+		return kind{}, false
 	}
-	return names
+	return kinds[i], true
 }
 
 // draw decides whether f hits a call of tool, drawing the same numbers

@@ -4,8 +4,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
+
+// TestRegistry: the proxy builds exactly the kinds the registry gives to
+// faultkinds.Proxy: a kind added to the registry for the proxy and not
+// built here, or built here and not registered, fails.
+func TestRegistry(t *testing.T) {
+	var built []string
+	for _, k := range kinds {
+		built = append(built, k.name)
+	}
+	if err := faultkinds.Differ(built, faultkinds.Proxy); err != nil {
+		t.Error(err)
+	}
+}
 
 func TestFaultKeys(t *testing.T) {
 	tests := []struct {
@@ -27,6 +41,7 @@ func TestFaultKeys(t *testing.T) {
 		{"disconnect", "{kind: disconnect, mode: rst, after: 1s}", ""},
 		{"disconnect mode", "{kind: disconnect, mode: kill}", `invalid value "kill" (want one of: fin, rst)`},
 		{"unknown kind", "{kind: progres_endless}", `p.yaml:5:12: faults[0].kind: unknown proxy fault kind "progres_endless" (did you mean "progress_endless"?`},
+		{"a scenario's kind", "{kind: malformed, mode: json}", `unknown proxy fault kind "malformed" (malformed is a fault of a scenario (mcpchaos run), not of the proxy; known: progress_endless, throttle, delay_response, drop_response, server_cancel, progress_flood, progress_stall, progress_regress, progress_after_response, disconnect)`},
 		{"key of another kind", "{kind: drop_response, for: 1s}", `p.yaml:5:27: faults[0]: unknown key "for" for proxy fault drop_response`},
 		{"after on an untimed kind", "{kind: throttle, after: 1s}", `unknown key "after" for proxy fault throttle`},
 		{"throttle status", "{kind: throttle, status: 404}", `invalid value "404" (want one of: 429, 503)`},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -18,7 +19,7 @@ import (
 // it) and carries on: the call ends with the upstream's answer.
 type progressRegress struct{}
 
-var progressRegressKind = kind{name: "progress_regress", timed: true,
+var progressRegressKind = kind{name: faultkinds.ProgressRegress, timed: true,
 	build: func(*scenarios.Reader) effect { return progressRegress{} }}
 
 func (progressRegress) apply(p *plan, after time.Duration) {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -18,7 +19,7 @@ import (
 // notification.
 type serverCancel struct{}
 
-var serverCancelKind = kind{name: "server_cancel", timed: true,
+var serverCancelKind = kind{name: faultkinds.ServerCancel, timed: true,
 	build: func(*scenarios.Reader) effect { return serverCancel{} }}
 
 func (serverCancel) apply(p *plan, after time.Duration) {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -16,7 +17,7 @@ import (
 // reported as never_cancelled.
 type progressStall struct{}
 
-var progressStallKind = kind{name: "progress_stall", timed: true,
+var progressStallKind = kind{name: faultkinds.ProgressStall, timed: true,
 	build: func(*scenarios.Reader) effect { return progressStall{} }}
 
 func (progressStall) apply(p *plan, after time.Duration) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
@@ -25,7 +26,7 @@ type throttleReply struct {
 	code       int
 }
 
-var throttleKind = kind{name: "throttle", keys: []string{"status", "retry_after", "rpc_code"},
+var throttleKind = kind{name: faultkinds.Throttle, keys: []string{"status", "retry_after", "rpc_code"},
 	build: func(r *scenarios.Reader) effect {
 		status := 429
 		if r.Enum("status", "429", "429", "503") == "503" {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 )
 
 // serveMCPGo serves the work tool on mark3labs/mcp-go (a stateful
@@ -24,7 +26,7 @@ func serveMCPGo(c Config, w *worker) error {
 		s := server.ServerFromContext(ctx)
 		text, err := w.run(ctx, tok, steps, req.GetInt("step_ms", 1), func(n int) {
 			if tok != nil && s != nil {
-				_ = s.SendNotificationToClient(bg, "notifications/progress",
+				_ = s.SendNotificationToClient(bg, vocab.MethodProgress,
 					map[string]any{"progressToken": tok, "progress": n, "total": steps})
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
 	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 )
@@ -49,7 +50,7 @@ func (s *Server) listenHTTP(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !isModern(r) || r.Header.Get("Mcp-Method") != vocab.MethodSubscriptionsListen || r.Body == nil {
+		if r.Method != http.MethodPost || !isModern(r) || r.Header.Get(vocab.HeaderMethod) != vocab.MethodSubscriptionsListen || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -72,14 +73,13 @@ func (s *Server) serveListen(w http.ResponseWriter, r *http.Request, p listenPar
 	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		writeListenError(w, p.ID, -32603, "the connection cannot stream")
+		writeListenError(w, p.ID, rpcmsg.CodeInternalError, "the connection cannot stream")
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	s.runListen(r.Context(), p, func(msg any) bool {
-		b, _ := json.Marshal(msg)
-		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", b); err != nil {
+	s.runListen(r.Context(), p, func(msg []byte) bool {
+		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg); err != nil {
 			return false
 		}
 		flusher.Flush()
@@ -87,10 +87,17 @@ func (s *Server) serveListen(w http.ResponseWriter, r *http.Request, p listenPar
 	})
 }
 
+// listenSend writes one message of a listen stream (a JSON-RPC message
+// built by rpcmsg) and reports whether it went out.
+type listenSend func(msg []byte) bool
+
+// msg sends a message rpcmsg built; false when it could not be built.
+func (send listenSend) msg(b []byte, err error) bool { return err == nil && send(b) }
+
 // runListen sends a listen stream's messages with send until every task
 // it agreed to is terminal (then ends it the knob's way), send fails, or
 // ctx is done (the client closed it).
-func (s *Server) runListen(ctx context.Context, p listenParams, send func(any) bool) {
+func (s *Server) runListen(ctx context.Context, p listenParams, send listenSend) {
 	s.metrics.tasksListens.Add(1)
 	sub := map[string]json.RawMessage{vocab.MetaSubscriptionID: p.ID}
 	var agreed []string
@@ -102,7 +109,7 @@ func (s *Server) runListen(ctx context.Context, p listenParams, send func(any) b
 		}
 	}
 	ack := map[string]any{"_meta": sub, "notifications": map[string]any{"taskIds": append([]string{}, agreed...)}}
-	if !send(map[string]any{"jsonrpc": "2.0", "method": vocab.MethodSubscriptionsAcked, "params": ack}) {
+	if !send.msg(rpcmsg.Notification(vocab.MethodSubscriptionsAcked, ack)) {
 		return
 	}
 	tick := time.NewTicker(listenWatch)
@@ -119,7 +126,7 @@ func (s *Server) runListen(ctx context.Context, p listenParams, send func(any) b
 				continue
 			}
 			last[id] = v.Status
-			if !send(map[string]any{"jsonrpc": "2.0", "method": vocab.MethodTasksNotification, "params": listenTask(v, sub)}) {
+			if !send.msg(rpcmsg.Notification(vocab.MethodTasksNotification, listenTask(v, sub))) {
 				return
 			}
 			s.metrics.tasksNotified.Add(1)
@@ -165,18 +172,18 @@ func listenTask(v *taskView, sub map[string]json.RawMessage) map[string]any {
 }
 
 // endListen ends a stream whose tasks are all terminal, the knob's way.
-func (s *Server) endListen(send func(any) bool, id json.RawMessage, sub map[string]json.RawMessage) {
+func (s *Server) endListen(send listenSend, id json.RawMessage, sub map[string]json.RawMessage) {
 	if s.cfg.TaskListen == knobs.ListenCancelled {
-		send(map[string]any{"jsonrpc": "2.0", "method": vocab.MethodCancelled,
-			"params": map[string]any{"requestId": id, "reason": "every task of the subscription is terminal"}})
+		send.msg(rpcmsg.Notification(vocab.MethodCancelled,
+			map[string]any{"requestId": id, "reason": "every task of the subscription is terminal"}))
 		return
 	}
-	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"resultType": "complete", "_meta": sub}})
+	send.msg(rpcmsg.Result(id, map[string]any{"resultType": "complete", "_meta": sub}))
 }
 
 // writeListenError answers a listen request with a JSON-RPC error.
-func writeListenError(w http.ResponseWriter, id json.RawMessage, code int, message string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+func writeListenError(w http.ResponseWriter, id json.RawMessage, code int64, message string) {
+	b, _ := rpcmsg.ErrorResponse(id, code, message, nil)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }

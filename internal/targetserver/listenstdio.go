@@ -91,7 +91,7 @@ func (l *stdioListens) start(p listenParams) {
 	l.mu.Unlock()
 	if dup || full {
 		cancel()
-		l.writeError(p.ID, -32603, "too many listen streams, or one with this id runs already")
+		l.writeError(p.ID, rpcmsg.CodeInternalError, "too many listen streams, or one with this id runs already")
 		return
 	}
 	l.wg.Add(1)
@@ -103,9 +103,8 @@ func (l *stdioListens) start(p listenParams) {
 			l.mu.Unlock()
 			cancel()
 		}()
-		l.s.runListen(ctx, p, func(msg any) bool {
-			b, _ := json.Marshal(msg)
-			_, err := l.out.Write(append(b, '\n'))
+		l.s.runListen(ctx, p, func(msg []byte) bool {
+			_, err := l.out.Write(append(msg, '\n'))
 			return err == nil
 		})
 	}()

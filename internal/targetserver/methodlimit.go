@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 )
 
@@ -49,7 +50,7 @@ func peekRequest(r *http.Request) (id json.RawMessage, method string) {
 	}
 	head, err := peekBody(r)
 	if err != nil || json.Unmarshal(head, &one) != nil || len(one.ID) == 0 || one.Method == "" ||
-		strings.HasPrefix(one.Method, "notifications/") || one.Params.Name == ToolInflight {
+		strings.HasPrefix(one.Method, vocab.NotificationPrefix) || one.Params.Name == ToolInflight {
 		return nil, ""
 	}
 	return one.ID, one.Method

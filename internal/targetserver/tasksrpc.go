@@ -76,7 +76,7 @@ func (t *task) view(resultType string) *taskView {
 }
 
 // confirmRequest is the elicitation a task_input task asks.
-var confirmRequest = jsonOf(map[string]any{"method": "elicitation/create", "params": map[string]any{
+var confirmRequest = jsonOf(map[string]any{"method": vocab.MethodElicit, "params": map[string]any{
 	"mode": "form", "message": "Go on with the task?", "requestedSchema": confirmSchema()}})
 
 func jsonOf(v any) json.RawMessage {
@@ -246,7 +246,7 @@ func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		method := r.Header.Get("Mcp-Method")
+		method := r.Header.Get(vocab.HeaderMethod)
 		if r.Method != http.MethodPost || !isModern(r) || !taskMethod(method) || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
@@ -262,7 +262,7 @@ func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
 				TaskID *string `json:"taskId"`
 			} `json:"params"`
 		}
-		if err != nil || json.Unmarshal(head, &msg) != nil || msg.Params.TaskID == nil || *msg.Params.TaskID == r.Header.Get("Mcp-Name") {
+		if err != nil || json.Unmarshal(head, &msg) != nil || msg.Params.TaskID == nil || *msg.Params.TaskID == r.Header.Get(vocab.HeaderName) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -270,7 +270,7 @@ func (s *Server) taskNameHTTP(next http.Handler) http.Handler {
 			msg.ID = json.RawMessage("null")
 		}
 		body := rpcmsg.AppendError(nil, msg.ID, codeHeaderMismatch,
-			fmt.Sprintf("header mismatch: Mcp-Name %q is not the task id %q", r.Header.Get("Mcp-Name"), *msg.Params.TaskID), nil)
+			fmt.Sprintf("header mismatch: Mcp-Name %q is not the task id %q", r.Header.Get(vocab.HeaderName), *msg.Params.TaskID), nil)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write(body)

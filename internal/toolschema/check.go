@@ -3,11 +3,12 @@ package toolschema
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
+	"github.com/mcpchaos/mcpchaos/internal/termsafe"
 )
 
 // Check looks up every tool a scenario names — in calls and in tool probes
@@ -122,7 +123,7 @@ func joinEscaped(names []string) string {
 // of tool: such calls send bad input on purpose.
 func alwaysMalformed(sc *scenarios.Scenario, tool string) bool {
 	for _, f := range sc.Faults {
-		if f.Kind == "malformed" && f.Probability >= 1 && f.AppliesTo(tool) {
+		if f.Kind == faultkinds.Malformed && f.Probability >= 1 && f.AppliesTo(tool) {
 			return true
 		}
 	}

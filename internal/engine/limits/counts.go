@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
+	"github.com/mcpchaos/mcpchaos/internal/engine"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
@@ -45,7 +47,7 @@ func (s *Search) countsPhase(ctx context.Context) error {
 	}
 	idle := s.refillIdle()
 	n := probeCalls(burst)
-	for _, p := range []countProbe{{key: "tools_list", method: "tools/list"}, {key: "initialize", method: "setup"}} {
+	for _, p := range []countProbe{{key: "tools_list", method: vocab.MethodToolsList}, {key: "initialize", method: engine.AskSetup}} {
 		if s.left() < 2*idle+4*time.Second {
 			s.f.notes = append(s.f.notes, "no budget left to ask whether "+p.key+" counts against the limit")
 			return nil
