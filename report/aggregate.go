@@ -136,6 +136,7 @@ type cancelAgg struct {
 	lateProgress  int
 	leftover      int // calls with wire evidence of work after the cancel
 	lateQueued    int // late messages read before the stdio fence's answer
+	lateDrained   int // late progress read after its call's in-time answer
 	cancelAnswers int // answers after the cancel that say it was cancelled
 	// leftoverIDs are the first maxLeftoverIDs leftover calls' ids;
 	// leftoverMaxUs the longest time from a cancel to the work seen after it.
@@ -290,6 +291,7 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.lateResponses += r.LateResponses
 	c.lateProgress += r.LateProgress
 	c.lateQueued += r.LateQueued
+	c.lateDrained += r.LateDrained
 	c.cancelAnswers += r.CancelAnswers
 	if r.LeftoverUs > 0 || r.Violations["after_cancel"] > 0 {
 		c.leftover++

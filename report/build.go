@@ -139,6 +139,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		LeftoverIDs:       slices.Clone(a.cancel.leftoverIDs),
 		LeftoverMaxMs:     float64(a.cancel.leftoverMaxUs) / 1000,
 		LateQueued:        a.cancel.lateQueued,
+		LateDrained:       a.cancel.lateDrained,
 		CancelAnswers:     a.cancel.cancelAnswers,
 		Orphaned:          o.Orphaned,
 		LeftoverCPUS:      o.LeftoverCPUSeconds,
