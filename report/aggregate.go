@@ -59,6 +59,9 @@ type Orphans struct {
 	CPU      *ProcessCPU `json:"process_cpu,omitempty"`
 	// Client is how long mcpchaos itself stalled during the load.
 	Client *ClientStall `json:"client,omitempty"`
+	// CutPings is what the pings sent after cuts over HTTP showed
+	// (cutpings.go); nil when none was sent.
+	CutPings *CutPings `json:"cut_pings,omitempty"`
 	// Windows are the quiet windows during the load (windows.go).
 	Windows Windows `json:"windows"`
 	// Processes is what became of the stdio servers and the processes

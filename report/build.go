@@ -169,6 +169,10 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		c := *o.Client
 		s.Cancellation.Client = &c
 	}
+	if o.CutPings != nil {
+		p := *o.CutPings
+		s.Cancellation.CutPings = &p
+	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
 	s.Cancellation.ServerProcesses = o.Processes.clone()

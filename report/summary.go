@@ -282,6 +282,8 @@ type Cancellation struct {
 	// Client is how long mcpchaos itself stalled during the load
 	// (starved.go); absent in files written before it existed.
 	Client *ClientStall `json:"client,omitempty"`
+	// CutPings: pings sent after cuts over HTTP (cutpings.go).
+	CutPings *CutPings `json:"cut_pings,omitempty"`
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.
 	Log *LogOrphans `json:"log,omitempty"`
