@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/faults"
-	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 )
 
@@ -109,21 +108,6 @@ func pingDelayer(t *testing.T, target string, delay time.Duration) (string, *ato
 	return srv.URL + u.Path, &pings
 }
 
-// cancelAfter builds a cancel fault that cuts every call after d.
-func cancelAfter(t *testing.T, d string) faults.Fault {
-	t.Helper()
-	sc, err := scenarios.Parse("f.yaml", []byte("target: {builtin: {}}\nload: {rate: 1/1s, duration: 1s}\ncalls: [{tool: echo}]\n"+
-		"faults: [{kind: cancel, after: "+d+"}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := Faults(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fs[0]
-}
-
 // TestCutPingsOverHTTP: against the built-in target over real HTTP, named
 // by pid so that the process probe is the only evidence, every cut gets a
 // ping; a server whose pings are answered 2 s late (a proxy holds them)
@@ -143,7 +127,7 @@ func TestCutPingsOverHTTP(t *testing.T) {
 			front, pings := pingDelayer(t, tg.URL, tc.delay)
 			p := httpPlan(front, Load{Rate: perSec(5), Duration: time.Second}, slowTask(20, 50))
 			p.Target.PID = os.Getpid()
-			p.Faults = []faults.Fault{cancelAfter(t, "100ms")}
+			p.Faults = []faults.Fault{scenarioFault(t, "{kind: cancel, after: 100ms}")}
 			p.Orphans = Orphans{Grace: 300 * time.Millisecond, QuietWindow: 100 * time.Millisecond}
 			o := runLoad(t, context.Background(), p)
 			cut := 0
