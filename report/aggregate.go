@@ -59,6 +59,9 @@ type Orphans struct {
 	CPU      *ProcessCPU `json:"process_cpu,omitempty"`
 	// Client is how long mcpchaos itself stalled during the load.
 	Client *ClientStall `json:"client,omitempty"`
+	// CutPings is what the pings sent after cuts over HTTP showed
+	// (cutpings.go); nil when none was sent.
+	CutPings *CutPings `json:"cut_pings,omitempty"`
 	// Windows are the quiet windows during the load (windows.go).
 	Windows Windows `json:"windows"`
 	// Processes is what became of the stdio servers and the processes
@@ -136,6 +139,7 @@ type cancelAgg struct {
 	lateProgress  int
 	leftover      int // calls with wire evidence of work after the cancel
 	lateQueued    int // late messages read before the stdio fence's answer
+	lateDrained   int // late progress read after its call's in-time answer
 	cancelAnswers int // answers after the cancel that say it was cancelled
 	// leftoverIDs are the first maxLeftoverIDs leftover calls' ids;
 	// leftoverMaxUs the longest time from a cancel to the work seen after it.
@@ -290,6 +294,7 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.lateResponses += r.LateResponses
 	c.lateProgress += r.LateProgress
 	c.lateQueued += r.LateQueued
+	c.lateDrained += r.LateDrained
 	c.cancelAnswers += r.CancelAnswers
 	if r.LeftoverUs > 0 || r.Violations["after_cancel"] > 0 {
 		c.leftover++

@@ -139,6 +139,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		LeftoverIDs:       slices.Clone(a.cancel.leftoverIDs),
 		LeftoverMaxMs:     float64(a.cancel.leftoverMaxUs) / 1000,
 		LateQueued:        a.cancel.lateQueued,
+		LateDrained:       a.cancel.lateDrained,
 		CancelAnswers:     a.cancel.cancelAnswers,
 		Orphaned:          o.Orphaned,
 		LeftoverCPUS:      o.LeftoverCPUSeconds,
@@ -167,6 +168,10 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	if o.Client != nil {
 		c := *o.Client
 		s.Cancellation.Client = &c
+	}
+	if o.CutPings != nil {
+		p := *o.CutPings
+		s.Cancellation.CutPings = &p
 	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)

@@ -47,6 +47,9 @@ func starved(c Cancellation) string {
 			"the server had not read its input by cancel + grace, so whether it wrote them before or after is unknown",
 			plural(c.LateQueued, "message")))
 	}
+	if p := lateCutPings(c.CutPings); p != "" {
+		why = append(why, p)
+	}
 	if cl := c.Client; cl != nil && cl.Share >= clientStallShare {
 		why = append(why, fmt.Sprintf("mcpchaos itself stalled for %s of the load's %s (%.0f%%): late messages were read late",
 			fmtMs(cl.StalledMs), fmtMs(cl.LoadMs), 100*cl.Share))
@@ -86,6 +89,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 		cl := *c
 		o.Client = &cl
 	}
+	mergeCutPings(o, in)
 	w, x := &o.Windows, in.Windows
 	if in.Shared != nil {
 		w.Starved = max(w.Starved, x.Starved)

@@ -261,8 +261,11 @@ type Cancellation struct {
 	LeftoverIDs   []int64 `json:"leftover_ids,omitempty"`
 	LeftoverMaxMs float64 `json:"leftover_max_ms"`
 	// LateQueued: late messages that prove no work (fence.go in engine);
+	// LateDrained: late progress read after its call's answer, which came
+	// within cancel + grace, a write queue draining (engine/latedrain.go);
 	// CancelAnswers: answers to the cancel itself.
 	LateQueued        int                `json:"late_queued"`
+	LateDrained       int                `json:"late_drained"`
 	CancelAnswers     int                `json:"cancel_answers"`
 	Orphaned          float64            `json:"orphaned"`
 	LeftoverCPUS      float64            `json:"leftover_cpu_s"`
@@ -279,6 +282,8 @@ type Cancellation struct {
 	// Client is how long mcpchaos itself stalled during the load
 	// (starved.go); absent in files written before it existed.
 	Client *ClientStall `json:"client,omitempty"`
+	// CutPings: pings sent after cuts over HTTP (cutpings.go).
+	CutPings *CutPings `json:"cut_pings,omitempty"`
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.
 	Log *LogOrphans `json:"log,omitempty"`

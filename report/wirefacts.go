@@ -30,6 +30,11 @@ func wireNotes(c Cancellation) []string {
 		out = append(out, fmt.Sprintf("%s later than cancel + grace but read before the answer to a ping sent then "+
 			"(written before the server saw the cancel: not counted)", plural(c.LateQueued, "message")))
 	}
+	if c.LateDrained > 0 {
+		out = append(out, fmt.Sprintf("%s later than cancel + grace but read after the call's own answer, "+
+			"which came within it (produced before that answer, a write queue draining: not counted)",
+			plural(c.LateDrained, "progress notification")))
+	}
 	if c.CancelAnswers > 0 {
 		out = append(out, fmt.Sprintf("%s to the cancel (the server said the call was cancelled or stopped)",
 			plural(c.CancelAnswers, "answer")))

@@ -210,6 +210,9 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 	case "cancel_answers":
 		r.CancelAnswers = l.int()
 		return 1 << 43
+	case "late_drained":
+		r.LateDrained = l.int()
+		return 1 << 51
 	case "ratelimit_limit":
 		r.RateLimitLimit = l.int()
 		return 1 << 45

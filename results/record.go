@@ -166,6 +166,11 @@ type Record struct {
 	// server may have written them before it saw the cancel, so they show
 	// no work after it.
 	LateQueued int `json:"late_queued,omitempty"`
+	// LateDrained counts progress notifications later than our cancel
+	// plus the grace, read after the call's own answer, which came within
+	// it: produced before that answer, they waited in a write queue, and
+	// show no work after the cancel.
+	LateDrained int `json:"late_drained,omitempty"`
 	// CancelAnswers counts answers after our cancel whose text says the
 	// call was cancelled or stopped: the server's answer to the cancel,
 	// not the result of finished work.

@@ -268,6 +268,8 @@ func (cs *callState) onResponse(ev client.Event) {
 			cs.rec.CancelAnswers++
 		case ev.Kind == client.EvResult && !ev.Result.IsError && cs.beyondGrace(ev.At):
 			cs.noteLate(ev.At, false)
+		case ev.Kind == client.EvResult && !ev.Result.IsError:
+			cs.noteLagged(ev.At)
 		}
 	}
 	if cs.final != finalNone {

@@ -115,6 +115,10 @@ func (f *fencer) send(p *fence) {
 type lateMsg struct {
 	at       time.Time
 	progress bool
+	// lagged: late by the clock, not once our own stalls are taken off
+	// (latedrain.go): after the fence's answer it is work all the same,
+	// before it nothing, not even queued.
+	lagged bool
 }
 
 // maxLate bounds the late messages a call keeps for weighing; past it,
@@ -132,7 +136,11 @@ func (cs *callState) noteLate(at time.Time, progress bool) {
 		}
 		return
 	}
-	m := lateMsg{at: at, progress: progress}
+	cs.keepLate(lateMsg{at: at, progress: progress})
+}
+
+// keepLate keeps m for settleLate, at most maxLate of them (cs.mu held).
+func (cs *callState) keepLate(m lateMsg) {
 	if len(cs.late) < maxLate {
 		cs.late = append(cs.late, m)
 		return
@@ -148,7 +156,9 @@ func (cs *callState) settleLate() {
 	fenceAt := cs.fence.answered()
 	for _, m := range cs.late {
 		if fenceAt.IsZero() || !m.at.After(fenceAt) {
-			cs.rec.LateQueued++
+			if !m.lagged {
+				cs.rec.LateQueued++
+			}
 			continue
 		}
 		if m.at.After(cs.lastSeen) {

@@ -18,11 +18,11 @@ func TestSettleLate(t *testing.T) {
 		queued, afterCancel int
 		lastSeen            time.Time
 	}{
-		{"all before the fence", ms(400), []lateMsg{{ms(200), true}, {ms(390), true}, {ms(395), false}}, 3, 0, time.Time{}},
-		{"progress after the fence", ms(400), []lateMsg{{ms(350), true}, {ms(450), true}, {ms(500), true}}, 1, 2, ms(500)},
-		{"a result after the fence", ms(400), []lateMsg{{ms(600), false}}, 0, 0, ms(600)},
-		{"no answer to the fence", time.Time{}, []lateMsg{{ms(900), true}}, 1, 0, time.Time{}},
-		{"read with the answer is not after it", ms(400), []lateMsg{{ms(400), true}}, 1, 0, time.Time{}},
+		{"all before the fence", ms(400), []lateMsg{{at: ms(200), progress: true}, {at: ms(390), progress: true}, {at: ms(395), progress: false}}, 3, 0, time.Time{}},
+		{"progress after the fence", ms(400), []lateMsg{{at: ms(350), progress: true}, {at: ms(450), progress: true}, {at: ms(500), progress: true}}, 1, 2, ms(500)},
+		{"a result after the fence", ms(400), []lateMsg{{at: ms(600), progress: false}}, 0, 0, ms(600)},
+		{"no answer to the fence", time.Time{}, []lateMsg{{at: ms(900), progress: true}}, 1, 0, time.Time{}},
+		{"read with the answer is not after it", ms(400), []lateMsg{{at: ms(400), progress: true}}, 1, 0, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := &callState{fence: &fence{at: tc.fenceAt}, late: tc.late}

@@ -52,6 +52,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	if ctx.Err() != nil {
 		pr.noteError("interrupted after the load: the probes were read once, without waiting for the grace, the quiet window or the drain")
 	}
+	pings := pr.r.cutPings.result() // before mu: it waits for a ping in flight
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.leakedWork(&out)
@@ -64,6 +65,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	}
 	out.Windows = pr.windows
 	out.Client = client
+	out.CutPings = pings
 	return out
 }
 

@@ -29,7 +29,9 @@ func (cs *callState) onProgress(ev client.Event) {
 	switch {
 	case ev.Late || !cs.cancelAt.IsZero():
 		cs.rec.LateProgress++
-		if cs.beyondGrace(ev.At) {
+		if cs.beyondGrace(ev.At) && cs.drainedAfterAnswer(ev.At) {
+			cs.rec.LateDrained++
+		} else if cs.beyondGrace(ev.At) {
 			// A plain disconnect of a 2025 era is no cancel: progress that
 			// still comes (on the session's GET stream, or through a
 			// gateway that kept the upstream request) breaks no rule.

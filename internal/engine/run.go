@@ -136,6 +136,7 @@ type runner struct {
 	win      windowGate // the pause of a quiet window
 	fences   fences     // stdio fences after cancels (fence.go)
 	lag      readLag    // this process's own stalls (readlag.go)
+	cutPings *cutPings  // pings after cuts over HTTP (cutping.go); nil: none
 
 	scheduled, completed, dropped atomic.Int64
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
@@ -188,6 +189,9 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if w := autoWindows(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil); w != nil {
 		r.plan.Orphans.Windows = w
 		pr.windows.Auto = true
+	}
+	if cutPingsWanted(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil) {
+		r.cutPings = &cutPings{on: true, grace: r.plan.Orphans.Grace, lag: &r.lag}
 	}
 	pr.start()
 	info, err := r.begin(ctx)

@@ -117,6 +117,9 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	cs.cancelSent = time.Now()
 	grace := cs.r.plan.Progress.Grace
 	cs.fence = cs.r.fences.after(cs.client, cs.cancelSent.Add(grace), grace)
+	if reason != results.StopQuietWindow {
+		cs.r.cutPings.after(cs.client, cs.cancelSent) // a window's cuts are its own to judge
+	}
 	if err != nil {
 		cs.rec.Error = truncate(err.Error(), 300)
 	}
