@@ -1,8 +1,6 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -158,38 +156,4 @@ func joinAnd(xs []string) string {
 		}
 	}
 	return out
-}
-
-// textClientLimits writes the Client block: only when a limit was hit.
-func (s *Summary) textClientLimits(t *textOut) {
-	c := s.ClientLimits
-	if !c.Hit {
-		return
-	}
-	var items []string
-	for _, x := range []struct {
-		n    int
-		name string
-	}{{c.FDs, results.LimitFDs}, {c.Ports, results.LimitPorts}, {c.Memory, results.LimitMemory}} {
-		if x.n > 0 {
-			items = append(items, fmt.Sprintf("%d calls not made: %s", x.n, x.name))
-		}
-	}
-	if c.CPU {
-		items = append(items, fmt.Sprintf("pacer late %d ticks (> %s behind; max %s; %s of the schedule)", c.PacerLate,
-			fmtMs(c.PacerBoundMs), fmtMs(c.PacerMaxLagMs), fmtMs(c.PacerLateSpanMs)))
-	}
-	t.items("Client limit", items...)
-	var more []string
-	more = append(more, c.Advice...)
-	for _, l := range []string{results.LimitFDs, results.LimitPorts, results.LimitMemory} {
-		if e := c.Example[l]; e != "" {
-			more = append(more, "e.g. "+e)
-		}
-	}
-	for _, m := range more {
-		for _, l := range wrap(m, lineWidth-labelWidth) {
-			t.line("", l)
-		}
-	}
 }

@@ -24,6 +24,22 @@ func (s *Summary) Result() string { return s.resultLine() }
 // FormatRate formats calls per second as the text summary does: "40.0/s".
 func FormatRate(x float64) string { return fmtRate(x) }
 
+// FormatNum formats a count or a measure as the text summary does: a
+// whole number as it is, anything else to three significant figures.
+func FormatNum(x float64) string { return fmtNum(x) }
+
+// Plural returns "1 call" or "2 calls".
+func Plural(n int, noun string) string { return plural(n, noun) }
+
+// NonZero lists the non-zero numeric leaves of one of the Summary's own
+// values (its violations, its connection counts) other than "total", as
+// "name n" pairs in document order; "" when all are zero.
+func NonZero(v any) string { return nonzero(v) }
+
+// KindCounts lists counts by kind as "kind n" pairs in kind order:
+// "http_429 2, rpc_code 1".
+func KindCounts(byKind map[string]int) string { return kindCounts(byKind) }
+
 // OtherOutcomes lists a tool's outcomes other than ok that occurred, in
 // report order: ["throttled 3", "cancelled 1"].
 func (t ToolStats) OtherOutcomes() []string {

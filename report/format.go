@@ -54,48 +54,6 @@ func fmtNum(x float64) string {
 	return strconv.FormatFloat(round3(x), 'g', 3, 64)
 }
 
-// durColumn formats a column of durations given in milliseconds in one
-// unit, chosen from the column's largest value: µs below 1 ms, ms below
-// 10 s, s from there. The decimals show the largest value to three
-// significant figures, and more (up to three) when the smallest non-zero
-// value would otherwise print as 0: [0.85 120] gives 1ms, 120ms;
-// [1.2 6200] gives 1ms, 6200ms; [0.2 45] gives 0.2ms, 45.0ms; [260 12000]
-// gives 0.3s, 12.0s.
-func durColumn(ms []float64) []string {
-	largest, smallest := 0.0, math.Inf(1)
-	for _, v := range ms {
-		largest = max(largest, math.Abs(v))
-		if v != 0 {
-			smallest = min(smallest, math.Abs(v))
-		}
-	}
-	unit, scale := "ms", 1.0
-	switch {
-	case largest < 1:
-		unit, scale = "µs", 1000
-	case largest >= 10_000:
-		unit, scale = "s", 0.001
-	}
-	decimals := 0 // µs are whole: the histograms count microseconds
-	if l := largest * scale; l > 0 && unit != "µs" {
-		decimals = max(0, 2-int(math.Floor(math.Log10(l))))
-	}
-	if unit != "µs" {
-		for decimals < 3 && smallest*scale < 0.5*math.Pow(10, -float64(decimals)) {
-			decimals++
-		}
-	}
-	out := make([]string, len(ms))
-	for i, v := range ms {
-		if v == 0 {
-			out[i] = "0" + unit
-			continue
-		}
-		out[i] = strconv.FormatFloat(v*scale, 'f', decimals, 64) + unit
-	}
-	return out
-}
-
 // fmtRate formats calls per second.
 func fmtRate(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "/s" }
 

@@ -152,6 +152,22 @@ var gatewayKeys = []struct {
 	{"progress_reordered", "progress sent before the result, received after it", func(g *GatewayCounts) int { return g.ProgressReordered }},
 }
 
+// GatewayMisbehaviour is one counted misbehaviour of the gateway: its
+// summary key (under gateway.), what one of it is, and its count.
+type GatewayMisbehaviour struct {
+	Key, Noun string
+	N         int
+}
+
+// Misbehaviours returns the counted misbehaviours, in report order.
+func (c *GatewayCounts) Misbehaviours() []GatewayMisbehaviour {
+	out := make([]GatewayMisbehaviour, len(gatewayKeys))
+	for i, k := range gatewayKeys {
+		out[i] = GatewayMisbehaviour{Key: k.key, Noun: k.noun, N: k.n(c)}
+	}
+	return out
+}
+
 // gatewayVerdict: anything the gateway did to a call that a transparent
 // one would not is a violation; the evidence names the first calls.
 func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
@@ -211,50 +227,4 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 		v.Evidence = "the gateway passed every call through as sent: " + base
 	}
 	return v
-}
-
-// textGateway writes the gateway block (only with a gateway section).
-func (s *Summary) textGateway(t *textOut) {
-	g := s.Gateway
-	if g == nil {
-		return
-	}
-	eras := "eras none"
-	if len(g.EraSeen) > 0 {
-		var parts []string
-		for _, e := range slices.Sorted(maps.Keys(g.EraSeen)) {
-			parts = append(parts, fmt.Sprintf("%s %d", e, g.EraSeen[e]))
-		}
-		eras = "eras " + strings.Join(parts, ", ")
-	}
-	t.items("Gateway", fmt.Sprintf("%s, %d executions on %s", plural(g.Calls, "call"), g.Executions, plural(len(g.Truth), "target")),
-		fmt.Sprintf("not seen %d", g.NotSeen), eras)
-	var counts []string
-	for _, k := range gatewayKeys {
-		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.key, "_", " "), k.n(&g.GatewayCounts)))
-	}
-	t.items("", counts...)
-	if g.Unrecorded+g.Unended+g.TruthUnread+g.EchoesAfterTruth > 0 {
-		items := []string{fmt.Sprintf("incomplete truth: unrecorded %d", g.Unrecorded), fmt.Sprintf("unended %d", g.Unended),
-			fmt.Sprintf("truth unread %d", g.TruthUnread)}
-		if g.EchoesAfterTruth > 0 {
-			items = append(items, fmt.Sprintf("echoes after the truth %d", g.EchoesAfterTruth))
-		}
-		t.items("", items...)
-	}
-	for _, st := range []struct {
-		what string
-		n    StopCounts
-	}{{"cancelled", g.Stops.Cancelled}, {"disconnected", g.Stops.Disconnected}} {
-		if st.n.total() > 0 {
-			t.items("", fmt.Sprintf("%s calls at the targets: %d stopped, %d ran on, %d unknown", st.what, st.n.Stopped, st.n.RanOn, st.n.Unknown))
-		}
-	}
-	if g.LagMs.Count > 0 {
-		t.items("", fmt.Sprintf("progress lag p50 %s   p99 %s   max %s (%d notifications)",
-			fmtMs(g.LagMs.P50), fmtMs(g.LagMs.P99), fmtMs(g.LagMs.Max), g.LagMs.Count))
-	}
-	for _, e := range g.Errors {
-		t.items("", "truth: "+e)
-	}
 }

@@ -48,7 +48,8 @@ func (s *StopCounts) add(in StopCounts) {
 	s.Unknown += in.Unknown
 }
 
-func (s StopCounts) total() int { return s.Stopped + s.RanOn + s.Unknown }
+// Total is every call of the counts.
+func (s StopCounts) Total() int { return s.Stopped + s.RanOn + s.Unknown }
 
 func (g *GatewayStops) add(in GatewayStops) {
 	g.Cancelled.add(in.Cancelled)

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -84,20 +82,4 @@ func (m *mrtrAgg) summary(a *Aggregator) MRTR {
 		s.ThinkMs, s.ServerMs = m.think.latency(), m.server.latency()
 	}
 	return s
-}
-
-// textMRTR writes the Input block: only when a server asked for input.
-func (s *Summary) textMRTR(t *textOut) {
-	m := s.MRTR
-	asked := m.Elicitation + m.Sampling + m.Roots
-	if m.InputRequired+m.LoadShed+asked == 0 {
-		return
-	}
-	t.items("Input", fmt.Sprintf("%d input_required", m.InputRequired), fmt.Sprintf("%d load shed", m.LoadShed),
-		fmt.Sprintf("%d rounds on %d calls", m.Rounds, m.Calls),
-		fmt.Sprintf("elicitation %d", m.Elicitation), fmt.Sprintf("sampling %d", m.Sampling), fmt.Sprintf("roots %d", m.Roots))
-	if m.ThinkMs.Count > 0 {
-		t.items("", "think p50 "+fmtMs(m.ThinkMs.P50), "p99 "+fmtMs(m.ThinkMs.P99),
-			"server p50 "+fmtMs(m.ServerMs.P50), "p99 "+fmtMs(m.ServerMs.P99))
-	}
 }

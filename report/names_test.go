@@ -140,12 +140,8 @@ func TestVerdictsFailTheRun(t *testing.T) {
 			if s.Pass != tt.pass || s.FailOnViolation != tt.failOnViolation {
 				t.Errorf("pass %v, fail_on_violation %v; want %v, %v", s.Pass, s.FailOnViolation, tt.pass, tt.failOnViolation)
 			}
-			var b strings.Builder
-			if err := s.Text(&b); err != nil {
-				t.Fatal(err)
-			}
-			if want := "Result        " + tt.result + "\n"; !strings.Contains(b.String(), want) {
-				t.Errorf("text summary does not end with %q:\n%s", want, b.String())
+			if got := s.Result(); got != tt.result {
+				t.Errorf("result %q, want %q", got, tt.result)
 			}
 		})
 	}

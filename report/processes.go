@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strings"
 )
 
 // ServerProcesses is what became of the stdio server processes a run
@@ -61,14 +60,4 @@ func (p *ServerProcesses) leftoverFact() string {
 		n = "1 process"
 	}
 	return fmt.Sprintf("%s the server started still running after it exited (%s)", n, what)
-}
-
-// textServerProcesses writes the notes, one per line.
-func textServerProcesses(t *textOut, p *ServerProcesses) {
-	if p == nil {
-		return
-	}
-	for _, n := range p.Notes {
-		t.line("", strings.TrimSpace(n))
-	}
 }

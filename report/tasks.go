@@ -1,8 +1,6 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -82,24 +80,4 @@ func (a *tasksAgg) summary() Tasks {
 		s.LatencyMs = a.latency.latency()
 	}
 	return s
-}
-
-// textTasks writes the Tasks block: only when a server made tasks.
-func (s *Summary) textTasks(t *textOut) {
-	k := s.Tasks
-	if k.Created == 0 {
-		return
-	}
-	t.items("Tasks", fmt.Sprintf("%d created", k.Created), fmt.Sprintf("%d completed", k.Completed),
-		fmt.Sprintf("%d failed", k.Failed), fmt.Sprintf("%d cancelled", k.Cancelled),
-		fmt.Sprintf("%d polls (%d throttled)", k.Polls, k.PollThrottled), fmt.Sprintf("%d updates", k.Updates))
-	if k.Listened > 0 {
-		t.items("", fmt.Sprintf("%d listened", k.Listened), fmt.Sprintf("%d notifications/tasks", k.Pushed))
-	}
-	if k.CancelSent > 0 {
-		t.items("", fmt.Sprintf("%d tasks/cancel sent", k.CancelSent), fmt.Sprintf("%d leftover (ran on: information)", k.Leftover))
-	}
-	if k.LatencyMs.Count > 0 {
-		t.items("", "creation to end p50 "+fmtMs(k.LatencyMs.P50), "p99 "+fmtMs(k.LatencyMs.P99))
-	}
 }

@@ -21,7 +21,7 @@ func judgeByTruth(s *Summary, v Verdict, stopped string, facts []string) Verdict
 		return v
 	}
 	c, d := g.Stops.Cancelled, g.Stops.Disconnected
-	if c.total()+d.total() == 0 {
+	if c.Total()+d.Total() == 0 {
 		return v
 	}
 	records := fmt.Sprintf("the targets' records (gateway.truth) of the calls we stopped: cancelled %d stopped, %d ran on, %d unknown; "+

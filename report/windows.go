@@ -121,20 +121,6 @@ type Window struct {
 	Slices int64   `json:"slices,omitempty"`
 }
 
-// textWindows prints the quiet windows' sum, when there were any.
-func textWindows(t *textOut, c Cancellation) {
-	w := c.Windows
-	if w.Count == 0 {
-		return
-	}
-	auto := ""
-	if w.Auto {
-		auto = ", taken by mcpchaos: the process probe was the only server-side evidence"
-	}
-	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered%s)", w.Count, w.Cancelled, w.SkippedTicks, auto),
-		"leftover CPU "+fmtMs(w.LeftoverCPUS*1000)+" ± "+fmtMs(w.NoiseCPUS*1000)+" in "+fmtMs(w.MeasuredMs))
-}
-
 // windowsFact says what the quiet windows saw, the one with the most
 // leftover CPU named so it can be held against the server's own log: when
 // it started, the calls it cut, the CPU above idle it measured and its

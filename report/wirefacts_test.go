@@ -8,20 +8,19 @@ import (
 )
 
 // TestWireFacts: the wire's evidence and non-evidence are said in the
-// verdict and on the text summary's cancellation lines.
+// verdict (report/text's TestCancellationWireCounts: on the text's
+// cancellation lines).
 func TestWireFacts(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		c       Cancellation
 		status  string
 		verdict []string // in the verdict's evidence
-		text    []string // in the text summary
 	}{
 		{"leftover calls by id", Cancellation{Cancels: 4, LeftoverCalls: 12, LeftoverIDs: []int64{3, 7}, LeftoverMaxMs: 950, Counting: 1},
-			StatusViolation, []string{"12 calls seen working after their cancel (ids 3, 7, ...; up to 950ms after the cancel)"}, []string{"leftover calls 12"}},
+			StatusViolation, []string{"12 calls seen working after their cancel (ids 3, 7, ...; up to 950ms after the cancel)"}},
 		{"queued and cancel answers prove nothing", Cancellation{Cancels: 4, LateQueued: 5, CancelAnswers: 4, Counting: 1},
-			StatusPass, []string{"5 messages later than cancel + grace but read before the answer to a ping", "4 answers to the cancel"},
-			[]string{"late but queued 5", "answers to the cancel 4"}},
+			StatusPass, []string{"5 messages later than cancel + grace but read before the answer to a ping", "4 answers to the cancel"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Summary{Era: vocab.FirstModern, Cancellation: tc.c}
@@ -33,15 +32,6 @@ func TestWireFacts(t *testing.T) {
 			for _, want := range tc.verdict {
 				if !strings.Contains(v.Evidence, want) {
 					t.Errorf("evidence %q lacks %q", v.Evidence, want)
-				}
-			}
-			var b strings.Builder
-			if err := s.Text(&b); err != nil {
-				t.Fatal(err)
-			}
-			for _, want := range tc.text {
-				if !strings.Contains(b.String(), want) {
-					t.Errorf("text summary lacks %q:\n%s", want, b.String())
 				}
 			}
 		})

@@ -65,6 +65,7 @@ var layers = map[string]int{
 	"report/html":           layerParts,
 	"report/export":         layerParts,
 	"report/merge":          layerParts,
+	"report/text":           layerParts,
 	"internal/toolschema":   layerParts,
 	"internal/livemetrics":  layerParts,
 
@@ -148,6 +149,7 @@ func TestMayImport(t *testing.T) {
 		{"upward", "results", "report", false},
 		{"sideways", "report", "internal/probes", false},
 		{"sub-package on its parent", "report/html", "report", true},
+		{"the text on the summary", "report/text", "report", true},
 		{"parent on its sub-package", "report", "report/html", false},
 		{"sibling sub-packages", "report/export", "report/merge", false},
 		{"the proxy on the run's histogram", "internal/proxy", "report", true},

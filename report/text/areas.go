@@ -1,8 +1,12 @@
-package report
+package text
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 // The text summary's second half: faults, cancellation, protocol, the
@@ -10,12 +14,12 @@ import (
 
 // textFaults is a table: per kind, how many acted, how many were skipped,
 // and the timing error (when it acted − when it was meant to).
-func (s *Summary) textFaults(t *textOut) {
+func (s view) textFaults(t *textOut) {
 	if len(s.Faults) == 0 {
 		t.line("Faults", "none")
 		return
 	}
-	kinds := sortedKeys(s.Faults)
+	kinds := slices.Sorted(maps.Keys(s.Faults))
 	width := labelWidth + 2
 	var p50, p99, mx []float64
 	for _, k := range kinds {
@@ -46,7 +50,7 @@ func (s *Summary) textFaults(t *textOut) {
 		if f.Refused > 0 {
 			extra = append(extra, fmt.Sprintf("refused %d", f.Refused))
 		}
-		for _, name := range sortedKeys(f.Server) {
+		for _, name := range slices.Sorted(maps.Keys(f.Server)) {
 			extra = append(extra, fmt.Sprintf("server %s %d", name, f.Server[name]))
 		}
 		line := fmt.Sprintf(row, width, "  "+k, fmt.Sprint(f.Injected), skipped, p50s[i], p99s[i], maxs[i],
@@ -59,7 +63,7 @@ func (s *Summary) textFaults(t *textOut) {
 // when a probe that can measure it was read: orphaned, drain and leaked
 // work from counting probes (metric, tool), leftover CPU from the process
 // probe.
-func (s *Summary) textCancellation(t *textOut) {
+func (s view) textCancellation(t *textOut) {
 	c := s.Cancellation
 	count := func(n int, label, note string) string {
 		item := fmt.Sprintf("%s %d", label, n)
@@ -68,7 +72,7 @@ func (s *Summary) textCancellation(t *textOut) {
 		}
 		return item
 	}
-	t.items("Cancellation", plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
+	t.items("Cancellation", report.Plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
 		count(c.LateProgress, "late progress", noteLateProgress), count(c.LeftoverCalls, "leftover calls", noteLeftoverCalls))
 	if c.LateQueued > 0 || c.CancelAnswers > 0 {
 		t.items("", count(c.LateQueued, "late but queued", noteLateQueued), count(c.CancelAnswers, "answers to the cancel", noteCancelAnswers))
@@ -83,24 +87,24 @@ func (s *Summary) textCancellation(t *textOut) {
 		logProbe = c.Log.Probe
 	}
 	var counted []string
-	for _, name := range sortedKeys(c.ByProbe) {
+	for _, name := range slices.Sorted(maps.Keys(c.ByProbe)) {
 		if name != procProbe && name != logProbe {
-			counted = append(counted, name+" "+fmtNum(c.ByProbe[name]))
+			counted = append(counted, name+" "+report.FormatNum(c.ByProbe[name]))
 		}
 	}
 	var items []string
 	if len(counted) > 0 {
-		drain := "drained in " + fmtMs(c.DrainMs)
+		drain := "drained in " + report.FormatMs(c.DrainMs)
 		if !c.Drained {
-			drain = "not drained after " + fmtMs(c.DrainMs)
+			drain = "not drained after " + report.FormatMs(c.DrainMs)
 		}
-		items = append(items, "orphaned "+fmtNum(c.Orphaned)+" ("+strings.Join(counted, ", ")+")", drain,
-			"leaked "+fmtNum(c.LeakedCallSeconds)+" call-s")
+		items = append(items, "orphaned "+report.FormatNum(c.Orphaned)+" ("+strings.Join(counted, ", ")+")", drain,
+			"leaked "+report.FormatNum(c.LeakedCallSeconds)+" call-s")
 	}
 	if c.QuietWindowMs > 0 {
-		cpu := "leftover CPU " + fmtMs(c.LeftoverCPUS*1000) + " in a " + fmtMs(c.QuietWindowMs) + " quiet window"
+		cpu := "leftover CPU " + report.FormatMs(c.LeftoverCPUS*1000) + " in a " + report.FormatMs(c.QuietWindowMs) + " quiet window"
 		if n, ok := c.ByProbe[procProbe]; ok && procProbe != "" {
-			cpu += fmt.Sprintf(", child processes %s", fmtNum(n))
+			cpu += fmt.Sprintf(", child processes %s", report.FormatNum(n))
 		}
 		items = append(items, cpu)
 	}
@@ -115,19 +119,19 @@ func (s *Summary) textCancellation(t *textOut) {
 	textWindows(t, c)
 }
 
-func (s *Summary) textProtocol(t *textOut) {
+func (s view) textProtocol(t *textOut) {
 	p := s.Protocol
 	if p.Violations.Total == 0 {
 		t.line("Protocol", "violations none")
 	} else {
-		t.line("Protocol", fmt.Sprintf("violations %d: %s", p.Violations.Total, nonzero(p.Violations)))
+		t.line("Protocol", fmt.Sprintf("violations %d: %s", p.Violations.Total, report.NonZero(p.Violations)))
 	}
-	if c := nonzero(p.Connection); c != "" {
+	if c := report.NonZero(p.Connection); c != "" {
 		t.line("", "connection"+t.note(noteConnection)+": "+c)
 	}
 }
 
-func (s *Summary) textVerdicts(t *textOut) {
+func (s view) textVerdicts(t *textOut) {
 	t.b.WriteString("\nVerdicts\n")
 	status := 0
 	for _, v := range s.Verdicts {
@@ -163,7 +167,7 @@ func wrap(text string, width int) []string {
 	return append(lines, cur)
 }
 
-func (s *Summary) textChecks(t *textOut) {
+func (s view) textChecks(t *textOut) {
 	if len(s.Checks) > 0 {
 		t.b.WriteString("\nChecks\n")
 		width := 0
@@ -171,7 +175,7 @@ func (s *Summary) textChecks(t *textOut) {
 			width = max(width, len(c.Check))
 		}
 		for _, c := range s.Checks {
-			mark, value := "PASS", formatValue(c.Value, checkUnit(c.Check))
+			mark, value := "PASS", report.FormatCheckValue(c)
 			if !c.Pass {
 				mark = "FAIL"
 			}
@@ -182,5 +186,5 @@ func (s *Summary) textChecks(t *textOut) {
 		}
 	}
 	t.b.WriteString("\n")
-	t.line("Result", s.resultLine())
+	t.line("Result", s.Result())
 }

@@ -1,13 +1,16 @@
-package report
+package text
 
 import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
+	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -54,11 +57,14 @@ func (t *textOut) items(label string, items ...string) {
 	}
 }
 
-// Text writes the human summary `mcpchaos run` prints: the run, calls,
+// view is the summary as the text reads it: its blocks are its methods.
+type view struct{ *report.Summary }
+
+// Write writes the human summary `mcpchaos run` prints: the run, calls,
 // rates, latencies, each area, the verdicts, the checks and the result.
-// Every string of s is printed escaped (termsafe.Copy).
-func (s *Summary) Text(w io.Writer) error {
-	s = termsafe.Copy(s)
+// Every string of sum is printed escaped (termsafe.Copy).
+func Write(w io.Writer, sum *report.Summary) error {
+	s := view{termsafe.Copy(sum)}
 	var t textOut
 	if s.Limits != nil {
 		if err := s.Limits.LimitCard(&t.b); err != nil {
@@ -80,7 +86,7 @@ func (s *Summary) Text(w io.Writer) error {
 	return nil
 }
 
-func (s *Summary) textHeader(t *textOut) {
+func (s view) textHeader(t *textOut) {
 	t.items("Scenario", s.Scenario, fmt.Sprintf("seed %d", s.Seed))
 	transport := s.Transport
 	if s.HTTPVersion != "" {
@@ -91,7 +97,7 @@ func (s *Summary) textHeader(t *textOut) {
 		t.line("Server", s.Server)
 	}
 	t.line("Era", s.Era)
-	run := []string{"duration " + fmtMs(s.DurationS*1000)}
+	run := []string{"duration " + report.FormatMs(s.DurationS*1000)}
 	if !s.Started.IsZero() {
 		run = append([]string{"started " + s.Started.Format(time.RFC3339)}, run...)
 	}
@@ -102,7 +108,7 @@ func (s *Summary) textHeader(t *textOut) {
 	t.b.WriteString("\n")
 }
 
-func (s *Summary) textCalls(t *textOut) {
+func (s view) textCalls(t *textOut) {
 	items := []string{fmt.Sprintf("total %d", s.Calls.Total)}
 	for _, o := range results.Outcomes {
 		n := *s.Calls.ByOutcome(o)
@@ -120,13 +126,13 @@ func (s *Summary) textCalls(t *textOut) {
 		items = append(items, fmt.Sprintf("retried %d", s.Calls.Retried))
 	}
 	t.items("Calls", items...)
-	t.items("Rate", "offered "+fmtRate(s.Rate.Offered), "achieved "+fmtRate(s.Rate.Achieved), "ok "+fmtRate(s.Rate.OK))
+	t.items("Rate", "offered "+report.FormatRate(s.Rate.Offered), "achieved "+report.FormatRate(s.Rate.Achieved), "ok "+report.FormatRate(s.Rate.OK))
 }
 
-func (s *Summary) textLatency(t *textOut) {
+func (s view) textLatency(t *textOut) {
 	var names []string
 	var cols [6][]float64 // p50, p90, p99, p99.9, max, mean
-	for _, name := range histNames {
+	for _, name := range report.HistogramNames() {
 		l := s.Latency.ByName(name)
 		if l.Count == 0 {
 			continue
@@ -153,13 +159,13 @@ func (s *Summary) textLatency(t *textOut) {
 }
 
 // textErrors lists the most frequent messages of failed calls.
-func (s *Summary) textErrors(t *textOut) {
+func (s view) textErrors(t *textOut) {
 	e := s.Errors
 	if e.Total == 0 {
 		t.line("Errors", "none")
 		return
 	}
-	t.line("Errors", plural(e.Total, "failed call")+" (outcomes other than ok, cancelled, disconnected), by message:")
+	t.line("Errors", report.Plural(e.Total, "failed call")+" (outcomes other than ok, cancelled, disconnected), by message:")
 	width := len(fmt.Sprint(e.Total))
 	for _, m := range e.Top {
 		t.line("", fmt.Sprintf("%*d  %s", width, m.Count, m.Message))
@@ -171,11 +177,11 @@ func (s *Summary) textErrors(t *textOut) {
 
 // textTools is the per-tool breakdown: calls, ok, call latency, and the
 // other outcomes.
-func (s *Summary) textTools(t *textOut) {
+func (s view) textTools(t *textOut) {
 	if len(s.Tools) < 2 {
 		return // one tool: the Calls and Latency lines already say it all
 	}
-	names := sortedKeys(s.Tools)
+	names := slices.Sorted(maps.Keys(s.Tools))
 	width := labelWidth + 2
 	var p50, p99 []float64
 	for _, n := range names {
@@ -189,7 +195,7 @@ func (s *Summary) textTools(t *textOut) {
 	for i, n := range names {
 		ts := s.Tools[n]
 		other := ts.OtherOutcomes()
-		if ts.LatencyMs == (ToolLatency{}) {
+		if ts.LatencyMs == (report.ToolLatency{}) {
 			p50s[i], p99s[i] = "-", "-"
 		}
 		head := fmt.Sprintf(row, width, "  "+n, fmt.Sprint(ts.Calls), fmt.Sprint(ts.ByOutcome[results.OK]),
@@ -204,50 +210,50 @@ func (s *Summary) textTools(t *textOut) {
 	}
 }
 
-func (s *Summary) textProgress(t *textOut) {
+func (s view) textProgress(t *textOut) {
 	p := s.Progress
 	if p.Notifications == 0 && p.Calls == 0 && p.Violations.Total == 0 {
 		t.line("Progress", "none")
 		return
 	}
-	t.items("Progress", fmt.Sprintf("%s on %s", plural(p.Notifications, "notification"), plural(p.Calls, "call")),
+	t.items("Progress", fmt.Sprintf("%s on %s", report.Plural(p.Notifications, "notification"), report.Plural(p.Calls, "call")),
 		fmt.Sprintf("max %d Hz", p.MaxRateHz))
-	t.items("", fmt.Sprintf("floods %d (> %s Hz)", p.Floods, fmtNum(p.FloodHz)),
-		fmt.Sprintf("stalls %d (> %s)", p.Stalls, fmtMs(p.StallMs)),
-		fmt.Sprintf("incomplete %d", p.Incomplete), "grace "+fmtMs(p.GraceMs))
+	t.items("", fmt.Sprintf("floods %d (> %s Hz)", p.Floods, report.FormatNum(p.FloodHz)),
+		fmt.Sprintf("stalls %d (> %s)", p.Stalls, report.FormatMs(p.StallMs)),
+		fmt.Sprintf("incomplete %d", p.Incomplete), "grace "+report.FormatMs(p.GraceMs))
 	if p.Violations.Total == 0 {
 		t.line("", "violations none")
 	} else {
-		t.line("", fmt.Sprintf("violations %d: %s", p.Violations.Total, nonzero(p.Violations)))
+		t.line("", fmt.Sprintf("violations %d: %s", p.Violations.Total, report.NonZero(p.Violations)))
 	}
 }
 
-func (s *Summary) textThrottling(t *textOut) {
+func (s view) textThrottling(t *textOut) {
 	th := s.Throttling
 	if th.Total == 0 {
 		best := ""
 		if th.BestOKRate > 0 {
-			best = fmt.Sprintf("best %s ok/s", fmtNum(th.BestOKRate))
+			best = fmt.Sprintf("best %s ok/s", report.FormatNum(th.BestOKRate))
 		}
 		t.items("Throttling", "none", best)
 		return
 	}
-	t.line("Throttling", fmt.Sprintf("%d throttled: %s", th.Total, kindCounts(th.ByKind)))
+	t.line("Throttling", fmt.Sprintf("%d throttled: %s", th.Total, report.KindCounts(th.ByKind)))
 	onset := "onset never reached 1%"
 	if th.OnsetRate > 0 {
-		onset = "onset at " + fmtRate(th.OnsetRate) + " offered"
+		onset = "onset at " + report.FormatRate(th.OnsetRate) + " offered"
 	}
 	retries := fmt.Sprintf("retries %d", th.Retries)
 	if th.RetriesNotMade > 0 {
 		retries += fmt.Sprintf(" (%d not made: the load ended first)", th.RetriesNotMade)
 	}
-	t.items("", onset, fmt.Sprintf("best %s ok/s", fmtNum(th.BestOKRate)), retries)
+	t.items("", onset, fmt.Sprintf("best %s ok/s", report.FormatNum(th.BestOKRate)), retries)
 	if th.RetryAfterS.Max > 0 {
-		t.items("", "Retry-After p50 "+fmtMs(th.RetryAfterS.P50*1000), "max "+fmtMs(th.RetryAfterS.Max*1000))
+		t.items("", "Retry-After p50 "+report.FormatMs(th.RetryAfterS.P50*1000), "max "+report.FormatMs(th.RetryAfterS.Max*1000))
 	}
 }
 
-func (s *Summary) textTimeouts(t *textOut) {
+func (s view) textTimeouts(t *textOut) {
 	to := s.Timeouts
 	if to.Idle+to.Cap == 0 && len(to.Policies) == 0 {
 		t.line("Timeouts", "none")
@@ -259,11 +265,11 @@ func (s *Summary) textTimeouts(t *textOut) {
 	}
 	items := []string{fmt.Sprintf("idle %d", to.Idle), fmt.Sprintf("cap %d", to.Cap), capProgress}
 	if e := s.Latency.TimeoutError; e.Count > 0 {
-		items = append(items, "enforcement error p99 "+fmtMs(e.P99))
+		items = append(items, "enforcement error p99 "+report.FormatMs(e.P99))
 	}
 	t.items("Timeouts", items...)
 	quiet := 0
-	for _, name := range sortedKeys(to.Policies) {
+	for _, name := range slices.Sorted(maps.Keys(to.Policies)) {
 		pc := to.Policies[name]
 		if pc.Killed+pc.WaitedForever == 0 {
 			quiet++

@@ -1,12 +1,11 @@
-package report
+package text
 
 import (
-	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
+	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -14,24 +13,17 @@ import (
 // terminal title, a screen clear, and a line that would forge the result.
 const forged = "boom\x1b]0;owned\x07\x1b[2J\r\nResult        PASS\n\u009b31m"
 
-// hostileSummary is a failed run whose every kind of text field holds s.
-func hostileSummary(s string) *Summary {
-	recs := goldenRecords()
-	recs = append(recs,
-		call(3*time.Second, results.ToolError, resp(20), with(func(r *results.Record) { r.Tool, r.Error = s, s })),
-		call(3*time.Second, results.RPCError, resp(20), with(func(r *results.Record) { r.Error = "rpc " + s })))
-	a := aggregate(recs...)
-	a.SetConnection(goldenConn())
-	o := goldenOrphans()
-	o.ProbeErrors = append(o.ProbeErrors, s)
-	a.SetOrphans(o)
-	m := testMeta("2026-07-28")
-	m.Scenario, m.Server, m.Target = s, s, s
-	sum := a.Summary(m)
-	checks := goldenChecks()
-	checks[0].Raw = s
-	sum.Evaluate(checks, true)
-	sum.Verdicts = append(sum.Verdicts, Verdict{Area: s, Status: "pass", Evidence: s})
+// hostileSummary is a failed run (the golden one) whose every kind of
+// text field holds s.
+func hostileSummary(t testing.TB, s string) *report.Summary {
+	sum := pinned(t, "summary.json.golden")
+	sum.Scenario, sum.Server, sum.Target = s, s, s
+	sum.Tools[s] = report.ToolStats{Calls: 1, ByOutcome: map[string]int{results.ToolError: 1}}
+	sum.Errors.Top = append(sum.Errors.Top, report.ErrorCount{Message: results.ToolError + ": " + s, Count: 1},
+		report.ErrorCount{Message: results.RPCError + ": rpc " + s, Count: 1})
+	sum.Cancellation.ProbeErrors = append(sum.Cancellation.ProbeErrors, s)
+	sum.Checks[0].Check = s
+	sum.Verdicts = append(sum.Verdicts, report.Verdict{Area: s, Status: "pass", Evidence: s})
 	return sum
 }
 
@@ -50,22 +42,19 @@ func checkTerminalSafe(t *testing.T, out string) {
 // line of its field; the summary itself keeps its raw strings (the JSON
 // output escapes in its own way).
 func TestTextEscapesFields(t *testing.T) {
-	s := hostileSummary(forged)
-	var b bytes.Buffer
-	if err := s.Text(&b); err != nil {
-		t.Fatal(err)
-	}
-	checkTerminalSafe(t, b.String())
+	s := hostileSummary(t, forged)
+	out := render(t, s)
+	checkTerminalSafe(t, out)
 	want := `boom\x1b]0;owned\a\x1b[2J\r\nResult        PASS\n\u009b31m`
 	for _, label := range []string{"Scenario", "Target", "Server"} {
-		text := "\n" + b.String()
+		text := "\n" + out
 		i := strings.Index(text, "\n"+label+" ")
 		if line, _, _ := strings.Cut(text[i+1:], "\n"); i < 0 || !strings.Contains(line, want) {
-			t.Errorf("the %s line does not show %s:\n%s", label, want, b.String())
+			t.Errorf("the %s line does not show %s:\n%s", label, want, out)
 		}
 	}
 	if s.Server != forged || s.Tools[forged].Calls != 1 {
-		t.Errorf("Text changed the summary: server %q, tools %v", s.Server, s.Tools)
+		t.Errorf("Write changed the summary: server %q, tools %v", s.Server, s.Tools)
 	}
 }
 
@@ -77,10 +66,6 @@ func FuzzTextEscaping(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var b bytes.Buffer
-		if err := hostileSummary(s).Text(&b); err != nil {
-			t.Fatal(err)
-		}
-		checkTerminalSafe(t, b.String())
+		checkTerminalSafe(t, render(t, hostileSummary(t, s)))
 	})
 }
