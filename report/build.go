@@ -24,7 +24,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 		Interrupted: m.Interrupted,
 		Checks:      []CheckResult{},
 		Pass:        true,
-		hists:       a.cloneHists(),
+		Histograms:  a.cloneHists(),
 	}
 	s.SchemaVersion = results.SchemaVersion
 	d := m.Duration
@@ -170,7 +170,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
-	s.Cancellation.ServerProcesses = o.Processes.clone()
+	s.Cancellation.ServerProcesses = o.Processes.Clone()
 }
 
 func (a *Aggregator) buildThrottling(s *Summary) {
@@ -222,8 +222,8 @@ func (a *Aggregator) buildFaults(s *Summary) {
 
 // cloneHists copies the latency histograms, so a Summary stays fixed
 // while the Aggregator goes on.
-func (a *Aggregator) cloneHists() *[numHists]*hist {
-	var out [numHists]*hist
+func (a *Aggregator) cloneHists() *histSet {
+	var out histSet
 	for i, h := range a.lat {
 		c := *h
 		c.h = h.h.Clone()

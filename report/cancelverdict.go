@@ -50,14 +50,14 @@ func readCancellation(s *Summary, ev evidence) cancelReading {
 	// evidence against that call however late it comes: the server was
 	// still working on it long after our cancel.
 	staleAnswers := s.Protocol.Connection.StaleAnswers
-	procFact := c.ServerProcesses.leftoverFact() // processes left running after the server exited
+	procFact := leftoverFact(c.ServerProcesses) // processes left running after the server exited
 	exercised := c.Cancels > 0 || ev.disconnects > 0
 	// Leaked call-seconds are work nobody waited for only once some call
 	// was given up on; with none, the server's count above the client's
 	// is the probes' error (a starved scrape), not work after a stop.
 	leaked := exercised && c.LeakedCallSeconds > lim.allowance
 	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > lim.cpu || leaked ||
-		c.Windows.Above > 0 || c.Windows.summedAbove() || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
+		c.Windows.Above > 0 || summedAbove(c.Windows) || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
 	lim.noStop = !exercised
 	facts := leftoverWorkFacts(c, procFact, staleAnswers, lim)
 	facts = append(facts, afterLoadFacts(c)...)
@@ -92,7 +92,7 @@ func leftoverWorkFacts(c Cancellation, procFact string, staleAnswers int64, lim 
 	add(leftoverCPUFact(c, lim.cpu))
 	if c.Windows.Above > 0 {
 		add(windowsFact(c.Windows))
-	} else if c.Windows.summedAbove() {
+	} else if summedAbove(c.Windows) {
 		add(summedFact(c.Windows))
 	}
 	add(leakedFact(c, lim))

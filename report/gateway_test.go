@@ -153,9 +153,9 @@ func TestJoinGateway(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := JoinGateway(tc.calls, tc.truth)
 			s := gatewaySummary(&g)
-			for _, k := range gatewayKeys {
-				if got := k.n(&s.GatewayCounts); got != tc.want[k.key] {
-					t.Errorf("%s = %d, want %d (evidence %v)", k.key, got, tc.want[k.key], g.Evidence)
+			for _, k := range s.Misbehaviours() {
+				if got := k.N; got != tc.want[k.Key] {
+					t.Errorf("%s = %d, want %d (evidence %v)", k.Key, got, tc.want[k.Key], g.Evidence)
 				}
 			}
 			if tc.check != nil {

@@ -19,43 +19,6 @@ import (
 // end later than our stop plus lostCancelMargin did too.
 const ranOnAfter = time.Second
 
-// GatewayStops is what the targets' records say of the calls we stopped:
-// by a cancel (a cancel notification, a timeout, or a 2026-07-28
-// disconnect), and by a plain disconnect in a 2025 era (ours, or the end
-// of a stdio bridge we cut), which is not a cancel there.
-type GatewayStops struct {
-	Cancelled    StopCounts `json:"cancelled"`
-	Disconnected StopCounts `json:"disconnected"`
-}
-
-// StopCounts sorts the calls we stopped by their executions' records.
-type StopCounts struct {
-	// Stopped: every execution ended without working past the stop
-	// (ranOnAfter), or ran to its end before it (the cancel crossed the
-	// result).
-	Stopped int `json:"stopped"`
-	// RanOn: an execution ran to its end more than 100 ms after the stop,
-	// or was still working more than 1 s after it.
-	RanOn int `json:"ran_on"`
-	// Unknown: no target recorded the call, or its record never ended
-	// and shows no work past the stop.
-	Unknown int `json:"unknown"`
-}
-
-func (s *StopCounts) add(in StopCounts) {
-	s.Stopped += in.Stopped
-	s.RanOn += in.RanOn
-	s.Unknown += in.Unknown
-}
-
-// Total is every call of the counts.
-func (s StopCounts) Total() int { return s.Stopped + s.RanOn + s.Unknown }
-
-func (g *GatewayStops) add(in GatewayStops) {
-	g.Cancelled.add(in.Cancelled)
-	g.Disconnected.add(in.Disconnected)
-}
-
 // fate is what became of one stopped call at the targets.
 type fate int
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
-	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -73,25 +72,6 @@ func Evaluation(rules Rules, checks []Check, failOnViolation bool) *results.Eval
 func RulesOf(p results.ProgressRules) Rules {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	return Rules{ProgressGrace: ms(p.GraceMs), Stall: ms(p.StallMs), FloodHz: p.FloodHz}
-}
-
-// ParseChecks parses checks recorded in a results header (see Evaluation).
-// A check that does not parse or names nothing the summary has is an error
-// naming it (the file was damaged or written by another version).
-func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
-	out := make([]Check, 0, len(specs))
-	for _, s := range specs {
-		c, err := ParseCheck(s.Check)
-		if err != nil {
-			return nil, err
-		}
-		c.Line, c.Column = s.Line, s.Column
-		if err := ValidateCheck(c); err != nil {
-			return nil, fmt.Errorf("recorded check: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // MergeInputs combines the run-level inputs of several runs (see
@@ -246,19 +226,4 @@ func EncodeInputs(in RunInputs) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encode run inputs: %w", err)
 	}
 	return b, nil
-}
-
-// ParseCheck parses one check as written (a results file keeps it so).
-func ParseCheck(raw string) (Check, error) {
-	c, err := scenarios.ParseCheck(raw)
-	if err != nil {
-		return Check{}, fmt.Errorf("recorded check: %w", err)
-	}
-	return fromScenario(c), nil
-}
-
-// fromScenario converts a check parsed by package scenarios.
-func fromScenario(c scenarios.Check) Check {
-	return Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
-		Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
 }

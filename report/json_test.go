@@ -43,7 +43,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if !back.Started.Equal(s.Started) {
 		t.Errorf("started = %v, want %v", back.Started, s.Started)
 	}
-	back.Started, back.hists = s.Started, s.hists
+	back.Started, back.Histograms = s.Started, s.Histograms
 	if !reflect.DeepEqual(back, s) {
 		t.Errorf("round trip changed the summary:\n got %+v\nwant %+v", back, s)
 	}

@@ -4,35 +4,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// MRTR is what servers asked of the client during calls, and what
-// answering cost (docs/long-running.md): the input_required results of
-// 2026 and the input requests of 2025 servers.
-type MRTR struct {
-	// InputRequired counts the input_required results received that
-	// carried input requests; LoadShed those that carried only
-	// requestState (load shedding), whether retried or not.
-	InputRequired int `json:"input_required"`
-	LoadShed      int `json:"load_shed"`
-	// Rounds counts the retries made to answer them.
-	Rounds int `json:"rounds"`
-	// Calls counts the calls that made at least one retry.
-	Calls int `json:"calls"`
-	// Elicitation, Sampling and Roots count the input requests answered,
-	// by kind: entries of 2026 inputRequests, and 2025 requests.
-	Elicitation int `json:"elicitation"`
-	Sampling    int `json:"sampling"`
-	Roots       int `json:"roots"`
-	// ContentMismatch counts accepted forms whose content, from the
-	// scenario, did not fit the form's requestedSchema (both eras).
-	ContentMismatch int `json:"content_mismatch"`
-	// ThinkMs is the time the client waited before answering (the
-	// client section's think times), per call that made a retry; ServerMs
-	// is the rest of those calls' latency: from the first send to the last
-	// answer, less the think time.
-	ThinkMs  Latency `json:"think_ms"`
-	ServerMs Latency `json:"server_ms"`
-}
-
 // mrtrAgg accumulates MRTR over records.
 type mrtrAgg struct {
 	s             MRTR

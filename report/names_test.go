@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -79,29 +78,6 @@ func TestScenarioCheckNamesNoProbes(t *testing.T) {
 	_, errs := ScenarioChecks(&scenarios.Scenario{File: "x.yaml", Checks: []scenarios.Check{c}}, Names{Probes: []string{}})
 	if want := `x.yaml:3:5: check "cancellation.by_probe.process == 0": unknown probe "process": this run has none`; len(errs) != 1 || errs[0].Error() != want {
 		t.Fatalf("errors = %v, want %s", errs, want)
-	}
-}
-
-// TestEveryPlaceholderHasNames: every placeholder segment of the summary's
-// keys has its names in the placeholders table, so no map of the summary
-// takes any name silently.
-func TestEveryPlaceholderHasNames(t *testing.T) {
-	var prefixes []string
-	for _, p := range placeholders {
-		prefixes = append(prefixes, p.prefix)
-	}
-	for _, k := range KnownKeys() {
-		segs := strings.Split(k, ".")
-		for i, s := range segs {
-			if strings.HasPrefix(s, "<") && !slices.Contains(prefixes, strings.Join(segs[:i+1], ".")) {
-				t.Errorf("%s: the placeholder %s has no names (add it to placeholders)", k, strings.Join(segs[:i+1], "."))
-			}
-		}
-	}
-	for _, p := range prefixes {
-		if !slices.ContainsFunc(KnownKeys(), func(k string) bool { return strings.HasPrefix(k, p) }) {
-			t.Errorf("placeholders has %s, which no key has", p)
-		}
 	}
 }
 

@@ -16,17 +16,6 @@ import (
 // threads (schedstat) and our own stalls (the engine's read lag) say when
 // that was so, and the verdict is then not_observable, not pass.
 
-// ClientStall is how long mcpchaos itself stalled during the load: a
-// goroutine that asks to wake every 10 ms, and each wake-up more than
-// 5 ms late, summed (engine/readlag.go).
-type ClientStall struct {
-	StalledMs float64 `json:"stalled_ms"`
-	// LoadMs is the load's wall time, quiet windows included; Share is
-	// StalledMs over LoadMs.
-	LoadMs float64 `json:"load_ms"`
-	Share  float64 `json:"stalled_share"`
-}
-
 // clientStallShare: mcpchaos stalled for at least this share of the load.
 const clientStallShare = 0.5
 

@@ -29,7 +29,7 @@ func judgeByTruth(s *Summary, v Verdict, stopped string, facts []string) Verdict
 	examples := func(keys ...string) string {
 		var e []string
 		for _, k := range keys {
-			e = append(e, g.evidence[k]...)
+			e = append(e, g.Evidence[k]...)
 		}
 		return strings.Join(e[:min(len(e), 3)], "; ")
 	}

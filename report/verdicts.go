@@ -6,32 +6,6 @@ import (
 	"strings"
 )
 
-// Verdict statuses.
-const (
-	StatusPass         = "pass"
-	StatusWarning      = "warning"
-	StatusViolation    = "violation"
-	StatusNotExercised = "not exercised"
-	// StatusNotObservable: calls were cancelled, but no probe could see
-	// the kind of work the tools do, so "no work seen" would prove
-	// nothing. It does not fail a run.
-	StatusNotObservable = "not_observable"
-	// StatusLegacy: work left running after a plain disconnect from a
-	// server of a 2025 era, where a disconnect is not a cancel.
-	StatusLegacy = "expected legacy behaviour"
-	// StatusThrottled is informational: the server pushed back.
-	StatusThrottled = "throttled"
-)
-
-// Verdict areas, in report order.
-const (
-	AreaCancellation = "cancellation"
-	AreaProgress     = "progress"
-	AreaThrottling   = "throttling"
-	AreaTimeouts     = "timeouts"
-	AreaProtocol     = "protocol"
-)
-
 const (
 	// leftoverCPUSeconds is the CPU after quiet that counts as leftover
 	// work (below it: noise of an idle process).
@@ -268,12 +242,4 @@ func protocolVerdict(s *Summary) Verdict {
 	v.Status = StatusPass
 	v.Evidence = "no protocol violation in " + plural(s.Calls.Total, "call")
 	return v
-}
-
-// plural returns "1 call" or "2 calls".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

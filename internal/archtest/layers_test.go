@@ -26,6 +26,9 @@ const (
 	// layerBase: the wire, the scenario file, the results file. The
 	// standard library and their one format library (see external).
 	layerBase
+	// layerSummary: a run's summary as data (report/summary), which the
+	// parts that build, judge and render it share.
+	layerSummary
 	// layerParts: what a run is made of, each on the base.
 	layerParts
 	// layerRun: the run loop (and the proxy, when it comes).
@@ -37,7 +40,7 @@ const (
 	layerTests
 )
 
-var layerNames = [...]string{"tables", "base", "parts", "run", "cmd", "tests"}
+var layerNames = [...]string{"tables", "base", "summary", "parts", "run", "cmd", "tests"}
 
 // layers gives each package directory of the module (relative to the
 // module root) its layer. A directory not listed takes the layer of its
@@ -57,6 +60,8 @@ var layers = map[string]int{
 	"internal/scenarios": layerBase,
 	"results":            layerBase,
 	"internal/series":    layerBase,
+
+	"report/summary": layerSummary,
 
 	"internal/faults":       layerParts,
 	"internal/probes":       layerParts,
@@ -149,7 +154,9 @@ func TestMayImport(t *testing.T) {
 		{"upward", "results", "report", false},
 		{"sideways", "report", "internal/probes", false},
 		{"sub-package on its parent", "report/html", "report", true},
-		{"the text on the summary", "report/text", "report", true},
+		{"the text on the summary", "report/text", "report/summary", true},
+		{"the aggregator on the summary", "report", "report/summary", true},
+		{"the summary on the aggregator", "report/summary", "report", false},
 		{"parent on its sub-package", "report", "report/html", false},
 		{"sibling sub-packages", "report/export", "report/merge", false},
 		{"the proxy on the run's histogram", "internal/proxy", "report", true},
@@ -181,6 +188,7 @@ func TestLayerOf(t *testing.T) {
 		{"client", layerBase, true},
 		{"report", layerParts, true},
 		{"report/merge", layerParts, true},
+		{"report/summary", layerSummary, true},
 		{"internal/testutil", layerTests, true},
 		{"internal/targetserver/knobs", layerTables, true},
 		{"internal/redact", layerTables, true},

@@ -1,4 +1,4 @@
-package report
+package summary
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // Check is one pass/fail condition of a scenario: a dotted key of the
@@ -314,8 +315,8 @@ func (s *Summary) percentile(name string, p float64) (ms float64, reason string)
 	if l == nil || l.Count == 0 {
 		return 0, fmt.Sprintf("the %s histogram has no values", name)
 	}
-	if s.hists != nil {
-		return usToMs(s.hists[histIndex(name)].quantile(p)), ""
+	if s.Histograms != nil {
+		return usToMs(s.Histograms.Quantile(name, p)), ""
 	}
 	switch p {
 	case 50:
@@ -330,4 +331,38 @@ func (s *Summary) percentile(name string, p float64) (ms float64, reason string)
 		return l.Max, ""
 	}
 	return 0, fmt.Sprintf("p%v(%s) needs the histogram, and a summary read from JSON has only p50, p90, p99, p999 and max", p, name)
+}
+
+// ParseChecks parses checks recorded in a results header (report.Evaluation).
+// A check that does not parse or names nothing the summary has is an error
+// naming it (the file was damaged or written by another version).
+func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
+	out := make([]Check, 0, len(specs))
+	for _, s := range specs {
+		c, err := ParseCheck(s.Check)
+		if err != nil {
+			return nil, err
+		}
+		c.Line, c.Column = s.Line, s.Column
+		if err := ValidateCheck(c); err != nil {
+			return nil, fmt.Errorf("recorded check: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ParseCheck parses one check as written (a results file keeps it so).
+func ParseCheck(raw string) (Check, error) {
+	c, err := scenarios.ParseCheck(raw)
+	if err != nil {
+		return Check{}, fmt.Errorf("recorded check: %w", err)
+	}
+	return fromScenario(c), nil
+}
+
+// fromScenario converts a check parsed by package scenarios.
+func fromScenario(c scenarios.Check) Check {
+	return Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
+		Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
 }

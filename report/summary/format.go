@@ -1,4 +1,4 @@
-package report
+package summary
 
 import (
 	"fmt"
@@ -118,3 +118,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// plural returns "1 call" or "2 calls".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// round3 rounds to three decimals, so rates and means print cleanly.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// usToMs converts microseconds to milliseconds.
+func usToMs(us int64) float64 { return float64(us) / 1000 }

@@ -1,4 +1,4 @@
-package report
+package summary
 
 import (
 	"bufio"
@@ -85,7 +85,7 @@ func TestKeyUnit(t *testing.T) {
 }
 
 // summaryDoc is the summary reference, relative to this package.
-const summaryDoc = "../docs/summary.md"
+const summaryDoc = "../../docs/summary.md"
 
 // docKeys reads the first column of every "| key | meaning |" table in
 // the summary reference, summaryDoc (between the summary-keys markers).

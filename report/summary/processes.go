@@ -1,4 +1,4 @@
-package report
+package summary
 
 import (
 	"fmt"
@@ -35,29 +35,12 @@ func (p *ServerProcesses) Note(format string, args ...any) {
 	}
 }
 
-// clone returns a deep copy, or nil.
-func (p *ServerProcesses) clone() *ServerProcesses {
+// Clone returns a deep copy, or nil.
+func (p *ServerProcesses) Clone() *ServerProcesses {
 	if p == nil {
 		return nil
 	}
 	c := *p
 	c.Notes = append([]string(nil), p.Notes...)
 	return &c
-}
-
-// leftoverFact is the cancellation verdict's evidence of leftover
-// processes, or "".
-func (p *ServerProcesses) leftoverFact() string {
-	if p == nil || p.Leftover == 0 {
-		return ""
-	}
-	what := "killed at the end"
-	if p.LeftRunning {
-		what = "left running"
-	}
-	n := fmt.Sprintf("%d processes", p.Leftover)
-	if p.Leftover == 1 {
-		n = "1 process"
-	}
-	return fmt.Sprintf("%s the server started still running after it exited (%s)", n, what)
 }

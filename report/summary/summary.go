@@ -1,4 +1,4 @@
-package report
+package summary
 
 import (
 	"time"
@@ -67,9 +67,15 @@ type Summary struct {
 	FailOnViolation bool      `json:"fail_on_violation"`
 	Verdicts        []Verdict `json:"verdicts"`
 
-	// hists are the latency histograms, for pNN() checks at any
+	// Histograms are the run's latency histograms, for pNN() checks at any
 	// percentile; nil in a Summary read from JSON.
-	hists *[numHists]*hist
+	Histograms Quantiles `json:"-"`
+}
+
+// Quantiles answers the value at percentile p (0..100] of one of the
+// latency histograms (HistogramNames), in microseconds.
+type Quantiles interface {
+	Quantile(name string, p float64) (us int64)
 }
 
 // Calls counts calls by outcome; Total counts every record.
@@ -189,6 +195,34 @@ func (l *Latencies) ByName(name string) *Latency {
 		return &l.TimeoutError
 	}
 	return nil
+}
+
+// Latency is one histogram in milliseconds.
+type Latency struct {
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+	Mean  float64 `json:"mean"`
+	Count int64   `json:"count"`
+}
+
+// histNames is the immutable table of histogram names, in report order.
+var histNames = [...]string{"call", "service", "first_progress", "progress_gap", "timeout_error"}
+
+// HistogramNames returns the histograms a pNN() check may name, in report
+// order.
+func HistogramNames() []string { return append([]string(nil), histNames[:]...) }
+
+// histIndex returns the index of a histogram name, or -1.
+func histIndex(name string) int {
+	for i, n := range histNames {
+		if n == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // ProgressSummary is what progress notifications looked like.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // The text summary's second half: faults, cancellation, protocol, the
@@ -72,7 +72,7 @@ func (s view) textCancellation(t *textOut) {
 		}
 		return item
 	}
-	t.items("Cancellation", report.Plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
+	t.items("Cancellation", summary.Plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
 		count(c.LateProgress, "late progress", noteLateProgress), count(c.LeftoverCalls, "leftover calls", noteLeftoverCalls))
 	if c.LateQueued > 0 || c.CancelAnswers > 0 {
 		t.items("", count(c.LateQueued, "late but queued", noteLateQueued), count(c.CancelAnswers, "answers to the cancel", noteCancelAnswers))
@@ -89,22 +89,22 @@ func (s view) textCancellation(t *textOut) {
 	var counted []string
 	for _, name := range slices.Sorted(maps.Keys(c.ByProbe)) {
 		if name != procProbe && name != logProbe {
-			counted = append(counted, name+" "+report.FormatNum(c.ByProbe[name]))
+			counted = append(counted, name+" "+summary.FormatNum(c.ByProbe[name]))
 		}
 	}
 	var items []string
 	if len(counted) > 0 {
-		drain := "drained in " + report.FormatMs(c.DrainMs)
+		drain := "drained in " + summary.FormatMs(c.DrainMs)
 		if !c.Drained {
-			drain = "not drained after " + report.FormatMs(c.DrainMs)
+			drain = "not drained after " + summary.FormatMs(c.DrainMs)
 		}
-		items = append(items, "orphaned "+report.FormatNum(c.Orphaned)+" ("+strings.Join(counted, ", ")+")", drain,
-			"leaked "+report.FormatNum(c.LeakedCallSeconds)+" call-s")
+		items = append(items, "orphaned "+summary.FormatNum(c.Orphaned)+" ("+strings.Join(counted, ", ")+")", drain,
+			"leaked "+summary.FormatNum(c.LeakedCallSeconds)+" call-s")
 	}
 	if c.QuietWindowMs > 0 {
-		cpu := "leftover CPU " + report.FormatMs(c.LeftoverCPUS*1000) + " in a " + report.FormatMs(c.QuietWindowMs) + " quiet window"
+		cpu := "leftover CPU " + summary.FormatMs(c.LeftoverCPUS*1000) + " in a " + summary.FormatMs(c.QuietWindowMs) + " quiet window"
 		if n, ok := c.ByProbe[procProbe]; ok && procProbe != "" {
-			cpu += fmt.Sprintf(", child processes %s", report.FormatNum(n))
+			cpu += fmt.Sprintf(", child processes %s", summary.FormatNum(n))
 		}
 		items = append(items, cpu)
 	}
@@ -124,9 +124,9 @@ func (s view) textProtocol(t *textOut) {
 	if p.Violations.Total == 0 {
 		t.line("Protocol", "violations none")
 	} else {
-		t.line("Protocol", fmt.Sprintf("violations %d: %s", p.Violations.Total, report.NonZero(p.Violations)))
+		t.line("Protocol", fmt.Sprintf("violations %d: %s", p.Violations.Total, summary.NonZero(p.Violations)))
 	}
-	if c := report.NonZero(p.Connection); c != "" {
+	if c := summary.NonZero(p.Connection); c != "" {
 		t.line("", "connection"+t.note(noteConnection)+": "+c)
 	}
 }
@@ -175,7 +175,7 @@ func (s view) textChecks(t *textOut) {
 			width = max(width, len(c.Check))
 		}
 		for _, c := range s.Checks {
-			mark, value := "PASS", report.FormatCheckValue(c)
+			mark, value := "PASS", summary.FormatCheckValue(c)
 			if !c.Pass {
 				mark = "FAIL"
 			}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/summary"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -59,7 +59,7 @@ func durColumn(ms []float64) []string {
 }
 
 // textWindows prints the quiet windows' sum, when there were any.
-func textWindows(t *textOut, c report.Cancellation) {
+func textWindows(t *textOut, c summary.Cancellation) {
 	w := c.Windows
 	if w.Count == 0 {
 		return
@@ -69,11 +69,11 @@ func textWindows(t *textOut, c report.Cancellation) {
 		auto = ", taken by mcpchaos: the process probe was the only server-side evidence"
 	}
 	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered%s)", w.Count, w.Cancelled, w.SkippedTicks, auto),
-		"leftover CPU "+report.FormatMs(w.LeftoverCPUS*1000)+" ± "+report.FormatMs(w.NoiseCPUS*1000)+" in "+report.FormatMs(w.MeasuredMs))
+		"leftover CPU "+summary.FormatMs(w.LeftoverCPUS*1000)+" ± "+summary.FormatMs(w.NoiseCPUS*1000)+" in "+summary.FormatMs(w.MeasuredMs))
 }
 
 // textServerProcesses writes the notes, one per line.
-func textServerProcesses(t *textOut, p *report.ServerProcesses) {
+func textServerProcesses(t *textOut, p *summary.ServerProcesses) {
 	if p == nil {
 		return
 	}
@@ -96,7 +96,7 @@ func (s view) textGateway(t *textOut) {
 		}
 		eras = "eras " + strings.Join(parts, ", ")
 	}
-	t.items("Gateway", fmt.Sprintf("%s, %d executions on %s", report.Plural(g.Calls, "call"), g.Executions, report.Plural(len(g.Truth), "target")),
+	t.items("Gateway", fmt.Sprintf("%s, %d executions on %s", summary.Plural(g.Calls, "call"), g.Executions, summary.Plural(len(g.Truth), "target")),
 		fmt.Sprintf("not seen %d", g.NotSeen), eras)
 	var counts []string
 	for _, k := range g.Misbehaviours() {
@@ -113,7 +113,7 @@ func (s view) textGateway(t *textOut) {
 	}
 	for _, st := range []struct {
 		what string
-		n    report.StopCounts
+		n    summary.StopCounts
 	}{{"cancelled", g.Stops.Cancelled}, {"disconnected", g.Stops.Disconnected}} {
 		if st.n.Total() > 0 {
 			t.items("", fmt.Sprintf("%s calls at the targets: %d stopped, %d ran on, %d unknown", st.what, st.n.Stopped, st.n.RanOn, st.n.Unknown))
@@ -121,7 +121,7 @@ func (s view) textGateway(t *textOut) {
 	}
 	if g.LagMs.Count > 0 {
 		t.items("", fmt.Sprintf("progress lag p50 %s   p99 %s   max %s (%d notifications)",
-			report.FormatMs(g.LagMs.P50), report.FormatMs(g.LagMs.P99), report.FormatMs(g.LagMs.Max), g.LagMs.Count))
+			summary.FormatMs(g.LagMs.P50), summary.FormatMs(g.LagMs.P99), summary.FormatMs(g.LagMs.Max), g.LagMs.Count))
 	}
 	for _, e := range g.Errors {
 		t.items("", "truth: "+e)
@@ -145,7 +145,7 @@ func (s view) textClientLimits(t *textOut) {
 	}
 	if c.CPU {
 		items = append(items, fmt.Sprintf("pacer late %d ticks (> %s behind; max %s; %s of the schedule)", c.PacerLate,
-			report.FormatMs(c.PacerBoundMs), report.FormatMs(c.PacerMaxLagMs), report.FormatMs(c.PacerLateSpanMs)))
+			summary.FormatMs(c.PacerBoundMs), summary.FormatMs(c.PacerMaxLagMs), summary.FormatMs(c.PacerLateSpanMs)))
 	}
 	t.items("Client limit", items...)
 	var more []string
@@ -178,7 +178,7 @@ func (s view) textTasks(t *textOut) {
 		t.items("", fmt.Sprintf("%d tasks/cancel sent", k.CancelSent), fmt.Sprintf("%d leftover (ran on: information)", k.Leftover))
 	}
 	if k.LatencyMs.Count > 0 {
-		t.items("", "creation to end p50 "+report.FormatMs(k.LatencyMs.P50), "p99 "+report.FormatMs(k.LatencyMs.P99))
+		t.items("", "creation to end p50 "+summary.FormatMs(k.LatencyMs.P50), "p99 "+summary.FormatMs(k.LatencyMs.P99))
 	}
 }
 
@@ -193,7 +193,7 @@ func (s view) textMRTR(t *textOut) {
 		fmt.Sprintf("%d rounds on %d calls", m.Rounds, m.Calls),
 		fmt.Sprintf("elicitation %d", m.Elicitation), fmt.Sprintf("sampling %d", m.Sampling), fmt.Sprintf("roots %d", m.Roots))
 	if m.ThinkMs.Count > 0 {
-		t.items("", "think p50 "+report.FormatMs(m.ThinkMs.P50), "p99 "+report.FormatMs(m.ThinkMs.P99),
-			"server p50 "+report.FormatMs(m.ServerMs.P50), "p99 "+report.FormatMs(m.ServerMs.P99))
+		t.items("", "think p50 "+summary.FormatMs(m.ThinkMs.P50), "p99 "+summary.FormatMs(m.ThinkMs.P99),
+			"server p50 "+summary.FormatMs(m.ServerMs.P50), "p99 "+summary.FormatMs(m.ServerMs.P99))
 	}
 }

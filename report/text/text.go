@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/termsafe"
-	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/summary"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -58,12 +58,12 @@ func (t *textOut) items(label string, items ...string) {
 }
 
 // view is the summary as the text reads it: its blocks are its methods.
-type view struct{ *report.Summary }
+type view struct{ *summary.Summary }
 
 // Write writes the human summary `mcpchaos run` prints: the run, calls,
 // rates, latencies, each area, the verdicts, the checks and the result.
 // Every string of sum is printed escaped (termsafe.Copy).
-func Write(w io.Writer, sum *report.Summary) error {
+func Write(w io.Writer, sum *summary.Summary) error {
 	s := view{termsafe.Copy(sum)}
 	var t textOut
 	if s.Limits != nil {
@@ -97,7 +97,7 @@ func (s view) textHeader(t *textOut) {
 		t.line("Server", s.Server)
 	}
 	t.line("Era", s.Era)
-	run := []string{"duration " + report.FormatMs(s.DurationS*1000)}
+	run := []string{"duration " + summary.FormatMs(s.DurationS*1000)}
 	if !s.Started.IsZero() {
 		run = append([]string{"started " + s.Started.Format(time.RFC3339)}, run...)
 	}
@@ -126,13 +126,13 @@ func (s view) textCalls(t *textOut) {
 		items = append(items, fmt.Sprintf("retried %d", s.Calls.Retried))
 	}
 	t.items("Calls", items...)
-	t.items("Rate", "offered "+report.FormatRate(s.Rate.Offered), "achieved "+report.FormatRate(s.Rate.Achieved), "ok "+report.FormatRate(s.Rate.OK))
+	t.items("Rate", "offered "+summary.FormatRate(s.Rate.Offered), "achieved "+summary.FormatRate(s.Rate.Achieved), "ok "+summary.FormatRate(s.Rate.OK))
 }
 
 func (s view) textLatency(t *textOut) {
 	var names []string
 	var cols [6][]float64 // p50, p90, p99, p99.9, max, mean
-	for _, name := range report.HistogramNames() {
+	for _, name := range summary.HistogramNames() {
 		l := s.Latency.ByName(name)
 		if l.Count == 0 {
 			continue
@@ -165,7 +165,7 @@ func (s view) textErrors(t *textOut) {
 		t.line("Errors", "none")
 		return
 	}
-	t.line("Errors", report.Plural(e.Total, "failed call")+" (outcomes other than ok, cancelled, disconnected), by message:")
+	t.line("Errors", summary.Plural(e.Total, "failed call")+" (outcomes other than ok, cancelled, disconnected), by message:")
 	width := len(fmt.Sprint(e.Total))
 	for _, m := range e.Top {
 		t.line("", fmt.Sprintf("%*d  %s", width, m.Count, m.Message))
@@ -195,7 +195,7 @@ func (s view) textTools(t *textOut) {
 	for i, n := range names {
 		ts := s.Tools[n]
 		other := ts.OtherOutcomes()
-		if ts.LatencyMs == (report.ToolLatency{}) {
+		if ts.LatencyMs == (summary.ToolLatency{}) {
 			p50s[i], p99s[i] = "-", "-"
 		}
 		head := fmt.Sprintf(row, width, "  "+n, fmt.Sprint(ts.Calls), fmt.Sprint(ts.ByOutcome[results.OK]),
@@ -216,15 +216,15 @@ func (s view) textProgress(t *textOut) {
 		t.line("Progress", "none")
 		return
 	}
-	t.items("Progress", fmt.Sprintf("%s on %s", report.Plural(p.Notifications, "notification"), report.Plural(p.Calls, "call")),
+	t.items("Progress", fmt.Sprintf("%s on %s", summary.Plural(p.Notifications, "notification"), summary.Plural(p.Calls, "call")),
 		fmt.Sprintf("max %d Hz", p.MaxRateHz))
-	t.items("", fmt.Sprintf("floods %d (> %s Hz)", p.Floods, report.FormatNum(p.FloodHz)),
-		fmt.Sprintf("stalls %d (> %s)", p.Stalls, report.FormatMs(p.StallMs)),
-		fmt.Sprintf("incomplete %d", p.Incomplete), "grace "+report.FormatMs(p.GraceMs))
+	t.items("", fmt.Sprintf("floods %d (> %s Hz)", p.Floods, summary.FormatNum(p.FloodHz)),
+		fmt.Sprintf("stalls %d (> %s)", p.Stalls, summary.FormatMs(p.StallMs)),
+		fmt.Sprintf("incomplete %d", p.Incomplete), "grace "+summary.FormatMs(p.GraceMs))
 	if p.Violations.Total == 0 {
 		t.line("", "violations none")
 	} else {
-		t.line("", fmt.Sprintf("violations %d: %s", p.Violations.Total, report.NonZero(p.Violations)))
+		t.line("", fmt.Sprintf("violations %d: %s", p.Violations.Total, summary.NonZero(p.Violations)))
 	}
 }
 
@@ -233,23 +233,23 @@ func (s view) textThrottling(t *textOut) {
 	if th.Total == 0 {
 		best := ""
 		if th.BestOKRate > 0 {
-			best = fmt.Sprintf("best %s ok/s", report.FormatNum(th.BestOKRate))
+			best = fmt.Sprintf("best %s ok/s", summary.FormatNum(th.BestOKRate))
 		}
 		t.items("Throttling", "none", best)
 		return
 	}
-	t.line("Throttling", fmt.Sprintf("%d throttled: %s", th.Total, report.KindCounts(th.ByKind)))
+	t.line("Throttling", fmt.Sprintf("%d throttled: %s", th.Total, summary.KindCounts(th.ByKind)))
 	onset := "onset never reached 1%"
 	if th.OnsetRate > 0 {
-		onset = "onset at " + report.FormatRate(th.OnsetRate) + " offered"
+		onset = "onset at " + summary.FormatRate(th.OnsetRate) + " offered"
 	}
 	retries := fmt.Sprintf("retries %d", th.Retries)
 	if th.RetriesNotMade > 0 {
 		retries += fmt.Sprintf(" (%d not made: the load ended first)", th.RetriesNotMade)
 	}
-	t.items("", onset, fmt.Sprintf("best %s ok/s", report.FormatNum(th.BestOKRate)), retries)
+	t.items("", onset, fmt.Sprintf("best %s ok/s", summary.FormatNum(th.BestOKRate)), retries)
 	if th.RetryAfterS.Max > 0 {
-		t.items("", "Retry-After p50 "+report.FormatMs(th.RetryAfterS.P50*1000), "max "+report.FormatMs(th.RetryAfterS.Max*1000))
+		t.items("", "Retry-After p50 "+summary.FormatMs(th.RetryAfterS.P50*1000), "max "+summary.FormatMs(th.RetryAfterS.Max*1000))
 	}
 }
 
@@ -265,7 +265,7 @@ func (s view) textTimeouts(t *textOut) {
 	}
 	items := []string{fmt.Sprintf("idle %d", to.Idle), fmt.Sprintf("cap %d", to.Cap), capProgress}
 	if e := s.Latency.TimeoutError; e.Count > 0 {
-		items = append(items, "enforcement error p99 "+report.FormatMs(e.P99))
+		items = append(items, "enforcement error p99 "+summary.FormatMs(e.P99))
 	}
 	t.items("Timeouts", items...)
 	quiet := 0
