@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/report/verdict"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -46,15 +47,18 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	a.buildFaults(s)
 	a.buildClientLimits(s)
 	s.Gateway = gatewaySummary(a.gateway)
-	s.Verdicts = verdicts(s, evidence{
-		progressRequested:       a.progress.requested,
-		leftoverNotDisconnected: a.cancel.leftoverNotDisconnected,
-		disconnects:             a.cancel.disconnects,
-	})
-	if s.Gateway != nil {
-		s.Verdicts = append(s.Verdicts, gatewayVerdict(s, a.gateway.Evidence))
-	}
+	s.Verdicts = verdict.Score(s, a.Evidence())
 	return s
+}
+
+// Evidence is what the verdicts weigh beyond the Summary: what only the
+// Aggregator saw of the calls.
+func (a *Aggregator) Evidence() verdict.Evidence {
+	return verdict.Evidence{
+		ProgressRequested:       a.progress.requested,
+		LeftoverNotDisconnected: a.cancel.leftoverNotDisconnected,
+		Disconnects:             a.cancel.disconnects,
+	}
 }
 
 func (a *Aggregator) buildCalls(s *Summary, d time.Duration) {

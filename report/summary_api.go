@@ -129,12 +129,5 @@ func FormatCheckValue(c CheckResult) string { return summary.FormatCheckValue(c)
 // FormatRate formats calls per second (summary.FormatRate).
 func FormatRate(x float64) string { return summary.FormatRate(x) }
 
-// The words of the verdicts' evidence, as the summary writes them.
-var (
-	fmtMs      = summary.FormatMs
-	fmtNum     = summary.FormatNum
-	fmtRate    = summary.FormatRate
-	plural     = summary.Plural
-	nonzero    = summary.NonZero
-	kindCounts = summary.KindCounts
-)
+// plural returns "1 call" or "2 calls" (summary.Plural).
+func plural(n int, noun string) string { return summary.Plural(n, noun) }

@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"fmt"
@@ -60,31 +60,4 @@ func starvedWindow(w Windows) string {
 	}
 	return fmt.Sprintf("the window at %s into the load: %s of CPU above idle, %s waiting for a CPU (threshold %s)",
 		fmtMs(best.StartMs), fmtMs(best.LeftoverCPUS*1000), fmtMs(best.RunWaitS*1000), fmtMs(best.WaitThresholdS*1000))
-}
-
-// mergeStarved merges what a run's inputs say of starvation and summed
-// windows into o (MergeInputs). The most stalled run's client stall is
-// kept (a run of several processes is as starved as its worst). Windows
-// of separate servers add: starved windows, the windows that cut calls,
-// their leftover and their thresholds (summed linearly, a larger
-// threshold than the √n of one run: a merge never finds more than its
-// runs did). The shards of one shared server took the same windows: the
-// largest of each.
-func mergeStarved(o *Orphans, in Orphans) {
-	if c := in.Client; c != nil && (o.Client == nil || c.Share > o.Client.Share) {
-		cl := *c
-		o.Client = &cl
-	}
-	w, x := &o.Windows, in.Windows
-	if in.Shared != nil {
-		w.Starved = max(w.Starved, x.Starved)
-		w.CutCount = max(w.CutCount, x.CutCount)
-		w.CutLeftoverCPUS = max(w.CutLeftoverCPUS, x.CutLeftoverCPUS)
-		w.CutThresholdS = max(w.CutThresholdS, x.CutThresholdS)
-		return
-	}
-	w.Starved += x.Starved
-	w.CutCount += x.CutCount
-	w.CutLeftoverCPUS += x.CutLeftoverCPUS
-	w.CutThresholdS += x.CutThresholdS
 }

@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"fmt"
@@ -57,11 +57,36 @@ func unobservable(c Cancellation) string {
 		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS))
 }
 
-// evidence is what the verdicts need beyond the Summary's own values.
+// evidence is Evidence as the verdicts of each area read it.
 type evidence struct {
 	progressRequested       int // calls that asked for progress
 	leftoverNotDisconnected int // leftover calls that did not end disconnected
 	disconnects             int // calls that ended disconnected or had a disconnect fault
+}
+
+// Evidence is what the verdicts weigh beyond the Summary's own values:
+// what only the Aggregator saw of the calls (report's Aggregator.Evidence).
+type Evidence struct {
+	// ProgressRequested counts the calls that asked for progress.
+	ProgressRequested int
+	// LeftoverNotDisconnected counts the calls with evidence of work after
+	// their cancel that did not end disconnected.
+	LeftoverNotDisconnected int
+	// Disconnects counts the calls that ended disconnected or had a
+	// disconnect fault.
+	Disconnects int
+}
+
+// Score scores every area of s against its era, in report order, and the
+// gateway when s has a gateway section (with the examples of its join,
+// GatewaySummary.Evidence).
+func Score(s *Summary, e Evidence) []Verdict {
+	out := verdicts(s, evidence{progressRequested: e.ProgressRequested,
+		leftoverNotDisconnected: e.LeftoverNotDisconnected, disconnects: e.Disconnects})
+	if s.Gateway != nil {
+		out = append(out, gatewayVerdict(s, s.Gateway.Evidence))
+	}
+	return out
 }
 
 // verdicts scores every area.
