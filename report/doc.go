@@ -1,10 +1,10 @@
 // Package report turns the per-call records of a run into its Summary:
 // counts by outcome, rates, HdrHistograms of every latency, progress and
 // protocol violations, cancellation and orphan evidence, throttling onset,
-// timeouts and faults. It resolves the scenario's checks against the
-// Summary's keys and evaluates them (package scenarios only parses their
-// syntax), scores one verdict per area against the protocol era, and
-// writes the result as JSON.
+// timeouts and faults; and asks report/verdict to score one verdict per
+// area against the protocol era (Aggregator.Evidence is what it passes
+// beside the Summary). The Summary's types, its JSON and the checks on its
+// keys are report/summary's; report keeps its names for them as aliases.
 //
 // One goroutine owns an Aggregator and feeds it every finished
 // results.Record; nothing inside is locked. Everything in a Summary derives
