@@ -121,7 +121,7 @@ func checkEstimate(t *testing.T, name string, o outcome, truth func(from, to tim
 // pass on a machine too loaded for the burning tool to get the CPU per
 // call a process probe needs, not_observable.
 // starvedRun reports whether a run's evidence says the machine starved it
-// (report/starved.go).
+// (report/verdict/starved.go).
 func starvedRun(c report.Cancellation) bool {
 	return c.Windows.Starved > 0 || c.LateQueued > 0 || (c.Client != nil && c.Client.Share >= 0.5)
 }
@@ -141,7 +141,7 @@ func checkVerdict(t *testing.T, o outcome, status string) {
 		// The server wanted the CPU in a quiet window and did not get it
 		// (or mcpchaos stalled, or a fence could not place late messages):
 		// a stopping server that has not yet read a cancel looks the same,
-		// so "cannot tell" is the honest answer (report/starved.go).
+		// so "cannot tell" is the honest answer (report/verdict/starved.go).
 		t.Logf("starved run: the verdict is %q (%s)", v.Status, v.Evidence)
 	default:
 		t.Errorf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, status)

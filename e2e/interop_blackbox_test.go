@@ -118,7 +118,7 @@ func checkAgainstLog(t *testing.T, o outcome, c stepserver.Config) {
 		t.Logf("machine saturated: %.3f CPU-s per live call-second; the verdict is %q", p.PerCallS, v.Status)
 	case v.Status == report.StatusNotObservable && starvedRun(o.Sum.Cancellation):
 		// Never a false pass or a false violation: the machine starved the
-		// evidence (report/starved.go).
+		// evidence (report/verdict/starved.go).
 		t.Logf("starved run: the verdict is %q (%s)", v.Status, v.Evidence)
 	default:
 		t.Errorf("cancellation verdict = %q, the server's own log says %q", v.Status, want)

@@ -184,7 +184,7 @@ func (a *Aggregator) SetConnection(s client.Stats) { a.conn = s }
 func (a *Aggregator) SetOrphans(o Orphans) {
 	o.ByProbe = maps.Clone(o.ByProbe)
 	o.ProbeErrors = append([]string(nil), o.ProbeErrors...)
-	o.Processes = o.Processes.clone()
+	o.Processes = o.Processes.Clone()
 	a.orphans = o
 }
 

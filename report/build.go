@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/report/verdict"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -24,7 +25,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 		Interrupted: m.Interrupted,
 		Checks:      []CheckResult{},
 		Pass:        true,
-		hists:       a.cloneHists(),
+		Histograms:  a.cloneHists(),
 	}
 	s.SchemaVersion = results.SchemaVersion
 	d := m.Duration
@@ -46,15 +47,18 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 	a.buildFaults(s)
 	a.buildClientLimits(s)
 	s.Gateway = gatewaySummary(a.gateway)
-	s.Verdicts = verdicts(s, evidence{
-		progressRequested:       a.progress.requested,
-		leftoverNotDisconnected: a.cancel.leftoverNotDisconnected,
-		disconnects:             a.cancel.disconnects,
-	})
-	if s.Gateway != nil {
-		s.Verdicts = append(s.Verdicts, gatewayVerdict(s, a.gateway.Evidence))
-	}
+	s.Verdicts = verdict.Score(s, a.Evidence())
 	return s
+}
+
+// Evidence is what the verdicts weigh beyond the Summary: what only the
+// Aggregator saw of the calls.
+func (a *Aggregator) Evidence() verdict.Evidence {
+	return verdict.Evidence{
+		ProgressRequested:       a.progress.requested,
+		LeftoverNotDisconnected: a.cancel.leftoverNotDisconnected,
+		Disconnects:             a.cancel.disconnects,
+	}
 }
 
 func (a *Aggregator) buildCalls(s *Summary, d time.Duration) {
@@ -175,7 +179,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
-	s.Cancellation.ServerProcesses = o.Processes.clone()
+	s.Cancellation.ServerProcesses = o.Processes.Clone()
 }
 
 func (a *Aggregator) buildThrottling(s *Summary) {
@@ -227,8 +231,8 @@ func (a *Aggregator) buildFaults(s *Summary) {
 
 // cloneHists copies the latency histograms, so a Summary stays fixed
 // while the Aggregator goes on.
-func (a *Aggregator) cloneHists() *[numHists]*hist {
-	var out [numHists]*hist
+func (a *Aggregator) cloneHists() *histSet {
+	var out histSet
 	for i, h := range a.lat {
 		c := *h
 		c.h = h.h.Clone()

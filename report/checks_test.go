@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
+	"github.com/mcpchaos/mcpchaos/report/summary"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -27,7 +28,7 @@ func checkSummary() *Summary {
 }
 
 func keyCheck(key, op string, v float64) Check {
-	return Check{Raw: key + " " + op + " " + fmtNum(v), Key: key, Op: op, Value: v}
+	return Check{Raw: key + " " + op + " " + summary.FormatNum(v), Key: key, Op: op, Value: v}
 }
 
 func TestCheckOperators(t *testing.T) {

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -32,34 +30,6 @@ const (
 	pacerLateMin       = 10
 	pacerLateSpanMinMs = 5000
 )
-
-// ClientLimits is what our own process ran out of during the run: calls
-// it could not make (file descriptors, ephemeral ports, memory) and a
-// pacer that fell behind its schedule (CPU). None of it is the server's
-// doing: those calls are counted in calls.client_limit and in no verdict,
-// and a run that hit a limit fails (its load was not the one asked for).
-type ClientLimits struct {
-	// Hit: some limit was hit; the run fails.
-	Hit bool `json:"hit"`
-	// Calls counts the calls that ended client_limit; FDs, Ports and
-	// Memory split them by what ran out.
-	Calls  int `json:"calls"`
-	FDs    int `json:"fds"`
-	Ports  int `json:"ports"`
-	Memory int `json:"memory"`
-	// CPU: the pacer fell behind its schedule (PacerLate ticks more than
-	// PacerBoundMs late, over 1% of them, covering PacerLateSpanMs of the
-	// schedule, at least 5 s).
-	CPU             bool    `json:"cpu"`
-	PacerLate       int     `json:"pacer_late"`
-	PacerMaxLagMs   float64 `json:"pacer_max_lag_ms"`
-	PacerBoundMs    float64 `json:"pacer_bound_ms"`
-	PacerLateSpanMs float64 `json:"pacer_late_span_ms"`
-	// Advice says, for each limit hit, how to raise it.
-	Advice []string `json:"advice,omitempty"`
-	// Example is the error of one call per limit, as the system gave it.
-	Example map[string]string `json:"example,omitempty"`
-}
 
 // clientLimitAgg counts client_limit calls by what ran out.
 type clientLimitAgg struct {
@@ -116,80 +86,4 @@ func (a *Aggregator) buildClientLimits(s *Summary) {
 	// A call whose limit is unknown (a file from another version) still
 	// counts.
 	c.Hit = c.Calls > 0 || c.CPU
-}
-
-// clientLimitReason is the Result line's reason for a run that hit a
-// limit of its own.
-func (c ClientLimits) reason() string {
-	var what []string
-	for _, x := range []struct {
-		n    int
-		name string
-	}{{c.FDs, "file descriptors"}, {c.Ports, "local ports"}, {c.Memory, "memory"}} {
-		if x.n > 0 {
-			what = append(what, x.name)
-		}
-	}
-	if c.CPU {
-		what = append(what, "CPU")
-	}
-	if len(what) == 0 {
-		what = append(what, "a resource")
-	}
-	return "the client ran out of " + joinAnd(what) + ": the server was not given the load asked for"
-}
-
-func joinAnd(xs []string) string {
-	switch len(xs) {
-	case 1:
-		return xs[0]
-	case 2:
-		return xs[0] + " and " + xs[1]
-	}
-	out := ""
-	for i, x := range xs {
-		switch {
-		case i == len(xs)-1:
-			out += ", and " + x
-		case i > 0:
-			out += ", " + x
-		default:
-			out = x
-		}
-	}
-	return out
-}
-
-// textClientLimits writes the Client block: only when a limit was hit.
-func (s *Summary) textClientLimits(t *textOut) {
-	c := s.ClientLimits
-	if !c.Hit {
-		return
-	}
-	var items []string
-	for _, x := range []struct {
-		n    int
-		name string
-	}{{c.FDs, results.LimitFDs}, {c.Ports, results.LimitPorts}, {c.Memory, results.LimitMemory}} {
-		if x.n > 0 {
-			items = append(items, fmt.Sprintf("%d calls not made: %s", x.n, x.name))
-		}
-	}
-	if c.CPU {
-		items = append(items, fmt.Sprintf("pacer late %d ticks (> %s behind; max %s; %s of the schedule)", c.PacerLate,
-			fmtMs(c.PacerBoundMs), fmtMs(c.PacerMaxLagMs), fmtMs(c.PacerLateSpanMs)))
-	}
-	t.items("Client limit", items...)
-	var more []string
-	more = append(more, c.Advice...)
-	for _, l := range []string{results.LimitFDs, results.LimitPorts, results.LimitMemory} {
-		if e := c.Example[l]; e != "" {
-			more = append(more, "e.g. "+e)
-		}
-	}
-	for _, m := range more {
-		for _, l := range wrap(m, lineWidth-labelWidth) {
-			t.line("", l)
-		}
-	}
 }

@@ -98,3 +98,21 @@ func TestToolsBreakdown(t *testing.T) {
 		t.Errorf("echo = %+v", e)
 	}
 }
+
+// TestFailedFollowsTheTable: the error set counts exactly the outcomes
+// the table marks as failures, and an outcome it does not know.
+func TestFailedFollowsTheTable(t *testing.T) {
+	for _, o := range results.OutcomeTable {
+		if failed(o.Name) != o.Failure {
+			t.Errorf("failed(%q) = %v, the table says %v", o.Name, failed(o.Name), o.Failure)
+		}
+	}
+	for _, o := range []string{results.OK, results.Cancelled, results.Disconnected, results.ClientLimit} {
+		if failed(o) {
+			t.Errorf("failed(%q): the error set must not count it", o)
+		}
+	}
+	if !failed("something_new") {
+		t.Error("an unknown outcome must count as failed")
+	}
+}

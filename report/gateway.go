@@ -352,7 +352,7 @@ func mergeGateway(o **Gateway, in *Gateway) {
 			g.Truth = append(g.Truth, u)
 		}
 	}
-	g.GatewayCounts.add(in.GatewayCounts)
+	g.GatewayCounts.Add(in.GatewayCounts)
 	for k, n := range in.EraSeen {
 		if g.EraSeen == nil {
 			g.EraSeen = map[string]int{}

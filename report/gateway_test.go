@@ -153,9 +153,9 @@ func TestJoinGateway(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := JoinGateway(tc.calls, tc.truth)
 			s := gatewaySummary(&g)
-			for _, k := range gatewayKeys {
-				if got := k.n(&s.GatewayCounts); got != tc.want[k.key] {
-					t.Errorf("%s = %d, want %d (evidence %v)", k.key, got, tc.want[k.key], g.Evidence)
+			for _, k := range s.Misbehaviours() {
+				if got := k.N; got != tc.want[k.Key] {
+					t.Errorf("%s = %d, want %d (evidence %v)", k.Key, got, tc.want[k.Key], g.Evidence)
 				}
 			}
 			if tc.check != nil {
@@ -243,13 +243,11 @@ func gatewayGolden() *Summary {
 		Started: t0, Duration: 2 * time.Second})
 }
 
+// TestGoldenGateway pins the JSON of the gateway run; report/text renders
+// it (its gateway.txt.golden).
 func TestGoldenGateway(t *testing.T) {
 	s := gatewayGolden()
-	var txt, js bytes.Buffer
-	if err := s.Text(&txt); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "gateway.txt.golden", txt.Bytes())
+	var js bytes.Buffer
 	if err := s.JSON(&js); err != nil {
 		t.Fatal(err)
 	}

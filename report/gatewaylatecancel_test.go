@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	reporttext "github.com/mcpchaos/mcpchaos/report/text"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -104,7 +105,7 @@ func TestProgressAfterLostCancelInSummary(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	if err := s.Text(&text); err != nil {
+	if err := reporttext.Write(&text, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "progress after lost cancel 4") {

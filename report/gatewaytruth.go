@@ -1,9 +1,7 @@
 package report
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
@@ -18,42 +16,6 @@ import (
 // more than this after we stopped its call ran on; one that ran to its
 // end later than our stop plus lostCancelMargin did too.
 const ranOnAfter = time.Second
-
-// GatewayStops is what the targets' records say of the calls we stopped:
-// by a cancel (a cancel notification, a timeout, or a 2026-07-28
-// disconnect), and by a plain disconnect in a 2025 era (ours, or the end
-// of a stdio bridge we cut), which is not a cancel there.
-type GatewayStops struct {
-	Cancelled    StopCounts `json:"cancelled"`
-	Disconnected StopCounts `json:"disconnected"`
-}
-
-// StopCounts sorts the calls we stopped by their executions' records.
-type StopCounts struct {
-	// Stopped: every execution ended without working past the stop
-	// (ranOnAfter), or ran to its end before it (the cancel crossed the
-	// result).
-	Stopped int `json:"stopped"`
-	// RanOn: an execution ran to its end more than 100 ms after the stop,
-	// or was still working more than 1 s after it.
-	RanOn int `json:"ran_on"`
-	// Unknown: no target recorded the call, or its record never ended
-	// and shows no work past the stop.
-	Unknown int `json:"unknown"`
-}
-
-func (s *StopCounts) add(in StopCounts) {
-	s.Stopped += in.Stopped
-	s.RanOn += in.RanOn
-	s.Unknown += in.Unknown
-}
-
-func (s StopCounts) total() int { return s.Stopped + s.RanOn + s.Unknown }
-
-func (g *GatewayStops) add(in GatewayStops) {
-	g.Cancelled.add(in.Cancelled)
-	g.Disconnected.add(in.Disconnected)
-}
 
 // fate is what became of one stopped call at the targets.
 type fate int
@@ -175,49 +137,4 @@ func (g *Gateway) judgeEcho(c *GatewayCall, ex []*results.TruthCall) {
 		g.EchoesAfterTruth++
 		g.note("echoes_after_truth", "%s: its answer, echoing its marker, reached us after the last read of the truth began", c.Marker)
 	}
-}
-
-// incompleteTruth says why the truth covers only part of the calls, or ""
-// when it covers them all: calls answered that no target recorded,
-// records that never ended, targets never read, or calls not seen while
-// reading the truth failed.
-func incompleteTruth(g *GatewaySummary, ev map[string][]string) string {
-	var why []string
-	if g.Unrecorded > 0 {
-		why = append(why, fmt.Sprintf("gateway.unrecorded %d (%s)", g.Unrecorded, firstOf(ev["unrecorded"])))
-	}
-	if g.Unended > 0 {
-		why = append(why, fmt.Sprintf("gateway.unended %d (%s)", g.Unended, firstOf(ev["unended"])))
-	}
-	if g.EchoesAfterTruth > 0 {
-		why = append(why, fmt.Sprintf("gateway.echoes_after_truth %d (%s)", g.EchoesAfterTruth, firstOf(ev["echoes_after_truth"])))
-	}
-	if g.TruthUnread > 0 {
-		why = append(why, fmt.Sprintf("gateway.truth_unread %d of %s never answered", g.TruthUnread, plural(len(g.Truth), "target")))
-	}
-	if notSeenUnsure(g) {
-		why = append(why, fmt.Sprintf("%s not recorded by any target while reading the truth failed", plural(g.NotSeen, "call")))
-	}
-	if len(why) == 0 {
-		return ""
-	}
-	return "incomplete truth: " + strings.Join(why, "; ")
-}
-
-// firstOf gives the first evidence line of a key, or "".
-func firstOf(ev []string) string {
-	if len(ev) == 0 {
-		return "no example kept"
-	}
-	s := ev[0]
-	if len(ev) > 1 {
-		s += "; ..."
-	}
-	return s
-}
-
-// notSeenUnsure: calls no target recorded while reading some target's
-// truth failed: they may have run where the reads failed.
-func notSeenUnsure(g *GatewaySummary) bool {
-	return g.NotSeen > 0 && len(g.Errors) > 0 && g.TruthUnread == 0
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // Histogram geometry: latencies are microseconds from 1 µs to one hour;
@@ -27,8 +29,9 @@ const (
 	numHists
 )
 
-// histNames is the immutable table of histogram names, by index.
-var histNames = [numHists]string{"call", "service", "first_progress", "progress_gap", "timeout_error"}
+// histNames is the immutable table of histogram names, by index: the
+// summary's (the conversion panics at start if they ever differ in number).
+var histNames = [numHists]string(summary.HistogramNames())
 
 // HistogramNames returns the histograms a pNN() check may name.
 func HistogramNames() []string { return append([]string(nil), histNames[:]...) }
@@ -116,17 +119,6 @@ func (h *hist) mean() float64 {
 	return h.sum / float64(h.count())
 }
 
-// Latency is one histogram in milliseconds.
-type Latency struct {
-	P50   float64 `json:"p50"`
-	P90   float64 `json:"p90"`
-	P99   float64 `json:"p99"`
-	P999  float64 `json:"p999"`
-	Max   float64 `json:"max"`
-	Mean  float64 `json:"mean"`
-	Count int64   `json:"count"`
-}
-
 // latency summarises a microsecond histogram in milliseconds.
 func (h *hist) latency() Latency {
 	if h.count() == 0 {
@@ -141,6 +133,19 @@ func (h *hist) latency() Latency {
 		Mean:  math.Round(h.mean()) / 1000,
 		Count: h.count(),
 	}
+}
+
+// histSet is a Summary's copy of the run's latency histograms
+// (summary.Quantiles).
+type histSet [numHists]*hist
+
+// Quantile returns the value at percentile p of the named histogram, in
+// microseconds; 0 for an unknown name.
+func (hs *histSet) Quantile(name string, p float64) int64 {
+	if i := histIndex(name); i >= 0 {
+		return hs[i].quantile(p)
+	}
+	return 0
 }
 
 // usToMs converts microseconds to milliseconds.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
-	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -73,25 +72,6 @@ func Evaluation(rules Rules, checks []Check, failOnViolation bool) *results.Eval
 func RulesOf(p results.ProgressRules) Rules {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	return Rules{ProgressGrace: ms(p.GraceMs), Stall: ms(p.StallMs), FloodHz: p.FloodHz}
-}
-
-// ParseChecks parses checks recorded in a results header (see Evaluation).
-// A check that does not parse or names nothing the summary has is an error
-// naming it (the file was damaged or written by another version).
-func ParseChecks(specs []results.CheckSpec) ([]Check, error) {
-	out := make([]Check, 0, len(specs))
-	for _, s := range specs {
-		c, err := ParseCheck(s.Check)
-		if err != nil {
-			return nil, err
-		}
-		c.Line, c.Column = s.Line, s.Column
-		if err := ValidateCheck(c); err != nil {
-			return nil, fmt.Errorf("recorded check: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // MergeInputs combines the run-level inputs of several runs (see
@@ -196,7 +176,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 		c := *in.CPU
 		o.CPU = &c
 	}
-	mergeStarved(o, in) // starved.go
+	mergeStarved(o, in)
 	w := &o.Windows
 	w.Cancelled += in.Windows.Cancelled
 	w.SkippedTicks += in.Windows.SkippedTicks
@@ -248,17 +228,30 @@ func EncodeInputs(in RunInputs) (json.RawMessage, error) {
 	return b, nil
 }
 
-// ParseCheck parses one check as written (a results file keeps it so).
-func ParseCheck(raw string) (Check, error) {
-	c, err := scenarios.ParseCheck(raw)
-	if err != nil {
-		return Check{}, fmt.Errorf("recorded check: %w", err)
+// mergeStarved merges what a run's inputs say of starvation and summed
+// windows into o (MergeInputs). The most stalled run's client stall is
+// kept (a run of several processes is as starved as its worst). Windows
+// of separate servers add: starved windows, the windows that cut calls,
+// their leftover and their thresholds (summed linearly, a larger
+// threshold than the √n of one run: a merge never finds more than its
+// runs did). The shards of one shared server took the same windows: the
+// largest of each.
+func mergeStarved(o *Orphans, in Orphans) {
+	if c := in.Client; c != nil && (o.Client == nil || c.Share > o.Client.Share) {
+		cl := *c
+		o.Client = &cl
 	}
-	return fromScenario(c), nil
-}
-
-// fromScenario converts a check parsed by package scenarios.
-func fromScenario(c scenarios.Check) Check {
-	return Check{Raw: c.Raw, Key: c.Key, Hist: c.Hist, Percentile: c.Percentile, Op: c.Op, Value: c.Value,
-		Unit: c.Unit, Line: c.Pos.Line, Column: c.Pos.Column}
+	mergeCutPings(o, in)
+	w, x := &o.Windows, in.Windows
+	if in.Shared != nil {
+		w.Starved = max(w.Starved, x.Starved)
+		w.CutCount = max(w.CutCount, x.CutCount)
+		w.CutLeftoverCPUS = max(w.CutLeftoverCPUS, x.CutLeftoverCPUS)
+		w.CutThresholdS = max(w.CutThresholdS, x.CutThresholdS)
+		return
+	}
+	w.Starved += x.Starved
+	w.CutCount += x.CutCount
+	w.CutLeftoverCPUS += x.CutLeftoverCPUS
+	w.CutThresholdS += x.CutThresholdS
 }

@@ -1,39 +1,8 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/mcpchaos/mcpchaos/results"
 )
-
-// MRTR is what servers asked of the client during calls, and what
-// answering cost (docs/long-running.md): the input_required results of
-// 2026 and the input requests of 2025 servers.
-type MRTR struct {
-	// InputRequired counts the input_required results received that
-	// carried input requests; LoadShed those that carried only
-	// requestState (load shedding), whether retried or not.
-	InputRequired int `json:"input_required"`
-	LoadShed      int `json:"load_shed"`
-	// Rounds counts the retries made to answer them.
-	Rounds int `json:"rounds"`
-	// Calls counts the calls that made at least one retry.
-	Calls int `json:"calls"`
-	// Elicitation, Sampling and Roots count the input requests answered,
-	// by kind: entries of 2026 inputRequests, and 2025 requests.
-	Elicitation int `json:"elicitation"`
-	Sampling    int `json:"sampling"`
-	Roots       int `json:"roots"`
-	// ContentMismatch counts accepted forms whose content, from the
-	// scenario, did not fit the form's requestedSchema (both eras).
-	ContentMismatch int `json:"content_mismatch"`
-	// ThinkMs is the time the client waited before answering (the
-	// client section's think times), per call that made a retry; ServerMs
-	// is the rest of those calls' latency: from the first send to the last
-	// answer, less the think time.
-	ThinkMs  Latency `json:"think_ms"`
-	ServerMs Latency `json:"server_ms"`
-}
 
 // mrtrAgg accumulates MRTR over records.
 type mrtrAgg struct {
@@ -84,20 +53,4 @@ func (m *mrtrAgg) summary(a *Aggregator) MRTR {
 		s.ThinkMs, s.ServerMs = m.think.latency(), m.server.latency()
 	}
 	return s
-}
-
-// textMRTR writes the Input block: only when a server asked for input.
-func (s *Summary) textMRTR(t *textOut) {
-	m := s.MRTR
-	asked := m.Elicitation + m.Sampling + m.Roots
-	if m.InputRequired+m.LoadShed+asked == 0 {
-		return
-	}
-	t.items("Input", fmt.Sprintf("%d input_required", m.InputRequired), fmt.Sprintf("%d load shed", m.LoadShed),
-		fmt.Sprintf("%d rounds on %d calls", m.Rounds, m.Calls),
-		fmt.Sprintf("elicitation %d", m.Elicitation), fmt.Sprintf("sampling %d", m.Sampling), fmt.Sprintf("roots %d", m.Roots))
-	if m.ThinkMs.Count > 0 {
-		t.items("", "think p50 "+fmtMs(m.ThinkMs.P50), "p99 "+fmtMs(m.ThinkMs.P99),
-			"server p50 "+fmtMs(m.ServerMs.P50), "p99 "+fmtMs(m.ServerMs.P99))
-	}
 }

@@ -92,10 +92,10 @@ func TestKeepSecondsSameSummary(t *testing.T) {
 		drop.Add(r)
 	}
 	var a, b bytes.Buffer
-	if err := keep.Summary(Meta{Scenario: "s"}).Text(&a); err != nil {
+	if err := keep.Summary(Meta{Scenario: "s"}).JSON(&a); err != nil {
 		t.Fatal(err)
 	}
-	if err := drop.Summary(Meta{Scenario: "s"}).Text(&b); err != nil {
+	if err := drop.Summary(Meta{Scenario: "s"}).JSON(&b); err != nil {
 		t.Fatal(err)
 	}
 	if a.String() != b.String() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/report/export"
+	reporttext "github.com/mcpchaos/mcpchaos/report/text"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -110,7 +111,7 @@ func (e *exports) record(r *results.Record) error {
 func (e *exports) write(s *report.Summary, agg *report.Aggregator) error {
 	var errs []error
 	if e.text != nil {
-		errs = append(errs, s.Text(e.text))
+		errs = append(errs, reporttext.Write(e.text, s))
 	}
 	if e.summaryJSON != nil {
 		errs = append(errs, s.JSON(e.summaryJSON))

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/engine/limits"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/report"
+	reporttext "github.com/mcpchaos/mcpchaos/report/text"
 	"github.com/mcpchaos/mcpchaos/results"
 	"github.com/spf13/pflag"
 )
@@ -165,11 +166,11 @@ func searchLimits(ctx context.Context, f *limitsFlags, prep *engine.Prepared, st
 		code = exitUsage
 	}
 	status.clear()
-	text := stdout
+	summaryOut := stdout
 	if outs.toStdout != "" {
-		text = stderr
+		summaryOut = stderr
 	}
-	if err := summary.Text(text); err != nil {
+	if err := reporttext.Write(summaryOut, summary); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos limits: %v\n", err)
 	}
 	if err := errors.Join(exp.write(summary, agg), outs.closeAll()); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/engine"
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/report"
+	reporttext "github.com/mcpchaos/mcpchaos/report/text"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -207,11 +208,11 @@ func (r *runOutput) finish(info *engine.Info, rp runPlan, stdout, stderr io.Writ
 		code = exitUsage
 	}
 	r.status.clear()
-	text := stdout
+	summaryOut := stdout
 	if r.outs.toStdout != "" {
-		text = stderr // standard output carries another output
+		summaryOut = stderr // standard output carries another output
 	}
-	if err := summary.Text(text); err != nil {
+	if err := reporttext.Write(summaryOut, summary); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos run: %v\n", err)
 	}
 	for i, tail := range info.Stderr {

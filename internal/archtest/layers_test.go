@@ -26,6 +26,12 @@ const (
 	// layerBase: the wire, the scenario file, the results file. The
 	// standard library and their one format library (see external).
 	layerBase
+	// layerSummary: a run's summary as data (report/summary), which the
+	// parts that build, judge and render it share.
+	layerSummary
+	// layerVerdicts: the verdicts scored on a summary (report/verdict),
+	// which the Aggregator asks for.
+	layerVerdicts
 	// layerParts: what a run is made of, each on the base.
 	layerParts
 	// layerRun: the run loop (and the proxy, when it comes).
@@ -37,7 +43,7 @@ const (
 	layerTests
 )
 
-var layerNames = [...]string{"tables", "base", "parts", "run", "cmd", "tests"}
+var layerNames = [...]string{"tables", "base", "summary", "verdicts", "parts", "run", "cmd", "tests"}
 
 // layers gives each package directory of the module (relative to the
 // module root) its layer. A directory not listed takes the layer of its
@@ -59,6 +65,9 @@ var layers = map[string]int{
 	"results":            layerBase,
 	"internal/series":    layerBase,
 
+	"report/summary": layerSummary,
+	"report/verdict": layerVerdicts,
+
 	"internal/faults":       layerParts,
 	"internal/probes":       layerParts,
 	"internal/targetserver": layerParts,
@@ -66,6 +75,7 @@ var layers = map[string]int{
 	"report/html":           layerParts,
 	"report/export":         layerParts,
 	"report/merge":          layerParts,
+	"report/text":           layerParts,
 	"internal/toolschema":   layerParts,
 	"internal/livemetrics":  layerParts,
 
@@ -149,6 +159,12 @@ func TestMayImport(t *testing.T) {
 		{"upward", "results", "report", false},
 		{"sideways", "report", "internal/probes", false},
 		{"sub-package on its parent", "report/html", "report", true},
+		{"the text on the summary", "report/text", "report/summary", true},
+		{"the aggregator on the summary", "report", "report/summary", true},
+		{"the summary on the aggregator", "report/summary", "report", false},
+		{"the aggregator on the verdicts", "report", "report/verdict", true},
+		{"the verdicts on the summary", "report/verdict", "report/summary", true},
+		{"the verdicts on the aggregator", "report/verdict", "report", false},
 		{"parent on its sub-package", "report", "report/html", false},
 		{"sibling sub-packages", "report/export", "report/merge", false},
 		{"the proxy on the run's histogram", "internal/proxy", "report", true},
@@ -180,6 +196,8 @@ func TestLayerOf(t *testing.T) {
 		{"client", layerBase, true},
 		{"report", layerParts, true},
 		{"report/merge", layerParts, true},
+		{"report/summary", layerSummary, true},
+		{"report/verdict", layerVerdicts, true},
 		{"internal/testutil", layerTests, true},
 		{"internal/targetserver/knobs", layerTables, true},
 		{"internal/redact", layerTables, true},

@@ -7,7 +7,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
-// Starvation, measured (issue 25; the verdict's side is report/starved.go).
+// Starvation, measured (issue 25; the verdict's side is report/verdict/starved.go).
 // A process probe also reads the run-queue wait of the server's threads
 // (schedstat): time they wanted a CPU and did not get it. A quiet window
 // whose leftover CPU stays under its threshold while the server's wait

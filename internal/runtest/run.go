@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/text"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -169,7 +170,7 @@ func outcomes(c report.Calls) string {
 // Text renders the summary as `mcpchaos run` prints it.
 func (o *Outcome) Text() string {
 	var b strings.Builder
-	_ = o.Sum.Text(&b)
+	_ = text.Write(&b, o.Sum)
 	return b.String()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/report/text"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -28,7 +29,7 @@ func golden(t *testing.T, name string, got []byte) {
 const runFile = "../testdata/run.jsonl"
 
 // mergeSummary merges paths and returns the summary's text and JSON.
-func mergeSummary(t *testing.T, paths ...string) (text, js string, m *Merged) {
+func mergeSummary(t *testing.T, paths ...string) (txt, js string, m *Merged) {
 	t.Helper()
 	m, err := Merge(context.Background(), paths, MergeOptions{})
 	if err != nil {
@@ -36,7 +37,7 @@ func mergeSummary(t *testing.T, paths ...string) (text, js string, m *Merged) {
 	}
 	s := m.Summary()
 	var tb, jb bytes.Buffer
-	if err := s.Text(&tb); err != nil {
+	if err := text.Write(&tb, s); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.JSON(&jb); err != nil {

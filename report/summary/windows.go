@@ -1,0 +1,119 @@
+package summary
+
+import "time"
+
+// ProcessCPU is how a process probe's CPU readings were judged: which
+// process it measured and how noisy that process was while idle.
+type ProcessCPU struct {
+	// Probe is the process probe's name: its entry of by_probe counts the
+	// child processes still alive after the quiet window.
+	Probe string `json:"probe"`
+	// PID and Command name the process (tree root) measured; Command is
+	// the first of its command line, "" when unreadable.
+	PID     int    `json:"pid"`
+	Command string `json:"command,omitempty"`
+	// IdleRate is the mean CPU-seconds per second of the idle process
+	// before the load, from several short samples; IdleNoise their
+	// standard deviation (the noise band of one reading per second).
+	IdleRate  float64 `json:"idle_rate"`
+	IdleNoise float64 `json:"idle_noise"`
+	// LoadRate is the process's CPU-seconds per second during the load,
+	// above IdleRate: what live calls cost it. Near zero means the tools'
+	// work is not CPU the probe can see (sleeping or waiting work).
+	LoadRate float64 `json:"load_rate"`
+	// PerCallS is that CPU per second of a live call (the client's calls
+	// in flight, integrated over the load): what one running call costs
+	// the process. Below 0.05 the tools' work is not CPU the probe can see.
+	PerCallS float64 `json:"per_call_s"`
+	// ThresholdS is the leftover CPU the final quiet window had to exceed
+	// to count: max(an absolute floor, IdleNoise·k over the window, plus
+	// one clock tick).
+	ThresholdS float64 `json:"threshold_s"`
+	// RunWaitRate is the run-queue wait per second of the load, above
+	// idle, the process's threads had (schedstat: time they wanted a CPU
+	// and did not get it); WaitPerSliceMs the mean wait each time a thread
+	// was put on a CPU during the load. RunWait says why they are absent
+	// (a kernel without schedstat). See starved.go.
+	RunWaitRate    float64 `json:"run_wait_rate"`
+	WaitPerSliceMs float64 `json:"wait_per_slice_ms"`
+	RunWait        string  `json:"run_wait,omitempty"`
+}
+
+// Windows sums the quiet windows of orphans.windows.
+type Windows struct {
+	// Count is the number of windows taken; Cancelled the calls they
+	// cancelled.
+	Count     int `json:"count"`
+	Cancelled int `json:"cancelled"`
+	// Auto: mcpchaos took these windows of its own accord, the process
+	// probe being the only server-side evidence (engine/autowindows.go).
+	Auto bool `json:"auto,omitempty"`
+	// SkippedTicks were due while the pacer paused: not offered, so not
+	// counted as scheduled or dropped.
+	SkippedTicks int `json:"skipped_ticks"`
+	// LeftoverCPUS is the CPU, above the idle rate, the server used in the
+	// windows' measurements, summed; NoiseCPUS is the idle noise band of
+	// that sum (IdleNoise·measured seconds): the estimate is ± that.
+	LeftoverCPUS float64 `json:"leftover_cpu_s"`
+	NoiseCPUS    float64 `json:"noise_cpu_s"`
+	// Above is the number of windows whose leftover CPU exceeded their
+	// threshold, or whose count probes read above baseline.
+	Above int `json:"above"`
+	// Quiet is the number of windows that cut nothing and stayed under
+	// their threshold; QuietNoiseRate the most CPU-s per second above idle
+	// one of them measured: the server's noise under the run's conditions,
+	// which raises the threshold of the windows after it.
+	Quiet          int     `json:"quiet"`
+	QuietNoiseRate float64 `json:"quiet_noise_rate"`
+	// OrphanedMax is the most calls a count probe saw above its baseline
+	// in any window.
+	OrphanedMax float64 `json:"orphaned_max"`
+	// CutCount is the number of windows that cut calls; CutLeftoverCPUS
+	// their leftover CPU summed, CutThresholdS the threshold of that sum
+	// (summed.go in engine): many weak windows together are evidence when
+	// none alone is.
+	CutCount        int     `json:"cut_count"`
+	CutLeftoverCPUS float64 `json:"cut_leftover_cpu_s"`
+	CutThresholdS   float64 `json:"cut_threshold_s"`
+	// Starved is the number of windows in which the server was starved of
+	// CPU (Window.Starved): evidence of neither stopping nor leaking.
+	Starved    int      `json:"starved"`
+	MeasuredMs float64  `json:"measured_ms"` // the windows' measurements, summed
+	List       []Window `json:"list,omitempty"`
+}
+
+// Window is one quiet window.
+type Window struct {
+	// StartMs is when the pacer paused, after the load began.
+	StartMs   float64 `json:"start_ms"`
+	Cancelled int     `json:"cancelled"`
+	// MeasuredFrom is when the measurement began (after the grace);
+	// MeasuredMs how long it lasted.
+	MeasuredFrom time.Time `json:"measured_from"`
+	MeasuredMs   float64   `json:"measured_ms"`
+	LeftoverCPUS float64   `json:"leftover_cpu_s"`
+	ThresholdS   float64   `json:"threshold_s"`
+	Orphaned     float64   `json:"orphaned"`
+	// GraceCPUS is the CPU above idle the server used from when the
+	// window's cancels were out to the measurement (GraceMs, the grace):
+	// a server that stops at a cancel goes quiet in it, one that goes on
+	// with the cut calls does not.
+	GraceCPUS float64 `json:"grace_cpu_s,omitempty"`
+	GraceMs   float64 `json:"grace_ms,omitempty"`
+	// RunWaitS is the run-queue wait above idle the server's threads had
+	// in the measurement (schedstat): time they wanted a CPU and did not
+	// get it. Starved: the leftover CPU stayed under the threshold but the
+	// wait exceeded it (WaitThresholdS): the server wanted to work and
+	// could not, so the window shows neither that it stopped nor that it
+	// went on.
+	RunWaitS       float64 `json:"run_wait_s,omitempty"`
+	WaitThresholdS float64 `json:"wait_threshold_s,omitempty"`
+	Starved        bool    `json:"starved,omitempty"`
+	// OnCPUS is the time the server's threads ran in the measurement, to
+	// the nanosecond (schedstat; not above idle), and Slices the times a
+	// thread was put on a CPU: CPU-bound work runs whole time slices,
+	// wake-ups of an idle runtime a few microseconds. Informative: the
+	// data to judge a starved window by (docs/decisions.md).
+	OnCPUS float64 `json:"on_cpu_s,omitempty"`
+	Slices int64   `json:"slices,omitempty"`
+}

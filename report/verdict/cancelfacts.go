@@ -1,0 +1,71 @@
+package verdict
+
+import "fmt"
+
+// The cancellation verdict's facts from the quiet windows and from the
+// processes a stdio server left behind.
+
+// leftoverFact is the cancellation verdict's evidence of leftover
+// processes, or "".
+func leftoverFact(p *ServerProcesses) string {
+	if p == nil || p.Leftover == 0 {
+		return ""
+	}
+	what := "killed at the end"
+	if p.LeftRunning {
+		what = "left running"
+	}
+	n := fmt.Sprintf("%d processes", p.Leftover)
+	if p.Leftover == 1 {
+		n = "1 process"
+	}
+	return fmt.Sprintf("%s the server started still running after it exited (%s)", n, what)
+}
+
+// windowsFact says what the quiet windows saw, the one with the most
+// leftover CPU named so it can be held against the server's own log: when
+// it started, the calls it cut, the CPU above idle it measured and its
+// threshold.
+func windowsFact(w Windows) string {
+	f := fmt.Sprintf("%d of %s showed leftover work after cancelling every call: %s CPU (±%s idle noise) in %s of measurement",
+		w.Above, plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), fmtMs(w.MeasuredMs))
+	if w.OrphanedMax > 0 {
+		f += fmt.Sprintf(", up to %s calls still running", fmtNum(w.OrphanedMax))
+	}
+	return f + windowsSource(w) + "; " + worstWindow(w)
+}
+
+// worstWindow names the window with the most leftover CPU.
+func worstWindow(w Windows) string {
+	if len(w.List) == 0 {
+		return ""
+	}
+	best := w.List[0]
+	for _, x := range w.List[1:] {
+		if x.LeftoverCPUS-x.ThresholdS > best.LeftoverCPUS-best.ThresholdS {
+			best = x
+		}
+	}
+	return fmt.Sprintf("the window at %s into the load cut %s, then %s of CPU above idle (threshold %s) over %s",
+		fmtMs(best.StartMs), plural(best.Cancelled, "call"), fmtMs(best.LeftoverCPUS*1000), fmtMs(best.ThresholdS*1000), fmtMs(best.MeasuredMs))
+}
+
+// summedAbove: two or more windows cut calls and their leftover CPU,
+// summed, exceeds the summed threshold, though no window alone did.
+func summedAbove(w Windows) bool {
+	return w.Above == 0 && w.CutCount >= 2 && w.CutLeftoverCPUS > w.CutThresholdS
+}
+
+// summedFact says what the windows that cut calls showed together.
+func summedFact(w Windows) string {
+	return fmt.Sprintf("the %d quiet windows that cut calls showed %s of CPU above idle together, over their summed threshold %s "+
+		"(none alone over its own)%s", w.CutCount, fmtMs(w.CutLeftoverCPUS*1000), fmtMs(w.CutThresholdS*1000), windowsSource(w))
+}
+
+// windowsSource says who asked for the windows, when mcpchaos did.
+func windowsSource(w Windows) string {
+	if !w.Auto {
+		return ""
+	}
+	return " (windows taken by mcpchaos: the process probe was the only server-side evidence)"
+}

@@ -1,0 +1,56 @@
+package verdict
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// leftoverCallsFact says which calls the wire showed working after their
+// cancel, and how long after it: the ids can be held against the server's
+// own log.
+func leftoverCallsFact(c Cancellation) string {
+	f := plural(c.LeftoverCalls, "call") + " seen working after their cancel"
+	if len(c.LeftoverIDs) == 0 {
+		return f
+	}
+	f += " (ids " + joinIDs(c.LeftoverIDs, c.LeftoverCalls)
+	if c.LeftoverMaxMs > 0 {
+		f += "; up to " + fmtMs(c.LeftoverMaxMs) + " after the cancel"
+	}
+	return f + ")"
+}
+
+// wireNotes says what came after cancels that is no evidence of work:
+// messages the server may have written before it saw the cancel, and its
+// answers to the cancel.
+func wireNotes(c Cancellation) []string {
+	var out []string
+	if c.LateQueued > 0 {
+		out = append(out, fmt.Sprintf("%s later than cancel + grace but read before the answer to a ping sent then "+
+			"(written before the server saw the cancel: not counted)", plural(c.LateQueued, "message")))
+	}
+	if c.LateDrained > 0 {
+		out = append(out, fmt.Sprintf("%s later than cancel + grace but read after the call's own answer, "+
+			"which came within it (produced before that answer, a write queue draining: not counted)",
+			plural(c.LateDrained, "progress notification")))
+	}
+	if c.CancelAnswers > 0 {
+		out = append(out, fmt.Sprintf("%s to the cancel (the server said the call was cancelled or stopped)",
+			plural(c.CancelAnswers, "answer")))
+	}
+	return out
+}
+
+// joinIDs lists request ids, with ", ..." when they are fewer than total.
+func joinIDs(list []int64, total int) string {
+	ids := make([]string, len(list))
+	for i, id := range list {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	out := strings.Join(ids, ", ")
+	if len(list) < total {
+		out += ", ..."
+	}
+	return out
+}
