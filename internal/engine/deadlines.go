@@ -98,14 +98,8 @@ func startDeadlines(precise bool) (*deadlines, func()) {
 
 // add puts f in the heap, due at at.
 func (ds *deadlines) add(at time.Time, f func()) *deadline {
-	d := &deadline{ds: ds, at: at, f: f, i: -1}
-	ds.mu.Lock()
-	heap.Push(&ds.h, d)
-	first := d.i == 0
-	ds.mu.Unlock()
-	if first {
-		ds.poke()
-	}
+	d := &deadline{ds: ds, f: f, i: -1}
+	ds.reset(d, at)
 	return d
 }
 
@@ -119,6 +113,8 @@ func (ds *deadlines) stop(d *deadline) bool {
 	return true
 }
 
+// reset moves d to at, putting it back in the heap when it had fired or
+// was stopped; it reports whether d was waiting.
 func (ds *deadlines) reset(d *deadline, at time.Time) bool {
 	ds.mu.Lock()
 	waiting := d.i >= 0
