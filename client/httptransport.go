@@ -205,6 +205,7 @@ func (t *httpTransport) connect(ctx context.Context, cfg *tls.Config) (net.Conn,
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", t.display, err)
 	}
+	nc = rawSockets(nc)
 	if cfg == nil {
 		return nc, nil
 	}
@@ -223,7 +224,7 @@ func (t *httpTransport) newConn(nc net.Conn) *httpConn {
 	if tc, ok := nc.(*tls.Conn); ok {
 		raw = tc.NetConn()
 	}
-	conn.tcp, _ = raw.(*net.TCPConn)
+	conn.tcp = tcpOf(raw)
 	conn.lim.r = conn.nc
 	conn.br = bufio.NewReaderSize(&conn.lim, 4096)
 	conn.body = bufio.NewReaderSize(nil, 4096)

@@ -62,7 +62,7 @@ type callState struct {
 	// stopped is set with it, for sweeps that must not wait for mu.
 	stopOutcome string
 	stopped     atomic.Bool
-	idle, cap   *time.Timer
+	idle, cap   timerHandle // deadlines.go
 
 	armed     []*armed
 	due       []dueFault      // faults to act once cs.mu is released (OnEvent)

@@ -24,14 +24,16 @@
 // the request is sent, and from then on the transport's events (headers,
 // progress, the response, the end) and the timers (the idle and cap
 // timeouts in timeouts.go, the faults' moments) race under the call's
-// lock. Whoever stops the call first — a timeout, a fault, the end of the
+// lock. Every call's timers wait in one deadline structure, a heap driven
+// by one goroutine that a timerfd wakes on time (deadlines.go). Whoever stops the call first — a timeout, a fault, the end of the
 // run — settles its outcome; the progress rules are applied as
 // notifications arrive (progress.go). After a fault cut a call it may be
 // re-issued, and a throttled call retried, each as a new request.
 //
 // A finished call is watched for a late window (late responses and
-// progress, work after a cancel) before classify.go settles its one
-// outcome and record.go writes its record. When the load ends, calls in
+// progress, work after a cancel; one queue for every call, latequeue.go)
+// before classify.go settles its one outcome and record.go writes its
+// record. When the load ends, calls in
 // flight get the graceful stop and are then cancelled; the orphan probes
 // (orphans.go) look for work the server still does for calls that are
 // over; and Info.Summary completes the aggregate with what only the run

@@ -20,7 +20,7 @@ type armed struct {
 	kind   string
 	act    faults.Actor
 	when   faults.When
-	timer  *time.Timer
+	timer  timerHandle
 	done   bool // its moment came (it may still have found the call over)
 	fired  bool // it acted
 	paused bool // it stopped reading the call's stream
@@ -77,7 +77,7 @@ func (cs *callState) armFaults() {
 			continue
 		}
 		at := cs.sent.Add(a.when.After)
-		a.timer = time.AfterFunc(time.Until(at), func() { cs.fire(a, at) })
+		a.timer = cs.r.afterFunc(time.Until(at), func() { cs.fire(a, at) })
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 // lateCall is a call cancelled at t0 (the cancel out at once) with a
 // 300 ms grace; fenceAt, when not zero, is when a stdio fence's answer was
 // read; a stall of this process from t0+100ms, when set, is our read lag.
-func lateCall(t0 time.Time, fenceAt time.Time, stall time.Duration) *callState {
+func drainedCall(t0 time.Time, fenceAt time.Time, stall time.Duration) *callState {
 	r := &runner{plan: Plan{Progress: ProgressRules{Grace: 300 * time.Millisecond}}}
 	if stall > 0 {
 		r.lag.note(t0.Add(100*time.Millisecond), t0.Add(100*time.Millisecond+stall))
@@ -52,7 +52,7 @@ func TestLateProgressAfterInTimeAnswer(t *testing.T) {
 		{"stdio: after the fence, no answer first", ms(320), resultEv(ms(600), stopped, true), false, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := lateCall(t0, tc.fenceAt, 0)
+			cs := drainedCall(t0, tc.fenceAt, 0)
 			if tc.answerFirst {
 				cs.onResponse(tc.answer)
 			}
@@ -95,7 +95,7 @@ func TestLateResultWeighedByFence(t *testing.T) {
 		{"stdio: a cancel answer is no work", ms(330), resultEv(ms(358), "stopped at step 6", false), time.Time{}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := lateCall(t0, tc.fenceAt, 80*time.Millisecond)
+			cs := drainedCall(t0, tc.fenceAt, 80*time.Millisecond)
 			if tc.ev.Kind == client.EvProgress {
 				cs.onProgress(tc.ev)
 			} else {

@@ -218,14 +218,15 @@ func sleepUntil(ctx context.Context, d time.Duration, stop <-chan struct{}) bool
 	}
 }
 
-// finalize hands the call's record to the collector after the late window.
+// finalize hands the call's record to the collector after the late window
+// (latequeue.go).
 func (r *runner) finalize(cs *callState) {
+	if r.lateQ != nil {
+		r.lateQ.add(cs)
+		return
+	}
 	r.pending.Add(1)
-	time.AfterFunc(r.plan.LateWindow, func() {
-		r.records <- cs.record()
-		r.gw.add(cs)
-		r.pending.Done()
-	})
+	time.AfterFunc(r.plan.LateWindow, func() { r.handOver(cs) })
 }
 
 // emit hands a record to the collector now.

@@ -44,7 +44,7 @@ func (cs *callState) armFallback(a *armed) {
 	default:
 		return
 	}
-	a.timer = time.AfterFunc(time.Until(a.due), func() { cs.onFallback(a) })
+	a.timer = cs.r.afterFunc(time.Until(a.due), func() { cs.onFallback(a) })
 }
 
 // moveFallback moves a quiet fallback past a progress notification that

@@ -137,6 +137,11 @@ type runner struct {
 	fences   fences     // stdio fences after cancels (fence.go)
 	lag      readLag    // this process's own stalls (readlag.go)
 	cutPings *cutPings  // pings after cuts over HTTP (cutping.go); nil: none
+	// lateQ holds finished calls for their late window (latequeue.go);
+	// deadlines, the calls' timers (deadlines.go). Nil in a runner built
+	// by hand: then a timer each.
+	lateQ     *lateQueue
+	deadlines *deadlines
 
 	scheduled, completed, dropped atomic.Int64
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
@@ -199,11 +204,18 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		return nil, err
 	}
 	stopLag := r.lag.start()
+	var stopLate, stopDeadlines func()
+	r.lateQ, stopLate = startLateQueue(r)
+	r.deadlines, stopDeadlines = startDeadlines(true)
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
 	r.load(ctx, info, pr)
-	r.wrapUp(ctx, info, pr, collected, stopLag)
+	r.wrapUp(ctx, info, pr, collected, func() {
+		stopLag()
+		stopLate()
+		stopDeadlines()
+	})
 	return info, nil
 }
 

@@ -83,8 +83,9 @@ func (r *runner) load(ctx context.Context, info *Info, pr *probeRun) {
 
 // wrapUp drains the calls in flight, reads the probes, waits for the late
 // answers and the last record (collected closes), stops the watch on this
-// process's own stalls (stopLag), and fills in info.
-func (r *runner) wrapUp(ctx context.Context, info *Info, pr *probeRun, collected <-chan struct{}, stopLag func()) {
+// process's own stalls, the late queue and the deadlines (stop), and
+// fills in info.
+func (r *runner) wrapUp(ctx context.Context, info *Info, pr *probeRun, collected <-chan struct{}, stop func()) {
 	// An interrupt during the load stops it, and the orphans are still
 	// measured in full: the second interrupt is the way out. An interrupt
 	// after the load ends the drain and the probes at once: the calls in
@@ -99,7 +100,7 @@ func (r *runner) wrapUp(ctx context.Context, info *Info, pr *probeRun, collected
 	info.Orphans = pr.finish(probeCtx)
 	r.phase.Store(PhaseLate)
 	r.pending.Wait()
-	stopLag()
+	stop()
 	close(r.records)
 	<-collected
 	r.gw.settle(probeCtx)

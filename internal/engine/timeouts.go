@@ -21,14 +21,14 @@ func (cs *callState) armTimeouts() {
 	cs.armIdle()
 	if to.Max > 0 {
 		deadline := cs.sent.Add(to.Max)
-		cs.cap = time.AfterFunc(time.Until(deadline), func() { cs.stop(results.TimeoutCap, results.StopTimeoutCap, deadline) })
+		cs.cap = cs.r.afterFunc(time.Until(deadline), func() { cs.stop(results.TimeoutCap, results.StopTimeoutCap, deadline) })
 	}
 }
 
 // armIdle starts the idle timer from lastAlive (cs.mu held).
 func (cs *callState) armIdle() {
 	if idle := cs.r.plan.Timeouts.Idle; idle > 0 {
-		cs.idle = time.AfterFunc(time.Until(cs.lastAlive.Add(idle)), cs.idleFired)
+		cs.idle = cs.r.afterFunc(time.Until(cs.lastAlive.Add(idle)), cs.idleFired)
 	}
 }
 

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package client
+
+import "net"
+
+// rawSockets returns nc as it is: raw socket reads and writes are Linux's
+// here (rawconn_linux.go).
+func rawSockets(nc net.Conn) net.Conn { return nc }
+
+// tcpOf returns the *net.TCPConn under nc, if there is one.
+func tcpOf(nc net.Conn) *net.TCPConn {
+	tc, _ := nc.(*net.TCPConn)
+	return tc
+}
