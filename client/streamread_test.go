@@ -204,7 +204,7 @@ func (p *releaseProbe) Read(b []byte) (int, error) {
 		}
 		select {
 		case p.next <- struct{}{}:
-		default: // the server has written every event
+		default: // more waits than events: the handler has enough
 		}
 	}
 	return p.body.Read(b)
@@ -217,7 +217,11 @@ func (p *releaseProbe) Read(b []byte) (int, error) {
 func TestStreamReaderOverHTTP2(t *testing.T) {
 	t.Parallel()
 	const events = 20
-	next := make(chan struct{})
+	// A token for each wait of the reader, buffered: a wait that came
+	// before the handler was back at its select would otherwise be lost,
+	// and the handler would wait for the reader forever (a hang under
+	// load).
+	next := make(chan struct{}, 2*events)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
