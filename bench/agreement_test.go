@@ -32,7 +32,9 @@ import (
 //
 // MCPCHAOS_AGREEMENT_SEEDS sets the seeds per setup (default 20) and
 // MCPCHAOS_AGREEMENT_FIRST the first of them (default 1);
-// MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it;
+// MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it (or one
+// of its alternatives, separated by "|"; a name with "sleep" adds the
+// sleeping controls, agreementServers);
 // MCPCHAOS_AGREEMENT_KEEP names a directory where each run's scenario,
 // summary, results file and server log are kept, with a file "judged"
 // saying truth and verdict, to be read against each other.
@@ -50,10 +52,9 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 		for _, sdk := range []string{"gosdk", "mcpgo"} {
 			for _, transport := range []string{"stdio", "http"} {
 				for _, stepMs := range []int{25, 500} {
-					for _, leak := range []bool{true, false} {
-						c := stepserver.Config{SDK: sdk, Transport: transport, Leak: leak}
+					for _, c := range agreementServers(sdk, transport, only) {
 						name := fmt.Sprintf("%s, %d ms steps", c, stepMs)
-						if only != "" && !strings.Contains(name, only) {
+						if !picked(name, only) {
 							continue
 						}
 						t := tally{}
@@ -72,6 +73,39 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 		b.ReportMetric(float64(agreed)/float64(total), "agreement")
 	}
 	reportOthers(b, before, 0)
+}
+
+// agreementServers are the step servers of one SDK and transport: one
+// that leaks and one that stops, and, when only names "sleep", the same
+// two with steps that sleep: controls whose right verdict is
+// not_observable (a process probe cannot see sleeping work; a pass of the
+// leaking one is a false pass).
+func agreementServers(sdk, transport, only string) []stepserver.Config {
+	var out []stepserver.Config
+	for _, sleep := range []bool{false, true} {
+		if sleep && !strings.Contains(only, "sleep") {
+			continue
+		}
+		for _, leak := range []bool{true, false} {
+			out = append(out, stepserver.Config{SDK: sdk, Transport: transport, Leak: leak, Sleep: sleep})
+		}
+	}
+	return out
+}
+
+// picked reports whether the setup name is one MCPCHAOS_AGREEMENT_ONLY
+// picks: every setup when it is empty, else those whose name contains one
+// of its alternatives, separated by "|".
+func picked(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, alt := range strings.Split(only, "|") {
+		if alt != "" && strings.Contains(name, alt) {
+			return true
+		}
+	}
+	return false
 }
 
 // envCount reads a count from 1 to 1000 from the environment variable

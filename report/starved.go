@@ -87,6 +87,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 		o.Client = &cl
 	}
 	w, x := &o.Windows, in.Windows
+	mergeExtension(w, x)
 	if in.Shared != nil {
 		w.Starved = max(w.Starved, x.Starved)
 		w.CutCount = max(w.CutCount, x.CutCount)

@@ -68,7 +68,7 @@ func unobservable(c Cancellation) string {
 	if p == nil {
 		return "no probe watched the server (wire evidence only: a server that ignores a cancel without a word is not seen)"
 	}
-	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && p.PerCallS >= visiblePerCall {
+	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && (p.PerCallS >= visiblePerCall || starvedCPUBound(*p)) {
 		if c.Windows.Count == 0 {
 			// The CPU is measured once, after the load: the leftover work
 			// of a call cut during the load has ended by then, hidden while
@@ -79,8 +79,8 @@ func unobservable(c Cancellation) string {
 		return ""
 	}
 	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle "+
-		"(idle noise ±%s/s), %s CPU-s per second of a live call: the tools' work (sleeping or waiting) is not CPU it can see",
-		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS))
+		"(idle noise ±%s/s), %s CPU-s per second of a live call%s: the tools' work (sleeping or waiting) is not CPU it can see",
+		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS), starvedCPUBoundNote(*p))
 }
 
 // evidence is what the verdicts need beyond the Summary's own values.

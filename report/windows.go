@@ -40,6 +40,9 @@ type ProcessCPU struct {
 	RunWaitRate    float64 `json:"run_wait_rate"`
 	WaitPerSliceMs float64 `json:"wait_per_slice_ms"`
 	RunWait        string  `json:"run_wait,omitempty"`
+	// CPUBound is what its CPU-bound threads did over the load
+	// (cpubound.go).
+	CPUBound CPUBound `json:"cpu_bound"`
 }
 
 // Windows sums the quiet windows of orphans.windows.
@@ -51,6 +54,12 @@ type Windows struct {
 	// Auto: mcpchaos took these windows of its own accord, the process
 	// probe being the only server-side evidence (engine/autowindows.go).
 	Auto bool `json:"auto,omitempty"`
+	// Extensions is how many times mcpchaos extended the load for one
+	// more window, the windows so far clean on a machine short of CPU
+	// (engine/extend.go); ExtendedMs the extension, Extended why.
+	Extensions int     `json:"extensions"`
+	ExtendedMs float64 `json:"extended_ms"`
+	Extended   string  `json:"extended,omitempty"`
 	// SkippedTicks were due while the pacer paused: not offered, so not
 	// counted as scheduled or dropped.
 	SkippedTicks int `json:"skipped_ticks"`
@@ -119,6 +128,10 @@ type Window struct {
 	// data to judge a starved window by (docs/decisions.md).
 	OnCPUS float64 `json:"on_cpu_s,omitempty"`
 	Slices int64   `json:"slices,omitempty"`
+	// CPUBound is what the server's CPU-bound threads did in the
+	// measurement (cpubound.go): their wait, not the wake-ups of an idle
+	// runtime, is what makes a window starved.
+	CPUBound *CPUBound `json:"cpu_bound,omitempty"`
 }
 
 // textWindows prints the quiet windows' sum, when there were any.
@@ -129,7 +142,7 @@ func textWindows(t *textOut, c Cancellation) {
 	}
 	auto := ""
 	if w.Auto {
-		auto = ", taken by mcpchaos: the process probe was the only server-side evidence"
+		auto = ", taken by mcpchaos: the process probe was the only server-side evidence" + extensionNote(w)
 	}
 	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered%s)", w.Count, w.Cancelled, w.SkippedTicks, auto),
 		"leftover CPU "+fmtMs(w.LeftoverCPUS*1000)+" ± "+fmtMs(w.NoiseCPUS*1000)+" in "+fmtMs(w.MeasuredMs))
@@ -180,5 +193,5 @@ func windowsSource(w Windows) string {
 	if !w.Auto {
 		return ""
 	}
-	return " (windows taken by mcpchaos: the process probe was the only server-side evidence)"
+	return " (windows taken by mcpchaos: the process probe was the only server-side evidence" + extensionNote(w) + ")"
 }

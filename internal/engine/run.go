@@ -133,9 +133,10 @@ type runner struct {
 	typical  typicals
 	finished finished
 	stalls   stallLog
-	win      windowGate // the pause of a quiet window
-	fences   fences     // stdio fences after cancels (fence.go)
-	lag      readLag    // this process's own stalls (readlag.go)
+	win      windowGate    // the pause of a quiet window
+	ext      loadExtension // the load extended for more quiet windows (extend.go)
+	fences   fences        // stdio fences after cancels (fence.go)
+	lag      readLag       // this process's own stalls (readlag.go)
 
 	scheduled, completed, dropped atomic.Int64
 	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
@@ -189,6 +190,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 		r.plan.Orphans.Windows = w
 		pr.windows.Auto = true
 	}
+	r.ext.on = extendable(r.plan, pr.windows.Auto)
 	pr.start()
 	info, err := r.begin(ctx)
 	if err != nil {

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"github.com/mcpchaos/mcpchaos/internal/probes"
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// CPU-bound threads, measured (issue 25; the verdict's side is
+// report/cpubound.go). Over the load, what the server's threads that ran
+// whole time slices wanted of the CPU (on it and waiting for it) per
+// second of a live call tells a CPU-bound tool starved of CPU from a
+// sleeping one, which the process's CPU alone cannot. In a quiet window,
+// only their wait makes the window starved: an idle runtime's wake-ups
+// wait for a CPU too on a loaded machine, and are not work that wanted to
+// run.
+
+// cpuBound is what the CPU-bound threads did between two readings; nil
+// unless both read schedstat.
+func cpuBound(from, to probes.ProcessSample) *report.CPUBound {
+	b := probes.BusyBetween(from, to)
+	if !b.Known {
+		return nil
+	}
+	return &report.CPUBound{OnCPUS: b.OnCPUS, WaitS: b.WaitS, Threads: b.Threads, Slices: b.Slices,
+		Preempted: b.Preempted, MaxSliceMs: b.MaxSliceMs}
+}
+
+// loadCPUBound fills in what the CPU-bound threads did over the load, and
+// what they wanted per second of a live call (live: the live
+// call-seconds).
+func loadCPUBound(cpu *report.ProcessCPU, from, to probes.ProcessSample, live float64) {
+	b := cpuBound(from, to)
+	if b == nil {
+		return
+	}
+	if live > 0 {
+		b.WantedPerCallS = (b.OnCPUS + b.WaitS) / live
+	}
+	cpu.CPUBound = *b
+}
+
+// starvedWait is the run-queue wait that makes a window starved: that of
+// its CPU-bound threads when they were preempted at the end of most of
+// their slices (wanting the CPU), none when they were not; the whole
+// process's when schedstat kept no threads apart.
+func starvedWait(w report.Window) float64 {
+	b := w.CPUBound
+	switch {
+	case b == nil:
+		return w.RunWaitS
+	case b.Wanted():
+		return b.WaitS
+	}
+	return 0
+}
