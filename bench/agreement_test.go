@@ -35,6 +35,7 @@ import (
 // MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it (or one
 // of its alternatives, separated by "|"; a name with "sleep" adds the
 // sleeping controls, agreementServers);
+// MCPCHAOS_AGREEMENT_NICE=N runs the servers under nice -n N (niced);
 // MCPCHAOS_AGREEMENT_KEEP names a directory where each run's scenario,
 // summary, results file and server log are kept, with a file "judged"
 // saying truth and verdict, to be read against each other.
@@ -43,6 +44,11 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 	seeds := envCount(b, "MCPCHAOS_AGREEMENT_SEEDS", 20)
 	first := envCount(b, "MCPCHAOS_AGREEMENT_FIRST", 1)
 	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
+	if v := os.Getenv("MCPCHAOS_AGREEMENT_NICE"); v != "" {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 19 {
+			b.Fatalf("MCPCHAOS_AGREEMENT_NICE=%q: want a niceness from 1 to 19", v)
+		}
+	}
 	before := machineNow()
 	// The rows go to stderr as they come: a benchmark's log is cut short.
 	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation | misses: starved, marginal |")
@@ -190,7 +196,7 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 		if err != nil {
 			b.Fatal(err)
 		}
-		target = fmt.Sprintf("stdio: {command: [%q], env: {%s: %q, %s: %q}}", self, stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth)
+		target = fmt.Sprintf("stdio: {command: [%s], env: {%s: %q, %s: %q}}", serverCommand(self), stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth)
 	} else {
 		url, pid, stop := startStepServer(b, c)
 		defer stop()
@@ -229,6 +235,28 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 	return o
 }
 
+// niced is the command line of a step server: self, or under
+// MCPCHAOS_AGREEMENT_NICE=N, self under nice -n N (nice execs it: the pid
+// is the server's). A server that yields its CPU to everyone else's is a
+// server starved of CPU on a machine that is not short of it for
+// mcpchaos: the case the CPU-bound rules are for (docs/decisions.md).
+func niced(self string) []string {
+	n := os.Getenv("MCPCHAOS_AGREEMENT_NICE")
+	if n == "" {
+		return []string{self}
+	}
+	return []string{"nice", "-n", n, self}
+}
+
+// serverCommand is niced(self) as a YAML flow sequence's items.
+func serverCommand(self string) string {
+	var q []string
+	for _, a := range niced(self) {
+		q = append(q, strconv.Quote(a))
+	}
+	return strings.Join(q, ", ")
+}
+
 // startStepServer starts this test binary as an HTTP step server and
 // returns its URL, its pid and a stop function.
 func startStepServer(b *testing.B, c stepserver.Config) (url string, pid int, stop func()) {
@@ -237,7 +265,8 @@ func startStepServer(b *testing.B, c stepserver.Config) (url string, pid int, st
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(self)
+	argv := niced(self)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), stepserver.Env+"="+c.String(), stepserver.TruthEnv+"="+c.Truth)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
