@@ -35,7 +35,8 @@ import (
 // MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it (or one
 // of its alternatives, separated by "|"; a name with "sleep" adds the
 // sleeping controls, agreementServers);
-// MCPCHAOS_AGREEMENT_NICE=N runs the servers under nice -n N (niced);
+// MCPCHAOS_AGREEMENT_NICE=N runs the servers at niceness N in a session
+// of their own (niced);
 // MCPCHAOS_AGREEMENT_KEEP names a directory where each run's scenario,
 // summary, results file and server log are kept, with a file "judged"
 // saying truth and verdict, to be read against each other.
@@ -236,16 +237,20 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 }
 
 // niced is the command line of a step server: self, or under
-// MCPCHAOS_AGREEMENT_NICE=N, self under nice -n N (nice execs it: the pid
-// is the server's). A server that yields its CPU to everyone else's is a
-// server starved of CPU on a machine that is not short of it for
-// mcpchaos: the case the CPU-bound rules are for (docs/decisions.md).
+// MCPCHAOS_AGREEMENT_NICE=N, self in a session of its own whose
+// scheduling group (Linux's autogroup: one per session, and niceness
+// counts only within a group) has niceness N. A server that yields its
+// CPU to everyone else is a server starved of CPU on a machine that is
+// not short of it for mcpchaos: the case the CPU-bound rules are for
+// (docs/decisions.md). setsid forks when the server leads its process
+// group (mcpchaos starts stdio servers so) and waits for the server: the
+// process probe watches the tree.
 func niced(self string) []string {
 	n := os.Getenv("MCPCHAOS_AGREEMENT_NICE")
 	if n == "" {
 		return []string{self}
 	}
-	return []string{"nice", "-n", n, self}
+	return []string{"setsid", "-w", "sh", "-c", "echo " + n + " > /proc/self/autogroup && exec nice -n " + n + ` "$0"`, self}
 }
 
 // serverCommand is niced(self) as a YAML flow sequence's items.

@@ -30,6 +30,10 @@ type CPUBound struct {
 	// MaxSliceMs is the longest mean slice of any thread of the process
 	// that ran twice or more (informative).
 	MaxSliceMs float64 `json:"max_slice_ms"`
+	// AllSlices and AllPreempted are the same counts for every thread of
+	// the process (informative).
+	AllSlices    int64 `json:"all_slices"`
+	AllPreempted int64 `json:"all_preempted"`
 	// WantedPerCallS (over the load only) is OnCPUS + WaitS per second of
 	// a live call: what the tools asked of the CPU, the CPU-bound
 	// counterpart of ProcessCPU.PerCallS.

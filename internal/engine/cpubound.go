@@ -22,7 +22,7 @@ func cpuBound(from, to probes.ProcessSample) *report.CPUBound {
 		return nil
 	}
 	return &report.CPUBound{OnCPUS: b.OnCPUS, WaitS: b.WaitS, Threads: b.Threads, Slices: b.Slices,
-		Preempted: b.Preempted, MaxSliceMs: b.MaxSliceMs}
+		Preempted: b.Preempted, MaxSliceMs: b.MaxSliceMs, AllSlices: b.AllSlices, AllPreempted: b.AllPreempted}
 }
 
 // loadCPUBound fills in what the CPU-bound threads did over the load, and

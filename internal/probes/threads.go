@@ -111,9 +111,9 @@ type Busy struct {
 	// MaxSliceMs is the longest mean slice of any thread that ran twice or
 	// more (informative: how the most CPU-bound thread ran).
 	MaxSliceMs float64
-	// AllPreempted is the preemptions of every thread; -1 when some
-	// thread's were unknown.
-	AllPreempted int64
+	// AllSlices and AllPreempted are the slices and preemptions of every
+	// thread (AllPreempted -1 when some thread's were unknown).
+	AllSlices, AllPreempted int64
 }
 
 // BusyBetween returns what the CPU-bound threads did between two
@@ -138,6 +138,7 @@ func BusyBetween(before, after ProcessSample) Busy {
 		if slices <= 0 {
 			continue
 		}
+		out.AllSlices += slices
 		mean := on / float64(slices)
 		if slices >= 2 {
 			out.MaxSliceMs = max(out.MaxSliceMs, mean*1000)
