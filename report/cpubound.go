@@ -77,6 +77,10 @@ func starvedCPUBoundNote(p ProcessCPU) string {
 		return fmt.Sprintf("; its threads that ran whole time slices were preempted at the end of %d of %d: they ran out of work, not out of CPU",
 			b.Preempted, b.Slices)
 	}
+	if b.WantedPerCallS >= visiblePerCall {
+		return fmt.Sprintf("; its threads that ran whole time slices wanted %s CPU-s per second of a live call (on a CPU and waiting for one), but what they got is within the idle noise",
+			fmtNum(b.WantedPerCallS))
+	}
 	return fmt.Sprintf("; its threads that ran whole time slices wanted %s CPU-s per second of a live call (on a CPU and waiting for one), under the %s that shows CPU-bound work starved of CPU",
 		fmtNum(b.WantedPerCallS), fmtNum(visiblePerCall))
 }

@@ -32,7 +32,8 @@ func TestStarvedCPUBoundVisible(t *testing.T) {
 			StatusNotObservable, []string{"wanted 0.01 CPU-s per second of a live call"}},
 		{"no schedstat", &ProcessCPU{LoadRate: 0.1, PerCallS: 0.03, RunWait: "run-queue wait unknown: no schedstat in /proc"},
 			StatusNotObservable, []string{"run-queue wait unknown: no schedstat in /proc, so a CPU-bound tool starved of CPU cannot be told"}},
-		{"no CPU above idle at all", &ProcessCPU{LoadRate: 0.001, PerCallS: 0.001, CPUBound: computing}, StatusNotObservable, nil},
+		{"no CPU above idle at all", &ProcessCPU{LoadRate: 0.001, PerCallS: 0.001, CPUBound: computing}, StatusNotObservable,
+			[]string{"wanted 0.6 CPU-s per second of a live call (on a CPU and waiting for one), but what they got is within the idle noise"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
