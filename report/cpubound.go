@@ -15,8 +15,9 @@ import "fmt"
 // (engine/cpubound.go, probes/threads.go).
 
 // CPUBound is what the server's CPU-bound threads did: those whose mean
-// time slice was at least 0.2 ms (probes.LongSlice), over the load
-// (ProcessCPU) or over a quiet window's measurement (Window).
+// time slice was at least 0.3 ms over the load (ProcessCPU,
+// probes.LoadSlice) or 0.2 ms over a quiet window's measurement (Window,
+// probes.WindowSlice).
 type CPUBound struct {
 	// OnCPUS is their time on a CPU and WaitS their time runnable but
 	// waiting for one (schedstat); Threads how many there were.

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/mcpchaos/mcpchaos/internal/probes"
 	"github.com/mcpchaos/mcpchaos/report"
 )
@@ -16,8 +18,8 @@ import (
 
 // cpuBound is what the CPU-bound threads did between two readings; nil
 // unless both read schedstat.
-func cpuBound(from, to probes.ProcessSample) *report.CPUBound {
-	b := probes.BusyBetween(from, to)
+func cpuBound(from, to probes.ProcessSample, long time.Duration) *report.CPUBound {
+	b := probes.BusyBetween(from, to, long)
 	if !b.Known {
 		return nil
 	}
@@ -29,7 +31,7 @@ func cpuBound(from, to probes.ProcessSample) *report.CPUBound {
 // what they wanted per second of a live call (live: the live
 // call-seconds).
 func loadCPUBound(cpu *report.ProcessCPU, from, to probes.ProcessSample, live float64) {
-	b := cpuBound(from, to)
+	b := cpuBound(from, to, probes.LoadSlice)
 	if b == nil {
 		return
 	}

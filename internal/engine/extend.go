@@ -156,7 +156,7 @@ func (r *runner) shortOfCPU(ctx context.Context, pr *probeRun) string {
 	if err != nil {
 		return ""
 	}
-	if b := probes.BusyBetween(pr.loadFrom, now); b.Known && b.Threads > 0 && b.WaitS > b.OnCPUS {
+	if b := probes.BusyBetween(pr.loadFrom, now, probes.LoadSlice); b.Known && b.Threads > 0 && b.WaitS > b.OnCPUS {
 		return "the server's CPU-bound threads waited for a CPU longer than they ran"
 	}
 	return ""

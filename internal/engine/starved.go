@@ -40,7 +40,7 @@ func (pr *probeRun) judgeWait(w *report.Window, ps0, ps1 probes.ProcessSample, e
 	w.Slices = max(ps1.Sched.Slices-ps0.Sched.Slices, 0)
 	w.RunWaitS = max(wait-pr.idleWait*s, 0)
 	w.WaitThresholdS = max(windowFloor, noiseK*pr.idleWaitNoise*s)
-	w.CPUBound = cpuBound(ps0, ps1)
+	w.CPUBound = cpuBound(ps0, ps1, probes.WindowSlice)
 	w.Starved = w.Orphaned == 0 && w.LeftoverCPUS <= w.ThresholdS && starvedWait(*w) > w.WaitThresholdS
 }
 

@@ -115,7 +115,7 @@ func TestBusyBetween(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := BusyBetween(tt.before, tt.after)
+			got := BusyBetween(tt.before, tt.after, WindowSlice)
 			if got.Known != tt.want.Known || got.Threads != tt.want.Threads || got.Slices != tt.want.Slices ||
 				got.Preempted != tt.want.Preempted || got.AllPreempted != tt.want.AllPreempted || got.AllSlices != tt.want.AllSlices ||
 				!near(got.OnCPUS, tt.want.OnCPUS) || !near(got.WaitS, tt.want.WaitS) || !near(got.MaxSliceMs, tt.want.MaxSliceMs) {
@@ -134,8 +134,23 @@ func TestBusyBetweenTIDReuse(t *testing.T) {
 	t.Parallel()
 	before := threads(map[int]ThreadTimes{9: {OnCPU: 5, Wait: 5, Slices: 5000}})
 	after := threads(map[int]ThreadTimes{9: {OnCPU: 0.004, Wait: 0.1, Slices: 2}})
-	got := BusyBetween(before, after)
+	got := BusyBetween(before, after, WindowSlice)
 	if got.Threads != 1 || !near(got.OnCPUS, 0.004) || !near(got.WaitS, 0.1) {
 		t.Errorf("BusyBetween = %+v, want the new thread's 4 ms and 100 ms", got)
+	}
+}
+
+// TestBusyBetweenLoadSlice: over a load, a thread of 0.25 ms slices (a
+// starved sleeping server's backlog reached 0.19 ms) is not CPU-bound; in
+// a window it is.
+func TestBusyBetweenLoadSlice(t *testing.T) {
+	t.Parallel()
+	before := threads(map[int]ThreadTimes{3: {Slices: 10, Preempted: 5}})
+	after := threads(map[int]ThreadTimes{3: {OnCPU: 0.025, Wait: 1, Slices: 110, Preempted: 85}})
+	if got := BusyBetween(before, after, LoadSlice); got.Threads != 0 {
+		t.Errorf("over a load: %+v, want no CPU-bound thread", got)
+	}
+	if got := BusyBetween(before, after, WindowSlice); got.Threads != 1 || got.Preempted != 80 {
+		t.Errorf("in a window: %+v, want one CPU-bound thread preempted 80 times", got)
 	}
 }
