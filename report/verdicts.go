@@ -68,7 +68,7 @@ func unobservable(c Cancellation) string {
 	if p == nil {
 		return "no probe watched the server (wire evidence only: a server that ignores a cancel without a word is not seen)"
 	}
-	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && (p.PerCallS >= visiblePerCall || starvedCPUBound(*p)) {
+	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && p.PerCallS >= visiblePerCall {
 		if c.Windows.Count == 0 {
 			// The CPU is measured once, after the load: the leftover work
 			// of a call cut during the load has ended by then, hidden while
@@ -77,6 +77,9 @@ func unobservable(c Cancellation) string {
 				"ends before that and is hidden by live calls' work while it runs (quiet windows measure it during the load)"
 		}
 		return ""
+	}
+	if starvedCPUBound(*p) {
+		return starvedCPUBoundWhy(*p) // cpubound.go
 	}
 	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle "+
 		"(idle noise ±%s/s), %s CPU-s per second of a live call%s: the tools' work (sleeping or waiting) is not CPU it can see",
