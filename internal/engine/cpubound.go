@@ -11,10 +11,11 @@ import (
 // report/cpubound.go). Over the load, what the server's threads that ran
 // whole time slices wanted of the CPU (on it and waiting for it) per
 // second of a live call tells a CPU-bound tool starved of CPU from a
-// sleeping one, which the process's CPU alone cannot. In a quiet window,
-// only their wait makes the window starved: an idle runtime's wake-ups
-// wait for a CPU too on a loaded machine, and are not work that wanted to
-// run.
+// sleeping one, which the process's CPU alone cannot. In a quiet window
+// they are recorded, not judged: their wait did not tell a server that
+// stopped in time from one that ran on any better than the whole
+// process's wait, and judged alone it let through runs that ran on
+// (docs/decisions.md).
 
 // cpuBound is what the CPU-bound threads did between two readings; nil
 // unless both read schedstat.
@@ -39,19 +40,4 @@ func loadCPUBound(cpu *report.ProcessCPU, from, to probes.ProcessSample, live fl
 		b.WantedPerCallS = (b.OnCPUS + b.WaitS) / live
 	}
 	cpu.CPUBound = *b
-}
-
-// starvedWait is the run-queue wait that makes a window starved: that of
-// its CPU-bound threads when they were preempted at the end of most of
-// their slices (wanting the CPU), none when they were not; the whole
-// process's when schedstat kept no threads apart.
-func starvedWait(w report.Window) float64 {
-	b := w.CPUBound
-	switch {
-	case b == nil:
-		return w.RunWaitS
-	case b.Wanted():
-		return b.WaitS
-	}
-	return 0
 }

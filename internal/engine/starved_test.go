@@ -10,27 +10,13 @@ import (
 )
 
 // TestJudgeWait: a quiet window whose CPU stays under its threshold while
-// the server's CPU-bound threads (whole time slices, preempted at their
-// end) waited for a CPU longer than that saw a starved server, not a
-// stopped one; a window that saw work, a count probe that saw calls, an
-// idle runtime's wake-ups however long they waited, threads that ran out
-// of work and an unknown wait are not starved.
+// the server's threads waited for a CPU longer than that saw a starved
+// server, not a stopped one; a window that saw work, a count probe that
+// saw calls, an idle process's usual wait and an unknown wait are not
+// starved.
 func TestJudgeWait(t *testing.T) {
-	// sample is a reading of one thread that waited wait seconds in all:
-	// a CPU-bound one (slices of 10 ms, each ended by the kernel), or one
-	// woken now and then (slices of 10 µs, none ended by the kernel), or
-	// a CPU-bound one that blocked of its own accord.
-	const burn, wake, idle = 0, 1, 2
-	sample := func(wait float64, kind int) probes.ProcessSample {
-		th := probes.ThreadTimes{OnCPU: 10 * wait, Wait: wait, Slices: int64(wait * 1000)}
-		switch kind {
-		case burn:
-			th.Preempted = th.Slices
-		case wake:
-			th.Slices = int64(wait * 1e6)
-		}
-		return probes.ProcessSample{Sched: probes.RunWait{Known: true, WaitSeconds: wait, OnCPUSeconds: th.OnCPU, Slices: th.Slices,
-			ByThread: map[int]probes.ThreadTimes{1: th}}}
+	sample := func(wait float64) probes.ProcessSample {
+		return probes.ProcessSample{Sched: probes.RunWait{Known: true, WaitSeconds: wait, OnCPUSeconds: 10 * wait, Slices: int64(wait * 1000)}}
 	}
 	for _, tc := range []struct {
 		name           string
@@ -41,14 +27,13 @@ func TestJudgeWait(t *testing.T) {
 		wantStarved    bool
 		wantThresholdS float64
 	}{
-		{"CPU-bound threads waited, did not work: starved", report.Window{LeftoverCPUS: 0.01, ThresholdS: 0.03}, sample(1, burn), sample(1.2, burn), 0, 0, 0.2, true, 0.03},
-		{"an idle runtime's wake-ups waited as long: not starved", report.Window{LeftoverCPUS: 0.01, ThresholdS: 0.03}, sample(1, wake), sample(1.2, wake), 0, 0, 0.2, false, 0.03},
-		{"CPU-bound threads that ran out of work", report.Window{LeftoverCPUS: 0.01, ThresholdS: 0.03}, sample(1, idle), sample(1.2, idle), 0, 0, 0.2, false, 0.03},
-		{"did not wait: stopped", report.Window{LeftoverCPUS: 0.01, ThresholdS: 0.03}, sample(1, burn), sample(1.01, burn), 0, 0, 0.01, false, 0.03},
-		{"worked: leftover, not starved", report.Window{LeftoverCPUS: 0.1, ThresholdS: 0.03}, sample(1, burn), sample(1.5, burn), 0, 0, 0.5, false, 0.03},
-		{"a count probe saw calls", report.Window{Orphaned: 2, ThresholdS: 0.03}, sample(1, burn), sample(1.5, burn), 0, 0, 0.5, false, 0.03},
-		{"a noisy idle wait raises the threshold", report.Window{ThresholdS: 0.03}, sample(1, burn), sample(1.2, burn), 0, 0.1, 0.2, false, 0.3},
-		{"unknown wait", report.Window{ThresholdS: 0.03}, probes.ProcessSample{}, sample(5, burn), 0, 0, 0, false, 0},
+		{"waited, did not work: starved", report.Window{LeftoverCPUS: 0.01, ThresholdS: 0.03}, sample(1), sample(1.2), 0, 0, 0.2, true, 0.03},
+		{"did not wait: stopped", report.Window{LeftoverCPUS: 0.01, ThresholdS: 0.03}, sample(1), sample(1.01), 0, 0, 0.01, false, 0.03},
+		{"worked: leftover, not starved", report.Window{LeftoverCPUS: 0.1, ThresholdS: 0.03}, sample(1), sample(1.5), 0, 0, 0.5, false, 0.03},
+		{"a count probe saw calls", report.Window{Orphaned: 2, ThresholdS: 0.03}, sample(1), sample(1.5), 0, 0, 0.5, false, 0.03},
+		{"the idle process waits as much", report.Window{ThresholdS: 0.03}, sample(1), sample(1.2), 0.19, 0, 0.01, false, 0.03},
+		{"a noisy idle wait raises the threshold", report.Window{ThresholdS: 0.03}, sample(1), sample(1.2), 0, 0.1, 0.2, false, 0.3},
+		{"unknown wait", report.Window{ThresholdS: 0.03}, probes.ProcessSample{}, sample(5), 0, 0, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := &probeRun{idleWait: tc.idle, idleWaitNoise: tc.idleSD}
