@@ -15,8 +15,9 @@ import "fmt"
 // That does not make "no work seen" a pass. A CPU-bound server that gets
 // under visiblePerCall of what it wants has not had the CPU to read a
 // cancel in time either: it goes on past the grace and burns next to
-// nothing doing so. Judged observable, such runs were false passes (8 of
-// 60 stopping servers' runs at load average 22–35, docs/decisions.md).
+// nothing doing so. Judged observable, 11 such runs of stopping servers
+// that saw no work passed, 8 of them falsely (load average 22–35,
+// docs/decisions.md).
 // So a starved CPU-bound tool stays not_observable, for the reason it is:
 // the machine, not the kind of work; evidence of work is a violation as
 // for any other run.
@@ -53,11 +54,11 @@ type CPUBound struct {
 // thread that computes is preempted at the end of most of its slices.
 const preemptedShare = 0.5
 
-// Wanted reports whether the CPU-bound threads preempted at the end of
+// wanted reports whether the CPU-bound threads preempted at the end of
 // most of their slices waited for the CPU: then their time waiting is work
 // they asked for (with Preempted unknown, the slices' length alone says
 // it).
-func (b CPUBound) Wanted() bool {
+func (b CPUBound) wanted() bool {
 	if b.Threads == 0 || b.Slices <= 0 {
 		return false
 	}
@@ -69,7 +70,7 @@ func (b CPUBound) Wanted() bool {
 // a live call, its CPU-bound threads wanted at least that.
 func starvedCPUBound(p ProcessCPU) bool {
 	b := p.CPUBound
-	return b.Wanted() && b.WantedPerCallS >= visiblePerCall
+	return b.wanted() && b.WantedPerCallS >= visiblePerCall
 }
 
 // starvedCPUBoundWhy is the not_observable reason of a starved CPU-bound
@@ -92,7 +93,7 @@ func starvedCPUBoundNote(p ProcessCPU) string {
 		return "; " + p.RunWait + ", so a CPU-bound tool starved of CPU cannot be told from a sleeping one"
 	case b.Threads == 0:
 		return "; none of its threads ran whole time slices, as a CPU-bound tool starved of CPU would"
-	case !b.Wanted():
+	case !b.wanted():
 		return fmt.Sprintf("; its threads that ran whole time slices were preempted at the end of %d of %d: they ran out of work, not out of CPU",
 			b.Preempted, b.Slices)
 	}

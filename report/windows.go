@@ -129,8 +129,9 @@ type Window struct {
 	OnCPUS float64 `json:"on_cpu_s,omitempty"`
 	Slices int64   `json:"slices,omitempty"`
 	// CPUBound is what the server's CPU-bound threads did in the
-	// measurement (cpubound.go): their wait, not the wake-ups of an idle
-	// runtime, is what makes a window starved.
+	// measurement (cpubound.go); informative: their wait told a server
+	// that stopped in time from one that ran on no better than the whole
+	// process's wait (docs/decisions.md).
 	CPUBound *CPUBound `json:"cpu_bound,omitempty"`
 }
 

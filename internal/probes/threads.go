@@ -94,12 +94,10 @@ func readThread(dir string) (t schedTimes, preempted int64, ok bool, err error) 
 // builds (docs/decisions.md): threads of CPU-bound tools ran 0.16–0.88 ms
 // per slice over a load, those of sleeping tools 0.05–0.15 ms, and up to
 // 0.19 ms at load average 30 with the server niced (a starved server has
-// a backlog of messages to handle at each wake-up). Over a load, a sleeping
-// tool taken for a CPU-bound one could turn a not_observable into a false
-// pass, so LoadSlice keeps well above what sleeping tools reached; in a
-// quiet window, a thread taken for CPU-bound work can only make the window
-// starved (not_observable), so WindowSlice is lower: an idle server's
-// threads ran at most 0.11 ms per slice in a window.
+// a backlog of messages to handle at each wake-up). LoadSlice keeps well
+// above what sleeping tools reached. WindowSlice is for a quiet window,
+// where an idle server's threads ran at most 0.11 ms per slice; what it
+// finds there is recorded, not judged.
 const (
 	LoadSlice   = 300 * time.Microsecond
 	WindowSlice = 200 * time.Microsecond
