@@ -32,7 +32,11 @@ import (
 //
 // MCPCHAOS_AGREEMENT_SEEDS sets the seeds per setup (default 20) and
 // MCPCHAOS_AGREEMENT_FIRST the first of them (default 1);
-// MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it;
+// MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it (or one
+// of its alternatives, separated by "|"; a name with "sleep" adds the
+// sleeping controls, agreementServers);
+// MCPCHAOS_AGREEMENT_NICE=N runs the servers at niceness N in a session
+// of their own (niced);
 // MCPCHAOS_AGREEMENT_KEEP names a directory where each run's scenario,
 // summary, results file and server log are kept, with a file "judged"
 // saying truth and verdict, to be read against each other.
@@ -41,6 +45,11 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 	seeds := envCount(b, "MCPCHAOS_AGREEMENT_SEEDS", 20)
 	first := envCount(b, "MCPCHAOS_AGREEMENT_FIRST", 1)
 	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
+	if v := os.Getenv("MCPCHAOS_AGREEMENT_NICE"); v != "" {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 19 {
+			b.Fatalf("MCPCHAOS_AGREEMENT_NICE=%q: want a niceness from 1 to 19", v)
+		}
+	}
 	before := machineNow()
 	// The rows go to stderr as they come: a benchmark's log is cut short.
 	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation | misses: starved, marginal |")
@@ -50,10 +59,9 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 		for _, sdk := range []string{"gosdk", "mcpgo"} {
 			for _, transport := range []string{"stdio", "http"} {
 				for _, stepMs := range []int{25, 500} {
-					for _, leak := range []bool{true, false} {
-						c := stepserver.Config{SDK: sdk, Transport: transport, Leak: leak}
+					for _, c := range agreementServers(sdk, transport, only) {
 						name := fmt.Sprintf("%s, %d ms steps", c, stepMs)
-						if only != "" && !strings.Contains(name, only) {
+						if !picked(name, only) {
 							continue
 						}
 						t := tally{}
@@ -72,6 +80,39 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 		b.ReportMetric(float64(agreed)/float64(total), "agreement")
 	}
 	reportOthers(b, before, 0)
+}
+
+// agreementServers are the step servers of one SDK and transport: one
+// that leaks and one that stops, and, when only names "sleep", the same
+// two with steps that sleep: controls whose right verdict is
+// not_observable (a process probe cannot see sleeping work; a pass of the
+// leaking one is a false pass).
+func agreementServers(sdk, transport, only string) []stepserver.Config {
+	var out []stepserver.Config
+	for _, sleep := range []bool{false, true} {
+		if sleep && !strings.Contains(only, "sleep") {
+			continue
+		}
+		for _, leak := range []bool{true, false} {
+			out = append(out, stepserver.Config{SDK: sdk, Transport: transport, Leak: leak, Sleep: sleep})
+		}
+	}
+	return out
+}
+
+// picked reports whether the setup name is one MCPCHAOS_AGREEMENT_ONLY
+// picks: every setup when it is empty, else those whose name contains one
+// of its alternatives, separated by "|".
+func picked(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, alt := range strings.Split(only, "|") {
+		if alt != "" && strings.Contains(name, alt) {
+			return true
+		}
+	}
+	return false
 }
 
 // envCount reads a count from 1 to 1000 from the environment variable
@@ -156,7 +197,7 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 		if err != nil {
 			b.Fatal(err)
 		}
-		target = fmt.Sprintf("stdio: {command: [%q], env: {%s: %q, %s: %q}}", self, stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth)
+		target = fmt.Sprintf("stdio: {command: [%s], env: {%s: %q, %s: %q}}", serverCommand(self), stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth)
 	} else {
 		url, pid, stop := startStepServer(b, c)
 		defer stop()
@@ -195,6 +236,32 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 	return o
 }
 
+// niced is the command line of a step server: self, or under
+// MCPCHAOS_AGREEMENT_NICE=N, self in a session of its own whose
+// scheduling group (Linux's autogroup: one per session, and niceness
+// counts only within a group) has niceness N. A server that yields its
+// CPU to everyone else is a server starved of CPU on a machine that is
+// not short of it for mcpchaos: the case the CPU-bound rules are for
+// (docs/decisions.md). setsid forks when the server leads its process
+// group (mcpchaos starts stdio servers so) and waits for the server: the
+// process probe watches the tree.
+func niced(self string) []string {
+	n := os.Getenv("MCPCHAOS_AGREEMENT_NICE")
+	if n == "" {
+		return []string{self}
+	}
+	return []string{"setsid", "-w", "sh", "-c", "echo " + n + " > /proc/self/autogroup && exec nice -n " + n + ` "$0"`, self}
+}
+
+// serverCommand is niced(self) as a YAML flow sequence's items.
+func serverCommand(self string) string {
+	var q []string
+	for _, a := range niced(self) {
+		q = append(q, strconv.Quote(a))
+	}
+	return strings.Join(q, ", ")
+}
+
 // startStepServer starts this test binary as an HTTP step server and
 // returns its URL, its pid and a stop function.
 func startStepServer(b *testing.B, c stepserver.Config) (url string, pid int, stop func()) {
@@ -203,7 +270,8 @@ func startStepServer(b *testing.B, c stepserver.Config) (url string, pid int, st
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(self)
+	argv := niced(self)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), stepserver.Env+"="+c.String(), stepserver.TruthEnv+"="+c.Truth)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -243,6 +243,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 	}
 	mergeCutPings(o, in)
 	w, x := &o.Windows, in.Windows
+	mergeExtension(w, x)
 	if in.Shared != nil {
 		w.Starved = max(w.Starved, x.Starved)
 		w.CutCount = max(w.CutCount, x.CutCount)

@@ -30,6 +30,7 @@ type (
 	ProtocolViolations = summary.ProtocolViolations
 	Cancellation       = summary.Cancellation
 	CutPings           = summary.CutPings
+	CPUBound           = summary.CPUBound
 	LogOrphans         = summary.LogOrphans
 	ProcessCPU         = summary.ProcessCPU
 	Windows            = summary.Windows

@@ -64,6 +64,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		}
 	}
 	out.Windows = pr.windows
+	pr.r.noteExtension(&out.Windows)
 	out.Client = client
 	out.CutPings = pings
 	return out
@@ -120,9 +121,11 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 	if dt := (load.at.Sub(pr.loadAt) - pr.r.win.pausedFor()).Seconds(); load.err == nil && dt > 0 && !pr.loadAt.IsZero() {
 		cpu.LoadRate = max(probes.LeftoverCPU(pr.loadFrom, load.proc)/dt-pr.idleCPU, 0)
 		pr.loadWait(cpu, pr.loadFrom, load.proc, dt)
-		if live := pr.liveCallSeconds(); live > 0 {
+		live := pr.liveCallSeconds()
+		if live > 0 {
 			cpu.PerCallS = cpu.LoadRate * dt / live
 		}
+		loadCPUBound(cpu, pr.loadFrom, load.proc, live)
 	}
 	out.CPU = cpu
 }

@@ -27,10 +27,15 @@ func (r *runner) newPacer() pacer {
 func (r *runner) openLoad(ctx context.Context) {
 	r.ticks = make(chan tick)
 	first := r.missTicks(r.pace, r.late)
-	pacedFrom(ctx, r.pace, r.began, r.plan.Load.Total(), first, r.plan.Shard.step(), func(n uint64, at time.Duration) {
+	pctx, end, stop := r.paceContext(ctx) // extend.go
+	defer stop()
+	pacedFrom(pctx, r.pace, r.began, end, first, r.plan.Shard.step(), func(n uint64, at time.Duration) {
 		if r.win.paused.Load() {
 			r.win.skipped.Add(1) // a quiet window: not offered
 			return
+		}
+		if at >= r.loadTotal() {
+			return // past the end of a load that may be extended, and was not (yet)
 		}
 		scheduled := r.began.Add(at)
 		r.behind.tick(at, time.Since(scheduled))
@@ -188,8 +193,9 @@ func (cs *callState) retryHint() (results.StopReason, time.Duration) {
 // maxRetryWait bounds the wait before a retry, whatever Retry-After says.
 const maxRetryWait = time.Minute
 
-// loadEnd is when the load ends: no call is retried past it.
-func (r *runner) loadEnd() time.Time { return r.began.Add(r.plan.Load.Total()) }
+// loadEnd is when the load ends (its extension for more quiet windows
+// included, extend.go): no call is retried past it.
+func (r *runner) loadEnd() time.Time { return r.began.Add(r.loadTotal()) }
 
 // sleepInLoad waits d unless ctx or the load ends first; false when either
 // ended.

@@ -133,10 +133,11 @@ type runner struct {
 	typical  typicals
 	finished finished
 	stalls   stallLog
-	win      windowGate // the pause of a quiet window
-	fences   fences     // stdio fences after cancels (fence.go)
-	lag      readLag    // this process's own stalls (readlag.go)
-	cutPings *cutPings  // pings after cuts over HTTP (cutping.go); nil: none
+	win      windowGate    // the pause of a quiet window
+	ext      loadExtension // the load extended for more quiet windows (extend.go)
+	fences   fences        // stdio fences after cancels (fence.go)
+	lag      readLag       // this process's own stalls (readlag.go)
+	cutPings *cutPings     // pings after cuts over HTTP (cutping.go); nil: none
 	// lateQ holds finished calls for their late window (latequeue.go);
 	// deadlines, the calls' timers (deadlines.go). Nil in a runner built
 	// by hand: then a timer each.
@@ -198,6 +199,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if cutPingsWanted(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil) {
 		r.cutPings = &cutPings{on: true, grace: r.plan.Orphans.Grace, lag: &r.lag}
 	}
+	r.ext.on = extendable(r.plan, pr.windows.Auto)
 	pr.start()
 	info, err := r.begin(ctx)
 	if err != nil {

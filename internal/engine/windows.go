@@ -74,19 +74,21 @@ func (g *windowGate) wait(ctx context.Context) bool {
 func (g *windowGate) pausedFor() time.Duration { return time.Duration(g.total.Load()) }
 
 // quietWindows takes a window after every Every of load until the load's
-// end, ctx's end or stop; it returns stop, which waits for a window in
+// end, ctx's end or stop; at the load's end it may extend the load for one
+// more window (extend.go). It returns stop, which waits for a window in
 // progress to end.
 func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 	w := r.plan.Orphans.Windows
 	if w == nil {
 		return func() {}
 	}
-	end := r.began.Add(r.plan.Load.Total())
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTimer(w.Every)
+		defer r.endLoad()
+		next := time.Now().Add(w.Every)
+		t := time.NewTimer(r.untilWindow(next))
 		defer t.Stop()
 		for {
 			select {
@@ -96,17 +98,30 @@ func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 				return
 			case <-t.C:
 			}
-			if !time.Now().Before(end) {
-				return
+			// At the load's end (before the next window, or with it), the
+			// load goes on only if extended for that window.
+			if now := time.Now(); now.Before(next) || !now.Before(r.loadEnd()) {
+				if !r.extendLoad(ctx, pr, later(next, now)) {
+					return
+				}
 			}
-			r.window(ctx, pr, quit)
-			t.Reset(w.Every)
+			if !time.Now().Before(next) {
+				r.window(ctx, pr, quit)
+				next = time.Now().Add(w.Every)
+			}
+			t.Reset(r.untilWindow(next))
 		}
 	}()
 	return func() {
 		close(quit)
 		<-done
 	}
+}
+
+// untilWindow is how long until the next window is due, or the load
+// ends if that is sooner.
+func (r *runner) untilWindow(next time.Time) time.Duration {
+	return max(min(time.Until(next), time.Until(r.loadEnd())), 0)
 }
 
 // window pauses the load, cancels every call in flight, waits the grace

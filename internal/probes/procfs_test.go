@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -124,7 +125,7 @@ func TestProcessTreeFake(t *testing.T) {
 				t.Errorf("Sched = %+v from a /proc without task/ directories, want not known", got.Sched)
 			}
 			got.Sched = RunWait{}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("SampleTree = %+v, want %+v", got, tt.want)
 			}
 		})

@@ -44,10 +44,11 @@ func parseSchedstat(b []byte) (schedTimes, error) {
 // not Linux).
 var errNoSchedstat = errors.New("no schedstat in /proc (the kernel keeps no run-queue times)")
 
-// readSchedstat sums the schedstat of every thread of pid. A process or
-// thread that ended while it was read counts for nothing; a kernel
-// without schedstat files is errNoSchedstat.
-func readSchedstat(proc string, pid int) (schedTimes, error) {
+// readSchedstat reads the schedstat of every thread of pid into byThread
+// (threads.go) and returns their sum. A process or thread that ended
+// while it was read counts for nothing; a kernel without schedstat files
+// is errNoSchedstat.
+func readSchedstat(proc string, pid int, byThread map[int]ThreadTimes) (schedTimes, error) {
 	dir := filepath.Join(proc, strconv.Itoa(pid), "task")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -62,16 +63,15 @@ func readSchedstat(proc string, pid int) (schedTimes, error) {
 	var sum schedTimes
 	read := 0
 	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "schedstat"))
-		if errors.Is(err, fs.ErrNotExist) {
+		t, preempted, ok, err := readThread(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return schedTimes{}, err
+		}
+		if !ok {
 			continue // the thread ended, or the kernel has no schedstat
 		}
-		if err != nil {
-			return schedTimes{}, fmt.Errorf("read %s/%s/schedstat: %w", dir, e.Name(), err)
-		}
-		t, err := parseSchedstat(b)
-		if err != nil {
-			return schedTimes{}, fmt.Errorf("%s/%s: %w", dir, e.Name(), err)
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			byThread[tid] = ThreadTimes{OnCPU: float64(t.onCPU) / 1e9, Wait: float64(t.wait) / 1e9, Slices: t.slices, Preempted: preempted}
 		}
 		sum.onCPU += t.onCPU
 		sum.wait += t.wait
@@ -100,13 +100,16 @@ type RunWait struct {
 	OnCPUSeconds float64
 	WaitSeconds  float64
 	Slices       int64
+	// ByThread holds each thread's times, by thread id (threads.go).
+	ByThread map[int]ThreadTimes
 }
 
 // runWait reads the schedstat of the live processes pids.
 func runWait(proc string, pids []int) RunWait {
 	var sum schedTimes
+	byThread := map[int]ThreadTimes{}
 	for _, pid := range pids {
-		t, err := readSchedstat(proc, pid)
+		t, err := readSchedstat(proc, pid, byThread)
 		if err != nil {
 			return RunWait{Err: err.Error()}
 		}
@@ -114,7 +117,7 @@ func runWait(proc string, pids []int) RunWait {
 		sum.wait += t.wait
 		sum.slices += t.slices
 	}
-	return RunWait{Known: true, OnCPUSeconds: float64(sum.onCPU) / 1e9, WaitSeconds: float64(sum.wait) / 1e9, Slices: sum.slices}
+	return RunWait{Known: true, OnCPUSeconds: float64(sum.onCPU) / 1e9, WaitSeconds: float64(sum.wait) / 1e9, Slices: sum.slices, ByThread: byThread}
 }
 
 // WaitBetween returns the run-queue wait of the trees between two

@@ -3,6 +3,7 @@ package probes
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,7 +90,11 @@ func TestProcessRunWaitFake(t *testing.T) {
 				}
 				return
 			}
-			if got.Sched != tt.want {
+			if n := len(got.Sched.ByThread); n != 3 {
+				t.Errorf("Sched.ByThread has %d threads, want 3 (100, 101, 102)", n)
+			}
+			got.Sched.ByThread = nil
+			if !reflect.DeepEqual(got.Sched, tt.want) {
 				t.Errorf("Sched = %+v, want %+v", got.Sched, tt.want)
 			}
 		})

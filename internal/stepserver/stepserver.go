@@ -1,7 +1,7 @@
 // Package stepserver is a test helper: a real MCP server built on the
 // official Go SDK or on mark3labs/mcp-go, over stdio or Streamable HTTP,
-// whose one tool, work, runs CPU-bound steps and writes every step it
-// finishes to a truth file. It is the ground truth the black-box orphan
+// whose one tool, work, runs CPU-bound steps (or, as a control, steps that
+// sleep) and writes every step it finishes to a truth file. It is the ground truth the black-box orphan
 // verdicts are held against (e2e's interop tests, bench's agreement
 // table): a call cut by mcpchaos ran on past cut + grace exactly when the
 // server logged a step that ended later than that.
@@ -27,7 +27,8 @@ import (
 
 // Env configures a step server run by re-executing a test binary:
 // "SDK,TRANSPORT,MODE" with SDK gosdk or mcpgo, TRANSPORT stdio or http,
-// MODE leak or stop; TruthEnv names the truth file.
+// MODE leak or stop, and ",sleep" after it for a server whose steps sleep
+// instead of computing; TruthEnv names the truth file.
 const (
 	Env      = "MCPCHAOS_STEPSERVER"
 	TruthEnv = "MCPCHAOS_STEPSERVER_TRUTH"
@@ -38,7 +39,11 @@ type Config struct {
 	SDK       string // "gosdk" or "mcpgo"
 	Transport string // "stdio" or "http"
 	Leak      bool   // run every step whatever happens
-	Truth     string // the truth file
+	// Sleep: each step sleeps instead of computing, the control for
+	// rules that tell CPU-bound work from sleeping work (a process probe
+	// cannot see sleeping work, so its verdict should be not_observable).
+	Sleep bool
+	Truth string // the truth file
 }
 
 // String is the Env form of c.
@@ -46,6 +51,9 @@ func (c Config) String() string {
 	mode := "stop"
 	if c.Leak {
 		mode = "leak"
+	}
+	if c.Sleep {
+		mode += ",sleep"
 	}
 	return c.SDK + "," + c.Transport + "," + mode
 }
@@ -58,10 +66,10 @@ func FromEnv() (c Config, ok bool, err error) {
 		return c, false, nil
 	}
 	parts := strings.Split(v, ",")
-	if len(parts) != 3 {
-		return c, true, fmt.Errorf("%s=%q: want SDK,TRANSPORT,MODE", Env, v)
+	if len(parts) != 3 && (len(parts) != 4 || parts[3] != "sleep") {
+		return c, true, fmt.Errorf("%s=%q: want SDK,TRANSPORT,MODE or SDK,TRANSPORT,MODE,sleep", Env, v)
 	}
-	c = Config{SDK: parts[0], Transport: parts[1], Leak: parts[2] == "leak", Truth: os.Getenv(TruthEnv)}
+	c = Config{SDK: parts[0], Transport: parts[1], Leak: parts[2] == "leak", Sleep: len(parts) == 4, Truth: os.Getenv(TruthEnv)}
 	switch {
 	case c.SDK != "gosdk" && c.SDK != "mcpgo":
 		err = fmt.Errorf("%s: unknown SDK %q (gosdk, mcpgo)", Env, c.SDK)
@@ -84,7 +92,7 @@ func Serve(c Config) int {
 		return 1
 	}
 	defer f.Close()
-	w := &worker{leak: c.Leak, truth: f}
+	w := &worker{leak: c.Leak, sleep: c.Sleep, truth: f}
 	switch c.SDK {
 	case "gosdk":
 		err = serveGoSDK(c, w)
@@ -101,6 +109,7 @@ func Serve(c Config) int {
 // worker runs the steps of calls and logs them.
 type worker struct {
 	leak  bool
+	sleep bool // steps sleep instead of computing
 	mu    sync.Mutex
 	truth *os.File
 }
@@ -112,12 +121,17 @@ func (w *worker) log(token any, what string, step int) {
 	fmt.Fprintf(w.truth, "%d %v %s %d\n", time.Now().UnixNano(), token, what, step)
 }
 
-// run runs steps of stepMs of CPU each for token, calling progress after
-// each; a stopping worker returns at once when ctx ends, inside a step.
+// run runs steps of stepMs each (of CPU, or asleep) for token, calling
+// progress after each; a stopping worker returns at once when ctx ends,
+// inside a step.
 func (w *worker) run(ctx context.Context, token any, steps, stepMs int, progress func(n int)) (string, error) {
 	d := time.Duration(stepMs) * time.Millisecond
 	for n := 1; n <= steps; n++ {
-		if !burn(ctx, d, w.leak) {
+		step := burn
+		if w.sleep {
+			step = rest
+		}
+		if !step(ctx, d, w.leak) {
 			w.log(token, "stop", n)
 			return "", fmt.Errorf("stopped at step %d: %w", n, ctx.Err())
 		}
@@ -142,6 +156,22 @@ func burn(ctx context.Context, d time.Duration, leak bool) bool {
 	}
 	sink.Store(x)
 	return true
+}
+
+// rest sleeps for d; unless leak, it reports false as soon as ctx ends.
+func rest(ctx context.Context, d time.Duration, leak bool) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	if leak {
+		<-t.C
+		return true
+	}
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // sink keeps the burn's work from being optimised away.

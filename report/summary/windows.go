@@ -37,6 +37,9 @@ type ProcessCPU struct {
 	RunWaitRate    float64 `json:"run_wait_rate"`
 	WaitPerSliceMs float64 `json:"wait_per_slice_ms"`
 	RunWait        string  `json:"run_wait,omitempty"`
+	// CPUBound is what its CPU-bound threads did over the load
+	// (cpubound.go).
+	CPUBound CPUBound `json:"cpu_bound"`
 }
 
 // Windows sums the quiet windows of orphans.windows.
@@ -48,6 +51,12 @@ type Windows struct {
 	// Auto: mcpchaos took these windows of its own accord, the process
 	// probe being the only server-side evidence (engine/autowindows.go).
 	Auto bool `json:"auto,omitempty"`
+	// Extensions is how many times mcpchaos extended the load for one
+	// more window, the windows so far clean on a machine short of CPU
+	// (engine/extend.go); ExtendedMs the extension, Extended why.
+	Extensions int     `json:"extensions"`
+	ExtendedMs float64 `json:"extended_ms"`
+	Extended   string  `json:"extended,omitempty"`
 	// SkippedTicks were due while the pacer paused: not offered, so not
 	// counted as scheduled or dropped.
 	SkippedTicks int `json:"skipped_ticks"`
@@ -116,4 +125,9 @@ type Window struct {
 	// data to judge a starved window by (docs/decisions.md).
 	OnCPUS float64 `json:"on_cpu_s,omitempty"`
 	Slices int64   `json:"slices,omitempty"`
+	// CPUBound is what the server's CPU-bound threads did in the
+	// measurement (cpubound.go); informative: their wait told a server
+	// that stopped in time from one that ran on no better than the whole
+	// process's wait (docs/decisions.md).
+	CPUBound *CPUBound `json:"cpu_bound,omitempty"`
 }

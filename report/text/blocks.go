@@ -66,7 +66,7 @@ func textWindows(t *textOut, c summary.Cancellation) {
 	}
 	auto := ""
 	if w.Auto {
-		auto = ", taken by mcpchaos: the process probe was the only server-side evidence"
+		auto = ", taken by mcpchaos: the process probe was the only server-side evidence" + summary.ExtensionNote(w)
 	}
 	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered%s)", w.Count, w.Cancelled, w.SkippedTicks, auto),
 		"leftover CPU "+summary.FormatMs(w.LeftoverCPUS*1000)+" ± "+summary.FormatMs(w.NoiseCPUS*1000)+" in "+summary.FormatMs(w.MeasuredMs))

@@ -1,6 +1,10 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
+)
 
 // The cancellation verdict's facts from the quiet windows and from the
 // processes a stdio server left behind.
@@ -67,5 +71,5 @@ func windowsSource(w Windows) string {
 	if !w.Auto {
 		return ""
 	}
-	return " (windows taken by mcpchaos: the process probe was the only server-side evidence)"
+	return " (windows taken by mcpchaos: the process probe was the only server-side evidence" + summary.ExtensionNote(w) + ")"
 }

@@ -10,6 +10,7 @@ type (
 	Verdict            = summary.Verdict
 	Cancellation       = summary.Cancellation
 	CutPings           = summary.CutPings
+	CPUBound           = summary.CPUBound
 	LogOrphans         = summary.LogOrphans
 	ProcessCPU         = summary.ProcessCPU
 	Windows            = summary.Windows

@@ -52,9 +52,12 @@ func unobservable(c Cancellation) string {
 		}
 		return ""
 	}
+	if starvedCPUBound(*p) {
+		return starvedCPUBoundWhy(*p) // cpubound.go
+	}
 	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle "+
-		"(idle noise ±%s/s), %s CPU-s per second of a live call: the tools' work (sleeping or waiting) is not CPU it can see",
-		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS))
+		"(idle noise ±%s/s), %s CPU-s per second of a live call%s: the tools' work (sleeping or waiting) is not CPU it can see",
+		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS), starvedCPUBoundNote(*p))
 }
 
 // evidence is Evidence as the verdicts of each area read it.
