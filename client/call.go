@@ -250,6 +250,11 @@ func (call *Call) emitAs(ev Event, afterFinal bool) {
 	if call.state.Load()&stReleased != 0 {
 		return // over for the client: what still arrives is stale, counted in Stats
 	}
+	call.observe(ev, afterFinal)
+}
+
+// observe stamps an event and hands it to the call's observer.
+func (call *Call) observe(ev Event, afterFinal bool) {
 	ev.Late = call.state.Load()&(stCancelled|stAborted) != 0
 	ev.AfterFinal = afterFinal
 	if call.obs != nil {
@@ -264,6 +269,22 @@ func (call *Call) end(at time.Time, err error) {
 	}
 	call.emit(Event{Kind: EvEnd, At: at, Err: err})
 	call.finish()
+}
+
+// endReleased ends a call released at the late window after our cancel
+// (httpstale.go): stReleased is set before EvEnd is delivered, so that
+// whatever its stream carries once the caller has seen the end is counted
+// stale, never delivered to it. false: the call had ended already.
+func (call *Call) endReleased(at time.Time) bool {
+	if call.setState(stEnded) {
+		return false
+	}
+	call.gateMu.Lock()
+	call.setState(stReleased)
+	call.gateMu.Unlock()
+	call.observe(Event{Kind: EvEnd, At: at}, call.state.Load()&stFinal != 0)
+	call.finish()
+	return true
 }
 
 // ended reports whether EvEnd was delivered.

@@ -22,16 +22,26 @@ import (
 
 // protoLog records the protocol and client address of every request.
 type protoLog struct {
-	next http.Handler
 	mu   sync.Mutex
-	seen []string // "HTTP/2.0 127.0.0.1:port"
+	next http.Handler // under mu (wrap)
+	seen []string     // "HTTP/2.0 127.0.0.1:port"
 }
 
 func (l *protoLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.mu.Lock()
 	l.seen = append(l.seen, r.Proto+" "+r.RemoteAddr)
+	next := l.next
 	l.mu.Unlock()
-	l.next.ServeHTTP(w, r)
+	next.ServeHTTP(w, r)
+}
+
+// wrap puts h in front of the handler, under the lock: the server may
+// already be serving (a request of the fixture's own, or the client's
+// GET stream).
+func (l *protoLog) wrap(h func(next http.Handler) http.Handler) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next = h(l.next)
 }
 
 func (l *protoLog) all() []string {
@@ -297,13 +307,14 @@ func TestHTTP2StalledStream(t *testing.T) {
 func TestHTTP2HeaderListBound(t *testing.T) {
 	t.Parallel()
 	f := startSDKH2(t, true)
-	next := f.proto.next
 	big := strings.Repeat("x", 2<<20)
-	f.proto.next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Name") == "slow" {
-			w.Header().Set("X-Big", big)
-		}
-		next.ServeHTTP(w, r)
+	f.proto.wrap(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Name") == "slow" {
+				w.Header().Set("X-Big", big)
+			}
+			next.ServeHTTP(w, r)
+		})
 	})
 	c := f.dial(t, "")
 	_, err := c.CallTool(ctxT(t), "slow", []byte(`{"steps":1,"step_ms":1}`))

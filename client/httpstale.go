@@ -70,9 +70,11 @@ func (t *httpTransport) release(call *Call) {
 	if call.state.Load()&(stFinal|stEnded) != 0 {
 		return // answered, or the stream is over: nothing to watch
 	}
-	call.end(time.Now(), nil)
+	// Released before its end is seen: an answer read once the caller
+	// has the end must count as stale (TestHTTPLegacyLateWindowFromCancel
+	// lost it when stReleased came after EvEnd).
+	call.endReleased(time.Now())
 	call.gateMu.Lock()
-	call.setState(stReleased)
 	conn, rel := call.conn, call.release
 	call.gateMu.Unlock()
 	if conn != nil && !t.watch(conn) {

@@ -15,8 +15,9 @@ import (
 // (examples/gateways/nginx-buffering.conf) each call's progress arrives in
 // one piece with its result. A cancel due at the 3rd notification then
 // finds the call answered: it is skipped, the call is ok with no late
-// response, and gateway.progress_held counts it; the target's records
-// agree that no call was cancelled and every one ran to its end. (Before,
+// response, and gateway.progress_held counts it; the gateway join of the
+// target's records has one execution per call and no cancelled call
+// stopped or run on. (Before,
 // every such call was counted cancelled, with a late response.)
 func TestNginxBufferingAfterProgress(t *testing.T) {
 	t.Parallel()

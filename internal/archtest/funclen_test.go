@@ -16,7 +16,7 @@ import (
 
 // maxFuncLines is the longest a function may be, from its func keyword to
 // its closing brace: a longer one reads as its steps once it is broken
-// along them (DESIGN.md, "Style").
+// along them (docs/testing.md, "Function length").
 const maxFuncLines = 80
 
 // longFuncs are the functions allowed over maxFuncLines for now, each with

@@ -34,7 +34,7 @@ const (
 	layerVerdicts
 	// layerParts: what a run is made of, each on the base.
 	layerParts
-	// layerRun: the run loop (and the proxy, when it comes).
+	// layerRun: the run loop (engine) and the fault-injecting proxy.
 	layerRun
 	// layerCmd: the command.
 	layerCmd

@@ -37,18 +37,28 @@ func judgeByTruth(s *Summary, v Verdict, stopped string, facts []string) Verdict
 	if len(facts) > 0 {
 		tail = "; " + strings.Join(facts, "; ")
 	}
+	unknown := func() {
+		v.Evidence += "; " + records + " (" + examples("stops.cancelled.unknown", "stops.disconnected.unknown") + ")"
+	}
+	legacy := vocab.IsLegacy(s.Era)
+	// Work seen after a cancel is a violation whatever else is unknown; a
+	// cancelled call whose fate is unknown keeps the verdict from anything
+	// milder (a 2025 disconnect that ran on is expected, but says nothing
+	// of the cancels).
 	switch {
 	case c.RanOn > 0:
 		v.Status = StatusViolation
 		v.Evidence = fmt.Sprintf("%s: %s (%s)%s", stopped, records, examples("stops.cancelled.ran_on"), tail)
-	case d.RanOn > 0 && vocab.IsLegacy(s.Era):
-		v.Status = StatusLegacy
-		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s (%s)%s", stopped, s.Era, records, examples("stops.disconnected.ran_on"), tail)
-	case d.RanOn > 0:
+	case d.RanOn > 0 && !legacy:
 		v.Status = StatusViolation
 		v.Evidence = fmt.Sprintf("%s: %s (%s) (from %s a disconnect is a cancel)%s", stopped, records, examples("stops.disconnected.ran_on"), vocab.FirstModern, tail)
-	case c.Unknown+d.Unknown > 0:
-		v.Evidence += "; " + records + " (" + examples("stops.cancelled.unknown", "stops.disconnected.unknown") + ")"
+	case c.Unknown > 0:
+		unknown()
+	case d.RanOn > 0:
+		v.Status = StatusLegacy
+		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s (%s)%s", stopped, s.Era, records, examples("stops.disconnected.ran_on"), tail)
+	case d.Unknown > 0:
+		unknown()
 	default:
 		v.Status = StatusPass
 		v.Evidence = stopped + "; no work seen after a cancel: " + records + tail
