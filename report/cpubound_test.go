@@ -41,6 +41,9 @@ func TestStarvedCPUBound(t *testing.T) {
 		{"no CPU above idle at all", &ProcessCPU{LoadRate: 0.001, PerCallS: 0.001, CPUBound: computing}, windows, StatusNotObservable,
 			[]string{"the machine was short of CPU", "but the process got 0.001"}},
 		{"a CPU-bound tool given the CPU", &ProcessCPU{LoadRate: 1, PerCallS: 0.4, CPUBound: computing}, windows, StatusPass, []string{"no work seen"}},
+		{"serving CPU in short slices only", &ProcessCPU{LoadRate: 0.08, PerCallS: 0.08, CPUBound: CPUBound{MaxSliceMs: 0.08, AllSlices: 2721, AllPreempted: 258}},
+			windows, StatusNotObservable, []string{"0.08 CPU-s per second of a live call in short time slices only", "the longest 0.08 ms"}},
+		{"serving CPU, schedstat unknown", &ProcessCPU{LoadRate: 0.08, PerCallS: 0.08}, windows, StatusPass, []string{"no work seen"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

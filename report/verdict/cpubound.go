@@ -57,3 +57,26 @@ func starvedCPUBoundNote(p ProcessCPU) string {
 	return fmt.Sprintf("; its threads that ran whole time slices wanted %s CPU-s per second of a live call (on a CPU and waiting for one), under the %s that shows CPU-bound work starved of CPU",
 		fmtNum(b.WantedPerCallS), fmtNum(visiblePerCall))
 }
+
+// servingOnly reports whether the process's CPU over the load, however
+// much per call, came in short time slices only: no thread's mean slice
+// reached probes.LoadSlice, as no computing tool's did in any measurement
+// (docs/decisions.md), while sleeping tools' threads stayed under it. That
+// CPU went on serving requests (parsing, writing, waking sleepers), which
+// a call that runs on after its cancel without computing does not repeat:
+// its work is not CPU the probe can see, and "no work seen" is no pass. A
+// race-built target of sleeping steps spent 0.04–0.08 CPU-s per live
+// call-second so, over the 0.05 that otherwise reads as visible work.
+// Unknown without schedstat (AllSlices 0): the per-call CPU alone decides.
+func servingOnly(p ProcessCPU) bool {
+	b := p.CPUBound
+	return b.AllSlices > 0 && b.Threads == 0
+}
+
+// servingOnlyWhy is the not_observable reason of servingOnly.
+func servingOnlyWhy(p ProcessCPU) string {
+	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s per second of a live call "+
+		"in short time slices only (no thread's mean slice reached 0.3 ms; the longest %s ms): serving the requests, "+
+		"not tools computing, so work that runs on without computing is not CPU it can see",
+		fmtNum(p.PerCallS), fmtNum(p.CPUBound.MaxSliceMs))
+}

@@ -43,6 +43,9 @@ func unobservable(c Cancellation) string {
 		return "no probe watched the server (wire evidence only: a server that ignores a cancel without a word is not seen)"
 	}
 	if p.LoadRate > max(visibleCPURate, visibleNoiseK*p.IdleNoise) && p.PerCallS >= visiblePerCall {
+		if servingOnly(*p) {
+			return servingOnlyWhy(*p) // cpubound.go
+		}
 		if c.Windows.Count == 0 {
 			// The CPU is measured once, after the load: the leftover work
 			// of a call cut during the load has ended by then, hidden while
