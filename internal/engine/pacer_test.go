@@ -37,44 +37,54 @@ func stagesOf(from float64, steps ...Stage) stages { return newStages(from, step
 
 func stage(to int, over time.Duration) Stage { return Stage{To: perSec(to), Over: over} }
 
+// rateAt is a pacer's rate, in calls per second, at a time into the load.
+type rateAt struct {
+	at   time.Duration
+	want float64
+}
+
+// pacerCase is one pacer of TestPacers and what it must do.
+type pacerCase struct {
+	name  string
+	p     pacer
+	hits  uint64 // the hits that are due (for stages that end at 0: all of them)
+	ends  bool   // the pacer stops after hits
+	rates []rateAt
+	// want pins some intended times exactly (to the µs).
+	want map[uint64]time.Duration
+}
+
+// pacerCases are the cases of TestPacers: a constant rate and stages.
+var pacerCases = []pacerCase{
+	{name: "constant 100/1s", p: constant{perSec(100)}, hits: 1000,
+		rates: []rateAt{{0, 100}, {5 * time.Second, 100}, {time.Hour, 100}},
+		want:  map[uint64]time.Duration{0: 0, 1: 10 * time.Millisecond, 999: 9990 * time.Millisecond}},
+	{name: "ramp 0 to 100/s over 10s, then held", p: stagesOf(0, stage(100, 10*time.Second)), hits: 1500,
+		rates: []rateAt{{0, 0}, {time.Second, 10}, {5 * time.Second, 50}, {10 * time.Second, 100}, {20 * time.Second, 100}},
+		// n hits are due at t = sqrt(2n/10): hit 1 at 0.447 s, hit 500 at 10 s; then 100/s.
+		want: map[uint64]time.Duration{0: 0, 5: time.Second, 20: 2 * time.Second, 500: 10 * time.Second, 600: 11 * time.Second}},
+	{name: "down-ramp 100/s to 0 over 10s", p: stagesOf(100, stage(0, 10*time.Second)), hits: 500, ends: true,
+		rates: []rateAt{{0, 100}, {5 * time.Second, 50}, {10 * time.Second, 0}, {time.Minute, 0}},
+		// 100t - 5t² hits by t: 95 at 1 s, 375 at 5 s.
+		want: map[uint64]time.Duration{0: 0, 95: time.Second, 375: 5 * time.Second}},
+	{name: "several stages", p: stagesOf(10, stage(50, 2*time.Second), stage(50, time.Second), stage(20, 3*time.Second), stage(0, time.Second)),
+		// 60 + 50 + 105 + 10 hits.
+		hits: 225, ends: true,
+		rates: []rateAt{{0, 10}, {time.Second, 30}, {2 * time.Second, 50}, {2500 * time.Millisecond, 50}, {3 * time.Second, 50},
+			{4 * time.Second, 40}, {6 * time.Second, 20}, {6500 * time.Millisecond, 10}, {7 * time.Second, 0}},
+		want: map[uint64]time.Duration{0: 0, 60: 2 * time.Second, 85: 2500 * time.Millisecond, 110: 3 * time.Second, 215: 6 * time.Second}},
+	{name: "a quiet stage first", p: stagesOf(0, stage(0, 2*time.Second), stage(100, 10*time.Second)), hits: 700,
+		rates: []rateAt{{0, 0}, {time.Second, 0}, {7 * time.Second, 50}, {12 * time.Second, 100}},
+		want:  map[uint64]time.Duration{0: 2 * time.Second, 5: 3 * time.Second, 500: 12 * time.Second}},
+	{name: "held from a starting rate", p: stagesOf(20, stage(20, time.Second)), hits: 100,
+		rates: []rateAt{{0, 20}, {500 * time.Millisecond, 20}, {time.Minute, 20}},
+		want:  map[uint64]time.Duration{1: 50 * time.Millisecond, 20: time.Second, 40: 2 * time.Second}},
+}
+
+// TestPacers checks each pacer's intended times, rates and Pace against
+// each other and against pinned values.
 func TestPacers(t *testing.T) {
-	type rateAt struct {
-		at   time.Duration
-		want float64
-	}
-	for _, tt := range []struct {
-		name  string
-		p     pacer
-		hits  uint64 // the hits that are due (for stages that end at 0: all of them)
-		ends  bool   // the pacer stops after hits
-		rates []rateAt
-		// want pins some intended times exactly (to the µs).
-		want map[uint64]time.Duration
-	}{
-		{name: "constant 100/1s", p: constant{perSec(100)}, hits: 1000,
-			rates: []rateAt{{0, 100}, {5 * time.Second, 100}, {time.Hour, 100}},
-			want:  map[uint64]time.Duration{0: 0, 1: 10 * time.Millisecond, 999: 9990 * time.Millisecond}},
-		{name: "ramp 0 to 100/s over 10s, then held", p: stagesOf(0, stage(100, 10*time.Second)), hits: 1500,
-			rates: []rateAt{{0, 0}, {time.Second, 10}, {5 * time.Second, 50}, {10 * time.Second, 100}, {20 * time.Second, 100}},
-			// n hits are due at t = sqrt(2n/10): hit 1 at 0.447 s, hit 500 at 10 s; then 100/s.
-			want: map[uint64]time.Duration{0: 0, 5: time.Second, 20: 2 * time.Second, 500: 10 * time.Second, 600: 11 * time.Second}},
-		{name: "down-ramp 100/s to 0 over 10s", p: stagesOf(100, stage(0, 10*time.Second)), hits: 500, ends: true,
-			rates: []rateAt{{0, 100}, {5 * time.Second, 50}, {10 * time.Second, 0}, {time.Minute, 0}},
-			// 100t - 5t² hits by t: 95 at 1 s, 375 at 5 s.
-			want: map[uint64]time.Duration{0: 0, 95: time.Second, 375: 5 * time.Second}},
-		{name: "several stages", p: stagesOf(10, stage(50, 2*time.Second), stage(50, time.Second), stage(20, 3*time.Second), stage(0, time.Second)),
-			// 60 + 50 + 105 + 10 hits.
-			hits: 225, ends: true,
-			rates: []rateAt{{0, 10}, {time.Second, 30}, {2 * time.Second, 50}, {2500 * time.Millisecond, 50}, {3 * time.Second, 50},
-				{4 * time.Second, 40}, {6 * time.Second, 20}, {6500 * time.Millisecond, 10}, {7 * time.Second, 0}},
-			want: map[uint64]time.Duration{0: 0, 60: 2 * time.Second, 85: 2500 * time.Millisecond, 110: 3 * time.Second, 215: 6 * time.Second}},
-		{name: "a quiet stage first", p: stagesOf(0, stage(0, 2*time.Second), stage(100, 10*time.Second)), hits: 700,
-			rates: []rateAt{{0, 0}, {time.Second, 0}, {7 * time.Second, 50}, {12 * time.Second, 100}},
-			want:  map[uint64]time.Duration{0: 2 * time.Second, 5: 3 * time.Second, 500: 12 * time.Second}},
-		{name: "held from a starting rate", p: stagesOf(20, stage(20, time.Second)), hits: 100,
-			rates: []rateAt{{0, 20}, {500 * time.Millisecond, 20}, {time.Minute, 20}},
-			want:  map[uint64]time.Duration{1: 50 * time.Millisecond, 20: time.Second, 40: 2 * time.Second}},
-	} {
+	for _, tt := range pacerCases {
 		t.Run(tt.name, func(t *testing.T) {
 			for n, want := range tt.want {
 				if got := tt.p.intended(n); (got - want).Abs() > time.Microsecond {

@@ -108,76 +108,84 @@ func accepting() *scenarios.Client {
 	return &scenarios.Client{MaxRounds: 3, Elicitation: &scenarios.Elicitation{Action: "accept", Content: map[string]any{"confirm": true}}}
 }
 
+// roundCase is one call of TestRounds: the fake's answers by round and what the
+// record and the server must show.
+type roundCase struct {
+	name       string
+	client     *scenarios.Client
+	answers    []string // by round; the last one repeats
+	outcome    string
+	rounds     int
+	loadShed   int
+	elicits    int
+	violation  string
+	serverSaw  int
+	checkRetry func(t *testing.T, first, retry roundReq)
+}
+
+// roundCases are the cases of TestRounds.
+var roundCases = []roundCase{
+	{name: "answered", client: accepting(), answers: []string{askConfirm, completeResult},
+		outcome: results.OK, rounds: 1, elicits: 1, serverSaw: 2,
+		checkRetry: func(t *testing.T, first, retry roundReq) {
+			if string(retry.Params.RequestState) != `"st-1"` {
+				t.Errorf("retry requestState %s, want the state echoed", retry.Params.RequestState)
+			}
+			if got := string(retry.Params.InputResponses); got != `{"c":{"action":"accept","content":{"confirm":true}}}` {
+				t.Errorf("retry inputResponses %s", got)
+			}
+			if caps := string(first.Params.Meta["io.modelcontextprotocol/clientCapabilities"]); caps != `{"elicitation":{"form":{}}}` {
+				t.Errorf("declared capabilities %s, want elicitation (form)", caps)
+			}
+		}},
+	{name: "load shed", client: &scenarios.Client{MaxRounds: 3}, serverSaw: 2,
+		answers: []string{`{"resultType":"input_required","requestState":"again"}`, completeResult},
+		outcome: results.OK, rounds: 1, loadShed: 1,
+		checkRetry: func(t *testing.T, _, retry roundReq) {
+			if string(retry.Params.RequestState) != `"again"` || retry.Params.InputResponses != nil {
+				t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
+			}
+		}},
+	{name: "load shed without client section", client: nil, serverSaw: 2,
+		answers: []string{`{"resultType":"input_required","requestState":"again"}`, completeResult},
+		outcome: results.OK, rounds: 1, loadShed: 1,
+		checkRetry: func(t *testing.T, first, retry roundReq) {
+			if string(retry.Params.RequestState) != `"again"` || retry.Params.InputResponses != nil {
+				t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
+			}
+			if caps := string(first.Params.Meta["io.modelcontextprotocol/clientCapabilities"]); caps != `{}` {
+				t.Errorf("declared capabilities %s, want none without a client section", caps)
+			}
+		}},
+	{name: "load shed past the default bound", client: nil, serverSaw: scenarios.DefaultMaxRounds + 1,
+		answers: []string{`{"resultType":"input_required","requestState":"again"}`},
+		outcome: results.Throttled, rounds: scenarios.DefaultMaxRounds, loadShed: scenarios.DefaultMaxRounds},
+	{name: "content with requests", client: accepting(), serverSaw: 1,
+		answers: []string{`{"resultType":"input_required","content":[{"type":"text","text":"x"}],"inputRequests":{"c":{"method":"elicitation/create","params":{}}}}`},
+		outcome: results.ProtocolError, violation: violInputWithContent},
+	{name: "neither requests nor state", client: accepting(), serverSaw: 1,
+		answers: []string{`{"resultType":"input_required"}`},
+		outcome: results.ProtocolError, violation: violInputEmpty},
+	{name: "undeclared sampling", client: accepting(), serverSaw: 1,
+		answers: []string{`{"resultType":"input_required","inputRequests":{"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}}}`},
+		outcome: results.ProtocolError, violation: violUndeclaredInput},
+	{name: "url elicitation not declared", client: accepting(), serverSaw: 1,
+		answers: []string{`{"resultType":"input_required","inputRequests":{"u":{"method":"elicitation/create","params":{"mode":"url","url":"https://x"}}}}`},
+		outcome: results.ProtocolError, violation: violUndeclaredInput},
+	{name: "no client section", client: nil, serverSaw: 1, answers: []string{askConfirm},
+		outcome: results.ProtocolError, violation: violUndeclaredInput},
+	{name: "not a request", client: accepting(), serverSaw: 1,
+		answers: []string{`{"resultType":"input_required","inputRequests":{"a":{"method":"tools/list"}}}`},
+		outcome: results.ProtocolError, violation: violBadInputRequest},
+	{name: "rounds bound", client: accepting(), answers: []string{askConfirm},
+		outcome: results.ToolError, rounds: 3, elicits: 3, serverSaw: 4},
+}
+
+// TestRounds runs one call against a fake that answers input_required
+// rounds and checks the record, the requests the fake got and the retries.
 func TestRounds(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name       string
-		client     *scenarios.Client
-		answers    []string // by round; the last one repeats
-		outcome    string
-		rounds     int
-		loadShed   int
-		elicits    int
-		violation  string
-		serverSaw  int
-		checkRetry func(t *testing.T, first, retry roundReq)
-	}{
-		{name: "answered", client: accepting(), answers: []string{askConfirm, completeResult},
-			outcome: results.OK, rounds: 1, elicits: 1, serverSaw: 2,
-			checkRetry: func(t *testing.T, first, retry roundReq) {
-				if string(retry.Params.RequestState) != `"st-1"` {
-					t.Errorf("retry requestState %s, want the state echoed", retry.Params.RequestState)
-				}
-				if got := string(retry.Params.InputResponses); got != `{"c":{"action":"accept","content":{"confirm":true}}}` {
-					t.Errorf("retry inputResponses %s", got)
-				}
-				if caps := string(first.Params.Meta["io.modelcontextprotocol/clientCapabilities"]); caps != `{"elicitation":{"form":{}}}` {
-					t.Errorf("declared capabilities %s, want elicitation (form)", caps)
-				}
-			}},
-		{name: "load shed", client: &scenarios.Client{MaxRounds: 3}, serverSaw: 2,
-			answers: []string{`{"resultType":"input_required","requestState":"again"}`, completeResult},
-			outcome: results.OK, rounds: 1, loadShed: 1,
-			checkRetry: func(t *testing.T, _, retry roundReq) {
-				if string(retry.Params.RequestState) != `"again"` || retry.Params.InputResponses != nil {
-					t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
-				}
-			}},
-		{name: "load shed without client section", client: nil, serverSaw: 2,
-			answers: []string{`{"resultType":"input_required","requestState":"again"}`, completeResult},
-			outcome: results.OK, rounds: 1, loadShed: 1,
-			checkRetry: func(t *testing.T, first, retry roundReq) {
-				if string(retry.Params.RequestState) != `"again"` || retry.Params.InputResponses != nil {
-					t.Errorf("retry state %s, responses %s; want the state alone", retry.Params.RequestState, retry.Params.InputResponses)
-				}
-				if caps := string(first.Params.Meta["io.modelcontextprotocol/clientCapabilities"]); caps != `{}` {
-					t.Errorf("declared capabilities %s, want none without a client section", caps)
-				}
-			}},
-		{name: "load shed past the default bound", client: nil, serverSaw: scenarios.DefaultMaxRounds + 1,
-			answers: []string{`{"resultType":"input_required","requestState":"again"}`},
-			outcome: results.Throttled, rounds: scenarios.DefaultMaxRounds, loadShed: scenarios.DefaultMaxRounds},
-		{name: "content with requests", client: accepting(), serverSaw: 1,
-			answers: []string{`{"resultType":"input_required","content":[{"type":"text","text":"x"}],"inputRequests":{"c":{"method":"elicitation/create","params":{}}}}`},
-			outcome: results.ProtocolError, violation: violInputWithContent},
-		{name: "neither requests nor state", client: accepting(), serverSaw: 1,
-			answers: []string{`{"resultType":"input_required"}`},
-			outcome: results.ProtocolError, violation: violInputEmpty},
-		{name: "undeclared sampling", client: accepting(), serverSaw: 1,
-			answers: []string{`{"resultType":"input_required","inputRequests":{"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}}}`},
-			outcome: results.ProtocolError, violation: violUndeclaredInput},
-		{name: "url elicitation not declared", client: accepting(), serverSaw: 1,
-			answers: []string{`{"resultType":"input_required","inputRequests":{"u":{"method":"elicitation/create","params":{"mode":"url","url":"https://x"}}}}`},
-			outcome: results.ProtocolError, violation: violUndeclaredInput},
-		{name: "no client section", client: nil, serverSaw: 1, answers: []string{askConfirm},
-			outcome: results.ProtocolError, violation: violUndeclaredInput},
-		{name: "not a request", client: accepting(), serverSaw: 1,
-			answers: []string{`{"resultType":"input_required","inputRequests":{"a":{"method":"tools/list"}}}`},
-			outcome: results.ProtocolError, violation: violBadInputRequest},
-		{name: "rounds bound", client: accepting(), answers: []string{askConfirm},
-			outcome: results.ToolError, rounds: 3, elicits: 3, serverSaw: 4},
-	}
-	for _, tt := range tests {
+	for _, tt := range roundCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := startRoundFake(t, func(n int) string { return tt.answers[min(n, len(tt.answers)-1)] })

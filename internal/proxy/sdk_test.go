@@ -65,104 +65,110 @@ func slowTask(steps int) *mcp.CallToolParams {
 // (2026-07-28, served statelessly), and 2025-11-25 (a session).
 var eras = []struct{ name, version string }{{"2026", ""}, {"2025", "2025-11-25"}}
 
+// sdkFaultCase is one fault of TestSDKClient and its check of what the
+// SDK client did and what the proxy recorded.
+type sdkFaultCase struct {
+	name, faults string
+	timeout      time.Duration // the caller's context deadline; 0: none
+	check        func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord)
+}
+
+// sdkFaultCases are the cases of TestSDKClient.
+var sdkFaultCases = []sdkFaultCase{
+	{name: "throttle: the error reaches the caller, no automatic retry",
+		faults: "  - {kind: throttle, status: 429, retry_after: 1s}\n",
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+				t.Errorf("CallTool: got %v, %v; want the 429 as an error", res, err)
+			}
+			if rec.Reaction != "throttled" || rec.RetryAfterMs != 1000 {
+				t.Errorf("record: got %s with Retry-After %vms, want throttled with 1000ms", rec.Reaction, rec.RetryAfterMs)
+			}
+		}},
+	{name: "server_cancel: ignored, the answer is taken",
+		faults: "  - {kind: server_cancel}\n",
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err != nil || res == nil || res.IsError {
+				t.Errorf("CallTool: got %v, %v; want the tool's result", res, err)
+			}
+			if rec.Reaction != "answered" {
+				t.Errorf("record: got %s, want answered (the client kept its stream open for the result)", rec.Reaction)
+			}
+		}},
+	{name: "delay_response: the late answer is taken",
+		faults: "  - {kind: delay_response, for: 700ms}\n",
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err != nil || res == nil || res.IsError || took < 700*time.Millisecond {
+				t.Errorf("CallTool: got %v, %v after %v; want the result after at least 700ms", res, err, took)
+			}
+			if rec.Reaction != "answered" {
+				t.Errorf("record: got %s, want answered", rec.Reaction)
+			}
+		}},
+	{name: "drop_response without a timeout: never cancelled",
+		faults: "  - {kind: drop_response}\n",
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil {
+				t.Errorf("CallTool: got %v, want an error when the proxy gives up", res)
+			}
+			if rec.Reaction != "never_cancelled" || rec.HeldMs < 1500 {
+				t.Errorf("record: got %s held %vms, want never_cancelled held the 1.5s hold", rec.Reaction, rec.HeldMs)
+			}
+		}},
+	{name: "disconnect fin: the call fails, no retry",
+		faults: "  - {kind: disconnect, after: 30ms}\n",
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil {
+				t.Errorf("CallTool: got %v, want an error", res)
+			}
+			if rec.Reaction != "disconnected" {
+				t.Errorf("record: got %s, want disconnected", rec.Reaction)
+			}
+		}},
+	{name: "disconnect rst: the call fails, no retry",
+		faults: "  - {kind: disconnect, mode: rst, after: 30ms}\n",
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil {
+				t.Errorf("CallTool: got %v, want an error", res)
+			}
+			if rec.Reaction != "disconnected" {
+				t.Errorf("record: got %s, want disconnected", rec.Reaction)
+			}
+		}},
+	{name: "progress_endless without a timeout: never cancelled, held until the hold",
+		faults: "  - {kind: progress_endless, every: 100ms}\n",
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil {
+				t.Errorf("CallTool: got %v, want an error when the proxy gives up", res)
+			}
+			if rec.Reaction != "never_cancelled" || rec.HeldMs < 1500 || rec.HeldMs > 1500+10_000 {
+				t.Errorf("record: got %s held %vms, want never_cancelled held about the 1.5s hold", rec.Reaction, rec.HeldMs)
+			}
+		}},
+	{name: "progress_endless with a 1s deadline: cancelled the era's way",
+		faults:  "  - {kind: progress_endless, every: 100ms}\n",
+		timeout: time.Second,
+		check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil {
+				t.Errorf("CallTool: got %v, want the deadline's error", res)
+			}
+			// The SDK (v1.8.0) both closes the request's stream and POSTs
+			// notifications/cancelled, in both eras (in 2026 the closed
+			// stream alone is the cancel); which the proxy sees first
+			// is a race, so either is accepted as how.
+			if rec.Reaction != "cancelled" || !rec.CancelNotified {
+				t.Errorf("record: got %s (%s, notified %v), want cancelled with a notification", rec.Reaction, rec.CancelHow, rec.CancelNotified)
+			}
+			if rec.CancelAfterMs < 900 || rec.CancelAfterMs > 1000+10_000 {
+				t.Errorf("record: cancelled after %vms, want about 1s", rec.CancelAfterMs)
+			}
+		}},
+}
+
 // TestSDKClient records what the official Go SDK's client does under
 // each fault, in both eras, and asserts it.
 func TestSDKClient(t *testing.T) {
-	tests := []struct {
-		name, faults string
-		timeout      time.Duration // the caller's context deadline; 0: none
-		check        func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord)
-	}{
-		{name: "throttle: the error reaches the caller, no automatic retry",
-			faults: "  - {kind: throttle, status: 429, retry_after: 1s}\n",
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
-					t.Errorf("CallTool: got %v, %v; want the 429 as an error", res, err)
-				}
-				if rec.Reaction != "throttled" || rec.RetryAfterMs != 1000 {
-					t.Errorf("record: got %s with Retry-After %vms, want throttled with 1000ms", rec.Reaction, rec.RetryAfterMs)
-				}
-			}},
-		{name: "server_cancel: ignored, the answer is taken",
-			faults: "  - {kind: server_cancel}\n",
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err != nil || res == nil || res.IsError {
-					t.Errorf("CallTool: got %v, %v; want the tool's result", res, err)
-				}
-				if rec.Reaction != "answered" {
-					t.Errorf("record: got %s, want answered (the client kept its stream open for the result)", rec.Reaction)
-				}
-			}},
-		{name: "delay_response: the late answer is taken",
-			faults: "  - {kind: delay_response, for: 700ms}\n",
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err != nil || res == nil || res.IsError || took < 700*time.Millisecond {
-					t.Errorf("CallTool: got %v, %v after %v; want the result after at least 700ms", res, err, took)
-				}
-				if rec.Reaction != "answered" {
-					t.Errorf("record: got %s, want answered", rec.Reaction)
-				}
-			}},
-		{name: "drop_response without a timeout: never cancelled",
-			faults: "  - {kind: drop_response}\n",
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil {
-					t.Errorf("CallTool: got %v, want an error when the proxy gives up", res)
-				}
-				if rec.Reaction != "never_cancelled" || rec.HeldMs < 1500 {
-					t.Errorf("record: got %s held %vms, want never_cancelled held the 1.5s hold", rec.Reaction, rec.HeldMs)
-				}
-			}},
-		{name: "disconnect fin: the call fails, no retry",
-			faults: "  - {kind: disconnect, after: 30ms}\n",
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil {
-					t.Errorf("CallTool: got %v, want an error", res)
-				}
-				if rec.Reaction != "disconnected" {
-					t.Errorf("record: got %s, want disconnected", rec.Reaction)
-				}
-			}},
-		{name: "disconnect rst: the call fails, no retry",
-			faults: "  - {kind: disconnect, mode: rst, after: 30ms}\n",
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil {
-					t.Errorf("CallTool: got %v, want an error", res)
-				}
-				if rec.Reaction != "disconnected" {
-					t.Errorf("record: got %s, want disconnected", rec.Reaction)
-				}
-			}},
-		{name: "progress_endless without a timeout: never cancelled, held until the hold",
-			faults: "  - {kind: progress_endless, every: 100ms}\n",
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil {
-					t.Errorf("CallTool: got %v, want an error when the proxy gives up", res)
-				}
-				if rec.Reaction != "never_cancelled" || rec.HeldMs < 1500 || rec.HeldMs > 1500+10_000 {
-					t.Errorf("record: got %s held %vms, want never_cancelled held about the 1.5s hold", rec.Reaction, rec.HeldMs)
-				}
-			}},
-		{name: "progress_endless with a 1s deadline: cancelled the era's way",
-			faults:  "  - {kind: progress_endless, every: 100ms}\n",
-			timeout: time.Second,
-			check: func(t *testing.T, era string, took time.Duration, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil {
-					t.Errorf("CallTool: got %v, want the deadline's error", res)
-				}
-				// The SDK (v1.8.0) both closes the request's stream and POSTs
-				// notifications/cancelled, in both eras (in 2026 the closed
-				// stream alone is the cancel); which the proxy sees first
-				// is a race, so either is accepted as how.
-				if rec.Reaction != "cancelled" || !rec.CancelNotified {
-					t.Errorf("record: got %s (%s, notified %v), want cancelled with a notification", rec.Reaction, rec.CancelHow, rec.CancelNotified)
-				}
-				if rec.CancelAfterMs < 900 || rec.CancelAfterMs > 1000+10_000 {
-					t.Errorf("record: cancelled after %vms, want about 1s", rec.CancelAfterMs)
-				}
-			}},
-	}
-	for _, tc := range tests {
+	for _, tc := range sdkFaultCases {
 		for _, era := range eras {
 			t.Run(era.name+"/"+tc.name, func(t *testing.T) {
 				r := startProxy(t, "1500ms", tc.faults)

@@ -88,29 +88,7 @@ func TestSessionsOverStdio(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 	defer cancel()
-	var wg sync.WaitGroup
-	for name, cs := range map[string]*mcp.ClientSession{"a": csA, "b": csB} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) == 0 {
-				t.Errorf("client %s: tools/list: %v, %v", name, tools, err)
-				return
-			}
-			for i := range 3 {
-				text := fmt.Sprintf("%s-%d", name, i)
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
-				if err != nil || res.IsError || len(res.Content) == 0 || !strings.Contains(fmt.Sprint(res.Content[0]), text) {
-					t.Errorf("client %s: echo %q: %v, %v", name, text, res, err)
-				}
-				if res, err := cs.CallTool(ctx, slowTask(2)); err != nil || res.IsError {
-					t.Errorf("client %s: slow_task: %v, %v", name, res, err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	listAndCallAtOnce(t, ctx, map[string]*mcp.ClientSession{"a": csA, "b": csB})
 
 	// Client a cancels a 10s call at its first progress.
 	cctx, ccancel := context.WithCancel(ctx)
@@ -148,6 +126,34 @@ func TestSessionsOverStdio(t *testing.T) {
 	if n := count(t, stdin, "notifications/cancelled"); n != 1 {
 		t.Errorf("the server got %d notifications/cancelled, want 1", n)
 	}
+}
+
+// listAndCallAtOnce has each of sessions, at once, list the tools and call
+// echo and slow_task three times each, and checks every answer.
+func listAndCallAtOnce(t *testing.T, ctx context.Context, sessions map[string]*mcp.ClientSession) {
+	var wg sync.WaitGroup
+	for name, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil || len(tools.Tools) == 0 {
+				t.Errorf("client %s: tools/list: %v, %v", name, tools, err)
+				return
+			}
+			for i := range 3 {
+				text := fmt.Sprintf("%s-%d", name, i)
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
+				if err != nil || res.IsError || len(res.Content) == 0 || !strings.Contains(fmt.Sprint(res.Content[0]), text) {
+					t.Errorf("client %s: echo %q: %v, %v", name, text, res, err)
+				}
+				if res, err := cs.CallTool(ctx, slowTask(2)); err != nil || res.IsError {
+					t.Errorf("client %s: slow_task: %v, %v", name, res, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // rawSession speaks a 2025-06-18 session to url by hand.

@@ -34,71 +34,77 @@ func sdkSSESession(t *testing.T, url string) *mcp.ClientSession {
 	return cs
 }
 
+// sseFaultCase is one fault of TestSSEFrontSDKClient and its check of what
+// the SDK's HTTP+SSE client did and what the proxy recorded.
+type sseFaultCase struct {
+	name, faults string
+	timeout      time.Duration // the caller's context deadline; 0: none
+	check        func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord)
+}
+
+// sseFaultCases are the cases of TestSSEFrontSDKClient.
+var sseFaultCases = []sseFaultCase{
+	{name: "no fault: the answer passes",
+		check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err != nil || res == nil || res.IsError {
+				t.Errorf("CallTool: got %v, %v; want the tool's result", res, err)
+			}
+			if rec.Reaction != "answered" || rec.Session == "" {
+				t.Errorf("record: got %s in session %q, want answered in the upstream's session", rec.Reaction, rec.Session)
+			}
+		}},
+	{name: "throttle: the POST gets the 429, which is the call's error",
+		faults: "  - {kind: throttle, status: 429, retry_after: 1s}\n",
+		check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil || !strings.Contains(err.Error(), "429") {
+				t.Errorf("CallTool: got %v, %v; want the 429 as an error", res, err)
+			}
+			if rec.Reaction != "throttled" || rec.RetryAfterMs != 1000 {
+				t.Errorf("record: got %s with Retry-After %vms, want throttled with 1000ms", rec.Reaction, rec.RetryAfterMs)
+			}
+		}},
+	{name: "progress_endless with a 1s deadline: cancelled by notification",
+		faults:  "  - {kind: progress_endless, every: 100ms}\n",
+		timeout: time.Second,
+		check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil {
+				t.Errorf("CallTool: got %v, want the deadline's error", res)
+			}
+			if rec.Reaction != "cancelled" || rec.CancelHow != "notification" || !rec.CancelNotified {
+				t.Errorf("record: got %s (%s, notified %v), want cancelled by notification", rec.Reaction, rec.CancelHow, rec.CancelNotified)
+			}
+			// The deadline counts from before the POST, which a busy
+			// machine may take a while to hand over: a wide margin.
+			if rec.CancelAfterMs < 500 || rec.CancelAfterMs > 1000+10_000 {
+				t.Errorf("record: cancelled after %vms, want about 1s", rec.CancelAfterMs)
+			}
+		}},
+	{name: "server_cancel: ignored, the answer is taken",
+		faults: "  - {kind: server_cancel}\n",
+		check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err != nil || res == nil || res.IsError {
+				t.Errorf("CallTool: got %v, %v; want the tool's result", res, err)
+			}
+			if rec.Reaction != "answered" {
+				t.Errorf("record: got %s, want answered", rec.Reaction)
+			}
+		}},
+	{name: "disconnect: the stream is cut, the call fails",
+		faults: "  - {kind: disconnect, after: 30ms}\n",
+		check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
+			if err == nil {
+				t.Errorf("CallTool: got %v, want an error", res)
+			}
+			if rec.Reaction != "disconnected" {
+				t.Errorf("record: got %s, want disconnected", rec.Reaction)
+			}
+		}},
+}
+
 // TestSSEFrontSDKClient: the Go SDK's HTTP+SSE client, in front of the
 // proxy's /sse and a built-in target behind it, under each fault.
 func TestSSEFrontSDKClient(t *testing.T) {
-	tests := []struct {
-		name, faults string
-		timeout      time.Duration // the caller's context deadline; 0: none
-		check        func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord)
-	}{
-		{name: "no fault: the answer passes",
-			check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err != nil || res == nil || res.IsError {
-					t.Errorf("CallTool: got %v, %v; want the tool's result", res, err)
-				}
-				if rec.Reaction != "answered" || rec.Session == "" {
-					t.Errorf("record: got %s in session %q, want answered in the upstream's session", rec.Reaction, rec.Session)
-				}
-			}},
-		{name: "throttle: the POST gets the 429, which is the call's error",
-			faults: "  - {kind: throttle, status: 429, retry_after: 1s}\n",
-			check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil || !strings.Contains(err.Error(), "429") {
-					t.Errorf("CallTool: got %v, %v; want the 429 as an error", res, err)
-				}
-				if rec.Reaction != "throttled" || rec.RetryAfterMs != 1000 {
-					t.Errorf("record: got %s with Retry-After %vms, want throttled with 1000ms", rec.Reaction, rec.RetryAfterMs)
-				}
-			}},
-		{name: "progress_endless with a 1s deadline: cancelled by notification",
-			faults:  "  - {kind: progress_endless, every: 100ms}\n",
-			timeout: time.Second,
-			check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil {
-					t.Errorf("CallTool: got %v, want the deadline's error", res)
-				}
-				if rec.Reaction != "cancelled" || rec.CancelHow != "notification" || !rec.CancelNotified {
-					t.Errorf("record: got %s (%s, notified %v), want cancelled by notification", rec.Reaction, rec.CancelHow, rec.CancelNotified)
-				}
-				// The deadline counts from before the POST, which a busy
-				// machine may take a while to hand over: a wide margin.
-				if rec.CancelAfterMs < 500 || rec.CancelAfterMs > 1000+10_000 {
-					t.Errorf("record: cancelled after %vms, want about 1s", rec.CancelAfterMs)
-				}
-			}},
-		{name: "server_cancel: ignored, the answer is taken",
-			faults: "  - {kind: server_cancel}\n",
-			check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err != nil || res == nil || res.IsError {
-					t.Errorf("CallTool: got %v, %v; want the tool's result", res, err)
-				}
-				if rec.Reaction != "answered" {
-					t.Errorf("record: got %s, want answered", rec.Reaction)
-				}
-			}},
-		{name: "disconnect: the stream is cut, the call fails",
-			faults: "  - {kind: disconnect, after: 30ms}\n",
-			check: func(t *testing.T, res *mcp.CallToolResult, err error, rec proxy.CallRecord) {
-				if err == nil {
-					t.Errorf("CallTool: got %v, want an error", res)
-				}
-				if rec.Reaction != "disconnected" {
-					t.Errorf("record: got %s, want disconnected", rec.Reaction)
-				}
-			}},
-	}
-	for _, tc := range tests {
+	for _, tc := range sseFaultCases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startProxy(t, "1m", tc.faults)
 			cs := sdkSSESession(t, r.sseURL())

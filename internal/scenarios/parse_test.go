@@ -23,76 +23,21 @@ func mustParse(t *testing.T, name, src string) *Scenario {
 
 func sec(n float64) Duration { return Duration(n * float64(time.Second)) }
 
+// at is the position of a line and column in testdata/full.yaml.
+func at(line, col int) Pos { return Pos{line, col} }
+
+// distPtr is a pointer to a copy of v.
+func distPtr(v Dist) *Dist { return &v }
+
+// TestFullExample loads testdata/full.yaml, which sets every key, and compares
+// the scenario with fullExample field by field; then it checks that the
+// scenario survives a JSON round trip.
 func TestFullExample(t *testing.T) {
 	s, err := Load("testdata/full.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := func(line, col int) Pos { return Pos{line, col} }
-	d := func(v Dist) *Dist { return &v }
-	want := &Scenario{
-		File:     "testdata/full.yaml",
-		Name:     "cancel-storm",
-		Seed:     42,
-		Protocol: Protocol20260728,
-		Target: Target{Pos: p(5, 1), Builtin: &BuiltinTarget{
-			Transport: "http", Config: knobs.Config{Era: "dual", Seed: 42, LeakOnCancel: 0.2, StopDelay: 500 * time.Millisecond,
-				NoPropagateCancel: true, ProgressFloodHz: 5, StallAfter: 3, Endless: false,
-				NonMonotonic: 0.1, ProgressAfterResponse: true, RateLimit: Rate{Freq: 100, Per: time.Second},
-				RateLimitCode: -32000, ExitDelay: time.Second},
-		}},
-		Load: Workload{
-			Rate: Rate{Freq: 10, Per: time.Second},
-			Stages: []Stage{
-				{To: Rate{Freq: 300, Per: time.Second}, Over: sec(60), Pos: p(23, 7)},
-				{To: Rate{Freq: 50, Per: time.Second}, Over: sec(30), Pos: p(24, 7)},
-			},
-			Duration: sec(30), MaxInFlight: 1000, GracefulStop: sec(10),
-		},
-		Timeouts: Timeouts{Idle: sec(5), Max: sec(30), Connect: sec(5), Policies: []Policy{
-			{Name: "fixed-60s", Timeout: sec(60), Pos: p(32, 7)},
-			{Name: "reset-no-cap", Idle: sec(60), ResetOnProgress: true, Pos: p(33, 7)},
-			{Name: "reset-with-cap", Idle: sec(60), ResetOnProgress: true, Max: sec(30), Pos: p(34, 7)},
-		}},
-		Calls: []Call{
-			{Tool: "slow_task", Weight: 3, Arguments: map[string]any{"steps": int64(20), "step_ms": int64(100)}, Progress: true, Pos: p(36, 5)},
-			{Tool: "echo", Weight: 1, Arguments: map[string]any{
-				"text":   "hi",
-				"nested": map[string]any{"list": []any{int64(1), 2.5, "x", true, nil}},
-			}, Progress: false, Pos: p(37, 5)},
-		},
-		Faults: []Fault{
-			{Kind: "cancel", Pos: p(43, 5), Probability: 0.3, After: d(Dist{Kind: DistUniform, Low: 200 * time.Millisecond, High: 1500 * time.Millisecond})},
-			{Kind: "disconnect", Pos: p(44, 5), Probability: 0.05, After: d(Dist{Value: time.Second}), Tools: []string{"slow_*"}},
-			{Kind: "cancel_race", Pos: p(45, 5), Probability: 1},
-			{Kind: "cancel_race", Pos: p(46, 5), Probability: 0.1},
-			{Kind: "stall_read", Pos: p(47, 5), Probability: 1, AfterProgress: 2},
-			{Kind: "malformed", Pos: p(48, 5), Probability: 0.01},
-			{Kind: "malformed", Pos: p(49, 5), Probability: 1},
-			{Kind: "reissue", Pos: p(50, 5), Probability: 1},
-			{Kind: "notify_flood", Pos: p(51, 5), Probability: 1},
-			{Kind: "cancel_unknown", Pos: p(52, 5), Probability: 1},
-			{Kind: "cancel", Pos: p(53, 5), Probability: 1, After: d(Dist{Kind: DistExp, Mean: 500 * time.Millisecond})},
-		},
-		Orphans: Orphans{Grace: sec(3), DrainMax: sec(10), SampleEvery: sec(0.25), Probes: []Probe{
-			{Name: "metric_mcp_inflight_calls", Metric: &MetricProbe{URL: "http://127.0.0.1:9464/metrics", Name: "mcp_inflight_calls", Labels: map[string]string{"job": "target"}}, Pos: p(59, 7)},
-			{Name: "server_cpu", Process: &ProcessProbe{PID: 1234}, Pos: p(60, 7)},
-			{Name: "tool_inflight", Tool: &ToolProbe{Name: "inflight", Arguments: map[string]any{}, Pointer: "/inflight"}, Pos: p(61, 7)},
-		}},
-		Progress: Progress{Grace: sec(0.2), FloodHz: 20, Stall: sec(5)},
-		Throttling: Throttling{
-			RPCCodes: []int{-32000, 429}, Message: "(?i)slow down", ToolMessage: "(?i)quota",
-			Retry: &Retry{HonorRetryAfter: false, Max: 5},
-		},
-		Checks: []Check{
-			{Raw: "cancellation.orphaned == 0", Expr: "cancellation.orphaned", Key: "cancellation.orphaned", Op: "==", Value: 0, Pos: p(72, 5)},
-			{Raw: "progress.violations.total == 0", Expr: "progress.violations.total", Key: "progress.violations.total", Op: "==", Value: 0, Pos: p(73, 5)},
-			{Raw: "p99(call) < 3s", Expr: "p99(call)", Func: "p", Percentile: 99, Hist: "call", Op: "<", Value: 3000, Unit: "ms", Pos: p(74, 5)},
-			{Raw: "p99.9(service) <= 1500", Expr: "p99.9(service)", Func: "p", Percentile: 99.9, Hist: "service", Op: "<=", Value: 1500, Pos: p(75, 5)},
-			{Raw: "p999(first_progress) != -1.5", Expr: "p999(first_progress)", Func: "p", Percentile: 99.9, Hist: "first_progress", Op: "!=", Value: -1.5, Pos: p(76, 5)},
-			{Raw: "throttling.onset_rate >= 0", Expr: "throttling.onset_rate", Key: "throttling.onset_rate", Op: ">=", Value: 0, Pos: p(77, 5)},
-		},
-	}
+	want := fullExample()
 	// Each fault kind's own keys are package faults' to decode (see its
 	// tests); here they are only kept, as written.
 	params := `{"also_notify":true}{"mode":"rst"}{"at":"response"}{"before_end":"50ms"}{"for":"3s"}` +
@@ -115,7 +60,91 @@ func TestFullExample(t *testing.T) {
 		t.Fatalf("full example:\n got %s\nwant %s", g, w)
 	}
 
-	// JSON round trip: every custom type marshals as text and reads back.
+	checkJSONRoundTrip(t, s)
+}
+
+// fullExample is the scenario testdata/full.yaml describes, its faults' own
+// keys left out.
+func fullExample() *Scenario {
+	return &Scenario{
+		File:     "testdata/full.yaml",
+		Name:     "cancel-storm",
+		Seed:     42,
+		Protocol: Protocol20260728,
+		Target: Target{Pos: at(5, 1), Builtin: &BuiltinTarget{
+			Transport: "http", Config: knobs.Config{Era: "dual", Seed: 42, LeakOnCancel: 0.2, StopDelay: 500 * time.Millisecond,
+				NoPropagateCancel: true, ProgressFloodHz: 5, StallAfter: 3, Endless: false,
+				NonMonotonic: 0.1, ProgressAfterResponse: true, RateLimit: Rate{Freq: 100, Per: time.Second},
+				RateLimitCode: -32000, ExitDelay: time.Second},
+		}},
+		Load: Workload{
+			Rate: Rate{Freq: 10, Per: time.Second},
+			Stages: []Stage{
+				{To: Rate{Freq: 300, Per: time.Second}, Over: sec(60), Pos: at(23, 7)},
+				{To: Rate{Freq: 50, Per: time.Second}, Over: sec(30), Pos: at(24, 7)},
+			},
+			Duration: sec(30), MaxInFlight: 1000, GracefulStop: sec(10),
+		},
+		Timeouts: Timeouts{Idle: sec(5), Max: sec(30), Connect: sec(5), Policies: []Policy{
+			{Name: "fixed-60s", Timeout: sec(60), Pos: at(32, 7)},
+			{Name: "reset-no-cap", Idle: sec(60), ResetOnProgress: true, Pos: at(33, 7)},
+			{Name: "reset-with-cap", Idle: sec(60), ResetOnProgress: true, Max: sec(30), Pos: at(34, 7)},
+		}},
+		Calls: []Call{
+			{Tool: "slow_task", Weight: 3, Arguments: map[string]any{"steps": int64(20), "step_ms": int64(100)}, Progress: true, Pos: at(36, 5)},
+			{Tool: "echo", Weight: 1, Arguments: map[string]any{
+				"text":   "hi",
+				"nested": map[string]any{"list": []any{int64(1), 2.5, "x", true, nil}},
+			}, Progress: false, Pos: at(37, 5)},
+		},
+		Faults: fullExampleFaults(),
+		Orphans: Orphans{Grace: sec(3), DrainMax: sec(10), SampleEvery: sec(0.25), Probes: []Probe{
+			{Name: "metric_mcp_inflight_calls", Metric: &MetricProbe{URL: "http://127.0.0.1:9464/metrics", Name: "mcp_inflight_calls", Labels: map[string]string{"job": "target"}}, Pos: at(59, 7)},
+			{Name: "server_cpu", Process: &ProcessProbe{PID: 1234}, Pos: at(60, 7)},
+			{Name: "tool_inflight", Tool: &ToolProbe{Name: "inflight", Arguments: map[string]any{}, Pointer: "/inflight"}, Pos: at(61, 7)},
+		}},
+		Progress: Progress{Grace: sec(0.2), FloodHz: 20, Stall: sec(5)},
+		Throttling: Throttling{
+			RPCCodes: []int{-32000, 429}, Message: "(?i)slow down", ToolMessage: "(?i)quota",
+			Retry: &Retry{HonorRetryAfter: false, Max: 5},
+		},
+		Checks: fullExampleChecks(),
+	}
+}
+
+// fullExampleFaults are the faults of testdata/full.yaml, in file order.
+func fullExampleFaults() []Fault {
+	return []Fault{
+		{Kind: "cancel", Pos: at(43, 5), Probability: 0.3, After: distPtr(Dist{Kind: DistUniform, Low: 200 * time.Millisecond, High: 1500 * time.Millisecond})},
+		{Kind: "disconnect", Pos: at(44, 5), Probability: 0.05, After: distPtr(Dist{Value: time.Second}), Tools: []string{"slow_*"}},
+		{Kind: "cancel_race", Pos: at(45, 5), Probability: 1},
+		{Kind: "cancel_race", Pos: at(46, 5), Probability: 0.1},
+		{Kind: "stall_read", Pos: at(47, 5), Probability: 1, AfterProgress: 2},
+		{Kind: "malformed", Pos: at(48, 5), Probability: 0.01},
+		{Kind: "malformed", Pos: at(49, 5), Probability: 1},
+		{Kind: "reissue", Pos: at(50, 5), Probability: 1},
+		{Kind: "notify_flood", Pos: at(51, 5), Probability: 1},
+		{Kind: "cancel_unknown", Pos: at(52, 5), Probability: 1},
+		{Kind: "cancel", Pos: at(53, 5), Probability: 1, After: distPtr(Dist{Kind: DistExp, Mean: 500 * time.Millisecond})},
+	}
+}
+
+// fullExampleChecks are the checks of testdata/full.yaml, in file order.
+func fullExampleChecks() []Check {
+	return []Check{
+		{Raw: "cancellation.orphaned == 0", Expr: "cancellation.orphaned", Key: "cancellation.orphaned", Op: "==", Value: 0, Pos: at(72, 5)},
+		{Raw: "progress.violations.total == 0", Expr: "progress.violations.total", Key: "progress.violations.total", Op: "==", Value: 0, Pos: at(73, 5)},
+		{Raw: "p99(call) < 3s", Expr: "p99(call)", Func: "p", Percentile: 99, Hist: "call", Op: "<", Value: 3000, Unit: "ms", Pos: at(74, 5)},
+		{Raw: "p99.9(service) <= 1500", Expr: "p99.9(service)", Func: "p", Percentile: 99.9, Hist: "service", Op: "<=", Value: 1500, Pos: at(75, 5)},
+		{Raw: "p999(first_progress) != -1.5", Expr: "p999(first_progress)", Func: "p", Percentile: 99.9, Hist: "first_progress", Op: "!=", Value: -1.5, Pos: at(76, 5)},
+		{Raw: "throttling.onset_rate >= 0", Expr: "throttling.onset_rate", Key: "throttling.onset_rate", Op: ">=", Value: 0, Pos: at(77, 5)},
+	}
+}
+
+// checkJSONRoundTrip checks that every custom type of s marshals as text
+// and reads back to the same scenario.
+func checkJSONRoundTrip(t *testing.T, s *Scenario) {
+	t.Helper()
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)

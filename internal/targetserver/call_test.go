@@ -62,63 +62,69 @@ func newServer(t *testing.T, cfg Config) *Server {
 	return s
 }
 
+// callTimingCase is one call of TestCallTiming: the knobs, the call, when
+// it is cancelled, and what must happen.
+type callTimingCase struct {
+	name     string
+	cfg      Config
+	args     stepArgs
+	cancelAt time.Duration // 0: never cancel
+	wantEnd  time.Duration // when run returns
+	wantSent int
+	wantErr  bool
+	want     Stats
+}
+
+// callTimingCases are the cases of TestCallTiming.
+var callTimingCases = []callTimingCase{
+	{
+		name: "plain run", args: stepArgs{Steps: 5, StepMs: 100},
+		wantEnd: 500 * time.Millisecond, wantSent: 5,
+		want: Stats{Started: 1, Completed: 1, ProgressSent: 5},
+	},
+	{
+		name: "cancel stops at once", args: stepArgs{Steps: 10, StepMs: 100},
+		cancelAt: 250 * time.Millisecond, wantEnd: 250 * time.Millisecond, wantSent: 2, wantErr: true,
+		want: Stats{Started: 1, Cancelled: 1, ProgressSent: 2},
+	},
+	{
+		name: "stop delay", cfg: Config{StopDelay: 2 * time.Second}, args: stepArgs{Steps: 100, StepMs: 100},
+		cancelAt: 250 * time.Millisecond, wantEnd: 2250 * time.Millisecond, wantSent: 22, wantErr: true,
+		want: Stats{Started: 1, Cancelled: 1, ProgressSent: 22},
+	},
+	{
+		name: "leak runs to the end", cfg: Config{LeakOnCancel: 1}, args: stepArgs{Steps: 10, StepMs: 100},
+		cancelAt: 250 * time.Millisecond, wantEnd: time.Second, wantSent: 10,
+		want: Stats{Started: 1, Completed: 1, Orphaned: 1, ProgressSent: 10},
+	},
+	{
+		name: "leak wins over stop delay", cfg: Config{LeakOnCancel: 1, StopDelay: time.Hour},
+		args: stepArgs{Steps: 4, StepMs: 100}, cancelAt: 50 * time.Millisecond, wantEnd: 400 * time.Millisecond,
+		wantSent: 4, want: Stats{Started: 1, Completed: 1, Orphaned: 1, ProgressSent: 4},
+	},
+	{
+		name: "flood 50 Hz on 100ms steps", cfg: Config{ProgressFloodHz: 50}, args: stepArgs{Steps: 10, StepMs: 100},
+		// Ticks at 20ms, 40ms, ... 980ms; ticks at a step boundary race
+		// with the step's own timer, so count from the total below.
+		wantEnd: time.Second, wantSent: -1,
+		want: Stats{Started: 1, Completed: 1, ProgressSent: -1},
+	},
+	{
+		name: "stall after 3", cfg: Config{StallAfter: 3, ProgressFloodHz: 20}, args: stepArgs{Steps: 8, StepMs: 100},
+		wantEnd: 800 * time.Millisecond, wantSent: -1,
+		want: Stats{Started: 1, Completed: 1, ProgressSent: -1},
+	},
+	{
+		name: "endless until cancelled", cfg: Config{Endless: true}, args: stepArgs{Steps: 3, StepMs: 100},
+		cancelAt: 1050 * time.Millisecond, wantEnd: 1050 * time.Millisecond, wantSent: 10, wantErr: true,
+		want: Stats{Started: 1, Cancelled: 1, ProgressSent: 10},
+	},
+}
+
 // TestCallTiming checks, on a fake clock, when a call stops and how many
 // notifications it sends, for the knobs that are about time.
 func TestCallTiming(t *testing.T) {
-	tests := []struct {
-		name     string
-		cfg      Config
-		args     stepArgs
-		cancelAt time.Duration // 0: never cancel
-		wantEnd  time.Duration // when run returns
-		wantSent int
-		wantErr  bool
-		want     Stats
-	}{
-		{
-			name: "plain run", args: stepArgs{Steps: 5, StepMs: 100},
-			wantEnd: 500 * time.Millisecond, wantSent: 5,
-			want: Stats{Started: 1, Completed: 1, ProgressSent: 5},
-		},
-		{
-			name: "cancel stops at once", args: stepArgs{Steps: 10, StepMs: 100},
-			cancelAt: 250 * time.Millisecond, wantEnd: 250 * time.Millisecond, wantSent: 2, wantErr: true,
-			want: Stats{Started: 1, Cancelled: 1, ProgressSent: 2},
-		},
-		{
-			name: "stop delay", cfg: Config{StopDelay: 2 * time.Second}, args: stepArgs{Steps: 100, StepMs: 100},
-			cancelAt: 250 * time.Millisecond, wantEnd: 2250 * time.Millisecond, wantSent: 22, wantErr: true,
-			want: Stats{Started: 1, Cancelled: 1, ProgressSent: 22},
-		},
-		{
-			name: "leak runs to the end", cfg: Config{LeakOnCancel: 1}, args: stepArgs{Steps: 10, StepMs: 100},
-			cancelAt: 250 * time.Millisecond, wantEnd: time.Second, wantSent: 10,
-			want: Stats{Started: 1, Completed: 1, Orphaned: 1, ProgressSent: 10},
-		},
-		{
-			name: "leak wins over stop delay", cfg: Config{LeakOnCancel: 1, StopDelay: time.Hour},
-			args: stepArgs{Steps: 4, StepMs: 100}, cancelAt: 50 * time.Millisecond, wantEnd: 400 * time.Millisecond,
-			wantSent: 4, want: Stats{Started: 1, Completed: 1, Orphaned: 1, ProgressSent: 4},
-		},
-		{
-			name: "flood 50 Hz on 100ms steps", cfg: Config{ProgressFloodHz: 50}, args: stepArgs{Steps: 10, StepMs: 100},
-			// Ticks at 20ms, 40ms, ... 980ms; ticks at a step boundary race
-			// with the step's own timer, so count from the total below.
-			wantEnd: time.Second, wantSent: -1,
-			want: Stats{Started: 1, Completed: 1, ProgressSent: -1},
-		},
-		{
-			name: "stall after 3", cfg: Config{StallAfter: 3, ProgressFloodHz: 20}, args: stepArgs{Steps: 8, StepMs: 100},
-			wantEnd: 800 * time.Millisecond, wantSent: -1,
-			want: Stats{Started: 1, Completed: 1, ProgressSent: -1},
-		},
-		{
-			name: "endless until cancelled", cfg: Config{Endless: true}, args: stepArgs{Steps: 3, StepMs: 100},
-			cancelAt: 1050 * time.Millisecond, wantEnd: 1050 * time.Millisecond, wantSent: 10, wantErr: true,
-			want: Stats{Started: 1, Cancelled: 1, ProgressSent: 10},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range callTimingCases {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := newServer(t, tt.cfg)
@@ -140,25 +146,7 @@ func TestCallTiming(t *testing.T) {
 				if violations(v) != 0 {
 					t.Errorf("progress not strictly increasing: %v", v)
 				}
-				switch {
-				case tt.wantSent >= 0 && len(v) != tt.wantSent:
-					t.Errorf("sent %d notifications, want %d: %v", len(v), tt.wantSent, v)
-				case tt.cfg.ProgressFloodHz > 0 && tt.cfg.StallAfter == 0:
-					// 10 steps plus one flood every 20ms except at step boundaries.
-					if len(v) < 10+40 || len(v) > 10+50 {
-						t.Errorf("flood sent %d notifications in 1s, want 50..60", len(v))
-					}
-				case tt.cfg.StallAfter > 0:
-					// Nothing after the third step's notification at 300ms.
-					for i, at := range rec.at {
-						if at > 300*time.Millisecond {
-							t.Errorf("notification %d (%v) at %v, after the stall", i, v[i], at)
-						}
-					}
-					if len(v) == 0 || v[len(v)-1] != 3 {
-						t.Errorf("last progress before the stall = %v, want 3", v)
-					}
-				}
+				checkSent(t, tt, rec, v)
 				got := s.Stats()
 				if tt.want.ProgressSent < 0 {
 					tt.want.ProgressSent = int64(len(v))
@@ -166,6 +154,30 @@ func TestCallTiming(t *testing.T) {
 				wantStats(t, got, tt.want)
 			})
 		})
+	}
+}
+
+// checkSent checks the number of progress notifications v that rec
+// recorded for tt: exactly, or by the flood and stall rules.
+func checkSent(t *testing.T, tt callTimingCase, rec *recorder, v []float64) {
+	switch {
+	case tt.wantSent >= 0 && len(v) != tt.wantSent:
+		t.Errorf("sent %d notifications, want %d: %v", len(v), tt.wantSent, v)
+	case tt.cfg.ProgressFloodHz > 0 && tt.cfg.StallAfter == 0:
+		// 10 steps plus one flood every 20ms except at step boundaries.
+		if len(v) < 10+40 || len(v) > 10+50 {
+			t.Errorf("flood sent %d notifications in 1s, want 50..60", len(v))
+		}
+	case tt.cfg.StallAfter > 0:
+		// Nothing after the third step's notification at 300ms.
+		for i, at := range rec.at {
+			if at > 300*time.Millisecond {
+				t.Errorf("notification %d (%v) at %v, after the stall", i, v[i], at)
+			}
+		}
+		if len(v) == 0 || v[len(v)-1] != 3 {
+			t.Errorf("last progress before the stall = %v, want 3", v)
+		}
 	}
 }
 

@@ -198,111 +198,119 @@ func TestOurClientTools(t *testing.T) {
 	}
 }
 
+// cancelAfterStart starts a 4 s slow_task on o, waits until the target
+// runs it, and cancels it.
+func cancelAfterStart(t *testing.T, o ourTarget) (*mc.Call, *events) {
+	// 4 s of work: a leaked call still runs when the test looks.
+	call, ev := o.start(t, ToolSlowTask, `{"steps":200,"step_ms":20}`)
+	testutil.Eventually(t, "the call to run", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 1 })
+	if err := call.Cancel("knob test", false); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	return call, ev
+}
+
+// knobCase is one knob of TestOurClientKnobs: the target's configuration,
+// the transports it does not apply to, and what our client must see.
+type knobCase struct {
+	name   string
+	cfg    Config
+	skip   func(stdio bool, era mc.Era) bool
+	verify func(t *testing.T, o ourTarget, tr string)
+}
+
+// ourKnobCases are the cases of TestOurClientKnobs, one per knob.
+var ourKnobCases = []knobCase{
+	{"default cancel stops the call", Config{}, nil, func(t *testing.T, o ourTarget, _ string) {
+		cancelAfterStart(t, o)
+		testutil.Eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
+		testutil.Eventually(t, "inflight back to 0", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 0 })
+		if got := o.metric(t, "mcpchaos_target_orphaned_total"); got != 0 {
+			t.Errorf("orphaned_total %v, want 0", got)
+		}
+	}},
+	{"leak_on_cancel keeps it running", Config{LeakOnCancel: 1}, nil, func(t *testing.T, o ourTarget, _ string) {
+		cancelAfterStart(t, o)
+		testutil.Eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
+		if got := o.metric(t, "mcpchaos_target_inflight"); got != 1 {
+			t.Errorf("inflight %v after the cancel, want the leaked call", got)
+		}
+	}},
+	{"stop_delay stops late", Config{StopDelay: 400 * time.Millisecond}, nil, func(t *testing.T, o ourTarget, _ string) {
+		at := time.Now()
+		cancelAfterStart(t, o)
+		testutil.Eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
+		if took := time.Since(at); took < 400*time.Millisecond {
+			t.Errorf("stopped %v after the cancel, want at least the stop delay", took)
+		}
+	}},
+	{"propagate_cancel false leaks on a 2026 disconnect", Config{NoPropagateCancel: true},
+		func(stdio bool, era mc.Era) bool { return stdio || era != "" }, func(t *testing.T, o ourTarget, _ string) {
+			cancelAfterStart(t, o)
+			testutil.Eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
+		}},
+	{"progress_flood_hz adds increasing progress", Config{ProgressFloodHz: 200}, nil, func(t *testing.T, o ourTarget, _ string) {
+		_, ev := o.start(t, ToolSlowTask, `{"steps":3,"step_ms":100}`)
+		waitDone(t, ev)
+		got, _ := ev.progress()
+		if len(got) <= 3 || violations(got) != 0 {
+			t.Errorf("progress %v: want more than the 3 steps, strictly increasing", got)
+		}
+	}},
+	{"stall_after stops progress", Config{StallAfter: 2}, nil, func(t *testing.T, o ourTarget, _ string) {
+		_, ev := o.start(t, ToolSlowTask, `{"steps":5,"step_ms":20}`)
+		waitDone(t, ev)
+		if got, _ := ev.progress(); !slices.Equal(got, []float64{1, 2}) {
+			t.Errorf("progress %v, want 1, 2 then silence", got)
+		}
+		if _, ok := ev.first(mc.EvResult); !ok {
+			t.Error("no result: a stalled call still finishes")
+		}
+	}},
+	{"endless never finishes", Config{Endless: true}, nil, func(t *testing.T, o ourTarget, _ string) {
+		call, ev := o.start(t, ToolSlowTask, `{"step_ms":10}`)
+		testutil.Eventually(t, "20 progress notifications", func() bool { v, _ := ev.progress(); return len(v) >= 20 })
+		if _, ok := ev.first(mc.EvResult); ok {
+			t.Error("an endless call answered")
+		}
+		_ = call.Cancel("test over", false)
+	}},
+	{"non_monotonic matches the target's count", Config{NonMonotonic: 0.5, Seed: 3}, nil, func(t *testing.T, o ourTarget, _ string) {
+		_, ev := o.start(t, ToolSlowTask, `{"steps":30,"step_ms":5}`)
+		waitDone(t, ev)
+		got, _ := ev.progress()
+		want := o.metric(t, "mcpchaos_target_non_monotonic_total")
+		if want == 0 || float64(violations(got)) != want {
+			t.Errorf("%d non-monotonic values seen, the target sent %v", violations(got), want)
+		}
+	}},
+	{"progress_after_response", Config{ProgressAfterResponse: true},
+		func(stdio bool, _ mc.Era) bool { return !stdio }, func(t *testing.T, o ourTarget, _ string) {
+			_, ev := o.start(t, ToolSlowTask, `{"steps":2,"step_ms":10}`)
+			waitDone(t, ev)
+			testutil.Eventually(t, "progress after the response", func() bool { _, after := ev.progress(); return after == 1 })
+		}},
+	{"rate_limit throttles", Config{RateLimit: Rate{Freq: 1, Per: time.Hour}, RateLimitCode: -32000}, nil, func(t *testing.T, o ourTarget, tr string) {
+		_, first := o.start(t, ToolEcho, `{"text":"first"}`)
+		waitDone(t, first)
+		_, ev := o.start(t, ToolEcho, `{"text":"second"}`)
+		waitDone(t, ev)
+		if h, ok := ev.first(mc.EvHeaders); ok {
+			if h.Status != 429 || h.RetryAfter < time.Second {
+				t.Errorf("%s: status %d Retry-After %v, want 429 and at least 1s", tr, h.Status, h.RetryAfter)
+			}
+		}
+		if e, ok := ev.first(mc.EvRPCError); !ok || e.Code != -32000 {
+			t.Errorf("%s: error %+v, want code -32000", tr, e)
+		}
+		testutil.Eventually(t, "throttled_total", func() bool { return o.metric(t, "mcpchaos_target_throttled_total") == 1 })
+	}},
+}
+
 // TestOurClientKnobs drives each knob with our client and checks what
 // the wire shows against the target's own count.
 func TestOurClientKnobs(t *testing.T) {
-	type check func(t *testing.T, o ourTarget, tr string)
-	cancelAfterStart := func(t *testing.T, o ourTarget) (*mc.Call, *events) {
-		// 4 s of work: a leaked call still runs when the test looks.
-		call, ev := o.start(t, ToolSlowTask, `{"steps":200,"step_ms":20}`)
-		testutil.Eventually(t, "the call to run", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 1 })
-		if err := call.Cancel("knob test", false); err != nil {
-			t.Fatalf("cancel: %v", err)
-		}
-		return call, ev
-	}
-	cases := []struct {
-		name   string
-		cfg    Config
-		skip   func(stdio bool, era mc.Era) bool
-		verify check
-	}{
-		{"default cancel stops the call", Config{}, nil, func(t *testing.T, o ourTarget, _ string) {
-			cancelAfterStart(t, o)
-			testutil.Eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
-			testutil.Eventually(t, "inflight back to 0", func() bool { return o.metric(t, "mcpchaos_target_inflight") == 0 })
-			if got := o.metric(t, "mcpchaos_target_orphaned_total"); got != 0 {
-				t.Errorf("orphaned_total %v, want 0", got)
-			}
-		}},
-		{"leak_on_cancel keeps it running", Config{LeakOnCancel: 1}, nil, func(t *testing.T, o ourTarget, _ string) {
-			cancelAfterStart(t, o)
-			testutil.Eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
-			if got := o.metric(t, "mcpchaos_target_inflight"); got != 1 {
-				t.Errorf("inflight %v after the cancel, want the leaked call", got)
-			}
-		}},
-		{"stop_delay stops late", Config{StopDelay: 400 * time.Millisecond}, nil, func(t *testing.T, o ourTarget, _ string) {
-			at := time.Now()
-			cancelAfterStart(t, o)
-			testutil.Eventually(t, "cancelled_total", func() bool { return o.metric(t, "mcpchaos_target_cancelled_total") == 1 })
-			if took := time.Since(at); took < 400*time.Millisecond {
-				t.Errorf("stopped %v after the cancel, want at least the stop delay", took)
-			}
-		}},
-		{"propagate_cancel false leaks on a 2026 disconnect", Config{NoPropagateCancel: true},
-			func(stdio bool, era mc.Era) bool { return stdio || era != "" }, func(t *testing.T, o ourTarget, _ string) {
-				cancelAfterStart(t, o)
-				testutil.Eventually(t, "orphaned_total", func() bool { return o.metric(t, "mcpchaos_target_orphaned_total") == 1 })
-			}},
-		{"progress_flood_hz adds increasing progress", Config{ProgressFloodHz: 200}, nil, func(t *testing.T, o ourTarget, _ string) {
-			_, ev := o.start(t, ToolSlowTask, `{"steps":3,"step_ms":100}`)
-			waitDone(t, ev)
-			got, _ := ev.progress()
-			if len(got) <= 3 || violations(got) != 0 {
-				t.Errorf("progress %v: want more than the 3 steps, strictly increasing", got)
-			}
-		}},
-		{"stall_after stops progress", Config{StallAfter: 2}, nil, func(t *testing.T, o ourTarget, _ string) {
-			_, ev := o.start(t, ToolSlowTask, `{"steps":5,"step_ms":20}`)
-			waitDone(t, ev)
-			if got, _ := ev.progress(); !slices.Equal(got, []float64{1, 2}) {
-				t.Errorf("progress %v, want 1, 2 then silence", got)
-			}
-			if _, ok := ev.first(mc.EvResult); !ok {
-				t.Error("no result: a stalled call still finishes")
-			}
-		}},
-		{"endless never finishes", Config{Endless: true}, nil, func(t *testing.T, o ourTarget, _ string) {
-			call, ev := o.start(t, ToolSlowTask, `{"step_ms":10}`)
-			testutil.Eventually(t, "20 progress notifications", func() bool { v, _ := ev.progress(); return len(v) >= 20 })
-			if _, ok := ev.first(mc.EvResult); ok {
-				t.Error("an endless call answered")
-			}
-			_ = call.Cancel("test over", false)
-		}},
-		{"non_monotonic matches the target's count", Config{NonMonotonic: 0.5, Seed: 3}, nil, func(t *testing.T, o ourTarget, _ string) {
-			_, ev := o.start(t, ToolSlowTask, `{"steps":30,"step_ms":5}`)
-			waitDone(t, ev)
-			got, _ := ev.progress()
-			want := o.metric(t, "mcpchaos_target_non_monotonic_total")
-			if want == 0 || float64(violations(got)) != want {
-				t.Errorf("%d non-monotonic values seen, the target sent %v", violations(got), want)
-			}
-		}},
-		{"progress_after_response", Config{ProgressAfterResponse: true},
-			func(stdio bool, _ mc.Era) bool { return !stdio }, func(t *testing.T, o ourTarget, _ string) {
-				_, ev := o.start(t, ToolSlowTask, `{"steps":2,"step_ms":10}`)
-				waitDone(t, ev)
-				testutil.Eventually(t, "progress after the response", func() bool { _, after := ev.progress(); return after == 1 })
-			}},
-		{"rate_limit throttles", Config{RateLimit: Rate{Freq: 1, Per: time.Hour}, RateLimitCode: -32000}, nil, func(t *testing.T, o ourTarget, tr string) {
-			_, first := o.start(t, ToolEcho, `{"text":"first"}`)
-			waitDone(t, first)
-			_, ev := o.start(t, ToolEcho, `{"text":"second"}`)
-			waitDone(t, ev)
-			if h, ok := ev.first(mc.EvHeaders); ok {
-				if h.Status != 429 || h.RetryAfter < time.Second {
-					t.Errorf("%s: status %d Retry-After %v, want 429 and at least 1s", tr, h.Status, h.RetryAfter)
-				}
-			}
-			if e, ok := ev.first(mc.EvRPCError); !ok || e.Code != -32000 {
-				t.Errorf("%s: error %+v, want code -32000", tr, e)
-			}
-			testutil.Eventually(t, "throttled_total", func() bool { return o.metric(t, "mcpchaos_target_throttled_total") == 1 })
-		}},
-	}
-	for _, c := range cases {
+	for _, c := range ourKnobCases {
 		for _, tr := range ourTransports {
 			if c.skip != nil && c.skip(tr.stdio, tr.era) {
 				continue
