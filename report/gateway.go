@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/report/summary"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -301,11 +302,11 @@ func (g *Gateway) judgeProgress(c *GatewayCall, t *results.TruthCall, lags map[i
 	}
 	if reordered > 0 {
 		g.ProgressReordered += reordered
-		g.note("progress_reordered", "%s: %s the target sent before its result reached us after it", c.Marker, plural(reordered, "notification"))
+		g.note("progress_reordered", "%s: %s the target sent before its result reached us after it", c.Marker, summary.Plural(reordered, "notification"))
 	}
 	if lost > 0 {
 		g.ProgressLost += lost
-		g.note("progress_lost", "%s: %s sent upstream never reached us", c.Marker, plural(lost, "notification"))
+		g.note("progress_lost", "%s: %s sent upstream never reached us", c.Marker, summary.Plural(lost, "notification"))
 	}
 	if sentFirst.IsZero() || t.Completed.Sub(sentFirst) < heldMinSpan || len(c.Progress) == 0 {
 		return

@@ -1,6 +1,9 @@
 package report
 
-import "github.com/mcpchaos/mcpchaos/results"
+import (
+	"github.com/mcpchaos/mcpchaos/report/summary"
+	"github.com/mcpchaos/mcpchaos/results"
+)
 
 // Progress after a cancel the gateway lost. A call's progress that reached
 // us later than our cancel plus the grace counts as after_cancel against
@@ -27,7 +30,7 @@ func (g *Gateway) judgeLateProgress(c *GatewayCall, ex []*results.TruthCall) {
 			return // the target was told: the server's
 		}
 	}
-	n := plural(c.AfterCancel, "notification")
+	n := summary.Plural(c.AfterCancel, "notification")
 	if len(ex) == 0 {
 		g.ProgressAfterCancelUnknown += c.AfterCancel
 		g.note("progress_after_cancel_unknown", "%s: %s after our cancel, and no target recorded the call", c.Marker, n)

@@ -130,6 +130,3 @@ func FormatCheckValue(c CheckResult) string { return summary.FormatCheckValue(c)
 
 // FormatRate formats calls per second (summary.FormatRate).
 func FormatRate(x float64) string { return summary.FormatRate(x) }
-
-// plural returns "1 call" or "2 calls" (summary.Plural).
-func plural(n int, noun string) string { return summary.Plural(n, noun) }

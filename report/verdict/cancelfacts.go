@@ -11,7 +11,7 @@ import (
 
 // leftoverFact is the cancellation verdict's evidence of leftover
 // processes, or "".
-func leftoverFact(p *ServerProcesses) string {
+func leftoverFact(p *summary.ServerProcesses) string {
 	if p == nil || p.Leftover == 0 {
 		return ""
 	}
@@ -30,17 +30,17 @@ func leftoverFact(p *ServerProcesses) string {
 // leftover CPU named so it can be held against the server's own log: when
 // it started, the calls it cut, the CPU above idle it measured and its
 // threshold.
-func windowsFact(w Windows) string {
+func windowsFact(w summary.Windows) string {
 	f := fmt.Sprintf("%d of %s showed leftover work after cancelling every call: %s CPU (±%s idle noise) in %s of measurement",
-		w.Above, plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), fmtMs(w.MeasuredMs))
+		w.Above, summary.Plural(w.Count, "quiet window"), summary.FormatMs(w.LeftoverCPUS*1000), summary.FormatMs(w.NoiseCPUS*1000), summary.FormatMs(w.MeasuredMs))
 	if w.OrphanedMax > 0 {
-		f += fmt.Sprintf(", up to %s calls still running", fmtNum(w.OrphanedMax))
+		f += fmt.Sprintf(", up to %s calls still running", summary.FormatNum(w.OrphanedMax))
 	}
 	return f + windowsSource(w) + "; " + worstWindow(w)
 }
 
 // worstWindow names the window with the most leftover CPU.
-func worstWindow(w Windows) string {
+func worstWindow(w summary.Windows) string {
 	if len(w.List) == 0 {
 		return ""
 	}
@@ -51,23 +51,23 @@ func worstWindow(w Windows) string {
 		}
 	}
 	return fmt.Sprintf("the window at %s into the load cut %s, then %s of CPU above idle (threshold %s) over %s",
-		fmtMs(best.StartMs), plural(best.Cancelled, "call"), fmtMs(best.LeftoverCPUS*1000), fmtMs(best.ThresholdS*1000), fmtMs(best.MeasuredMs))
+		summary.FormatMs(best.StartMs), summary.Plural(best.Cancelled, "call"), summary.FormatMs(best.LeftoverCPUS*1000), summary.FormatMs(best.ThresholdS*1000), summary.FormatMs(best.MeasuredMs))
 }
 
 // summedAbove: two or more windows cut calls and their leftover CPU,
 // summed, exceeds the summed threshold, though no window alone did.
-func summedAbove(w Windows) bool {
+func summedAbove(w summary.Windows) bool {
 	return w.Above == 0 && w.CutCount >= 2 && w.CutLeftoverCPUS > w.CutThresholdS
 }
 
 // summedFact says what the windows that cut calls showed together.
-func summedFact(w Windows) string {
+func summedFact(w summary.Windows) string {
 	return fmt.Sprintf("the %d quiet windows that cut calls showed %s of CPU above idle together, over their summed threshold %s "+
-		"(none alone over its own)%s", w.CutCount, fmtMs(w.CutLeftoverCPUS*1000), fmtMs(w.CutThresholdS*1000), windowsSource(w))
+		"(none alone over its own)%s", w.CutCount, summary.FormatMs(w.CutLeftoverCPUS*1000), summary.FormatMs(w.CutThresholdS*1000), windowsSource(w))
 }
 
 // windowsSource says who asked for the windows, when mcpchaos did.
-func windowsSource(w Windows) string {
+func windowsSource(w summary.Windows) string {
 	if !w.Auto {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // cancelReading is what the cancellation verdict reads off a summary
@@ -27,7 +28,7 @@ type cancelLimits struct {
 
 // cancellationVerdict: work that runs on after a cancel is a violation;
 // after a plain disconnect it is one only from 2026-07-28 on.
-func cancellationVerdict(s *Summary, ev evidence) Verdict {
+func cancellationVerdict(s *summary.Summary, ev evidence) summary.Verdict {
 	v := judgeCancellation(s, ev, readCancellation(s, ev))
 	if errs := s.Cancellation.ProbeErrors; len(errs) > 0 {
 		v.Evidence += "; probe errors: " + strings.Join(errs, "; ")
@@ -37,7 +38,7 @@ func cancellationVerdict(s *Summary, ev evidence) Verdict {
 
 // readCancellation gathers what the verdict weighs: the stops, whether
 // any evidence shows work after them, and every fact worth naming.
-func readCancellation(s *Summary, ev evidence) cancelReading {
+func readCancellation(s *summary.Summary, ev evidence) cancelReading {
 	c := s.Cancellation
 	// Leaked call-seconds count work that ended before the probes' final
 	// reading, too; a server may take up to the grace to stop each call,
@@ -63,7 +64,7 @@ func readCancellation(s *Summary, ev evidence) cancelReading {
 	facts = append(facts, afterLoadFacts(c)...)
 	facts = append(facts, wireNotes(c)...)
 	return cancelReading{
-		stopped:   fmt.Sprintf("%s, %s", plural(c.Cancels, "cancel"), plural(ev.disconnects, "disconnect")),
+		stopped:   fmt.Sprintf("%s, %s", summary.Plural(c.Cancels, "cancel"), summary.Plural(ev.disconnects, "disconnect")),
 		exercised: exercised,
 		leftover:  leftover,
 		facts:     facts,
@@ -72,7 +73,7 @@ func readCancellation(s *Summary, ev evidence) cancelReading {
 
 // leftoverWorkFacts names each kind of evidence of work after a stop
 // (and the leaked call-seconds within the grace), in report order.
-func leftoverWorkFacts(c Cancellation, procFact string, staleAnswers int64, lim cancelLimits) []string {
+func leftoverWorkFacts(c summary.Cancellation, procFact string, staleAnswers int64, lim cancelLimits) []string {
 	var facts []string
 	add := func(f string) {
 		if f != "" {
@@ -87,7 +88,7 @@ func leftoverWorkFacts(c Cancellation, procFact string, staleAnswers int64, lim 
 	add(logFact(c.Log))
 	if staleAnswers > 0 {
 		add(fmt.Sprintf("%s arrived after the late window for calls we had stopped: the server worked on them long after the cancel",
-			plural(int(staleAnswers), "answer")))
+			summary.Plural(int(staleAnswers), "answer")))
 	}
 	add(leftoverCPUFact(c, lim.cpu))
 	if c.Windows.Above > 0 {
@@ -101,16 +102,16 @@ func leftoverWorkFacts(c Cancellation, procFact string, staleAnswers int64, lim 
 
 // orphanedFact says how many calls the probes saw still running after the
 // quiet window, and which probes saw them; "" when none.
-func orphanedFact(c Cancellation) string {
+func orphanedFact(c summary.Cancellation) string {
 	if !(c.Orphaned > 0) {
 		return ""
 	}
-	f := fmtNum(c.Orphaned) + " calls still running"
+	f := summary.FormatNum(c.Orphaned) + " calls still running"
 	if c.Orphaned == 1 {
 		f = "1 call still running"
 	}
 	if c.QuietWindowMs > 0 {
-		f += " " + fmtMs(c.QuietWindowMs) + " after the load ended"
+		f += " " + summary.FormatMs(c.QuietWindowMs) + " after the load ended"
 	}
 	if p := probesAbove(withoutLog(c.ByProbe, c.Log)); p != "" {
 		f += " (" + p + ")"
@@ -120,11 +121,11 @@ func orphanedFact(c Cancellation) string {
 
 // leftoverCPUFact says how much CPU the server used after the load, when
 // that is over limit; "" otherwise.
-func leftoverCPUFact(c Cancellation, limit float64) string {
+func leftoverCPUFact(c summary.Cancellation, limit float64) string {
 	if !(c.LeftoverCPUS > limit) {
 		return ""
 	}
-	f := "leftover CPU " + fmtMs(c.LeftoverCPUS*1000) + " after the load (threshold " + fmtMs(limit*1000) + ")"
+	f := "leftover CPU " + summary.FormatMs(c.LeftoverCPUS*1000) + " after the load (threshold " + summary.FormatMs(limit*1000) + ")"
 	if p := c.ProcessCPU; p != nil {
 		f += " " + processName(*p)
 	}
@@ -134,33 +135,33 @@ func leftoverCPUFact(c Cancellation, limit float64) string {
 // leakedFact says how many call-seconds of server work nobody waited for,
 // and whether that is more than the grace allows; "" when none. With no
 // call stopped it says the call-seconds are not counted.
-func leakedFact(c Cancellation, lim cancelLimits) string {
+func leakedFact(c summary.Cancellation, lim cancelLimits) string {
 	switch {
 	case c.LeakedCallSeconds > 0 && lim.noStop:
-		return fmtNum(c.LeakedCallSeconds) + " call-seconds of server in-flight above the client's, not counted: no call was stopped"
+		return summary.FormatNum(c.LeakedCallSeconds) + " call-seconds of server in-flight above the client's, not counted: no call was stopped"
 	case c.LeakedCallSeconds > lim.allowance:
 		return fmt.Sprintf("%s call-seconds of server work nobody waited for (more than the %s a grace per cancel allows)",
-			fmtNum(c.LeakedCallSeconds), fmtNum(lim.allowance))
+			summary.FormatNum(c.LeakedCallSeconds), summary.FormatNum(lim.allowance))
 	case c.LeakedCallSeconds > 0:
-		return fmtNum(c.LeakedCallSeconds) + " call-seconds leaked (within the grace)"
+		return summary.FormatNum(c.LeakedCallSeconds) + " call-seconds leaked (within the grace)"
 	}
 	return ""
 }
 
 // afterLoadFacts says how the probes drained after the load and what
 // arrived late on the wire.
-func afterLoadFacts(c Cancellation) []string {
+func afterLoadFacts(c summary.Cancellation) []string {
 	var facts []string
 	if c.DrainMs > 0 && c.Drained {
-		facts = append(facts, "probes back to baseline after "+fmtMs(c.DrainMs))
+		facts = append(facts, "probes back to baseline after "+summary.FormatMs(c.DrainMs))
 	} else if c.DrainMs > 0 {
-		facts = append(facts, "probes still above baseline after "+fmtMs(c.DrainMs))
+		facts = append(facts, "probes still above baseline after "+summary.FormatMs(c.DrainMs))
 	}
 	if c.LateResponses > 0 {
-		facts = append(facts, plural(c.LateResponses, "late response"))
+		facts = append(facts, summary.Plural(c.LateResponses, "late response"))
 	}
 	if c.LateProgress > 0 {
-		facts = append(facts, plural(c.LateProgress, "late progress notification"))
+		facts = append(facts, summary.Plural(c.LateProgress, "late progress notification"))
 	}
 	return facts
 }
@@ -169,8 +170,8 @@ func afterLoadFacts(c Cancellation) []string {
 // exercised, not observable (unless the gateway's truth settles it), pass,
 // expected legacy behaviour after plain disconnects of a 2025 era, or a
 // violation.
-func judgeCancellation(s *Summary, ev evidence, r cancelReading) Verdict {
-	v := Verdict{Area: AreaCancellation}
+func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary.Verdict {
+	v := summary.Verdict{Area: summary.AreaCancellation}
 	c := s.Cancellation
 	why := unobservable(c)
 	if why == "" {
@@ -178,28 +179,28 @@ func judgeCancellation(s *Summary, ev evidence, r cancelReading) Verdict {
 	}
 	switch {
 	case !r.exercised && !r.leftover:
-		v.Status, v.Evidence = StatusNotExercised, "no call was cancelled or disconnected"
+		v.Status, v.Evidence = summary.StatusNotExercised, "no call was cancelled or disconnected"
 		if c.LeakedCallSeconds > 0 {
 			v.Evidence += "; " + leakedFact(c, cancelLimits{noStop: true})
 		}
 	case !r.leftover && why != "":
-		v.Status = StatusNotObservable
+		v.Status = summary.StatusNotObservable
 		v.Evidence = r.stopped + "; cannot tell whether work went on after a cancel: " + why + "; to observe it, add " + remedy
 		v.Evidence += joinedFacts(r.facts)
 		v = judgeByTruth(s, v, r.stopped, r.facts)
 	case !r.leftover:
-		v.Status = StatusPass
+		v.Status = summary.StatusPass
 		v.Evidence = r.stopped + "; no work seen after a cancel"
 		if w := c.Windows; w.Count > 0 {
-			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s)", plural(w.Count, "quiet window"), fmtMs(w.LeftoverCPUS*1000), fmtMs(w.NoiseCPUS*1000), windowsSource(w))
+			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s)", summary.Plural(w.Count, "quiet window"), summary.FormatMs(w.LeftoverCPUS*1000), summary.FormatMs(w.NoiseCPUS*1000), windowsSource(w))
 		}
 		v.Evidence += joinedFacts(r.facts)
 	case vocab.IsLegacy(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0 &&
 		c.Orphaned <= float64(ev.disconnects):
-		v.Status = StatusLegacy
+		v.Status = summary.StatusLegacy
 		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s", r.stopped, s.Era, strings.Join(r.facts, "; "))
 	default:
-		v.Status = StatusViolation
+		v.Status = summary.StatusViolation
 		v.Evidence = r.stopped + ": " + strings.Join(r.facts, "; ")
 		if !vocab.IsLegacy(s.Era) && s.Calls.Disconnected > 0 {
 			v.Evidence += " (from " + vocab.FirstModern + " a disconnect is a cancel)"

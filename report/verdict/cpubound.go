@@ -1,6 +1,10 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
+)
 
 // CPU-bound work, starved (issue 25). A process probe sees leftover work
 // only when the tools' work is CPU. The CPU the process used per second
@@ -25,25 +29,25 @@ import "fmt"
 // starvedCPUBound reports whether the tools' work is CPU-bound work the
 // machine starved: the process got less than visiblePerCall per second of
 // a live call, its CPU-bound threads wanted at least that.
-func starvedCPUBound(p ProcessCPU) bool {
+func starvedCPUBound(p summary.ProcessCPU) bool {
 	b := p.CPUBound
 	return b.Wanted() && b.WantedPerCallS >= visiblePerCall
 }
 
 // starvedCPUBoundWhy is the not_observable reason of a starved CPU-bound
 // tool: what its threads wanted against what the process got.
-func starvedCPUBoundWhy(p ProcessCPU) string {
+func starvedCPUBoundWhy(p summary.ProcessCPU) string {
 	return fmt.Sprintf("the machine was short of CPU: the tools' work is CPU-bound (threads that ran whole time slices, "+
 		"%d of %d slices ended by the kernel, wanted %s CPU-s per second of a live call, on a CPU and waiting for one) "+
 		"but the process got %s, so a server written to stop may not have had the CPU to read a cancel in time, "+
 		"and burns next to nothing going on (run where the server gets the CPU it asks for)",
-		p.CPUBound.Preempted, p.CPUBound.Slices, fmtNum(p.CPUBound.WantedPerCallS), fmtNum(p.PerCallS))
+		p.CPUBound.Preempted, p.CPUBound.Slices, summary.FormatNum(p.CPUBound.WantedPerCallS), summary.FormatNum(p.PerCallS))
 }
 
 // starvedCPUBoundNote says, for a not_observable verdict of a tool that is
 // not starvedCPUBound, what the CPU-bound threads wanted, or why that is
 // unknown.
-func starvedCPUBoundNote(p ProcessCPU) string {
+func starvedCPUBoundNote(p summary.ProcessCPU) string {
 	b := p.CPUBound
 	switch {
 	case p.RunWait != "":
@@ -55,7 +59,7 @@ func starvedCPUBoundNote(p ProcessCPU) string {
 			b.Preempted, b.Slices)
 	}
 	return fmt.Sprintf("; its threads that ran whole time slices wanted %s CPU-s per second of a live call (on a CPU and waiting for one), under the %s that shows CPU-bound work starved of CPU",
-		fmtNum(b.WantedPerCallS), fmtNum(visiblePerCall))
+		summary.FormatNum(b.WantedPerCallS), summary.FormatNum(visiblePerCall))
 }
 
 // servingOnly reports whether the process's CPU over the load, however
@@ -68,15 +72,15 @@ func starvedCPUBoundNote(p ProcessCPU) string {
 // race-built target of sleeping steps spent 0.04–0.08 CPU-s per live
 // call-second so, over the 0.05 that otherwise reads as visible work.
 // Unknown without schedstat (AllSlices 0): the per-call CPU alone decides.
-func servingOnly(p ProcessCPU) bool {
+func servingOnly(p summary.ProcessCPU) bool {
 	b := p.CPUBound
 	return b.AllSlices > 0 && b.Threads == 0
 }
 
 // servingOnlyWhy is the not_observable reason of servingOnly.
-func servingOnlyWhy(p ProcessCPU) string {
+func servingOnlyWhy(p summary.ProcessCPU) string {
 	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s per second of a live call "+
 		"in short time slices only (no thread's mean slice reached 0.3 ms; the longest %s ms): serving the requests, "+
 		"not tools computing, so work that runs on without computing is not CPU it can see",
-		fmtNum(p.PerCallS), fmtNum(p.CPUBound.MaxSliceMs))
+		summary.FormatNum(p.PerCallS), summary.FormatNum(p.CPUBound.MaxSliceMs))
 }

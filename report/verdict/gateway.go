@@ -5,16 +5,18 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // gatewayVerdict: anything the gateway did to a call that a transparent
 // one would not is a violation; the evidence names the first calls.
-func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
+func gatewayVerdict(s *summary.Summary, ev map[string][]string) summary.Verdict {
 	g := s.Gateway
-	v := Verdict{Area: AreaGateway, Status: StatusPass}
+	v := summary.Verdict{Area: summary.AreaGateway, Status: summary.StatusPass}
 	if g.Executions == 0 {
-		v.Status = StatusNotExercised
-		v.Evidence = fmt.Sprintf("no target behind the gateway recorded any of our %s", plural(g.Calls, "call"))
+		v.Status = summary.StatusNotExercised
+		v.Evidence = fmt.Sprintf("no target behind the gateway recorded any of our %s", summary.Plural(g.Calls, "call"))
 		if len(g.Errors) > 0 {
 			v.Evidence += "; " + strings.Join(g.Errors, "; ")
 		}
@@ -26,7 +28,7 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 		if n == 0 {
 			continue
 		}
-		v.Status = StatusViolation
+		v.Status = summary.StatusViolation
 		f := fmt.Sprintf("gateway.%s %d (%s)", k.Key, n, k.Noun)
 		if e := ev[k.Key]; len(e) > 0 {
 			f += ": " + strings.Join(e[:min(len(e), 3)], "; ")
@@ -37,8 +39,8 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 	for _, e := range slices.Sorted(maps.Keys(g.EraSeen)) {
 		eras = append(eras, fmt.Sprintf("%s %d", e, g.EraSeen[e]))
 	}
-	base := fmt.Sprintf("%s of %s joined with the truth of %s", plural(g.Executions, "execution"), plural(g.Calls, "call"),
-		plural(len(g.Truth), "target"))
+	base := fmt.Sprintf("%s of %s joined with the truth of %s", summary.Plural(g.Executions, "execution"), summary.Plural(g.Calls, "call"),
+		summary.Plural(len(g.Truth), "target"))
 	if len(eras) > 0 {
 		base += "; eras seen upstream: " + strings.Join(eras, ", ")
 	}
@@ -46,7 +48,7 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 		base += fmt.Sprintf("; progress lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", g.LagMs.P50, g.LagMs.P99, g.LagMs.Max)
 	}
 	if g.NotSeen > 0 && !notSeenUnsure(g) {
-		base += fmt.Sprintf("; %s not recorded by any target", plural(g.NotSeen, "call"))
+		base += fmt.Sprintf("; %s not recorded by any target", summary.Plural(g.NotSeen, "call"))
 	}
 	if len(g.Errors) > 0 {
 		base += "; " + strings.Join(g.Errors, "; ")
@@ -60,7 +62,7 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 	case incomplete != "":
 		// Part of the truth is missing: what it does not cover may hide
 		// anything the counts look for.
-		v.Status = StatusNotObservable
+		v.Status = summary.StatusNotObservable
 		v.Evidence = incomplete + "; " + base
 	default:
 		v.Evidence = "the gateway passed every call through as sent: " + base
@@ -72,7 +74,7 @@ func gatewayVerdict(s *Summary, ev map[string][]string) Verdict {
 // when it covers them all: calls answered that no target recorded,
 // records that never ended, targets never read, or calls not seen while
 // reading the truth failed.
-func incompleteTruth(g *GatewaySummary, ev map[string][]string) string {
+func incompleteTruth(g *summary.GatewaySummary, ev map[string][]string) string {
 	var why []string
 	if g.Unrecorded > 0 {
 		why = append(why, fmt.Sprintf("gateway.unrecorded %d (%s)", g.Unrecorded, firstOf(ev["unrecorded"])))
@@ -84,10 +86,10 @@ func incompleteTruth(g *GatewaySummary, ev map[string][]string) string {
 		why = append(why, fmt.Sprintf("gateway.echoes_after_truth %d (%s)", g.EchoesAfterTruth, firstOf(ev["echoes_after_truth"])))
 	}
 	if g.TruthUnread > 0 {
-		why = append(why, fmt.Sprintf("gateway.truth_unread %d of %s never answered", g.TruthUnread, plural(len(g.Truth), "target")))
+		why = append(why, fmt.Sprintf("gateway.truth_unread %d of %s never answered", g.TruthUnread, summary.Plural(len(g.Truth), "target")))
 	}
 	if notSeenUnsure(g) {
-		why = append(why, fmt.Sprintf("%s not recorded by any target while reading the truth failed", plural(g.NotSeen, "call")))
+		why = append(why, fmt.Sprintf("%s not recorded by any target while reading the truth failed", summary.Plural(g.NotSeen, "call")))
 	}
 	if len(why) == 0 {
 		return ""
@@ -109,6 +111,6 @@ func firstOf(ev []string) string {
 
 // notSeenUnsure: calls no target recorded while reading some target's
 // truth failed: they may have run where the reads failed.
-func notSeenUnsure(g *GatewaySummary) bool {
+func notSeenUnsure(g *summary.GatewaySummary) bool {
 	return g.NotSeen > 0 && len(g.Errors) > 0 && g.TruthUnread == 0
 }

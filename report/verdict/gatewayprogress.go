@@ -1,6 +1,10 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
+)
 
 // reorderedProgress judges the progress of a run through a gateway whose
 // only progress violations are notifications after the final response
@@ -10,15 +14,15 @@ import "fmt"
 // on its GET stream, which can overtake the POST's answer), so the
 // server is judged as if they had come in order, and the gateway verdict
 // counts them. ok is false when that does not apply.
-func reorderedProgress(s *Summary, ev evidence) (v Verdict, ok bool) {
+func reorderedProgress(s *summary.Summary, ev evidence) (v summary.Verdict, ok bool) {
 	g, p := s.Gateway, s.Progress.Violations
 	if g == nil || p.AfterResponse == 0 || p.Total != p.AfterResponse || p.AfterResponse > g.ProgressReordered {
 		return v, false
 	}
 	inOrder := *s
-	inOrder.Progress.Violations = ProgressViolations{}
+	inOrder.Progress.Violations = summary.ProgressViolations{}
 	v = progressVerdict(&inOrder, ev)
 	v.Evidence += fmt.Sprintf("; %s after the final response, each sent by the target before its result "+
-		"(gateway.progress_reordered %d): reordered by the gateway, not the server", plural(p.AfterResponse, "notification"), g.ProgressReordered)
+		"(gateway.progress_reordered %d): reordered by the gateway, not the server", summary.Plural(p.AfterResponse, "notification"), g.ProgressReordered)
 	return v, true
 }

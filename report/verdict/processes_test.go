@@ -3,6 +3,8 @@ package verdict
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // TestServerProcessesVerdict: processes a stdio server left running are
@@ -12,20 +14,20 @@ func TestServerProcessesVerdict(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		sp         *ServerProcesses
+		sp         *summary.ServerProcesses
 		wantStatus string
 		want       string
 	}{
-		{name: "none", sp: nil, wantStatus: StatusNotExercised},
-		{name: "signalled only", sp: &ServerProcesses{Signalled: 1, Killed: 1}, wantStatus: StatusNotExercised},
-		{name: "leftover killed", sp: &ServerProcesses{Leftover: 2}, wantStatus: StatusViolation,
+		{name: "none", sp: nil, wantStatus: summary.StatusNotExercised},
+		{name: "signalled only", sp: &summary.ServerProcesses{Signalled: 1, Killed: 1}, wantStatus: summary.StatusNotExercised},
+		{name: "leftover killed", sp: &summary.ServerProcesses{Leftover: 2}, wantStatus: summary.StatusViolation,
 			want: "2 processes the server started still running after it exited (killed at the end)"},
-		{name: "leftover left running", sp: &ServerProcesses{Leftover: 1, LeftRunning: true}, wantStatus: StatusViolation,
+		{name: "leftover left running", sp: &summary.ServerProcesses{Leftover: 1, LeftRunning: true}, wantStatus: summary.StatusViolation,
 			want: "1 process the server started still running after it exited (left running)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Summary{Era: "2026-07-28"}
+			s := &summary.Summary{Era: "2026-07-28"}
 			s.Cancellation.ServerProcesses = tt.sp
 			v := cancellationVerdict(s, evidence{})
 			if v.Status != tt.wantStatus || !strings.Contains(v.Evidence, tt.want) {

@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // Starved runs (issue 25). With a process probe as the only server-side
@@ -22,26 +24,26 @@ const clientStallShare = 0.5
 // starved says why "no work seen" proves nothing for lack of CPU, or ""
 // when it does: only when the process probe is the server-side evidence
 // (a count or log probe sees calls run whatever the CPU).
-func starved(c Cancellation) string {
+func starved(c summary.Cancellation) string {
 	if c.Counting > 0 || (c.Log != nil && c.Log.Matched > 0) || c.ProcessCPU == nil {
 		return ""
 	}
 	var why []string
 	if w := c.Windows; w.Starved > 0 {
 		why = append(why, fmt.Sprintf("in %d of %s the server's threads waited for a CPU longer than any leftover work "+
-			"could be told from noise (%s)", w.Starved, plural(w.Count, "quiet window"), starvedWindow(w)))
+			"could be told from noise (%s)", w.Starved, summary.Plural(w.Count, "quiet window"), starvedWindow(w)))
 	}
 	if c.LateQueued > 0 {
 		why = append(why, fmt.Sprintf("%s later than cancel + grace came before the answer to a ping sent then: "+
 			"the server had not read its input by cancel + grace, so whether it wrote them before or after is unknown",
-			plural(c.LateQueued, "message")))
+			summary.Plural(c.LateQueued, "message")))
 	}
 	if p := lateCutPings(c.CutPings); p != "" {
 		why = append(why, p)
 	}
 	if cl := c.Client; cl != nil && cl.Share >= clientStallShare {
 		why = append(why, fmt.Sprintf("mcpchaos itself stalled for %s of the load's %s (%.0f%%): late messages were read late",
-			fmtMs(cl.StalledMs), fmtMs(cl.LoadMs), 100*cl.Share))
+			summary.FormatMs(cl.StalledMs), summary.FormatMs(cl.LoadMs), 100*cl.Share))
 	}
 	if len(why) == 0 {
 		return ""
@@ -51,8 +53,8 @@ func starved(c Cancellation) string {
 }
 
 // starvedWindow names the starved window with the most run-queue wait.
-func starvedWindow(w Windows) string {
-	var best *Window
+func starvedWindow(w summary.Windows) string {
+	var best *summary.Window
 	for i := range w.List {
 		if x := &w.List[i]; x.Starved && (best == nil || x.RunWaitS > best.RunWaitS) {
 			best = x
@@ -62,5 +64,5 @@ func starvedWindow(w Windows) string {
 		return "windows not listed"
 	}
 	return fmt.Sprintf("the window at %s into the load: %s of CPU above idle, %s waiting for a CPU (threshold %s)",
-		fmtMs(best.StartMs), fmtMs(best.LeftoverCPUS*1000), fmtMs(best.RunWaitS*1000), fmtMs(best.WaitThresholdS*1000))
+		summary.FormatMs(best.StartMs), summary.FormatMs(best.LeftoverCPUS*1000), summary.FormatMs(best.RunWaitS*1000), summary.FormatMs(best.WaitThresholdS*1000))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/client/vocab"
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // judgeByTruth settles a cancellation verdict that no probe could observe
@@ -15,7 +16,7 @@ import (
 // unknown (no record, or one that never ended) leaves it not_observable,
 // with what the records do show. v is the not_observable verdict built
 // without them; without a gateway section it is returned as it is.
-func judgeByTruth(s *Summary, v Verdict, stopped string, facts []string) Verdict {
+func judgeByTruth(s *summary.Summary, v summary.Verdict, stopped string, facts []string) summary.Verdict {
 	g := s.Gateway
 	if g == nil {
 		return v
@@ -47,20 +48,20 @@ func judgeByTruth(s *Summary, v Verdict, stopped string, facts []string) Verdict
 	// of the cancels).
 	switch {
 	case c.RanOn > 0:
-		v.Status = StatusViolation
+		v.Status = summary.StatusViolation
 		v.Evidence = fmt.Sprintf("%s: %s (%s)%s", stopped, records, examples("stops.cancelled.ran_on"), tail)
 	case d.RanOn > 0 && !legacy:
-		v.Status = StatusViolation
+		v.Status = summary.StatusViolation
 		v.Evidence = fmt.Sprintf("%s: %s (%s) (from %s a disconnect is a cancel)%s", stopped, records, examples("stops.disconnected.ran_on"), vocab.FirstModern, tail)
 	case c.Unknown > 0:
 		unknown()
 	case d.RanOn > 0:
-		v.Status = StatusLegacy
+		v.Status = summary.StatusLegacy
 		v.Evidence = fmt.Sprintf("%s; in %s a disconnect is not a cancel: %s (%s)%s", stopped, s.Era, records, examples("stops.disconnected.ran_on"), tail)
 	case d.Unknown > 0:
 		unknown()
 	default:
-		v.Status = StatusPass
+		v.Status = summary.StatusPass
 		v.Evidence = stopped + "; no work seen after a cancel: " + records + tail
 	}
 	return v

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 const (
@@ -25,7 +27,7 @@ const (
 
 // cpuThreshold is the leftover CPU the final quiet window had to exceed:
 // the process's measured noise band, or the fixed floor without one.
-func cpuThreshold(c Cancellation) float64 {
+func cpuThreshold(c summary.Cancellation) float64 {
 	if c.ProcessCPU != nil && c.ProcessCPU.ThresholdS > 0 {
 		return c.ProcessCPU.ThresholdS
 	}
@@ -34,7 +36,7 @@ func cpuThreshold(c Cancellation) float64 {
 
 // unobservable says why no probe of the run could see the tools' work, or
 // "" when one could.
-func unobservable(c Cancellation) string {
+func unobservable(c summary.Cancellation) string {
 	if c.Counting > 0 || (c.Log != nil && c.Log.Matched > 0) {
 		return "" // a count probe was read, or a log probe saw cancelled calls end
 	}
@@ -60,7 +62,7 @@ func unobservable(c Cancellation) string {
 	}
 	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s/s above idle "+
 		"(idle noise ±%s/s), %s CPU-s per second of a live call%s: the tools' work (sleeping or waiting) is not CPU it can see",
-		fmtNum(p.LoadRate), fmtNum(p.IdleNoise), fmtNum(p.PerCallS), starvedCPUBoundNote(*p))
+		summary.FormatNum(p.LoadRate), summary.FormatNum(p.IdleNoise), summary.FormatNum(p.PerCallS), starvedCPUBoundNote(*p))
 }
 
 // evidence is Evidence as the verdicts of each area read it.
@@ -86,7 +88,7 @@ type Evidence struct {
 // Score scores every area of s against its era, in report order, and the
 // gateway when s has a gateway section (with the examples of its join,
 // GatewaySummary.Evidence).
-func Score(s *Summary, e Evidence) []Verdict {
+func Score(s *summary.Summary, e Evidence) []summary.Verdict {
 	out := verdicts(s, evidence{progressRequested: e.ProgressRequested,
 		leftoverNotDisconnected: e.LeftoverNotDisconnected, disconnects: e.Disconnects})
 	if s.Gateway != nil {
@@ -96,8 +98,8 @@ func Score(s *Summary, e Evidence) []Verdict {
 }
 
 // verdicts scores every area.
-func verdicts(s *Summary, ev evidence) []Verdict {
-	return []Verdict{
+func verdicts(s *summary.Summary, ev evidence) []summary.Verdict {
+	return []summary.Verdict{
 		cancellationVerdict(s, ev),
 		progressVerdict(s, ev),
 		throttlingVerdict(s),
@@ -108,17 +110,17 @@ func verdicts(s *Summary, ev evidence) []Verdict {
 
 // logFact says what a log probe saw: the calls that logged their end
 // later than their cancel plus the grace, by id.
-func logFact(l *LogOrphans) string {
+func logFact(l *summary.LogOrphans) string {
 	if l == nil || l.Orphaned == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%s: %s ended later than cancel + grace, up to %s after the cancel (ids %s)",
-		l.Probe, plural(l.Orphaned, "call"), fmtMs(l.MaxAfterCancelMs), joinIDs(l.OrphanedIDs, l.Orphaned))
+		l.Probe, summary.Plural(l.Orphaned, "call"), summary.FormatMs(l.MaxAfterCancelMs), joinIDs(l.OrphanedIDs, l.Orphaned))
 }
 
 // withoutLog leaves out the log probe, whose orphans are not calls still
 // running (see logFact).
-func withoutLog(byProbe map[string]float64, l *LogOrphans) map[string]float64 {
+func withoutLog(byProbe map[string]float64, l *summary.LogOrphans) map[string]float64 {
 	if l == nil {
 		return byProbe
 	}
@@ -132,7 +134,7 @@ func withoutLog(byProbe map[string]float64, l *LogOrphans) map[string]float64 {
 }
 
 // processName names the process a CPU reading measured.
-func processName(p ProcessCPU) string {
+func processName(p summary.ProcessCPU) string {
 	if p.Command != "" {
 		return fmt.Sprintf("(pid %d, %s)", p.PID, p.Command)
 	}
@@ -156,44 +158,44 @@ func probesAbove(byProbe map[string]float64) string {
 	}
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = n + " " + fmtNum(byProbe[n])
+		parts[i] = n + " " + summary.FormatNum(byProbe[n])
 	}
 	return "probes " + strings.Join(parts, ", ")
 }
 
 // progressVerdict: a broken progress rule is a violation; floods, stalls
 // and progress that stopped short of its total are warnings.
-func progressVerdict(s *Summary, ev evidence) Verdict {
+func progressVerdict(s *summary.Summary, ev evidence) summary.Verdict {
 	if v, ok := lostCancelProgress(s, ev); ok {
 		return v
 	}
 	if v, ok := reorderedProgress(s, ev); ok {
 		return v
 	}
-	v := Verdict{Area: AreaProgress}
+	v := summary.Verdict{Area: summary.AreaProgress}
 	p := s.Progress
-	seen := fmt.Sprintf("%s on %s", plural(p.Notifications, "notification"), plural(p.Calls, "call"))
+	seen := fmt.Sprintf("%s on %s", summary.Plural(p.Notifications, "notification"), summary.Plural(p.Calls, "call"))
 	var warn []string
 	if p.Floods > 0 {
-		warn = append(warn, fmt.Sprintf("%s (> %s Hz)", plural(p.Floods, "flood"), fmtNum(p.FloodHz)))
+		warn = append(warn, fmt.Sprintf("%s (> %s Hz)", summary.Plural(p.Floods, "flood"), summary.FormatNum(p.FloodHz)))
 	}
 	if p.Stalls > 0 {
-		warn = append(warn, fmt.Sprintf("%s (gap > %s)", plural(p.Stalls, "stall"), fmtMs(p.StallMs)))
+		warn = append(warn, fmt.Sprintf("%s (gap > %s)", summary.Plural(p.Stalls, "stall"), summary.FormatMs(p.StallMs)))
 	}
 	if p.Incomplete > 0 {
-		warn = append(warn, fmt.Sprintf("%s (result before progress reached its total)", plural(p.Incomplete, "incomplete call")))
+		warn = append(warn, fmt.Sprintf("%s (result before progress reached its total)", summary.Plural(p.Incomplete, "incomplete call")))
 	}
 	switch {
 	case p.Violations.Total > 0:
-		v.Status = StatusViolation
-		v.Evidence = fmt.Sprintf("%s: %s (%s)", plural(p.Violations.Total, "violation"), nonzero(p.Violations), seen)
+		v.Status = summary.StatusViolation
+		v.Evidence = fmt.Sprintf("%s: %s (%s)", summary.Plural(p.Violations.Total, "violation"), summary.NonZero(p.Violations), seen)
 	case ev.progressRequested == 0 && p.Notifications == 0 && p.Calls == 0:
-		v.Status, v.Evidence = StatusNotExercised, "no call asked for or received progress"
+		v.Status, v.Evidence = summary.StatusNotExercised, "no call asked for or received progress"
 	case len(warn) > 0:
-		v.Status = StatusWarning
+		v.Status = summary.StatusWarning
 		v.Evidence = strings.Join(warn, ", ") + "; " + seen
 	default:
-		v.Status = StatusPass
+		v.Status = summary.StatusPass
 		v.Evidence = fmt.Sprintf("%s, all increasing, none late or unknown; max %d Hz", seen, p.MaxRateHz)
 	}
 	return v
@@ -202,34 +204,34 @@ func progressVerdict(s *Summary, ev evidence) Verdict {
 // throttlingVerdict: the spec defines no throttling signal, so pushing
 // back is information, not a violation; an undefined code in the reserved
 // range is one.
-func throttlingVerdict(s *Summary) Verdict {
-	v := Verdict{Area: AreaThrottling}
+func throttlingVerdict(s *summary.Summary) summary.Verdict {
+	v := summary.Verdict{Area: summary.AreaThrottling}
 	t := s.Throttling
 	switch {
 	case s.Protocol.Violations.ReservedCode > 0:
-		v.Status = StatusViolation
+		v.Status = summary.StatusViolation
 		v.Evidence = fmt.Sprintf("%s used an undefined code in the reserved range -32020..-32099",
-			plural(s.Protocol.Violations.ReservedCode, "response"))
+			summary.Plural(s.Protocol.Violations.ReservedCode, "response"))
 		if t.Total > 0 {
 			v.Evidence += "; " + throttleFacts(t)
 		}
 	case t.Total > 0:
-		v.Status, v.Evidence = StatusThrottled, throttleFacts(t)
+		v.Status, v.Evidence = summary.StatusThrottled, throttleFacts(t)
 	default:
-		v.Status = StatusPass
-		v.Evidence = "no throttling at " + fmtRate(s.Rate.Offered) + " offered"
+		v.Status = summary.StatusPass
+		v.Evidence = "no throttling at " + summary.FormatRate(s.Rate.Offered) + " offered"
 	}
 	return v
 }
 
-func throttleFacts(t Throttling) string {
-	f := fmt.Sprintf("%d throttled (%s)", t.Total, kindCounts(t.ByKind))
+func throttleFacts(t summary.Throttling) string {
+	f := fmt.Sprintf("%d throttled (%s)", t.Total, summary.KindCounts(t.ByKind))
 	if t.OnsetRate > 0 {
-		f += "; onset at " + fmtRate(t.OnsetRate) + " offered"
+		f += "; onset at " + summary.FormatRate(t.OnsetRate) + " offered"
 	}
-	f += "; best " + fmtNum(t.BestOKRate) + " ok/s"
+	f += "; best " + summary.FormatNum(t.BestOKRate) + " ok/s"
 	if t.RetryAfterS.Max > 0 {
-		f += "; Retry-After p50 " + fmtMs(t.RetryAfterS.P50*1000) + ", max " + fmtMs(t.RetryAfterS.Max*1000)
+		f += "; Retry-After p50 " + summary.FormatMs(t.RetryAfterS.P50*1000) + ", max " + summary.FormatMs(t.RetryAfterS.Max*1000)
 	}
 	return f
 }
@@ -237,12 +239,12 @@ func throttleFacts(t Throttling) string {
 // timeoutsVerdict: timeouts are the client's job, so they pass; a cap
 // reached while progress still flowed is a warning for clients that only
 // reset on progress.
-func timeoutsVerdict(s *Summary) Verdict {
-	v := Verdict{Area: AreaTimeouts, Status: StatusPass}
+func timeoutsVerdict(s *summary.Summary) summary.Verdict {
+	v := summary.Verdict{Area: summary.AreaTimeouts, Status: summary.StatusPass}
 	t := s.Timeouts
 	f := fmt.Sprintf("idle %d, cap %d, cap with progress %d", t.Idle, t.Cap, t.CapWithProgress)
 	if e := s.Latency.TimeoutError; e.Count > 0 {
-		f += "; enforcement error p99 " + fmtMs(e.P99)
+		f += "; enforcement error p99 " + summary.FormatMs(e.P99)
 	}
 	names := make([]string, 0, len(t.Policies))
 	for n, pc := range t.Policies {
@@ -252,10 +254,10 @@ func timeoutsVerdict(s *Summary) Verdict {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		f += fmt.Sprintf("; policy %s would have waited for ever on %s", n, plural(t.Policies[n].WaitedForever, "call"))
+		f += fmt.Sprintf("; policy %s would have waited for ever on %s", n, summary.Plural(t.Policies[n].WaitedForever, "call"))
 	}
 	if t.CapWithProgress > 0 {
-		v.Status = StatusWarning
+		v.Status = summary.StatusWarning
 		f = "the server kept sending progress past the cap: a client that only resets on progress would wait for ever; " + f
 	} else if t.Idle+t.Cap == 0 {
 		f = "no timeout fired; " + f
@@ -265,15 +267,15 @@ func timeoutsVerdict(s *Summary) Verdict {
 }
 
 // protocolVerdict: any broken wire rule is a violation.
-func protocolVerdict(s *Summary) Verdict {
-	v := Verdict{Area: AreaProtocol}
+func protocolVerdict(s *summary.Summary) summary.Verdict {
+	v := summary.Verdict{Area: summary.AreaProtocol}
 	p := s.Protocol.Violations
 	if p.Total > 0 {
-		v.Status = StatusViolation
-		v.Evidence = plural(p.Total, "violation") + ": " + nonzero(p)
+		v.Status = summary.StatusViolation
+		v.Evidence = summary.Plural(p.Total, "violation") + ": " + summary.NonZero(p)
 		return v
 	}
-	v.Status = StatusPass
-	v.Evidence = "no protocol violation in " + plural(s.Calls.Total, "call")
+	v.Status = summary.StatusPass
+	v.Evidence = "no protocol violation in " + summary.Plural(s.Calls.Total, "call")
 	return v
 }

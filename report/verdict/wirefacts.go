@@ -4,19 +4,21 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/report/summary"
 )
 
 // leftoverCallsFact says which calls the wire showed working after their
 // cancel, and how long after it: the ids can be held against the server's
 // own log.
-func leftoverCallsFact(c Cancellation) string {
-	f := plural(c.LeftoverCalls, "call") + " seen working after their cancel"
+func leftoverCallsFact(c summary.Cancellation) string {
+	f := summary.Plural(c.LeftoverCalls, "call") + " seen working after their cancel"
 	if len(c.LeftoverIDs) == 0 {
 		return f
 	}
 	f += " (ids " + joinIDs(c.LeftoverIDs, c.LeftoverCalls)
 	if c.LeftoverMaxMs > 0 {
-		f += "; up to " + fmtMs(c.LeftoverMaxMs) + " after the cancel"
+		f += "; up to " + summary.FormatMs(c.LeftoverMaxMs) + " after the cancel"
 	}
 	return f + ")"
 }
@@ -24,20 +26,20 @@ func leftoverCallsFact(c Cancellation) string {
 // wireNotes says what came after cancels that is no evidence of work:
 // messages the server may have written before it saw the cancel, and its
 // answers to the cancel.
-func wireNotes(c Cancellation) []string {
+func wireNotes(c summary.Cancellation) []string {
 	var out []string
 	if c.LateQueued > 0 {
 		out = append(out, fmt.Sprintf("%s later than cancel + grace but read before the answer to a ping sent then "+
-			"(written before the server saw the cancel: not counted)", plural(c.LateQueued, "message")))
+			"(written before the server saw the cancel: not counted)", summary.Plural(c.LateQueued, "message")))
 	}
 	if c.LateDrained > 0 {
 		out = append(out, fmt.Sprintf("%s later than cancel + grace but read after the call's own answer, "+
 			"which came within it (produced before that answer, a write queue draining: not counted)",
-			plural(c.LateDrained, "progress notification")))
+			summary.Plural(c.LateDrained, "progress notification")))
 	}
 	if c.CancelAnswers > 0 {
 		out = append(out, fmt.Sprintf("%s to the cancel (the server said the call was cancelled or stopped)",
-			plural(c.CancelAnswers, "answer")))
+			summary.Plural(c.CancelAnswers, "answer")))
 	}
 	return out
 }

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/client"
+)
+
+// A call stopped while its task is followed: tasks/cancel, then the task
+// watched for orphans.grace to see whether its work ran on.
+
+// cancelTask sends tasks/cancel for a call stopped while its task was
+// followed, then watches the task for orphans.grace: a task that does not
+// end cancelled in that time is leftover work.
+func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
+	cs.mu.Lock()
+	id, tr := cs.task.id, cs.rec.Task
+	cs.mu.Unlock()
+	rctx, cancel := cs.requestCtx(ctx) // the end of the run stops calls, and still cancels their tasks
+	reply := cl.CancelTask(rctx, id)
+	cancel()
+	now := time.Now()
+	cs.mu.Lock()
+	tr.CancelUs = cs.us(now)
+	cs.cancelSent = now
+	if err := reply.Err(); err != nil {
+		cs.rec.Error = truncate("tasks/cancel: "+err.Error(), 300)
+	}
+	cs.mu.Unlock()
+	deadline := now.Add(cs.r.plan.Orphans.Grace)
+	for time.Now().Before(deadline) {
+		wait := min(cs.pollWaitPlain(), time.Until(deadline))
+		t := time.NewTimer(wait)
+		<-t.C
+		rctx, cancel := cs.requestCtx(ctx)
+		r := cl.GetTask(rctx, id)
+		cancel()
+		task, err := client.ParseTask(r.Raw)
+		cs.mu.Lock()
+		tr.Polls++
+		if r.Err() == nil && err == nil {
+			tr.Status = task.Status
+		}
+		done := r.Err() != nil && !r.Throttled() || client.TaskTerminal(tr.Status)
+		cs.mu.Unlock()
+		if done {
+			break
+		}
+	}
+	cs.mu.Lock()
+	tr.Leftover = tr.Status != client.TaskCancelled
+	cs.mu.Unlock()
+}
+
+// pollWaitPlain is the task's interval, as asked, whatever a fault says.
+func (cs *callState) pollWaitPlain() time.Duration {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.task.interval >= 0 {
+		return time.Duration(cs.task.interval) * time.Millisecond
+	}
+	return defaultPollInterval
+}
