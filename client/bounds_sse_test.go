@@ -37,55 +37,13 @@ func TestBoundsSSEEndlessLine(t *testing.T) {
 		{"data", "data: ", 1 << 20, 2<<20 + 512<<10, "SSE event data"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var written atomic.Int64
-			f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-				if req.Method != vocab.MethodToolsCall {
-					return false
-				}
-				w.Header().Set("Content-Type", "text/event-stream")
-				io.WriteString(w, "event: message\n"+tc.head)
-				chunk := bytes.Repeat([]byte("a"), 64<<10)
-				for n := 0; n < 64<<20; n += len(chunk) { // 64 MiB at most
-					if _, err := w.Write(chunk); err != nil {
-						return true
-					}
-					written.Add(int64(len(chunk)))
-				}
-				return true
-			})
+			f, written := startEndlessSSE(t, tc.head)
 			c := dialFake(t, f, Config{MaxMessageBytes: tc.max})
 			runtime.GC()
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 			peak := heapWatch()
-			var wg sync.WaitGroup
-			var mu sync.Mutex
-			var bad []string
-			sem := make(chan struct{}, parallel)
-			for i := 0; i < calls; i++ {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer func() { <-sem; wg.Done() }()
-					rec := newRecorder()
-					call, err := c.Start(ctxT(t), CallRequest{Tool: "endless", Observer: rec})
-					if err != nil {
-						mu.Lock()
-						bad = append(bad, err.Error())
-						mu.Unlock()
-						return
-					}
-					waitCall(t, call)
-					evs := rec.waitEnd(t)
-					end := lastEnd(t, evs)
-					if !IsOversize(end.Err) || !strings.Contains(end.Err.Error(), tc.detail) || !hasViolation(evs, ViolOversize) || !IsProtocolError(end.Err) {
-						mu.Lock()
-						bad = append(bad, describe(evs))
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
+			bad := endlessCalls(t, c, calls, parallel, tc.detail)
 			heap := peak()
 			var after runtime.MemStats
 			runtime.ReadMemStats(&after)
@@ -100,4 +58,64 @@ func TestBoundsSSEEndlessLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startEndlessSSE starts a server that answers every tools/call with an SSE
+// event whose line starts with head and never ends (64 MiB at most); the
+// counter holds how many bytes of the line it wrote.
+func startEndlessSSE(t *testing.T, head string) (*fake, *atomic.Int64) {
+	t.Helper()
+	var written atomic.Int64
+	f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+		if req.Method != vocab.MethodToolsCall {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message\n"+head)
+		chunk := bytes.Repeat([]byte("a"), 64<<10)
+		for n := 0; n < 64<<20; n += len(chunk) { // 64 MiB at most
+			if _, err := w.Write(chunk); err != nil {
+				return true
+			}
+			written.Add(int64(len(chunk)))
+		}
+		return true
+	})
+	return f, &written
+}
+
+// endlessCalls makes calls tools/calls, parallel at a time, and returns a
+// description of each that did not end with an oversize protocol error
+// naming detail.
+func endlessCalls(t *testing.T, c *Client, calls, parallel int, detail string) []string {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var bad []string
+	sem := make(chan struct{}, parallel)
+	for i := 0; i < calls; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			rec := newRecorder()
+			call, err := c.Start(ctxT(t), CallRequest{Tool: "endless", Observer: rec})
+			if err != nil {
+				mu.Lock()
+				bad = append(bad, err.Error())
+				mu.Unlock()
+				return
+			}
+			waitCall(t, call)
+			evs := rec.waitEnd(t)
+			end := lastEnd(t, evs)
+			if !IsOversize(end.Err) || !strings.Contains(end.Err.Error(), detail) || !hasViolation(evs, ViolOversize) || !IsProtocolError(end.Err) {
+				mu.Lock()
+				bad = append(bad, describe(evs))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return bad
 }

@@ -6,46 +6,63 @@ import (
 	"testing"
 )
 
+// The _meta keys a tools/call body can carry.
+const (
+	metaPV   = "io.modelcontextprotocol/protocolVersion"
+	metaCaps = "io.modelcontextprotocol/clientCapabilities"
+	metaInfo = "io.modelcontextprotocol/clientInfo"
+	metaTok  = "progressToken"
+)
+
+// callBody and callParams decode a tools/call request as appendCallBody
+// writes it.
+type callBody struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      int64           `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type callParams struct {
+	Name      json.RawMessage            `json:"name"`
+	Arguments json.RawMessage            `json:"arguments"`
+	Meta      map[string]json.RawMessage `json:"_meta"`
+}
+
+// callBodyCase is one tools/call body appendCallBody writes, and what it
+// must hold.
+type callBodyCase struct {
+	name     string
+	era      Era
+	args     string
+	tok      int64
+	marker   Marker
+	malform  Malform
+	size     int
+	valid    bool
+	toolName string   // JSON of params.name
+	args2    string   // JSON of params.arguments; "" = absent
+	meta     []string // keys of params._meta
+}
+
+var callBodyCases = []callBodyCase{
+	{name: "2026", era: Era20260728, args: `{"a":1}`, valid: true, toolName: `"t"`, args2: `{"a":1}`, meta: []string{metaPV, metaCaps, metaInfo}},
+	{name: "2026 progress", era: Era20260728, tok: 9, valid: true, toolName: `"t"`, meta: []string{metaPV, metaCaps, metaInfo, metaTok}},
+	{name: "2025", era: Era20251125, args: `{}`, valid: true, toolName: `"t"`, args2: `{}`},
+	{name: "2025 progress", era: Era20251125, tok: 9, valid: true, toolName: `"t"`, meta: []string{metaTok}},
+	{name: "2025 marker", era: Era20251125, marker: Marker{Run: "r1", Seq: 17, Attempt: 2}, valid: true, toolName: `"t"`, meta: []string{MarkerMeta}},
+	{name: "2026 progress marker", era: Era20260728, tok: 9, marker: Marker{Run: "r1", Seq: 3}, valid: true, toolName: `"t"`, meta: []string{metaPV, metaCaps, metaInfo, metaTok, MarkerMeta}},
+	{name: "malformed params marker", era: Era20251125, marker: Marker{Run: "r1", Seq: 3}, malform: MalformParams, valid: true, toolName: `42`, args2: `"not an object"`, meta: []string{MarkerMeta}},
+	{name: "malformed JSON", era: Era20260728, malform: MalformJSON},
+	{name: "malformed params", era: Era20260728, tok: 9, malform: MalformParams, valid: true, toolName: `42`, args2: `"not an object"`, meta: []string{metaPV, metaCaps, metaInfo, metaTok}},
+	{name: "missing meta", era: Era20260728, malform: MalformMissingMeta, valid: true, toolName: `"t"`, meta: []string{metaCaps, metaInfo}},
+	{name: "oversize", era: Era20260728, args: `{"a":1}`, malform: MalformOversize, size: 10000, valid: true, toolName: `"t"`, meta: []string{metaPV, metaCaps, metaInfo}},
+	{name: "oversize no args", era: Era20251125, malform: MalformOversize, size: 500, valid: true, toolName: `"t"`},
+}
+
 func TestAppendCallBody(t *testing.T) {
 	t.Parallel()
-	const pv, caps, info, tok = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo", "progressToken"
-	type body struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      int64           `json:"id"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}
-	type params struct {
-		Name      json.RawMessage            `json:"name"`
-		Arguments json.RawMessage            `json:"arguments"`
-		Meta      map[string]json.RawMessage `json:"_meta"`
-	}
-	for _, tc := range []struct {
-		name     string
-		era      Era
-		args     string
-		tok      int64
-		marker   Marker
-		malform  Malform
-		size     int
-		valid    bool
-		toolName string   // JSON of params.name
-		args2    string   // JSON of params.arguments; "" = absent
-		meta     []string // keys of params._meta
-	}{
-		{name: "2026", era: Era20260728, args: `{"a":1}`, valid: true, toolName: `"t"`, args2: `{"a":1}`, meta: []string{pv, caps, info}},
-		{name: "2026 progress", era: Era20260728, tok: 9, valid: true, toolName: `"t"`, meta: []string{pv, caps, info, tok}},
-		{name: "2025", era: Era20251125, args: `{}`, valid: true, toolName: `"t"`, args2: `{}`},
-		{name: "2025 progress", era: Era20251125, tok: 9, valid: true, toolName: `"t"`, meta: []string{tok}},
-		{name: "2025 marker", era: Era20251125, marker: Marker{Run: "r1", Seq: 17, Attempt: 2}, valid: true, toolName: `"t"`, meta: []string{MarkerMeta}},
-		{name: "2026 progress marker", era: Era20260728, tok: 9, marker: Marker{Run: "r1", Seq: 3}, valid: true, toolName: `"t"`, meta: []string{pv, caps, info, tok, MarkerMeta}},
-		{name: "malformed params marker", era: Era20251125, marker: Marker{Run: "r1", Seq: 3}, malform: MalformParams, valid: true, toolName: `42`, args2: `"not an object"`, meta: []string{MarkerMeta}},
-		{name: "malformed JSON", era: Era20260728, malform: MalformJSON},
-		{name: "malformed params", era: Era20260728, tok: 9, malform: MalformParams, valid: true, toolName: `42`, args2: `"not an object"`, meta: []string{pv, caps, info, tok}},
-		{name: "missing meta", era: Era20260728, malform: MalformMissingMeta, valid: true, toolName: `"t"`, meta: []string{caps, info}},
-		{name: "oversize", era: Era20260728, args: `{"a":1}`, malform: MalformOversize, size: 10000, valid: true, toolName: `"t"`, meta: []string{pv, caps, info}},
-		{name: "oversize no args", era: Era20251125, malform: MalformOversize, size: 500, valid: true, toolName: `"t"`},
-	} {
+	for _, tc := range callBodyCases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Client{era: tc.era, clientInfo: []byte(`{"name":"n","version":"v"}`)}
 			b := c.appendCallBody(nil, 5, "t", []byte(tc.args), tc.tok, tc.marker, tc.malform, tc.size, nil, false)
@@ -55,8 +72,8 @@ func TestAppendCallBody(t *testing.T) {
 			if !tc.valid {
 				return
 			}
-			var bd body
-			var p params
+			var bd callBody
+			var p callParams
 			if err := json.Unmarshal(b, &bd); err != nil || json.Unmarshal(bd.Params, &p) != nil {
 				t.Fatalf("decode %s: %v", b, err)
 			}
@@ -75,27 +92,34 @@ func TestAppendCallBody(t *testing.T) {
 			case string(p.Arguments) != tc.args2:
 				t.Errorf("arguments %s, want %s", p.Arguments, tc.args2)
 			}
-			if len(p.Meta) != len(tc.meta) {
-				t.Errorf("_meta %v, want keys %v", p.Meta, tc.meta)
-			}
-			if tc.marker.Run != "" {
-				want := `"` + string(AppendMarker(nil, tc.marker)) + `"`
-				if got := string(p.Meta[MarkerMeta]); got != want {
-					t.Errorf("marker %s, want %s", got, want)
-				}
-			}
-			for _, k := range tc.meta {
-				if _, ok := p.Meta[k]; !ok {
-					t.Errorf("_meta lacks %s: %s", k, b)
-				}
-			}
-			if v, ok := p.Meta[pv]; ok && string(v) != `"`+string(tc.era)+`"` {
-				t.Errorf("protocolVersion %s", v)
-			}
-			if v, ok := p.Meta[tok]; ok && string(v) != `"p9"` {
-				t.Errorf("progressToken %s", v)
-			}
+			checkCallMeta(t, tc, b, p.Meta)
 		})
+	}
+}
+
+// checkCallMeta checks the _meta of a tools/call body: its keys, the
+// marker, the protocol version and the progress token.
+func checkCallMeta(t *testing.T, tc callBodyCase, b []byte, meta map[string]json.RawMessage) {
+	t.Helper()
+	if len(meta) != len(tc.meta) {
+		t.Errorf("_meta %v, want keys %v", meta, tc.meta)
+	}
+	if tc.marker.Run != "" {
+		want := `"` + string(AppendMarker(nil, tc.marker)) + `"`
+		if got := string(meta[MarkerMeta]); got != want {
+			t.Errorf("marker %s, want %s", got, want)
+		}
+	}
+	for _, k := range tc.meta {
+		if _, ok := meta[k]; !ok {
+			t.Errorf("_meta lacks %s: %s", k, b)
+		}
+	}
+	if v, ok := meta[metaPV]; ok && string(v) != `"`+string(tc.era)+`"` {
+		t.Errorf("protocolVersion %s", v)
+	}
+	if v, ok := meta[metaTok]; ok && string(v) != `"p9"` {
+		t.Errorf("progressToken %s", v)
 	}
 }
 

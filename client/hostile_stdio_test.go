@@ -90,81 +90,98 @@ func hostileStdioServer() {
 	}
 }
 
+// hostileStdioCase is a tool of the hostile helper server that breaks a
+// rule, and a check of what the client made of it.
+type hostileStdioCase struct {
+	name  string
+	check func(t *testing.T, c *Client, evs []Event)
+}
+
+var hostileStdioCases = []hostileStdioCase{
+	{"unknown_token", func(t *testing.T, c *Client, evs []Event) {
+		if s := c.Stats(); s.UnknownTokens != 3 {
+			t.Errorf("Stats.UnknownTokens = %d, want 3 (%+v)", s.UnknownTokens, s)
+		}
+		if p := ofKind(evs, EvProgress); len(p) != 1 || p[0].Progress != 3 {
+			t.Errorf("progress = %s", describe(p))
+		}
+	}},
+	{"not_json", func(t *testing.T, c *Client, evs []Event) {
+		// three lines that are no message, and one progress without fields
+		if s := c.Stats(); s.NotJSONRPC != 4 {
+			t.Errorf("Stats.NotJSONRPC = %d, want 4 (%+v)", s.NotJSONRPC, s)
+		}
+	}},
+	{"server_request", func(t *testing.T, c *Client, evs []Event) {
+		if s := c.Stats(); s.ServerRequests != 5 {
+			t.Errorf("Stats.ServerRequests = %d, want 5", s.ServerRequests)
+		}
+		stderr := string(c.Stderr())
+		for _, line := range stderrLines(c, "answer ") {
+			if !json.Valid([]byte(strings.TrimPrefix(line, "answer "))) {
+				t.Errorf("the client wrote invalid JSON to the server: %s", line)
+			}
+		}
+		for _, want := range []string{`answer {"jsonrpc":"2.0","id":7,"result":{}}`, `answer {"jsonrpc":"2.0","id":"abc","error":{"code":-32601,`,
+			`answer {"jsonrpc":"2.0","id":"dup","result":{}}`, "answer {\"jsonrpc\":\"2.0\",\"id\":\"q\\\"\x7f\",\"result\":{}}",
+			`answer {"jsonrpc":"2.0","id":123456789012345678901,"result":{}}`} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("server did not get %s; its stderr:\n%s", want, stderr)
+			}
+		}
+	}},
+	{"after_final", func(t *testing.T, c *Client, evs []Event) {
+		p, r := ofKind(evs, EvProgress), ofKind(evs, EvResult)
+		if len(p) != 2 || p[0].AfterFinal || !p[1].AfterFinal || p[1].Late {
+			t.Errorf("progress = %s", describe(p))
+		}
+		if len(r) != 2 || r[0].AfterFinal || !r[1].AfterFinal || string(r[0].Result.Text) != "ok" {
+			t.Errorf("results = %s", describe(r))
+		}
+	}},
+	{"stale", func(t *testing.T, c *Client, evs []Event) {
+		testutil.Eventually(t, "two stale messages", func() bool { return c.Stats().Stale == 2 })
+		if s := c.Stats(); s.StaleAnswers != 0 {
+			t.Errorf("Stats.StaleAnswers = %d, want 0: the call had its answer, nobody stopped it", s.StaleAnswers)
+		}
+		if r := ofKind(evs, EvResult); len(r) != 1 {
+			t.Errorf("results = %s", describe(r))
+		}
+	}},
+	{"server_cancel", func(t *testing.T, c *Client, evs []Event) {
+		wantViolations(t, evs, ViolServerCancel)
+		if s := c.Stats(); s.ServerCancels != 1 {
+			t.Errorf("Stats.ServerCancels = %d", s.ServerCancels)
+		}
+	}},
+	{"unknown_response", func(t *testing.T, c *Client, evs []Event) {
+		if s := c.Stats(); s.UnknownResponses != 2 {
+			t.Errorf("Stats.UnknownResponses = %d, want 2", s.UnknownResponses)
+		}
+	}},
+}
+
+// dialHostile connects to the hostile helper server and closes the client
+// at the end of the test.
+func dialHostile(t *testing.T) *Client {
+	t.Helper()
+	c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow, ProbeTimeout: testutil.WaitLong})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeClient(t, c)
+	return c
+}
+
+// TestHostileStdio calls each rule-breaking tool of the hostile helper
+// server, checks what the client reports, and that the connection still
+// works after it.
 func TestHostileStdio(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name  string
-		check func(t *testing.T, c *Client, evs []Event)
-	}{
-		{"unknown_token", func(t *testing.T, c *Client, evs []Event) {
-			if s := c.Stats(); s.UnknownTokens != 3 {
-				t.Errorf("Stats.UnknownTokens = %d, want 3 (%+v)", s.UnknownTokens, s)
-			}
-			if p := ofKind(evs, EvProgress); len(p) != 1 || p[0].Progress != 3 {
-				t.Errorf("progress = %s", describe(p))
-			}
-		}},
-		{"not_json", func(t *testing.T, c *Client, evs []Event) {
-			// three lines that are no message, and one progress without fields
-			if s := c.Stats(); s.NotJSONRPC != 4 {
-				t.Errorf("Stats.NotJSONRPC = %d, want 4 (%+v)", s.NotJSONRPC, s)
-			}
-		}},
-		{"server_request", func(t *testing.T, c *Client, evs []Event) {
-			if s := c.Stats(); s.ServerRequests != 5 {
-				t.Errorf("Stats.ServerRequests = %d, want 5", s.ServerRequests)
-			}
-			stderr := string(c.Stderr())
-			for _, line := range stderrLines(c, "answer ") {
-				if !json.Valid([]byte(strings.TrimPrefix(line, "answer "))) {
-					t.Errorf("the client wrote invalid JSON to the server: %s", line)
-				}
-			}
-			for _, want := range []string{`answer {"jsonrpc":"2.0","id":7,"result":{}}`, `answer {"jsonrpc":"2.0","id":"abc","error":{"code":-32601,`,
-				`answer {"jsonrpc":"2.0","id":"dup","result":{}}`, "answer {\"jsonrpc\":\"2.0\",\"id\":\"q\\\"\x7f\",\"result\":{}}",
-				`answer {"jsonrpc":"2.0","id":123456789012345678901,"result":{}}`} {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("server did not get %s; its stderr:\n%s", want, stderr)
-				}
-			}
-		}},
-		{"after_final", func(t *testing.T, c *Client, evs []Event) {
-			p, r := ofKind(evs, EvProgress), ofKind(evs, EvResult)
-			if len(p) != 2 || p[0].AfterFinal || !p[1].AfterFinal || p[1].Late {
-				t.Errorf("progress = %s", describe(p))
-			}
-			if len(r) != 2 || r[0].AfterFinal || !r[1].AfterFinal || string(r[0].Result.Text) != "ok" {
-				t.Errorf("results = %s", describe(r))
-			}
-		}},
-		{"stale", func(t *testing.T, c *Client, evs []Event) {
-			testutil.Eventually(t, "two stale messages", func() bool { return c.Stats().Stale == 2 })
-			if s := c.Stats(); s.StaleAnswers != 0 {
-				t.Errorf("Stats.StaleAnswers = %d, want 0: the call had its answer, nobody stopped it", s.StaleAnswers)
-			}
-			if r := ofKind(evs, EvResult); len(r) != 1 {
-				t.Errorf("results = %s", describe(r))
-			}
-		}},
-		{"server_cancel", func(t *testing.T, c *Client, evs []Event) {
-			wantViolations(t, evs, ViolServerCancel)
-			if s := c.Stats(); s.ServerCancels != 1 {
-				t.Errorf("Stats.ServerCancels = %d", s.ServerCancels)
-			}
-		}},
-		{"unknown_response", func(t *testing.T, c *Client, evs []Event) {
-			if s := c.Stats(); s.UnknownResponses != 2 {
-				t.Errorf("Stats.UnknownResponses = %d, want 2", s.UnknownResponses)
-			}
-		}},
-	} {
+	for _, tc := range hostileStdioCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow, ProbeTimeout: testutil.WaitLong})
-			if err != nil {
-				t.Fatal(err)
-			}
-			closeClient(t, c)
+			c := dialHostile(t)
 			if c.Era() != Era20260728 {
 				t.Fatalf("era %s", c.Era())
 			}
@@ -188,11 +205,7 @@ func TestHostileStdio(t *testing.T) {
 // tools timed out after 30 s). The connection still works after it.
 func TestHostileStdioTooDeep(t *testing.T) {
 	t.Parallel()
-	c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow, ProbeTimeout: testutil.WaitLong})
-	if err != nil {
-		t.Fatal(err)
-	}
-	closeClient(t, c)
+	c := dialHostile(t)
 	_, evs := runCall(t, c, "too_deep", false)
 	end := lastEnd(t, evs)
 	if end.Err == nil || !strings.Contains(end.Err.Error(), "nested too deeply") || !IsProtocolError(end.Err) {
@@ -220,11 +233,7 @@ func TestStaleAnswerFenced(t *testing.T) {
 	}{{"held_before", 0}, {"held_after", 1}} {
 		t.Run(tc.tool, func(t *testing.T) {
 			t.Parallel()
-			c, err := Dial(ctxT(t), Config{Stdio: helperStdio("hostile"), LateWindow: lateWindow, ProbeTimeout: testutil.WaitLong})
-			if err != nil {
-				t.Fatal(err)
-			}
-			closeClient(t, c)
+			c := dialHostile(t)
 			rec := newRecorder()
 			call, err := c.Start(ctxT(t), CallRequest{Tool: tc.tool, Observer: rec})
 			if err != nil {

@@ -14,124 +14,89 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
+// negotiateCase is a scripted answer to server/discover (and initialize),
+// or a forced era, and what Dial must settle on.
+type negotiateCase struct {
+	name     string
+	force    Era
+	discover func(w http.ResponseWriter, req fakeReq) // nil: never asked
+	offer    string                                   // initialize's answer; "" echoes the request
+	wantEra  Era
+	wantInit string // protocolVersion initialize must carry; "" = no initialize
+	wantErr  string
+}
+
+// negotiateLegacyOnly is the data of a -32022 error listing only versions
+// before 2026.
+const negotiateLegacyOnly = `{"supported":["2025-06-18","2025-03-26"],"requested":"2026-07-28"}`
+
+// discoverResult answers server/discover with a DiscoverResult listing
+// versions (JSON).
+func discoverResult(versions string) func(w http.ResponseWriter, req fakeReq) {
+	return func(w http.ResponseWriter, req fakeReq) {
+		writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":`+versions+`,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"disc","version":"2"}}}}`)
+	}
+}
+
+// discoverError answers with a JSON-RPC error of code, with data (JSON)
+// unless it is "", under HTTP status.
+func discoverError(status, code int, data string) func(w http.ResponseWriter, req fakeReq) {
+	return func(w http.ResponseWriter, req fakeReq) {
+		body := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":` + itoa(int64(code)) + `,"message":"no"`
+		if data != "" {
+			body += `,"data":` + data
+		}
+		writeJSON(w, status, body+`}}`)
+	}
+}
+
+// plainAnswer answers with a text/plain body under HTTP status.
+func plainAnswer(status int, body string) func(w http.ResponseWriter, req fakeReq) {
+	return func(w http.ResponseWriter, req fakeReq) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+var negotiateCases = []negotiateCase{
+	{name: "DiscoverResult with 2026", discover: discoverResult(`["2025-11-25","2026-07-28"]`), wantEra: Era20260728},
+	{name: "DiscoverResult without versions", discover: discoverResult(`[]`), wantEra: Era20260728},
+	{name: "DiscoverResult with only legacy versions", discover: discoverResult(`["2025-06-18"]`), wantEra: Era20250618, wantInit: "2025-06-18"},
+	{name: "DiscoverResult with nothing we speak", discover: discoverResult(`["2099-01-01"]`), wantErr: "none of which mcpchaos speaks"},
+	{name: "result that is not a DiscoverResult", discover: func(w http.ResponseWriter, req fakeReq) {
+		writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":"2026-07-28"}}`)
+	}, wantEra: Era20251125, wantInit: "2025-11-25"},
+	{name: "-32022 listing only legacy versions", discover: discoverError(400, -32022, negotiateLegacyOnly), wantEra: Era20250618, wantInit: "2025-06-18"},
+	{name: "-32022 listing 2026", discover: discoverError(400, -32022, `{"supported":["2026-07-28"]}`), wantEra: Era20260728},
+	{name: "-32022 without data", discover: discoverError(400, -32022, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+	{name: "-32020 header mismatch", discover: discoverError(400, -32020, ""), wantEra: Era20260728},
+	{name: "-32021 missing capability", discover: discoverError(400, -32021, ""), wantEra: Era20260728},
+	{name: "404 with -32601", discover: discoverError(404, -32601, ""), wantEra: Era20260728},
+	{name: "200 with -32601", discover: discoverError(200, -32601, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+	{name: "400 with -32602", discover: discoverError(400, -32602, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+	{name: "400 with a plain-text body", discover: plainAnswer(400, "Bad Request: Mcp-Session-Id header is required"), wantEra: Era20251125, wantInit: "2025-11-25"},
+	{name: "400 with an empty body", discover: plainAnswer(400, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
+	{name: "404 plain", discover: plainAnswer(404, "404 page not found"), wantEra: Era20251125, wantInit: "2025-11-25"},
+	{name: "SSE answer", discover: func(w http.ResponseWriter, req fakeReq) {
+		writeSSE(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":["2026-07-28"]}}`)
+	}, wantEra: Era20260728},
+	{name: "initialize offers an older version", discover: plainAnswer(400, ""), offer: "2025-03-26", wantEra: Era20250326, wantInit: "2025-11-25"},
+	{name: "initialize offers a version we do not speak", discover: plainAnswer(400, ""), offer: "2023-01-01", wantInit: "2025-11-25", wantErr: `server offered protocol version "2023-01-01", which mcpchaos does not speak (it speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`},
+	{name: "forced 2025-06-18", force: Era20250618, wantEra: Era20250618, wantInit: "2025-06-18"},
+	{name: "forced 2026 against a legacy server", force: Era20260728, discover: plainAnswer(400, ""), wantEra: Era20260728},
+}
+
 // TestNegotiateHTTP drives era detection with scripted answers to
 // server/discover and initialize.
 func TestNegotiateHTTP(t *testing.T) {
 	t.Parallel()
-	const legacyOnly = `{"supported":["2025-06-18","2025-03-26"],"requested":"2026-07-28"}`
-	discoverResult := func(versions string) func(w http.ResponseWriter, req fakeReq) {
-		return func(w http.ResponseWriter, req fakeReq) {
-			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":`+versions+`,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"disc","version":"2"}}}}`)
-		}
-	}
-	rpcError := func(status, code int, data string) func(w http.ResponseWriter, req fakeReq) {
-		return func(w http.ResponseWriter, req fakeReq) {
-			body := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":` + itoa(int64(code)) + `,"message":"no"`
-			if data != "" {
-				body += `,"data":` + data
-			}
-			writeJSON(w, status, body+`}}`)
-		}
-	}
-	plain := func(status int, body string) func(w http.ResponseWriter, req fakeReq) {
-		return func(w http.ResponseWriter, req fakeReq) {
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(status)
-			io.WriteString(w, body)
-		}
-	}
-	for _, tc := range []struct {
-		name     string
-		force    Era
-		discover func(w http.ResponseWriter, req fakeReq) // nil: never asked
-		offer    string                                   // initialize's answer; "" echoes the request
-		wantEra  Era
-		wantInit string // protocolVersion initialize must carry; "" = no initialize
-		wantErr  string
-	}{
-		{name: "DiscoverResult with 2026", discover: discoverResult(`["2025-11-25","2026-07-28"]`), wantEra: Era20260728},
-		{name: "DiscoverResult without versions", discover: discoverResult(`[]`), wantEra: Era20260728},
-		{name: "DiscoverResult with only legacy versions", discover: discoverResult(`["2025-06-18"]`), wantEra: Era20250618, wantInit: "2025-06-18"},
-		{name: "DiscoverResult with nothing we speak", discover: discoverResult(`["2099-01-01"]`), wantErr: "none of which mcpchaos speaks"},
-		{name: "result that is not a DiscoverResult", discover: func(w http.ResponseWriter, req fakeReq) {
-			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":"2026-07-28"}}`)
-		}, wantEra: Era20251125, wantInit: "2025-11-25"},
-		{name: "-32022 listing only legacy versions", discover: rpcError(400, -32022, legacyOnly), wantEra: Era20250618, wantInit: "2025-06-18"},
-		{name: "-32022 listing 2026", discover: rpcError(400, -32022, `{"supported":["2026-07-28"]}`), wantEra: Era20260728},
-		{name: "-32022 without data", discover: rpcError(400, -32022, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
-		{name: "-32020 header mismatch", discover: rpcError(400, -32020, ""), wantEra: Era20260728},
-		{name: "-32021 missing capability", discover: rpcError(400, -32021, ""), wantEra: Era20260728},
-		{name: "404 with -32601", discover: rpcError(404, -32601, ""), wantEra: Era20260728},
-		{name: "200 with -32601", discover: rpcError(200, -32601, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
-		{name: "400 with -32602", discover: rpcError(400, -32602, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
-		{name: "400 with a plain-text body", discover: plain(400, "Bad Request: Mcp-Session-Id header is required"), wantEra: Era20251125, wantInit: "2025-11-25"},
-		{name: "400 with an empty body", discover: plain(400, ""), wantEra: Era20251125, wantInit: "2025-11-25"},
-		{name: "404 plain", discover: plain(404, "404 page not found"), wantEra: Era20251125, wantInit: "2025-11-25"},
-		{name: "SSE answer", discover: func(w http.ResponseWriter, req fakeReq) {
-			writeSSE(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":["2026-07-28"]}}`)
-		}, wantEra: Era20260728},
-		{name: "initialize offers an older version", discover: plain(400, ""), offer: "2025-03-26", wantEra: Era20250326, wantInit: "2025-11-25"},
-		{name: "initialize offers a version we do not speak", discover: plain(400, ""), offer: "2023-01-01", wantInit: "2025-11-25", wantErr: `server offered protocol version "2023-01-01", which mcpchaos does not speak (it speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`},
-		{name: "forced 2025-06-18", force: Era20250618, wantEra: Era20250618, wantInit: "2025-06-18"},
-		{name: "forced 2026 against a legacy server", force: Era20260728, discover: plain(400, ""), wantEra: Era20260728},
-	} {
+	for _, tc := range negotiateCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
-				switch req.Method {
-				case vocab.MethodDiscover:
-					if tc.discover == nil {
-						t.Error("server/discover sent, but the era was forced to a legacy one")
-						return false
-					}
-					tc.discover(w, req)
-				case vocab.MethodInitialize:
-					var p struct {
-						Params struct {
-							ProtocolVersion string `json:"protocolVersion"`
-						} `json:"params"`
-					}
-					_ = json.Unmarshal(req.Body, &p)
-					offer := tc.offer
-					if offer == "" {
-						offer = p.Params.ProtocolVersion
-					}
-					w.Header().Set("Mcp-Session-Id", "s-1")
-					writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"protocolVersion":"`+offer+`","capabilities":{},"serverInfo":{"name":"init","version":"1"}}}`)
-				case vocab.MethodInitialized:
-					w.WriteHeader(http.StatusAccepted)
-				default:
-					if req.HTTPMethod == http.MethodDelete {
-						w.WriteHeader(200)
-						return true
-					}
-					return false
-				}
-				return true
-			})
+			f := startNegotiateFake(t, tc)
 			c, err := Dial(ctxT(t), Config{HTTP: &HTTPConfig{URL: f.URL + "/mcp"}, Protocol: tc.force})
-			var inits []string
-			var initialized bool
-			for _, r := range f.requests() {
-				switch r.Method {
-				case vocab.MethodInitialize:
-					var p struct {
-						Params struct {
-							ProtocolVersion string `json:"protocolVersion"`
-						} `json:"params"`
-					}
-					_ = json.Unmarshal(r.Body, &p)
-					inits = append(inits, p.Params.ProtocolVersion)
-					if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
-						t.Errorf("initialize carried MCP-Protocol-Version %q", v)
-					}
-				case vocab.MethodInitialized:
-					initialized = true
-					if sid := r.Header.Get("Mcp-Session-Id"); sid != "s-1" {
-						t.Errorf("notifications/initialized carried session %q", sid)
-					}
-				}
-			}
+			inits, initialized := initRequests(t, f)
 			switch {
 			case tc.wantInit == "" && len(inits) != 0:
 				t.Errorf("initialize sent (%v), want none", inits)
@@ -159,6 +124,71 @@ func TestNegotiateHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startNegotiateFake starts a server that answers server/discover as tc
+// scripts it and initialize with tc's offer.
+func startNegotiateFake(t *testing.T, tc negotiateCase) *fake {
+	t.Helper()
+	return startFake(t, func(w http.ResponseWriter, req fakeReq) bool {
+		switch req.Method {
+		case vocab.MethodDiscover:
+			if tc.discover == nil {
+				t.Error("server/discover sent, but the era was forced to a legacy one")
+				return false
+			}
+			tc.discover(w, req)
+		case vocab.MethodInitialize:
+			offer := tc.offer
+			if offer == "" {
+				offer = protocolVersionOf(req.Body)
+			}
+			w.Header().Set("Mcp-Session-Id", "s-1")
+			writeJSON(w, 200, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"protocolVersion":"`+offer+`","capabilities":{},"serverInfo":{"name":"init","version":"1"}}}`)
+		case vocab.MethodInitialized:
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			if req.HTTPMethod == http.MethodDelete {
+				w.WriteHeader(200)
+				return true
+			}
+			return false
+		}
+		return true
+	})
+}
+
+// initRequests checks the headers of the initialize requests and the
+// notifications/initialized the fake got, and returns the protocol versions
+// the initialize requests asked for and whether initialized came.
+func initRequests(t *testing.T, f *fake) (inits []string, initialized bool) {
+	t.Helper()
+	for _, r := range f.requests() {
+		switch r.Method {
+		case vocab.MethodInitialize:
+			inits = append(inits, protocolVersionOf(r.Body))
+			if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+				t.Errorf("initialize carried MCP-Protocol-Version %q", v)
+			}
+		case vocab.MethodInitialized:
+			initialized = true
+			if sid := r.Header.Get("Mcp-Session-Id"); sid != "s-1" {
+				t.Errorf("notifications/initialized carried session %q", sid)
+			}
+		}
+	}
+	return inits, initialized
+}
+
+// protocolVersionOf is the params.protocolVersion of an initialize request.
+func protocolVersionOf(body []byte) string {
+	var p struct {
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &p)
+	return p.Params.ProtocolVersion
 }
 
 func TestNegotiateConnectionRefused(t *testing.T) {

@@ -11,17 +11,21 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
+// cancelNotifyCase is an era, whether Cancel is asked to notify too, and
+// whether a notifications/cancelled must be POSTed.
+type cancelNotifyCase struct {
+	name       string
+	legacy     bool
+	alsoNotify bool
+	wantPost   bool
+}
+
 // TestCancelNotifyHTTP: how Cancel reaches an HTTP server in each era. 2026
 // closes the stream, and POSTs notifications/cancelled only when asked;
 // 2025 always POSTs it, with the session.
 func TestCancelNotifyHTTP(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name       string
-		legacy     bool
-		alsoNotify bool
-		wantPost   bool
-	}{
+	for _, tc := range []cancelNotifyCase{
 		{"2026", false, false, false},
 		{"2026-also-notify", false, true, true},
 		{"2025", true, false, true},
@@ -65,42 +69,50 @@ func TestCancelNotifyHTTP(t *testing.T) {
 				t.Fatalf("second Cancel: %v", err)
 			}
 			rec.waitEnd(t)
-			wait := testutil.WaitLong
-			if !tc.wantPost {
-				wait = 300 * time.Millisecond
-			}
-			select {
-			case req := <-posted:
-				if !tc.wantPost {
-					t.Fatalf("notifications/cancelled posted: %s", req.Body)
-				}
-				var p struct {
-					Params struct {
-						RequestID int64  `json:"requestId"`
-						Reason    string `json:"reason"`
-					} `json:"params"`
-				}
-				_ = json.Unmarshal(req.Body, &p)
-				if p.Params.RequestID != call.ID() || p.Params.Reason != "because" {
-					t.Errorf("cancel body %s, want requestId %d", req.Body, call.ID())
-				}
-				if got := req.Header.Get("Mcp-Method"); tc.legacy == (got != "") {
-					t.Errorf("Mcp-Method %q on a %s cancel", got, tc.name)
-				}
-				if got := req.Header.Get("Mcp-Session-Id"); tc.legacy != (got == "sess-1") {
-					t.Errorf("Mcp-Session-Id %q on a %s cancel", got, tc.name)
-				}
-			case <-time.After(wait):
-				if tc.wantPost {
-					t.Fatal("no notifications/cancelled posted")
-				}
-			}
-			select {
-			case req := <-posted:
-				t.Errorf("a second cancel was posted: %s", req.Body)
-			default:
-			}
+			checkCancelPosted(t, tc, posted, call)
 		})
+	}
+}
+
+// checkCancelPosted checks that a cancelled call's notifications/cancelled
+// was POSTed once, with its id, reason and headers, when tc wants one, and
+// not within 300 ms when it does not.
+func checkCancelPosted(t *testing.T, tc cancelNotifyCase, posted <-chan fakeReq, call *Call) {
+	t.Helper()
+	wait := testutil.WaitLong
+	if !tc.wantPost {
+		wait = 300 * time.Millisecond
+	}
+	select {
+	case req := <-posted:
+		if !tc.wantPost {
+			t.Fatalf("notifications/cancelled posted: %s", req.Body)
+		}
+		var p struct {
+			Params struct {
+				RequestID int64  `json:"requestId"`
+				Reason    string `json:"reason"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(req.Body, &p)
+		if p.Params.RequestID != call.ID() || p.Params.Reason != "because" {
+			t.Errorf("cancel body %s, want requestId %d", req.Body, call.ID())
+		}
+		if got := req.Header.Get("Mcp-Method"); tc.legacy == (got != "") {
+			t.Errorf("Mcp-Method %q on a %s cancel", got, tc.name)
+		}
+		if got := req.Header.Get("Mcp-Session-Id"); tc.legacy != (got == "sess-1") {
+			t.Errorf("Mcp-Session-Id %q on a %s cancel", got, tc.name)
+		}
+	case <-time.After(wait):
+		if tc.wantPost {
+			t.Fatal("no notifications/cancelled posted")
+		}
+	}
+	select {
+	case req := <-posted:
+		t.Errorf("a second cancel was posted: %s", req.Body)
+	default:
 	}
 }
 

@@ -80,37 +80,45 @@ func TestSSETransportSDK(t *testing.T) {
 			<-log.started
 			<-log.finished
 
-			rec = newRecorder()
-			call, err = c.Start(ctxT(t), CallRequest{Tool: "slow", Arguments: json.RawMessage(`{"steps":200,"step_ms":25}`), Progress: true, Observer: rec})
-			if err != nil {
-				t.Fatal(err)
-			}
-			go call.Wait()
-			rec.waitFor(t, "two progress events", func(evs []Event) bool { return count(evs, EvProgress) >= 2 })
-			if err := call.Cancel("test cancel", false); err != nil {
-				t.Fatalf("Cancel: %v", err)
-			}
-			select {
-			case s := <-log.ended:
-				if !strings.HasPrefix(s, "slow p") {
-					t.Errorf("ended: %s", s)
-				}
-			case <-time.After(testutil.WaitLong):
-				t.Fatal("notifications/cancelled did not end the handler's context")
-			}
-			if end := lastEnd(t, rec.waitEnd(t)); end.Err != nil {
-				t.Errorf("EvEnd after our own cancel: %v", end.Err)
-			}
-			var cancels int
-			for _, r := range rl.all() {
-				if strings.Contains(string(r.body), `"notifications/cancelled"`) {
-					cancels++
-				}
-			}
-			if cancels != 1 {
-				t.Errorf("%d notifications/cancelled POSTed, want 1", cancels)
-			}
+			checkSSECancel(t, c, log, rl)
 		})
+	}
+}
+
+// checkSSECancel cancels a long call over HTTP+SSE once it has sent
+// progress: the handler's context ends, the call ends without an error and
+// exactly one notifications/cancelled is POSTed.
+func checkSSECancel(t *testing.T, c *Client, log *handlerLog, rl *reqLog) {
+	t.Helper()
+	rec := newRecorder()
+	call, err := c.Start(ctxT(t), CallRequest{Tool: "slow", Arguments: json.RawMessage(`{"steps":200,"step_ms":25}`), Progress: true, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go call.Wait()
+	rec.waitFor(t, "two progress events", func(evs []Event) bool { return count(evs, EvProgress) >= 2 })
+	if err := call.Cancel("test cancel", false); err != nil {
+		t.Fatalf("Cancel: %v", err)
+	}
+	select {
+	case s := <-log.ended:
+		if !strings.HasPrefix(s, "slow p") {
+			t.Errorf("ended: %s", s)
+		}
+	case <-time.After(testutil.WaitLong):
+		t.Fatal("notifications/cancelled did not end the handler's context")
+	}
+	if end := lastEnd(t, rec.waitEnd(t)); end.Err != nil {
+		t.Errorf("EvEnd after our own cancel: %v", end.Err)
+	}
+	var cancels int
+	for _, r := range rl.all() {
+		if strings.Contains(string(r.body), `"notifications/cancelled"`) {
+			cancels++
+		}
+	}
+	if cancels != 1 {
+		t.Errorf("%d notifications/cancelled POSTed, want 1", cancels)
 	}
 }
 

@@ -53,6 +53,21 @@ func strict(t *testing.T, path string, v any) {
 // reads, one file per shard index; and the merge Job's wait for them,
 // bounded (checkMergeWait).
 func TestKubernetesManifests(t *testing.T) {
+	k := readKustomization(t)
+	jobs := decodeResources(t, k)
+	shards, merge := jobs["mcpchaos-shards"], jobs["mcpchaos-merge"]
+	if shards == nil || merge == nil {
+		t.Fatalf("jobs %v, want mcpchaos-shards and mcpchaos-merge", slices.Collect(mapsKeys(jobs)))
+	}
+	n := checkShardsJob(t, shards, merge)
+	checkMergeReports(t, merge, n)
+	checkMergeWait(t, merge, n)
+}
+
+// readKustomization decodes deploy/kubernetes's kustomization and checks
+// it lists every file of the directory.
+func readKustomization(t *testing.T) kustomization {
+	t.Helper()
 	var k kustomization
 	strict(t, "kubernetes/kustomization.yaml", &k)
 	if k.Kind != "Kustomization" || len(k.Resources) == 0 {
@@ -76,6 +91,13 @@ func TestKubernetesManifests(t *testing.T) {
 			t.Errorf("kubernetes/%s is not in the kustomization", e.Name())
 		}
 	}
+	return k
+}
+
+// decodeResources decodes each resource of the kustomization strictly
+// into its API type and returns the Jobs by name.
+func decodeResources(t *testing.T, k kustomization) map[string]*batchv1.Job {
+	t.Helper()
 	jobs := map[string]*batchv1.Job{}
 	for _, r := range k.Resources {
 		path := filepath.Join("kubernetes", r)
@@ -102,10 +124,15 @@ func TestKubernetesManifests(t *testing.T) {
 			t.Errorf("%s: kind %q has no check here", path, meta.Kind)
 		}
 	}
-	shards, merge := jobs["mcpchaos-shards"], jobs["mcpchaos-merge"]
-	if shards == nil || merge == nil {
-		t.Fatalf("jobs %v, want mcpchaos-shards and mcpchaos-merge", slices.Collect(mapsKeys(jobs)))
-	}
+	return jobs
+}
+
+// checkShardsJob checks the shards' Job: Indexed, completions and
+// parallelism equal to --shards, the container running `mcpchaos run
+// --shards`, one results file per shard index on the claim the merge Job
+// reads. It returns the number of shards.
+func checkShardsJob(t *testing.T, shards, merge *batchv1.Job) int {
+	t.Helper()
 	s := shards.Spec
 	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion {
 		t.Errorf("the shards' Job is not Indexed: completionMode %v", s.CompletionMode)
@@ -125,7 +152,13 @@ func TestKubernetesManifests(t *testing.T) {
 	if claim(shards) == "" || claim(shards) != claim(merge) {
 		t.Errorf("the shards write to claim %q, the merge reads claim %q", claim(shards), claim(merge))
 	}
-	// The merge names each shard's file once, with --same-scenario.
+	return n
+}
+
+// checkMergeReports checks that the merge Job's mcpchaos report names each
+// of the n shards' files once, with --same-scenario.
+func checkMergeReports(t *testing.T, merge *batchv1.Job, n int) {
+	t.Helper()
 	all := append(slices.Clone(merge.Spec.Template.Spec.InitContainers), merge.Spec.Template.Spec.Containers...)
 	reports := 0
 	for _, c := range all {
@@ -145,7 +178,6 @@ func TestKubernetesManifests(t *testing.T) {
 	if reports == 0 {
 		t.Error("the merge Job runs no mcpchaos report")
 	}
-	checkMergeWait(t, merge, n)
 }
 
 func mapsKeys(m map[string]*batchv1.Job) func(func(string) bool) {

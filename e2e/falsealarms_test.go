@@ -45,8 +45,9 @@ func TestNoFalseAlarmStallReadStdio(t *testing.T) {
 
 type falseAlarmCase struct{ transport, disconnect, malformed, grace string }
 
-func noFalseAlarms(t *testing.T, tc falseAlarmCase) {
-	sc := runtest.Parse(t, fmt.Sprintf(`
+// falseAlarmScenario is the scenario of noFalseAlarms; its verbs are the
+// transport, the disconnect mode, the malformed mode and the progress grace.
+const falseAlarmScenario = `
 name: no-false-alarms
 seed: 21
 target:
@@ -74,7 +75,12 @@ faults:
   - {kind: cancel_unknown, rate: 5/1s}
 orphans: {grace: 1s, drain_max: 2s}
 progress: {grace: %s, stall: 30s} # a starved machine held progress back over 2 s
-`, tc.transport, tc.disconnect, tc.malformed, tc.grace))
+`
+
+// noFalseAlarms runs the built-in target through every fault kind as tc
+// sets them, and fails on a fault kind not exercised or anything flagged.
+func noFalseAlarms(t *testing.T, tc falseAlarmCase) {
+	sc := runtest.Parse(t, fmt.Sprintf(falseAlarmScenario, tc.transport, tc.disconnect, tc.malformed, tc.grace))
 	plan := planOf(t, sc)
 	o := runPlan(t, sc, plan)
 	s := o.Sum
@@ -107,17 +113,7 @@ progress: {grace: %s, stall: 30s} # a starved machine held progress back over 2 
 	if c.LeftoverCPUS > 0.05 {
 		t.Errorf("cancellation.leftover_cpu_s = %v, want at most 0.05 (the verdict's threshold)", c.LeftoverCPUS)
 	}
-	for _, e := range c.ProbeErrors {
-		// Our own kill leaves a stdio slot without a process until
-		// the next call starts one; a probe read then fails.
-		dead := regexp.MustCompile(`server exited: signal: killed|broken pipe|not found in /proc`).MatchString(e)
-		// A reading a starved machine did not finish in time is no
-		// alarm (the final reading is checked above).
-		late := regexp.MustCompile(`context deadline exceeded|no answer: timed out after|i/o timeout`).MatchString(e)
-		if !(tc.transport == "stdio" && dead) && !late {
-			t.Errorf("probe error: %s", e)
-		}
-	}
+	checkProbeErrors(t, tc.transport, c.ProbeErrors)
 	if s.Faults["malformed"].Unexpected != 0 {
 		t.Errorf("faults.malformed.unexpected = %d, want 0: the SDK answers bad requests correctly", s.Faults["malformed"].Unexpected)
 		logRecords(t, o, func(r *results.Record) bool { return strings.Contains(fmt.Sprint(r.Faults), "unexpected") })
@@ -128,6 +124,24 @@ progress: {grace: %s, stall: 30s} # a starved machine held progress back over 2 
 	for _, area := range []string{report.AreaProgress, report.AreaProtocol, report.AreaThrottling, report.AreaTimeouts} {
 		if v := o.verdict(t, area); v.Status != report.StatusPass {
 			t.Errorf("%s verdict = %q (%s), want pass", area, v.Status, v.Evidence)
+		}
+	}
+}
+
+// checkProbeErrors fails on a probe error that is neither a probe of a
+// stdio process our own kill ended nor a reading a starved machine did not
+// finish in time.
+func checkProbeErrors(t *testing.T, transport string, errs []string) {
+	t.Helper()
+	for _, e := range errs {
+		// Our own kill leaves a stdio slot without a process until
+		// the next call starts one; a probe read then fails.
+		dead := regexp.MustCompile(`server exited: signal: killed|broken pipe|not found in /proc`).MatchString(e)
+		// A reading a starved machine did not finish in time is no
+		// alarm (noFalseAlarms checks the final reading).
+		late := regexp.MustCompile(`context deadline exceeded|no answer: timed out after|i/o timeout`).MatchString(e)
+		if !(transport == "stdio" && dead) && !late {
+			t.Errorf("probe error: %s", e)
 		}
 	}
 }

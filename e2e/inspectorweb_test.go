@@ -152,14 +152,30 @@ func TestInspectorWebProxy(t *testing.T) {
 	t.Cleanup(func() { _ = tg.Close() })
 	ctx, cancel := context.WithTimeout(t.Context(), testutil.WaitLong)
 	defer cancel()
+	s := connectInspector(t, ctx, web, tg.Addr)
+	const calls, run = 4, "insp"
+	gc := inspectorCalls(t, ctx, s, run, calls)
+	checkInspectorTruth(t, ctx, tg.Addr, run, gc)
+}
+
+// connectInspector opens a session of the Inspector's web proxy at web to
+// the Streamable HTTP server at addr.
+func connectInspector(t *testing.T, ctx context.Context, web, addr string) *inspectorSession {
+	t.Helper()
 	s := &inspectorSession{base: web}
 	var conn struct{ SessionID string }
-	if err := s.post(ctx, "/api/mcp/connect", map[string]any{"config": map[string]any{"type": "streamable-http", "url": "http://" + tg.Addr + "/mcp"}}, &conn); err != nil || conn.SessionID == "" {
+	if err := s.post(ctx, "/api/mcp/connect", map[string]any{"config": map[string]any{"type": "streamable-http", "url": "http://" + addr + "/mcp"}}, &conn); err != nil || conn.SessionID == "" {
 		t.Fatalf("connect: %v (session %q)", err, conn.SessionID)
 	}
 	s.id = conn.SessionID
+	return s
+}
 
-	const calls, run = 4, "insp"
+// inspectorCalls initializes the session, sends calls slow_task calls at
+// once, marked run.1.0, run.2.0, ..., and returns what the event stream
+// carried of each once every one was answered and the stream is closed.
+func inspectorCalls(t *testing.T, ctx context.Context, s *inspectorSession, run string, calls int) []report.GatewayCall {
+	t.Helper()
 	gc := make([]report.GatewayCall, calls)
 	var mu sync.Mutex
 	streamCtx, stopStream := context.WithCancel(ctx)
@@ -199,15 +215,22 @@ func TestInspectorWebProxy(t *testing.T) {
 	})
 	stopStream()
 	<-streamDone
+	return gc
+}
 
-	truth := probes.NewTruth("http://"+tg.Addr, run+".")
+// checkInspectorTruth joins what the event stream carried of the calls with
+// the target's records at addr: every call completed, every answer echoed
+// its marker, and every notification was delivered before its result, with
+// nothing crossed or run twice.
+func checkInspectorTruth(t *testing.T, ctx context.Context, addr, run string, gc []report.GatewayCall) {
+	t.Helper()
+	calls := len(gc)
+	truth := probes.NewTruth("http://"+addr, run+".")
 	if err := truth.Read(ctx); err != nil {
 		t.Fatal(err)
 	}
 	recs := truth.Calls()
-	mu.Lock()
 	g := report.JoinGateway(gc, recs)
-	mu.Unlock()
 	sent := 0
 	for _, r := range recs {
 		sent += len(r.Progress)

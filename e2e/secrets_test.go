@@ -49,6 +49,25 @@ func plant(place string) secret {
 	return secret{place, fmt.Sprintf("S3CR3T-%s-%d", strings.ReplaceAll(place, " ", "-"), os.Getpid())}
 }
 
+// secretCase is a scenario that carries secrets, whether its results file
+// is compressed, the exit statuses of run and validate on it, and what the
+// output must show (the run got where it should).
+type secretCase struct {
+	name     string
+	scenario string
+	gzip     bool
+	code     int    // run's exit status
+	validate int    // validate's
+	want     string // in stdout or stderr: the run got where it should
+}
+
+// withCreds is raw (an http:// URL) with user and pass as its user
+// information and query as its access_token.
+func withCreds(raw, user string, pass, query secret) string {
+	host := strings.TrimPrefix(raw, "http://")
+	return "http://" + user + ":" + pass.token + "@" + host + "?access_token=" + query.token + "&page=1"
+}
+
 // TestSecretsNeverWritten plants a unique token in every place a scenario
 // can carry one — a header literal, a header from ${ENV}, stdio env (literal
 // and from ${ENV}), a command argument from ${ENV} that the server echoes
@@ -88,10 +107,6 @@ func TestSecretsNeverWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = target.Close() })
-	withCreds := func(raw, user string, pass, query secret) string {
-		host := strings.TrimPrefix(raw, "http://")
-		return "http://" + user + ":" + pass.token + "@" + host + "?access_token=" + query.token + "&page=1"
-	}
 	mcpURL := withCreds(target.URL, "me", urlPass, urlQuery)
 	metricsURL := strings.Replace(withCreds(target.MetricsURL, "probe", probePass, probeQuery), "access_token", "token", 1)
 	refused := testutil.ClosedAddr(t)
@@ -99,14 +114,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	load := "load: {rate: 10/1s, duration: 1s}\ncalls: [{tool: echo, arguments: {text: hi}}]\n"
 	// A failing check makes run print the stdio servers' stderr tails.
 	failing := "checks: [calls.total < 0]\n"
-	cases := []struct {
-		name     string
-		scenario string
-		gzip     bool
-		code     int    // run's exit status
-		validate int    // validate's
-		want     string // in stdout or stderr: the run got where it should
-	}{
+	cases := []secretCase{
 		{"http", fmt.Sprintf(`name: secrets-http
 target:
   http:
@@ -132,60 +140,67 @@ orphans: {grace: 100ms}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "scenario.yaml")
-			if err := os.WriteFile(path, []byte(tc.scenario), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			args := []string{"run", path, "--quiet"}
-			for _, o := range secretOutputs {
-				if o.flag != "" {
-					args = append(args, o.flag, filepath.Join(dir, fileName(o, tc.gzip)))
-				}
-			}
-			code, stdout, stderr := runBinary(t, exe, environ, args...)
-			t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
-			if code != tc.code {
-				t.Fatalf("exit status %d, want %d", code, tc.code)
-			}
-			if !strings.Contains(stdout+stderr, tc.want) {
-				t.Errorf("the output does not show %q", tc.want)
-			}
-			got := map[string][]byte{"stdout": []byte(stdout), "stderr": []byte(stderr)}
-			for _, o := range secretOutputs {
-				if o.flag == "" {
-					continue
-				}
-				b, err := readOutput(filepath.Join(dir, fileName(o, tc.gzip)))
-				switch {
-				case errors.Is(err, os.ErrNotExist) && tc.code == 2:
-					continue // the run stopped before writing it
-				case err != nil:
-					t.Fatalf("%s: %v", o.name, err)
-				case len(b) == 0 && tc.code != 2:
-					t.Errorf("%s is empty", o.name)
-				}
-				got[o.name] = b
-			}
-			if res := filepath.Join(dir, fileName(secretOutput{flag: "-o", file: "results.jsonl"}, tc.gzip)); got["results file"] != nil {
-				for _, format := range reportFormats {
-					_, rout, rerr := runBinary(t, exe, environ, "report", "--format", format, "--vegeta-format", "csv", res)
-					got["report --format "+format], got["report stderr "+format] = []byte(rout), []byte(rerr)
-				}
-			}
-			vcode, vout, verr := runBinary(t, exe, environ, "validate", path)
-			if vcode != tc.validate {
-				t.Errorf("validate exit status %d, want %d\n%s%s", vcode, tc.validate, vout, verr)
-			}
-			got["validate stdout"], got["validate stderr"] = []byte(vout), []byte(verr)
-			for name, b := range got {
-				for _, s := range all {
-					if i := bytes.Index(b, []byte(s.token)); i >= 0 {
-						t.Errorf("the %s secret is in %s: ...%s...", s.place, name, b[max(i-80, 0):min(i+len(s.token)+20, len(b))])
-					}
-				}
-			}
+			runSecretCase(t, exe, environ, all, tc)
 		})
+	}
+}
+
+// runSecretCase runs tc's scenario with every output written, then
+// report in every format and validate, and searches everything they wrote
+// for every secret of all.
+func runSecretCase(t *testing.T, exe string, environ []string, all []secret, tc secretCase) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "scenario.yaml")
+	if err := os.WriteFile(path, []byte(tc.scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", path, "--quiet"}
+	for _, o := range secretOutputs {
+		if o.flag != "" {
+			args = append(args, o.flag, filepath.Join(dir, fileName(o, tc.gzip)))
+		}
+	}
+	code, stdout, stderr := runBinary(t, exe, environ, args...)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	if code != tc.code {
+		t.Fatalf("exit status %d, want %d", code, tc.code)
+	}
+	if !strings.Contains(stdout+stderr, tc.want) {
+		t.Errorf("the output does not show %q", tc.want)
+	}
+	got := map[string][]byte{"stdout": []byte(stdout), "stderr": []byte(stderr)}
+	for _, o := range secretOutputs {
+		if o.flag == "" {
+			continue
+		}
+		b, err := readOutput(filepath.Join(dir, fileName(o, tc.gzip)))
+		switch {
+		case errors.Is(err, os.ErrNotExist) && tc.code == 2:
+			continue // the run stopped before writing it
+		case err != nil:
+			t.Fatalf("%s: %v", o.name, err)
+		case len(b) == 0 && tc.code != 2:
+			t.Errorf("%s is empty", o.name)
+		}
+		got[o.name] = b
+	}
+	if res := filepath.Join(dir, fileName(secretOutput{flag: "-o", file: "results.jsonl"}, tc.gzip)); got["results file"] != nil {
+		for _, format := range reportFormats {
+			_, rout, rerr := runBinary(t, exe, environ, "report", "--format", format, "--vegeta-format", "csv", res)
+			got["report --format "+format], got["report stderr "+format] = []byte(rout), []byte(rerr)
+		}
+	}
+	vcode, vout, verr := runBinary(t, exe, environ, "validate", path)
+	if vcode != tc.validate {
+		t.Errorf("validate exit status %d, want %d\n%s%s", vcode, tc.validate, vout, verr)
+	}
+	got["validate stdout"], got["validate stderr"] = []byte(vout), []byte(verr)
+	for name, b := range got {
+		for _, s := range all {
+			if i := bytes.Index(b, []byte(s.token)); i >= 0 {
+				t.Errorf("the %s secret is in %s: ...%s...", s.place, name, b[max(i-80, 0):min(i+len(s.token)+20, len(b))])
+			}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,33 +11,49 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-func TestJoinGateway(t *testing.T) {
-	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	prog := func(ms ...int) []results.TruthProgress {
-		var out []results.TruthProgress
-		for i, m := range ms {
-			out = append(out, results.TruthProgress{Value: float64(i + 1), At: at(m)})
-		}
-		return out
+// gatewayT0 is when the made-up gateway runs start; gwAt is ms after it.
+var gatewayT0 = time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+
+func gwAt(ms int) time.Time { return gatewayT0.Add(time.Duration(ms) * time.Millisecond) }
+
+// truthProgress is progress the target sent at each of ms, valued 1, 2, ...
+func truthProgress(ms ...int) []results.TruthProgress {
+	var out []results.TruthProgress
+	for i, m := range ms {
+		out = append(out, results.TruthProgress{Value: float64(i + 1), At: gwAt(m)})
 	}
-	got := func(ms ...int) []GatewayProgress {
-		var out []GatewayProgress
-		for i, m := range ms {
-			out = append(out, GatewayProgress{Value: float64(i + 1), At: at(m)})
-		}
-		return out
+	return out
+}
+
+// gatewayProgress is progress we got through the gateway at each of ms,
+// valued 1, 2, ...
+func gatewayProgress(ms ...int) []GatewayProgress {
+	var out []GatewayProgress
+	for i, m := range ms {
+		out = append(out, GatewayProgress{Value: float64(i + 1), At: gwAt(m)})
 	}
-	done := func(marker string, era string, started, completed int, p []results.TruthProgress) results.TruthCall {
-		return results.TruthCall{Marker: marker, Era: era, Started: at(started), Completed: at(completed), Ended: at(completed), Progress: p}
-	}
-	for _, tc := range []struct {
-		name  string
-		calls []GatewayCall
-		truth []results.TruthCall
-		want  map[string]int
-		check func(t *testing.T, g Gateway)
-	}{
+	return out
+}
+
+// truthDone is a target's record of a call that completed.
+func truthDone(marker string, era string, started, completed int, p []results.TruthProgress) results.TruthCall {
+	return results.TruthCall{Marker: marker, Era: era, Started: gwAt(started), Completed: gwAt(completed), Ended: gwAt(completed), Progress: p}
+}
+
+// joinGatewayCase is what we saw of calls through a gateway, what the
+// targets recorded of them, and the misbehaviours the join must count.
+type joinGatewayCase struct {
+	name  string
+	calls []GatewayCall
+	truth []results.TruthCall
+	want  map[string]int
+	check func(t *testing.T, g Gateway)
+}
+
+// joinGatewayCancelCases are executions, cancels and crossed responses.
+func joinGatewayCancelCases() []joinGatewayCase {
+	at, prog, got, done := gwAt, truthProgress, gatewayProgress, truthDone
+	return []joinGatewayCase{
 		{
 			name:  "transparent",
 			calls: []GatewayCall{{Marker: "r.1.0", Response: at(301), Progress: got(101, 201, 301)}},
@@ -94,6 +111,14 @@ func TestJoinGateway(t *testing.T) {
 			truth: []results.TruthCall{done("r.1.0", "", 0, 5, nil), done("r.2.0", "", 0, 5, nil)},
 			want:  map[string]int{"crossed_responses": 2},
 		},
+	}
+}
+
+// joinGatewayProgressCases are progress held or lost, Retry-After lost and
+// calls no target saw.
+func joinGatewayProgressCases() []joinGatewayCase {
+	at, prog, got, done := gwAt, truthProgress, gatewayProgress, truthDone
+	return []joinGatewayCase{
 		{
 			name:  "held",
 			calls: []GatewayCall{{Marker: "r.1.0", Response: at(302), Progress: got(301, 301, 301)}},
@@ -149,7 +174,11 @@ func TestJoinGateway(t *testing.T) {
 				}
 			},
 		},
-	} {
+	}
+}
+
+func TestJoinGateway(t *testing.T) {
+	for _, tc := range slices.Concat(joinGatewayCancelCases(), joinGatewayProgressCases()) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := JoinGateway(tc.calls, tc.truth)
 			s := gatewaySummary(&g)
@@ -220,8 +249,7 @@ func TestGatewayInputsMergeAndTravel(t *testing.T) {
 
 // gatewayGolden is a run through a gateway that misbehaved in every way.
 func gatewayGolden() *Summary {
-	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	t0, at := gatewayT0, gwAt
 	g := JoinGateway([]GatewayCall{
 		{Marker: "r.1.0", RequestID: 4, Response: at(400), Progress: []GatewayProgress{{1, at(101)}, {2, at(203)}}},
 		{Marker: "r.2.0", RequestID: 5, Cancelled: at(150), Response: at(1001), AfterCancel: 3},

@@ -1,32 +1,37 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// TestJoinGatewayPartialTruth: what the targets' records do not cover is
-// unknown, never "nothing went wrong". Each case is one call as the
-// supergateway and mcp-remote runs of issue 30 left it.
-func TestJoinGatewayPartialTruth(t *testing.T) {
-	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	steps := func(from, every, n int) []results.TruthProgress {
-		var out []results.TruthProgress
-		for i := range n {
-			out = append(out, results.TruthProgress{Value: float64(i + 1), At: at(from + i*every)})
-		}
-		return out
+// truthSteps is n progress notifications a target sent, the first at from
+// ms and then every every ms, valued 1, 2, ...
+func truthSteps(from, every, n int) []results.TruthProgress {
+	var out []results.TruthProgress
+	for i := range n {
+		out = append(out, results.TruthProgress{Value: float64(i + 1), At: gwAt(from + i*every)})
 	}
-	for _, tc := range []struct {
-		name  string
-		calls []GatewayCall
-		truth []results.TruthCall
-		want  GatewayCounts
-	}{
+	return out
+}
+
+// partialTruthCase is one call through a gateway, what the targets'
+// records hold of it, and the counts the join must make.
+type partialTruthCase struct {
+	name  string
+	calls []GatewayCall
+	truth []results.TruthCall
+	want  GatewayCounts
+}
+
+// partialTruthUnknownCases are calls whose records froze, are missing, or
+// were read before an answer echoing the call's marker.
+func partialTruthUnknownCases() []partialTruthCase {
+	at, steps := gwAt, truthSteps
+	return []partialTruthCase{
 		{
 			// A child per request, killed after it answered another
 			// request: the cancel went to a fresh child, the call ran
@@ -102,6 +107,14 @@ func TestJoinGatewayPartialTruth(t *testing.T) {
 			truth: []results.TruthCall{{Marker: "r.1.0", Started: at(0), Cancelled: at(101), Completed: at(2050), Ended: at(2050)}},
 			want:  GatewayCounts{Calls: 1, Executions: 1, EchoesAfterTruth: 1, Stops: GatewayStops{Cancelled: StopCounts{RanOn: 1}}},
 		},
+	}
+}
+
+// partialTruthStopCases are calls whose records show how they stopped
+// after our cancel or disconnect.
+func partialTruthStopCases() []partialTruthCase {
+	at := gwAt
+	return []partialTruthCase{
 		{
 			name:  "a call that stopped for its cancel",
 			calls: []GatewayCall{{Marker: "r.1.0", Cancelled: at(100)}},
@@ -141,7 +154,14 @@ func TestJoinGatewayPartialTruth(t *testing.T) {
 			},
 			want: GatewayCounts{Calls: 2, Executions: 2, Stops: GatewayStops{Cancelled: StopCounts{Stopped: 1}, Disconnected: StopCounts{Stopped: 1}}},
 		},
-	} {
+	}
+}
+
+// TestJoinGatewayPartialTruth: what the targets' records do not cover is
+// unknown, never "nothing went wrong". Each case is one call as the
+// supergateway and mcp-remote runs of issue 30 left it.
+func TestJoinGatewayPartialTruth(t *testing.T) {
+	for _, tc := range slices.Concat(partialTruthUnknownCases(), partialTruthStopCases()) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := JoinGateway(tc.calls, tc.truth)
 			if g.GatewayCounts != tc.want {
@@ -195,10 +215,7 @@ func TestGatewayVerdictIncompleteTruth(t *testing.T) {
 // TestCancellationVerdictFromTruth: with no probe, the targets' records
 // behind a gateway settle the cancellation verdict.
 func TestCancellationVerdictFromTruth(t *testing.T) {
-	cancel := func() *results.Record { return call(0, results.Cancelled, cancelAt(100), fault("cancel", 10)) }
-	disconnect := func() *results.Record {
-		return call(0, results.Disconnected, fault("disconnect", 10), with(func(r *results.Record) { r.EndUs = ms(100) }))
-	}
+	cancel, disconnect := cancelledCall, disconnectedCall
 	for _, tc := range []struct {
 		name  string
 		era   string

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,20 +33,38 @@ func repeat(n int, mk func() *results.Record) []*results.Record {
 	return out
 }
 
-func TestCancellationVerdict(t *testing.T) {
-	disconnect := func() *results.Record {
-		return call(0, results.Disconnected, fault("disconnect", 10), with(func(r *results.Record) { r.EndUs = ms(100) }))
-	}
-	cancel := func() *results.Record { return call(0, results.Cancelled, cancelAt(100), fault("cancel", 10)) }
-	orphans := Orphans{Orphaned: 12, ByProbe: map[string]float64{"mcpchaos_target_inflight": 12}, QuietWindowMs: 2000}
-	tests := []struct {
-		name    string
-		era     string
-		recs    []*results.Record
-		orphans Orphans
-		want    string
-		has     []string
-	}{
+// cancellationCase is a run's records and orphan evidence in one era, and
+// the cancellation verdict they must get.
+type cancellationCase struct {
+	name    string
+	era     string
+	recs    []*results.Record
+	orphans Orphans
+	want    string
+	has     []string
+}
+
+// cancelledCall is a call we cancelled at 100 ms.
+func cancelledCall() *results.Record {
+	return call(0, results.Cancelled, cancelAt(100), fault("cancel", 10))
+}
+
+// disconnectedCall is a call whose stream we cut, ending it at 100 ms.
+func disconnectedCall() *results.Record {
+	return call(0, results.Disconnected, fault("disconnect", 10), with(func(r *results.Record) { r.EndUs = ms(100) }))
+}
+
+// inflightOrphans is what an in-flight probe saw after the load: 12 calls
+// still running.
+func inflightOrphans() Orphans {
+	return Orphans{Orphaned: 12, ByProbe: map[string]float64{"mcpchaos_target_inflight": 12}, QuietWindowMs: 2000}
+}
+
+// cancellationEraCases judge the cancels and disconnects of each era by
+// their records and the in-flight probe.
+func cancellationEraCases() []cancellationCase {
+	disconnect, cancel, orphans := disconnectedCall, cancelledCall, inflightOrphans()
+	return []cancellationCase{
 		{"2026 disconnect with leftover work", "2026-07-28", []*results.Record{apply(disconnect(), leftover)},
 			Orphans{}, StatusViolation, []string{"1 call seen working after their cancel", "a disconnect is a cancel"}},
 		{"2025 disconnect with leftover work", "2025-11-25", []*results.Record{apply(disconnect(), leftover)},
@@ -65,6 +84,14 @@ func TestCancellationVerdict(t *testing.T) {
 		{"2025 orphans without any disconnect", "2025-11-25", []*results.Record{cancel()}, orphans, StatusViolation, []string{"12 calls still running"}},
 		{"2026 orphans after cancels", "2026-07-28", []*results.Record{cancel(), cancel()}, orphans, StatusViolation,
 			[]string{"2 cancels", "probe mcpchaos_target_inflight"}},
+	}
+}
+
+// cancellationProbeCases judge by leftover CPU, quiet windows, leaked
+// call-seconds and probe errors.
+func cancellationProbeCases() []cancellationCase {
+	disconnect, cancel := disconnectedCall, cancelledCall
+	return []cancellationCase{
 		{"leftover CPU above the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.2}, StatusViolation,
 			[]string{"leftover CPU 200ms"}},
 		{"leftover CPU below the noise", "2026-07-28", []*results.Record{cancel()}, Orphans{LeftoverCPUSeconds: 0.01, CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1}, Windows: Windows{Count: 2}}, StatusPass, nil},
@@ -106,7 +133,10 @@ func TestCancellationVerdict(t *testing.T) {
 		{"probe errors are shown", "2026-07-28", []*results.Record{cancel()}, Orphans{ProbeErrors: []string{"scrape: connection refused"}, Counting: 1},
 			StatusPass, []string{"probe errors: scrape: connection refused"}},
 	}
-	for _, tt := range tests {
+}
+
+func TestCancellationVerdict(t *testing.T) {
+	for _, tt := range slices.Concat(cancellationEraCases(), cancellationProbeCases()) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := aggregate(tt.recs...)
 			a.SetOrphans(tt.orphans)

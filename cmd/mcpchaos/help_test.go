@@ -90,6 +90,39 @@ func TestRevision(t *testing.T) {
 // words and files; zsh and fish parse it (when installed).
 func TestCompletionScripts(t *testing.T) {
 	t.Parallel()
+	scripts := completionScripts(t)
+	dir := t.TempDir()
+	for _, f := range []string{"storm.yaml", "stress.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(dir, "mcpchaos.bash")
+	if err := os.WriteFile(script, []byte(scripts["bash"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ line, want string }{
+		{"mcpchaos to", "tools"},
+		{"mcpchaos run --no-", "--no-fail-on-violation --no-schema-check"},
+		{"mcpchaos run st", "storm.yaml stress.yaml"},
+		{"mcpchaos run --summary-json sto", "storm.yaml"},
+		{"mcpchaos completion ", "bash fish zsh"},
+		{"mcpchaos help in", "init"},
+		{"mcpchaos tools --pro", "--protocol"},
+		{"mcpchaos serve st", ""},
+	} {
+		if got := bashComplete(t, dir, script, tt.line); got != tt.want {
+			t.Errorf("bash completes %q to %q, want %q", tt.line, got, tt.want)
+		}
+	}
+	checkShellScripts(t, dir, scripts)
+}
+
+// completionScripts prints the completion script of every shell, checks
+// each names every command and flag and that an unknown shell is refused,
+// and returns them by shell.
+func completionScripts(t *testing.T) map[string]string {
+	t.Helper()
 	scripts := map[string]string{}
 	for _, sh := range completionShells {
 		code, stdout, stderr := runCLI(t, context.Background(), "completion", sh)
@@ -111,55 +144,39 @@ func TestCompletionScripts(t *testing.T) {
 	if code, _, stderr := runCLI(t, context.Background(), "completion", "tcsh"); code != 2 || !strings.Contains(stderr, `"tcsh"`) {
 		t.Errorf("completion tcsh: exit %d, stderr %q", code, stderr)
 	}
+	return scripts
+}
 
-	dir := t.TempDir()
-	for _, f := range []string{"storm.yaml", "stress.yaml"} {
-		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
+// bashComplete completes line with the bash completion script (a path), run
+// in dir: COMP_WORDS from the words of line, the last one the word being
+// completed.
+func bashComplete(t *testing.T, dir, script, line string) string {
+	t.Helper()
+	words := strings.Fields(line)
+	if strings.HasSuffix(line, " ") {
+		words = append(words, "")
 	}
-	script := filepath.Join(dir, "mcpchaos.bash")
-	if err := os.WriteFile(script, []byte(scripts["bash"]), 0o644); err != nil {
-		t.Fatal(err)
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = "'" + w + "'"
 	}
-	// complete LINE: COMP_WORDS from the words of LINE, the last one the
-	// word being completed.
-	complete := func(line string) string {
-		t.Helper()
-		words := strings.Fields(line)
-		if strings.HasSuffix(line, " ") {
-			words = append(words, "")
-		}
-		quoted := make([]string, len(words))
-		for i, w := range words {
-			quoted[i] = "'" + w + "'"
-		}
-		cmd := exec.Command("bash", "--norc", "--noprofile", "-c",
-			"source "+script+"; COMP_WORDS=("+strings.Join(quoted, " ")+"); COMP_CWORD="+
-				strconv.Itoa(len(words)-1)+"; _mcpchaos; printf '%s\\n' \"${COMPREPLY[@]}\"")
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("bash completion of %q: %v\n%s", line, err, out)
-		}
-		got := strings.Fields(string(out))
-		slices.Sort(got)
-		return strings.Join(got, " ")
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c",
+		"source "+script+"; COMP_WORDS=("+strings.Join(quoted, " ")+"); COMP_CWORD="+
+			strconv.Itoa(len(words)-1)+"; _mcpchaos; printf '%s\\n' \"${COMPREPLY[@]}\"")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash completion of %q: %v\n%s", line, err, out)
 	}
-	for _, tt := range []struct{ line, want string }{
-		{"mcpchaos to", "tools"},
-		{"mcpchaos run --no-", "--no-fail-on-violation --no-schema-check"},
-		{"mcpchaos run st", "storm.yaml stress.yaml"},
-		{"mcpchaos run --summary-json sto", "storm.yaml"},
-		{"mcpchaos completion ", "bash fish zsh"},
-		{"mcpchaos help in", "init"},
-		{"mcpchaos tools --pro", "--protocol"},
-		{"mcpchaos serve st", ""},
-	} {
-		if got := complete(tt.line); got != tt.want {
-			t.Errorf("bash completes %q to %q, want %q", tt.line, got, tt.want)
-		}
-	}
+	got := strings.Fields(string(out))
+	slices.Sort(got)
+	return strings.Join(got, " ")
+}
+
+// checkShellScripts has zsh and fish, where installed, parse their scripts,
+// and fish complete a command and a shell name.
+func checkShellScripts(t *testing.T, dir string, scripts map[string]string) {
+	t.Helper()
 	for sh, check := range map[string][]string{"zsh": {"zsh", "-n"}, "fish": {"fish", "--no-execute"}} {
 		if _, err := exec.LookPath(check[0]); err != nil {
 			t.Logf("%s is not installed: its script is not parsed", sh)

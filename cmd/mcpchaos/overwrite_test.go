@@ -6,32 +6,35 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestNoOutputDestroysAnInput: every command that writes files refuses,
-// with exit status 2 and before it opens anything, an output that is one
-// of its inputs (by name, through a symbolic link, or a hard link) or
-// another of its outputs; the inputs are left as they were and no output
-// is created.
-func TestNoOutputDestroysAnInput(t *testing.T) {
-	t.Parallel()
-	results, err := os.ReadFile("../../report/testdata/run.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const scenario = "target: {builtin: {}}\ncalls: [{tool: echo}]\nload: {rate: 1/s, duration: 1s}\n"
-	const proxyFile = "listen: 127.0.0.1:0\nupstream: {http: {url: 'http://127.0.0.1:9/mcp'}}\n"
-	tests := []struct {
-		name string
-		// files are made in a new directory $D (name → content, where $D
-		// is replaced; "->X" makes a symbolic link to X, "=>X" a hard link
-		// to X).
-		files map[string]string
-		args  []string // $D is the directory
-		want  []string // in stderr
-	}{
+// overwriteCase is a command whose outputs name one of its inputs (or one
+// another), run in a directory of files, and what its error must say.
+type overwriteCase struct {
+	name string
+	// files are made in a new directory $D (name → content, where $D
+	// is replaced; "->X" makes a symbolic link to X, "=>X" a hard link
+	// to X).
+	files map[string]string
+	args  []string // $D is the directory
+	want  []string // in stderr
+}
+
+// overwriteScenario and overwriteProxyFile are a scenario and a proxy file
+// the cases try to overwrite.
+const (
+	overwriteScenario  = "target: {builtin: {}}\ncalls: [{tool: echo}]\nload: {rate: 1/s, duration: 1s}\n"
+	overwriteProxyFile = "listen: 127.0.0.1:0\nupstream: {http: {url: 'http://127.0.0.1:9/mcp'}}\n"
+)
+
+// overwriteReportRunCases are report's outputs over its inputs, and run's
+// over its scenario; results is the content of a results file.
+func overwriteReportRunCases(results []byte) []overwriteCase {
+	const scenario = overwriteScenario
+	return []overwriteCase{
 		{"report -o its input", map[string]string{"in.jsonl": string(results)},
 			[]string{"report", "-o", "$D/in.jsonl", "$D/in.jsonl"}, []string{`--output "`, "in.jsonl", "the results file", "an output never overwrites an input"}},
 		{"report -o its second input, gz", map[string]string{"a.jsonl": string(results), "b.jsonl.gz": "gz"},
@@ -50,6 +53,14 @@ func TestNoOutputDestroysAnInput(t *testing.T) {
 			[]string{"run", "$D/c.yaml", "-q", "--summary-json", "$D/c.yaml"}, []string{`--summary-json "`, "the scenario file"}},
 		{"run --html its scenario through a linked directory", map[string]string{"d/c.yaml": scenario, "l": "->d"},
 			[]string{"run", "$D/d/c.yaml", "-q", "--html", "$D/l/c.yaml"}, []string{`--html "`, "l/c.yaml"}},
+	}
+}
+
+// overwriteSharedPathCases are outputs on one path, over the files a
+// scenario reads, and limits', proxy's and init's outputs over their inputs.
+func overwriteSharedPathCases() []overwriteCase {
+	const scenario, proxyFile = overwriteScenario, overwriteProxyFile
+	return []overwriteCase{
 		{"limits -o its scenario", map[string]string{"c.yaml": scenario},
 			[]string{"limits", "$D/c.yaml", "-q", "-o", "$D/c.yaml"}, []string{`--output "`, "the scenario file"}},
 		{"limits --summary-json and --junit on one path", map[string]string{"c.yaml": scenario},
@@ -81,7 +92,20 @@ func TestNoOutputDestroysAnInput(t *testing.T) {
 		{"init --force over its server's script", map[string]string{"server.sh": "#!/bin/sh\n"},
 			[]string{"init", "--force", "-o", "$D/server.sh", "--", "sh", "$D/server.sh"}, []string{"word 2 of the stdio command", "server.sh"}},
 	}
-	for _, tt := range tests {
+}
+
+// TestNoOutputDestroysAnInput: every command that writes files refuses,
+// with exit status 2 and before it opens anything, an output that is one
+// of its inputs (by name, through a symbolic link, or a hard link) or
+// another of its outputs; the inputs are left as they were and no output
+// is created.
+func TestNoOutputDestroysAnInput(t *testing.T) {
+	t.Parallel()
+	results, err := os.ReadFile("../../report/testdata/run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range slices.Concat(overwriteReportRunCases(results), overwriteSharedPathCases()) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
