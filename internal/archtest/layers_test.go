@@ -253,7 +253,7 @@ func packageImports(t *testing.T, root string) map[string][]importSite {
 	t.Helper()
 	fset := token.NewFileSet()
 	pkgs := make(map[string][]importSite)
-	err := walkSource(root, func(p, dir string) error {
+	err := walkSource(root, false, func(p, dir string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			return fmt.Errorf("parse imports: %w", err)

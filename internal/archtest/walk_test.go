@@ -8,8 +8,9 @@ import (
 
 // walkSource calls fn for every non-test Go file under root (skipping
 // testdata, hidden and underscore directories), with its path and its
-// directory relative to root, in forward slashes.
-func walkSource(root string, fn func(path, dir string) error) error {
+// directory relative to root, in forward slashes; test files too when
+// tests is set.
+func walkSource(root string, tests bool, fn func(path, dir string) error) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -21,7 +22,7 @@ func walkSource(root string, fn func(path, dir string) error) error {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if !strings.HasSuffix(name, ".go") || (!tests && strings.HasSuffix(name, "_test.go")) {
 			return nil
 		}
 		rel, err := filepath.Rel(root, filepath.Dir(p))
