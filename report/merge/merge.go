@@ -59,6 +59,10 @@ type MergeOptions struct {
 	// always held to it, and to their split: one count, each index once,
 	// no whole run among them (shards.go).
 	SameScenario bool
+	// NoSeconds keeps no second-by-second data (Aggregator.KeepSeconds
+	// false): only the HTML report and the hlog interval log draw on it,
+	// and it grows with the run's length.
+	NoSeconds bool
 }
 
 // ctxEvery is how many records pass between looks at the context.
@@ -71,6 +75,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		return nil, fmt.Errorf("merge results: no files")
 	}
 	m := &Merged{Agg: report.NewAggregator(report.Rules{})}
+	m.Agg.KeepSeconds(!o.NoSeconds)
 	st := &mergeState{spans: true}
 	for i, path := range paths {
 		f, trailer, err := m.scan(ctx, i, path, o, st)
