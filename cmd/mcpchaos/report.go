@@ -64,7 +64,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	m, err := merge.Merge(ctx, fs.Args(), merge.MergeOptions{OnRecord: exp.record, SameScenario: same,
 		NoSeconds: exp.html == nil && exp.hlog == nil,
-		OnSample: func(s *results.Sample) error { exp.sample(s); return nil },
+		OnSample:  func(s *results.Sample) error { exp.sample(s); return nil },
 		OnHeader: func(i int, h *results.Header) error {
 			if i == 0 && exp.vegeta != nil {
 				exp.vegeta.SetAttack(h.Scenario)
