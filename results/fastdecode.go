@@ -24,6 +24,11 @@ import (
 type lexer struct {
 	s  jsonscan.Scanner
 	ok bool
+	// names, if set, interns the strings that repeat from line to line
+	// (intern.go); sp, if set, lends the containers of the record
+	// being decoded (reuse.go). Both nil: every string and container is new.
+	names *interner
+	sp    *spare
 }
 
 // raw returns a string's bytes (without quotes) when it has no escape,
@@ -67,6 +72,16 @@ func (l *lexer) str() string {
 		return ""
 	}
 	return string(s)
+}
+
+// name is str for a string that repeats from line to line (a tool, an
+// outcome, a policy, a fault kind): interned when the lexer has names.
+func (l *lexer) name() string {
+	s := l.raw()
+	if !l.ok || len(s) == 0 {
+		return ""
+	}
+	return l.names.get(s)
 }
 
 // number returns a JSON number's literal.

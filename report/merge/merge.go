@@ -47,7 +47,8 @@ type MergedFile struct {
 // MergeOptions are the hooks and rules of a merge; the zero value merges.
 type MergeOptions struct {
 	// OnRecord, if set, sees every record after the Aggregator did (the
-	// record is reused afterwards: copy what must outlive the call).
+	// record, its maps, slices and pointers included, is reused
+	// afterwards: copy deeply what must outlive the call).
 	OnRecord func(*results.Record) error
 	// OnHeader, if set, sees each file's header (i counts files from 0)
 	// before its records.
@@ -116,6 +117,7 @@ func (m *Merged) scan(ctx context.Context, i int, path string, o MergeOptions, s
 	var trailer *results.Trailer
 	n := 0
 	torn, err := results.ScanFile(path, results.Handler{
+		Reuse: true, // the Aggregator, st.shared and OnRecord keep nothing of a record
 		Header: func(h *results.Header) error {
 			f.Header = *h
 			if err := st.shards.add(path, h); err != nil {
