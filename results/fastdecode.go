@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 
@@ -82,6 +83,34 @@ func (l *lexer) name() string {
 		return ""
 	}
 	return l.names.get(s)
+}
+
+// cached decodes the next value with decode (on a lexer of its own, whose
+// containers are the spare's), or, when the value's bytes are those decode
+// last read into the spare (*last), leaves the spare's containers as they
+// are and returns true. For a lexer with a spare only.
+func (l *lexer) cached(last *[]byte, decode func(sub *lexer)) bool {
+	if !l.ok {
+		return false
+	}
+	raw, err := l.s.Value()
+	if err != nil || l.s.BadUTF8 {
+		l.ok = false
+		return false
+	}
+	if *last != nil && bytes.Equal(raw, *last) {
+		return true
+	}
+	sub := &lexer{ok: true, names: l.names, sp: l.sp}
+	sub.s.Reset(raw)
+	decode(sub)
+	sub.end()
+	if !sub.ok {
+		l.ok, *last = false, nil
+		return false
+	}
+	*last = append((*last)[:0], raw...)
+	return false
 }
 
 // number returns a JSON number's literal.

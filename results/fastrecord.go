@@ -153,11 +153,14 @@ func (l *lexer) recordOutcomeMember(key string, r *Record) uint64 {
 		r.CapWithProgress = l.bool()
 		return 1 << 32
 	case "policies":
-		r.Policies = l.sp.policies()
-		l.members(func(key []byte) uint64 {
-			r.Policies[l.names.get(key)] = l.name()
-			return anyKey
-		})
+		if l.sp == nil {
+			r.Policies = map[string]string{}
+			l.policies(r.Policies)
+			return 1 << 33
+		}
+		// Most calls give the same policies: decode them only when they change.
+		l.cached(&l.sp.polRaw, func(sub *lexer) { sub.policies(sub.sp.policies()) })
+		r.Policies = l.sp.pol
 		return 1 << 33
 	}
 	return 0
@@ -288,9 +291,12 @@ func (l *lexer) progressMember(key string, p *Progress) uint64 {
 		p.Count = l.int()
 		return 1 << 0
 	case "values":
-		p.Values = l.sp.floats()
-		l.elements(func() { p.Values = append(p.Values, l.float()) })
-		l.sp.keepFloats(p.Values)
+		if l.sp == nil {
+			p.Values = l.floats([]float64{})
+			return 1 << 1
+		}
+		l.cached(&l.sp.valRaw, func(sub *lexer) { sub.sp.values = sub.floats(sub.sp.floats()) })
+		p.Values = l.sp.values
 		return 1 << 1
 	case "last":
 		p.Last = l.float()
@@ -342,4 +348,18 @@ func (l *lexer) faultMember(key string, f *Fault) uint64 {
 		return 1 << 6
 	}
 	return 0
+}
+
+// policies decodes a policies object into m.
+func (l *lexer) policies(m map[string]string) {
+	l.members(func(key []byte) uint64 {
+		m[l.names.get(key)] = l.name()
+		return anyKey
+	})
+}
+
+// floats appends an array of numbers to v.
+func (l *lexer) floats(v []float64) []float64 {
+	l.elements(func() { v = append(v, l.float()) })
+	return v
 }

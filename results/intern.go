@@ -8,6 +8,9 @@ package results
 // it; a nil interner only converts.
 type interner struct {
 	m map[string]string
+	// recent holds names found lately, by a cheap hash of their bytes: a
+	// hit costs one comparison instead of a map lookup.
+	recent [64]string
 }
 
 const (
@@ -17,10 +20,15 @@ const (
 
 // get returns b as a string, the interned one when there is one.
 func (in *interner) get(b []byte) string {
-	if in == nil {
+	if in == nil || len(b) == 0 {
 		return string(b)
 	}
-	if s, ok := in.m[string(b)]; ok { // no allocation for the lookup
+	slot := &in.recent[(len(b)*7+int(b[0])*3+int(b[len(b)-1]))&(len(in.recent)-1)]
+	if *slot == string(b) { // no allocation for the comparison
+		return *slot
+	}
+	if s, ok := in.m[string(b)]; ok { // nor for the lookup
+		*slot = s
 		return s
 	}
 	s := string(b)
@@ -29,6 +37,7 @@ func (in *interner) get(b []byte) string {
 			in.m = make(map[string]string)
 		}
 		in.m[s] = s
+		*slot = s
 	}
 	return s
 }

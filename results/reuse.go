@@ -14,6 +14,9 @@ type spare struct {
 	faults             []Fault
 	tsk                *Task
 	ints               [4]int64
+	// polRaw and valRaw are the policies object and the progress values
+	// that pol and values hold (lexer.cached).
+	polRaw, valRaw []byte
 }
 
 func (sp *spare) policies() map[string]string {
@@ -54,19 +57,12 @@ func (sp *spare) progress() *Progress {
 	return sp.prog
 }
 
-// floats lends an empty (not nil) slice for progress values; keepFloats
-// takes it back once appended to.
+// floats lends an empty (not nil) slice for progress values.
 func (sp *spare) floats() []float64 {
 	if sp == nil || sp.values == nil {
 		return []float64{}
 	}
 	return sp.values[:0]
-}
-
-func (sp *spare) keepFloats(v []float64) {
-	if sp != nil {
-		sp.values = v
-	}
 }
 
 // faultList lends an empty (not nil) slice of faults; keepFaults takes it
