@@ -123,15 +123,15 @@ func ScanFile(path string, h Handler) (torn bool, err error) {
 // parallel (scanpar.go); the handler is still called from Scan's own
 // goroutine, one line at a time, in file order.
 func Scan(r io.Reader, h Handler) (torn bool, err error) {
-	return scan(r, h, runtime.GOMAXPROCS(0))
+	return scan(r, h, runtime.GOMAXPROCS(0), chunkSize)
 }
 
-// scan is Scan with workers decoders; 1 or fewer decodes each line in the
-// caller's goroutine as it is read.
-func scan(r io.Reader, h Handler, workers int) (bool, error) {
+// scan is Scan with workers decoders over chunks of chunk bytes; 1 or
+// fewer workers decodes each line in the caller's goroutine as it is read.
+func scan(r io.Reader, h Handler, workers, chunk int) (bool, error) {
 	s := &scanner{h: h}
 	if workers > 1 {
-		return s.parallel(r, workers)
+		return s.parallel(r, workers, chunk)
 	}
 	return s.serial(bufio.NewReaderSize(r, 64<<10))
 }

@@ -17,7 +17,7 @@ import (
 // free one.
 
 // chunkSize is the bytes the reader puts in a chunk (a chunk grows past it
-// only to hold a line longer than that).
+// only to hold a line longer than that); tests use smaller chunks.
 const chunkSize = 512 << 10
 
 // chunk is a run of whole lines and, once decoded, their items.
@@ -42,12 +42,13 @@ type parScan struct {
 	work  chan *chunk // chunks to decode
 	order chan *chunk // chunks in file order, to deliver
 	stop  chan struct{}
+	size  int // chunkSize
 }
 
-func (s *scanner) parallel(r io.Reader, workers int) (bool, error) {
+func (s *scanner) parallel(r io.Reader, workers, size int) (bool, error) {
 	inFlight := 2*workers + 2
 	p := &parScan{free: make(chan *chunk, inFlight), work: make(chan *chunk, inFlight),
-		order: make(chan *chunk, inFlight), stop: make(chan struct{})}
+		order: make(chan *chunk, inFlight), stop: make(chan struct{}), size: size}
 	for range inFlight {
 		p.free <- &chunk{decoded: make(chan struct{}, 1)}
 	}
@@ -85,7 +86,7 @@ func (p *parScan) read(r io.Reader) {
 		c.first, c.last, c.readErr = line, false, nil
 		c.buf = append(c.buf[:0], carry...)
 		carry = carry[:0]
-		c.fill(r)
+		c.fill(r, p.size)
 		if !c.last {
 			i := bytes.LastIndexByte(c.buf, '\n')
 			carry = append(carry, c.buf[i+1:]...)
@@ -107,9 +108,9 @@ func (p *parScan) read(r io.Reader) {
 
 // fill reads into c.buf until it holds a whole line and is full, or r
 // ends (c.last).
-func (c *chunk) fill(r io.Reader) {
-	if cap(c.buf) < chunkSize {
-		c.buf = append(make([]byte, 0, chunkSize), c.buf...)
+func (c *chunk) fill(r io.Reader, size int) {
+	if cap(c.buf) < size {
+		c.buf = append(make([]byte, 0, size), c.buf...)
 	}
 	for {
 		for len(c.buf) < cap(c.buf) {
@@ -170,7 +171,7 @@ func (s *scanner) deliverChunks(p *parScan) (bool, error) {
 	var held *chunk // the chunk pending is in
 	release := func(c *chunk) {
 		if c != nil {
-			if cap(c.buf) > 4*chunkSize {
+			if cap(c.buf) > 4*p.size {
 				c.buf = nil // a huge line's buffer is not kept
 			}
 			p.free <- c
