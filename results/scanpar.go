@@ -18,7 +18,7 @@ import (
 
 // chunkSize is the bytes the reader puts in a chunk (a chunk grows past it
 // only to hold a line longer than that); tests use smaller chunks.
-const chunkSize = 512 << 10
+const chunkSize = 128 << 10
 
 // chunk is a run of whole lines and, once decoded, their items.
 type chunk struct {
