@@ -49,8 +49,13 @@ func (s *scanner) parallel(r io.Reader, workers, size int) (bool, error) {
 	inFlight := 2*workers + 2
 	p := &parScan{free: make(chan *chunk, inFlight), work: make(chan *chunk, inFlight),
 		order: make(chan *chunk, inFlight), stop: make(chan struct{}), size: size}
-	for range inFlight {
-		p.free <- &chunk{decoded: make(chan struct{}, 1)}
+	all := make([]*chunk, inFlight)
+	for i := range all {
+		all[i], _ = chunks.Get().(*chunk)
+		if all[i] == nil {
+			all[i] = &chunk{decoded: make(chan struct{}, 1)}
+		}
+		p.free <- all[i]
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { p.read(r) })
@@ -66,8 +71,21 @@ func (s *scanner) parallel(r io.Reader, workers, size int) (bool, error) {
 	torn, err := s.deliverChunks(p)
 	close(p.stop)
 	wg.Wait()
+	for _, c := range all { // every goroutine that used them is done
+		select {
+		case <-c.decoded:
+		default:
+		}
+		if cap(c.buf) <= 4*chunkSize {
+			chunks.Put(c)
+		}
+	}
 	return torn, err
 }
+
+// chunks keeps the chunks of finished scans for the next one (a merge
+// scans file after file), their items' containers with them.
+var chunks sync.Pool
 
 // read fills chunks from r until it ends, and hands each to the workers
 // and, in order, to the deliverer.
