@@ -72,7 +72,12 @@ func (l *lexer) recordTimeMember(key string, r *Record) uint64 {
 	switch key {
 	case "t":
 		text := l.quoted()
-		if l.ok && r.Scheduled.UnmarshalJSON(text) != nil {
+		if !l.ok {
+			return 1 << 8
+		}
+		if t, ok := parseUTC(text[1 : len(text)-1]); ok {
+			r.Scheduled = t
+		} else if r.Scheduled.UnmarshalJSON(text) != nil {
 			l.ok = false
 		}
 		return 1 << 8
