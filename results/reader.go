@@ -120,11 +120,17 @@ func ScanFile(path string, h Handler) (torn bool, err error) {
 // last line that does not decode (or a compressed stream cut short) is
 // skipped and torn is true; a bad line before the last is an error naming
 // its number. With more than one CPU (GOMAXPROCS), lines are decoded in
-// parallel (scanpar.go); the handler is still called from Scan's own
-// goroutine, one line at a time, in file order.
+// parallel by up to maxDecoders goroutines (scanpar.go); the handler is
+// still called from Scan's own goroutine, one line at a time, in file
+// order.
 func Scan(r io.Reader, h Handler) (torn bool, err error) {
-	return scan(r, h, runtime.GOMAXPROCS(0), chunkSize)
+	return scan(r, h, min(runtime.GOMAXPROCS(0), maxDecoders), chunkSize)
 }
+
+// maxDecoders bounds the decoders of a parallel scan (and so its chunks in
+// flight): past a few, the handler, which takes the lines one at a time,
+// is the limit.
+const maxDecoders = 8
 
 // scan is Scan with workers decoders over chunks of chunk bytes; 1 or
 // fewer workers decodes each line in the caller's goroutine as it is read.
