@@ -31,7 +31,8 @@ type chunk struct {
 	readErr error
 	items   []item
 	n       int // items decoded
-	// tooLong: the chunk's last line is longer than maxLine.
+	// tooLong is the number of a line longer than maxLine, the last the
+	// chunk's decoding reached (0: none).
 	tooLong int
 	decoded chan struct{}
 }
