@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 
@@ -24,6 +25,11 @@ import (
 type lexer struct {
 	s  jsonscan.Scanner
 	ok bool
+	// names, if set, interns the strings that repeat from line to line
+	// (intern.go); sp, if set, lends the containers of the record
+	// being decoded (reuse.go). Both nil: every string and container is new.
+	names *interner
+	sp    *spare
 }
 
 // raw returns a string's bytes (without quotes) when it has no escape,
@@ -67,6 +73,44 @@ func (l *lexer) str() string {
 		return ""
 	}
 	return string(s)
+}
+
+// name is str for a string that repeats from line to line (a tool, an
+// outcome, a policy, a fault kind): interned when the lexer has names.
+func (l *lexer) name() string {
+	s := l.raw()
+	if !l.ok || len(s) == 0 {
+		return ""
+	}
+	return l.names.get(s)
+}
+
+// cached decodes the next value with decode (on a lexer of its own, whose
+// containers are the spare's), or, when the value's bytes are those decode
+// last read into the spare (*last), leaves the spare's containers as they
+// are and returns true. For a lexer with a spare only.
+func (l *lexer) cached(last *[]byte, decode func(sub *lexer)) bool {
+	if !l.ok {
+		return false
+	}
+	raw, err := l.s.Value()
+	if err != nil || l.s.BadUTF8 {
+		l.ok = false
+		return false
+	}
+	if *last != nil && bytes.Equal(raw, *last) {
+		return true
+	}
+	sub := &lexer{ok: true, names: l.names, sp: l.sp}
+	sub.s.Reset(raw)
+	decode(sub)
+	sub.end()
+	if !sub.ok {
+		l.ok, *last = false, nil
+		return false
+	}
+	*last = append((*last)[:0], raw...)
+	return false
 }
 
 // number returns a JSON number's literal.

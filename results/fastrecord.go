@@ -4,7 +4,13 @@ package results
 // encoding/json would, or reports ok false (r is then garbage) when the
 // line has anything the lexer does not handle; see fastdecode.go.
 func fastRecord(b []byte, r *Record) (ok bool) {
-	l := &lexer{ok: true}
+	return fastRecordWith(b, r, nil, nil)
+}
+
+// fastRecordWith is fastRecord with interned names and, when sp is not
+// nil, r's maps, slices and pointers lent from sp (see reuse.go).
+func fastRecordWith(b []byte, r *Record, names *interner, sp *spare) (ok bool) {
+	l := &lexer{ok: true, names: names, sp: sp}
 	l.s.Reset(b)
 	l.members(func(key []byte) uint64 { return l.recordMember(string(key), r) })
 	l.end()
@@ -31,7 +37,7 @@ func (l *lexer) recordMember(key string, r *Record) uint64 {
 func (l *lexer) recordCallMember(key string, r *Record) uint64 {
 	switch key {
 	case "type":
-		r.Type = l.str()
+		r.Type = l.name()
 		return 1 << 0
 	case "id":
 		r.ID = l.int64()
@@ -40,7 +46,7 @@ func (l *lexer) recordCallMember(key string, r *Record) uint64 {
 		r.Seq = l.uint64()
 		return 1 << 2
 	case "tool":
-		r.Tool = l.str()
+		r.Tool = l.name()
 		return 1 << 3
 	case "of":
 		r.Of = l.uint64()
@@ -49,13 +55,13 @@ func (l *lexer) recordCallMember(key string, r *Record) uint64 {
 		r.Attempt = l.int()
 		return 1 << 5
 	case "retry":
-		r.Retry = l.str()
+		r.Retry = l.name()
 		return 1 << 6
 	case "process":
 		r.Process = l.int()
 		return 1 << 7
 	case "phase":
-		r.Phase = l.str()
+		r.Phase = l.name()
 		return 1 << 39
 	}
 	return 0
@@ -66,7 +72,12 @@ func (l *lexer) recordTimeMember(key string, r *Record) uint64 {
 	switch key {
 	case "t":
 		text := l.quoted()
-		if l.ok && r.Scheduled.UnmarshalJSON(text) != nil {
+		if !l.ok {
+			return 1 << 8
+		}
+		if t, ok := parseUTC(text[1 : len(text)-1]); ok {
+			r.Scheduled = t
+		} else if r.Scheduled.UnmarshalJSON(text) != nil {
 			l.ok = false
 		}
 		return 1 << 8
@@ -111,50 +122,50 @@ func (l *lexer) recordTimeMember(key string, r *Record) uint64 {
 func (l *lexer) recordOutcomeMember(key string, r *Record) uint64 {
 	switch key {
 	case "cancel_reason":
-		r.CancelReason = StopReason(l.str())
+		r.CancelReason = StopReason(l.name())
 		return 1 << 17
 	case "outcome":
-		r.Outcome = l.str()
+		r.Outcome = l.name()
 		return 1 << 18
 	case "status":
 		r.Status = l.int()
 		return 1 << 19
 	case "code":
-		v := l.int64()
-		r.Code = &v
+		r.Code = l.sp.int64(0, l.int64())
 		return 1 << 20
 	case "message":
 		r.Message = l.str()
 		return 1 << 21
 	case "throttle_kind":
-		r.ThrottleKind = l.str()
+		r.ThrottleKind = l.name()
 		return 1 << 22
 	case "retry_after_ms":
-		v := l.int64()
-		r.RetryAfterMs = &v
+		r.RetryAfterMs = l.sp.int64(1, l.int64())
 		return 1 << 23
 	case "result_type":
-		r.ResultType = l.str()
+		r.ResultType = l.name()
 		return 1 << 24
 	case "error":
 		r.Error = l.str()
 		return 1 << 25
 	case "retry_hint_ms":
-		v := l.int64()
-		r.RetryHintMs = &v
+		r.RetryHintMs = l.sp.int64(2, l.int64())
 		return 1 << 40
 	case "retry_hint_from":
-		r.RetryHintFrom = l.str()
+		r.RetryHintFrom = l.name()
 		return 1 << 41
 	case "cap_with_progress":
 		r.CapWithProgress = l.bool()
 		return 1 << 32
 	case "policies":
-		r.Policies = map[string]string{}
-		l.members(func(key []byte) uint64 {
-			r.Policies[string(key)] = l.str()
-			return anyKey
-		})
+		if l.sp == nil {
+			r.Policies = map[string]string{}
+			l.policies(r.Policies)
+			return 1 << 33
+		}
+		// Most calls give the same policies: decode them only when they change.
+		l.cached(&l.sp.polRaw, func(sub *lexer) { sub.policies(sub.sp.policies()) })
+		r.Policies = l.sp.pol
 		return 1 << 33
 	}
 	return 0
@@ -164,13 +175,13 @@ func (l *lexer) recordOutcomeMember(key string, r *Record) uint64 {
 func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 	switch key {
 	case "progress":
-		r.Progress = &Progress{}
+		r.Progress = l.sp.progress()
 		l.members(func(key []byte) uint64 { return l.progressMember(string(key), r.Progress) })
 		return 1 << 26
 	case "violations":
-		r.Violations = Counts{}
+		r.Violations = l.sp.counts(false)
 		l.members(func(key []byte) uint64 {
-			r.Violations[string(key)] = l.int()
+			r.Violations[l.names.get(key)] = l.int()
 			return anyKey
 		})
 		return 1 << 27
@@ -181,12 +192,13 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 		r.LateProgress = l.int()
 		return 1 << 29
 	case "faults":
-		r.Faults = []Fault{}
+		r.Faults = l.sp.faultList()
 		l.elements(func() {
 			var f Fault
 			l.members(func(key []byte) uint64 { return l.faultMember(string(key), &f) })
 			r.Faults = append(r.Faults, f)
 		})
+		l.sp.keepFaults(r.Faults)
 		return 1 << 31
 	case "rounds":
 		r.Rounds = l.int()
@@ -195,9 +207,9 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 		r.LoadShed = l.int()
 		return 1 << 35
 	case "inputs":
-		r.Inputs = Counts{}
+		r.Inputs = l.sp.counts(true)
 		l.members(func(key []byte) uint64 {
-			r.Inputs[string(key)] = l.int()
+			r.Inputs[l.names.get(key)] = l.int()
 			return anyKey
 		})
 		return 1 << 36
@@ -220,17 +232,16 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 		r.RateLimitWindowMs = l.int64()
 		return 1 << 46
 	case "ratelimit_from":
-		r.RateLimitFrom = l.str()
+		r.RateLimitFrom = l.name()
 		return 1 << 47
 	case "ratelimit_reset_ms":
-		v := l.int64()
-		r.RateLimitResetMs = &v
+		r.RateLimitResetMs = l.sp.int64(3, l.int64())
 		return 1 << 48
 	case "limit":
-		r.Limit = l.str()
+		r.Limit = l.name()
 		return 1 << 49
 	case "task":
-		r.Task = &Task{}
+		r.Task = l.sp.task()
 		l.members(func(key []byte) uint64 { return l.taskMember(string(key), r.Task) })
 		return 1 << 50
 	}
@@ -243,7 +254,7 @@ func (l *lexer) taskMember(key string, t *Task) uint64 {
 		t.ID = l.str()
 		return 1 << 0
 	case "status":
-		t.Status = l.str()
+		t.Status = l.name()
 		return 1 << 1
 	case "created_us":
 		t.CreatedUs = l.int64()
@@ -285,8 +296,12 @@ func (l *lexer) progressMember(key string, p *Progress) uint64 {
 		p.Count = l.int()
 		return 1 << 0
 	case "values":
-		p.Values = []float64{}
-		l.elements(func() { p.Values = append(p.Values, l.float()) })
+		if l.sp == nil {
+			p.Values = l.floats([]float64{})
+			return 1 << 1
+		}
+		l.cached(&l.sp.valRaw, func(sub *lexer) { sub.sp.values = sub.floats(sub.sp.floats()) })
+		p.Values = l.sp.values
 		return 1 << 1
 	case "last":
 		p.Last = l.float()
@@ -316,10 +331,10 @@ func (l *lexer) progressMember(key string, p *Progress) uint64 {
 func (l *lexer) faultMember(key string, f *Fault) uint64 {
 	switch key {
 	case "kind":
-		f.Kind = l.str()
+		f.Kind = l.name()
 		return 1 << 0
 	case "mode":
-		f.Mode = l.str()
+		f.Mode = l.name()
 		return 1 << 1
 	case "scheduled_us":
 		f.ScheduledUs = l.int64()
@@ -338,4 +353,18 @@ func (l *lexer) faultMember(key string, f *Fault) uint64 {
 		return 1 << 6
 	}
 	return 0
+}
+
+// policies decodes a policies object into m.
+func (l *lexer) policies(m map[string]string) {
+	l.members(func(key []byte) uint64 {
+		m[l.names.get(key)] = l.name()
+		return anyKey
+	})
+}
+
+// floats appends an array of numbers to v.
+func (l *lexer) floats(v []float64) []float64 {
+	l.elements(func() { v = append(v, l.float()) })
+	return v
 }

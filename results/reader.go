@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -34,6 +35,12 @@ type Handler struct {
 	Record  func(*Record) error
 	Sample  func(*Sample) error
 	Trailer func(*Trailer) error
+	// Reuse lets Scan reuse a Record's maps, slices and pointers
+	// (Policies, Progress, Faults, Code...) for later lines as well: no
+	// allocation for them per line, for a handler that keeps none of them
+	// past its return (a deep copy is the handler's to make). Without it
+	// they are new for every line, and a copy of the Record may keep them.
+	Reuse bool
 }
 
 var errNoNewline = errors.New("last line has no newline")
@@ -108,48 +115,65 @@ func ScanFile(path string, h Handler) (torn bool, err error) {
 	return torn, nil
 }
 
-// Scan streams results lines through h, holding at most two lines (each
-// at most 16 MiB) at a time. The first line must be the header. A last
-// line that does not decode (or a compressed stream cut short) is skipped
-// and torn is true; a bad line before the last is an error naming its
-// number.
+// Scan streams results lines through h, holding a bounded number of lines
+// (each at most 16 MiB) at a time. The first line must be the header. A
+// last line that does not decode (or a compressed stream cut short) is
+// skipped and torn is true; a bad line before the last is an error naming
+// its number. With more than one CPU (GOMAXPROCS), lines are decoded in
+// parallel by up to maxDecoders goroutines (scanpar.go); the handler is
+// still called from Scan's own goroutine, one line at a time, in file
+// order.
 func Scan(r io.Reader, h Handler) (torn bool, err error) {
-	s := scanner{h: h, br: bufio.NewReaderSize(r, 64<<10)}
-	return s.run()
+	return scan(r, h, min(runtime.GOMAXPROCS(0), maxDecoders), chunkSize)
 }
 
-// scanner decodes each line once the next one has been read, so a broken
-// last line can be told from a broken line in the middle.
+// maxDecoders bounds the decoders of a parallel scan (and so its chunks in
+// flight): past a few, the handler, which takes the lines one at a time,
+// is the limit.
+const maxDecoders = 8
+
+// scan is Scan with workers decoders over chunks of chunk bytes; 1 or
+// fewer workers decodes each line in the caller's goroutine as it is read.
+func scan(r io.Reader, h Handler, workers, chunk int) (bool, error) {
+	s := &scanner{h: h}
+	if workers > 1 {
+		return s.parallel(r, workers, chunk)
+	}
+	return s.serial(bufio.NewReaderSize(r, 64<<10))
+}
+
+// scanner hands decoded lines to the handler; it delivers each line once
+// the next one has been read, so a broken last line can be told from a
+// broken line in the middle.
 type scanner struct {
-	h       Handler
-	br      *bufio.Reader
-	header  bool
-	bufs    [2][]byte
-	rec     Record
-	sample  Sample
-	hdr     Header
-	trailer Trailer
+	h      Handler
+	header bool
 }
 
-func (s *scanner) run() (bool, error) {
-	var pending []byte
-	pendingLine, cur := 0, 0
+// serial reads and decodes one line at a time.
+func (s *scanner) serial(br *bufio.Reader) (bool, error) {
+	d := decoder{h: &s.h}
+	var bufs [2][]byte
+	var items [2]item
+	var pending *item
+	cur := 0
 	for n := 1; ; n++ {
-		line, err := readLine(s.br, s.bufs[cur][:0])
+		line, err := readLine(br, bufs[cur][:0])
 		if errors.Is(err, errLineTooLong) {
 			return false, fmt.Errorf("line %d: %w", n, err)
 		}
 		if line != nil {
-			s.bufs[cur] = line[:0]
+			bufs[cur] = line[:0]
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) > 0 {
+			d.decode(&items[cur], line, n)
 			if pending != nil {
-				if err := s.line(pending, pendingLine, false); err != nil {
+				if err := s.deliver(pending, false); err != nil {
 					return false, err
 				}
 			}
-			pending, pendingLine = line, n
+			pending = &items[cur]
 			cur = 1 - cur // the next line goes to the other buffer
 		}
 		if err == nil {
@@ -157,20 +181,25 @@ func (s *scanner) run() (bool, error) {
 		}
 		// A cut compressed stream is torn; a plain file that merely
 		// lacks its last newline is torn only if that line is broken.
-		torn := !errors.Is(err, io.EOF) && !errors.Is(err, errNoNewline)
-		if pending != nil {
-			if err := s.line(pending, pendingLine, true); err != nil {
-				if !errors.Is(err, errTornLast) {
-					return false, err
-				}
-				torn = true
-			}
-		}
-		if !s.header {
-			return false, errNoHeader
-		}
-		return torn, nil
+		return s.end(pending, !errors.Is(err, io.EOF) && !errors.Is(err, errNoNewline))
 	}
+}
+
+// end delivers the last line (nil: there was none) after the input ended;
+// torn says whether the input itself was cut short.
+func (s *scanner) end(last *item, torn bool) (bool, error) {
+	if last != nil {
+		if err := s.deliver(last, true); err != nil {
+			if !errors.Is(err, errTornLast) {
+				return false, err
+			}
+			torn = true
+		}
+	}
+	if !s.header {
+		return false, errNoHeader
+	}
+	return torn, nil
 }
 
 // errTwoTypes: a line whose "type" member is given twice, differently.
@@ -179,96 +208,11 @@ var errTwoTypes = errors.New(`the "type" member appears twice`)
 // errTornLast marks a last line that does not decode.
 var errTornLast = errors.New("torn last line")
 
-// line decodes one line and hands it to the handler. A decode error of the
-// last line is errTornLast; a handler's error is returned as it is.
-func (s *scanner) line(b []byte, n int, last bool) error {
-	fail := func(err error) error {
-		if last {
-			return errTornLast
-		}
-		return fmt.Errorf("line %d: %w", n, err)
-	}
-	typ, err := lineType(b)
-	if err != nil {
-		return fail(err)
-	}
-	if !s.header && typ != TypeHeader {
-		if last && !json.Valid(b) {
-			return errTornLast
-		}
-		return fmt.Errorf("line %d: %w", n, errNoHeader)
-	}
-	switch typ {
-	case TypeHeader:
-		s.hdr = Header{}
-		if err := json.Unmarshal(b, &s.hdr); err != nil {
-			return fail(err)
-		}
-		if s.hdr.Type != typ {
-			return fail(errTwoTypes)
-		}
-		if sh := s.hdr.Shard; sh != nil {
-			if err := sh.Validate(); err != nil {
-				// Not torn, even as the last line: the header decoded and
-				// states a split that cannot be.
-				return fmt.Errorf("line %d: header: %w", n, err)
-			}
-		}
-		s.header = true
-		return call(s.h.Header, &s.hdr)
-	case TypeCall:
-		if s.h.Record == nil {
-			return skip(b, fail)
-		}
-		s.rec = Record{}
-		if !fastRecord(b, &s.rec) {
-			s.rec = Record{}
-			if err := json.Unmarshal(b, &s.rec); err != nil {
-				return fail(err)
-			}
-		}
-		if s.rec.Type != typ {
-			return fail(errTwoTypes)
-		}
-		return s.h.Record(&s.rec)
-	case TypeSample:
-		if s.h.Sample == nil {
-			return skip(b, fail)
-		}
-		s.sample = Sample{}
-		if err := json.Unmarshal(b, &s.sample); err != nil {
-			return fail(err)
-		}
-		if s.sample.Type != typ {
-			return fail(errTwoTypes)
-		}
-		return s.h.Sample(&s.sample)
-	case TypeTrailer:
-		s.trailer = Trailer{}
-		if err := json.Unmarshal(b, &s.trailer); err != nil {
-			return fail(err)
-		}
-		if s.trailer.Type != typ {
-			return fail(errTwoTypes)
-		}
-		return call(s.h.Trailer, &s.trailer)
-	}
-	return fail(fmt.Errorf("unknown line type %q", typ))
-}
-
 func call[T any](f func(*T) error, v *T) error {
 	if f == nil {
 		return nil
 	}
 	return f(v)
-}
-
-// skip checks that a line nobody reads is still JSON.
-func skip(b []byte, fail func(error) error) error {
-	if !json.Valid(b) {
-		return fail(errors.New("invalid JSON"))
-	}
-	return nil
 }
 
 // typePrefixes are the beginnings the writer gives each line type (the

@@ -63,7 +63,8 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, "report", err)
 	}
 	m, err := merge.Merge(ctx, fs.Args(), merge.MergeOptions{OnRecord: exp.record, SameScenario: same,
-		OnSample: func(s *results.Sample) error { exp.sample(s); return nil },
+		NoSeconds: exp.html == nil && exp.hlog == nil,
+		OnSample:  func(s *results.Sample) error { exp.sample(s); return nil },
 		OnHeader: func(i int, h *results.Header) error {
 			if i == 0 && exp.vegeta != nil {
 				exp.vegeta.SetAttack(h.Scenario)

@@ -47,7 +47,8 @@ type MergedFile struct {
 // MergeOptions are the hooks and rules of a merge; the zero value merges.
 type MergeOptions struct {
 	// OnRecord, if set, sees every record after the Aggregator did (the
-	// record is reused afterwards: copy what must outlive the call).
+	// record, its maps, slices and pointers included, is reused
+	// afterwards: copy deeply what must outlive the call).
 	OnRecord func(*results.Record) error
 	// OnHeader, if set, sees each file's header (i counts files from 0)
 	// before its records.
@@ -59,6 +60,10 @@ type MergeOptions struct {
 	// always held to it, and to their split: one count, each index once,
 	// no whole run among them (shards.go).
 	SameScenario bool
+	// NoSeconds keeps no second-by-second data (Aggregator.KeepSeconds
+	// false): only the HTML report and the hlog interval log draw on it,
+	// and it grows with the run's length.
+	NoSeconds bool
 }
 
 // ctxEvery is how many records pass between looks at the context.
@@ -71,6 +76,7 @@ func Merge(ctx context.Context, paths []string, o MergeOptions) (*Merged, error)
 		return nil, fmt.Errorf("merge results: no files")
 	}
 	m := &Merged{Agg: report.NewAggregator(report.Rules{})}
+	m.Agg.KeepSeconds(!o.NoSeconds)
 	st := &mergeState{spans: true}
 	for i, path := range paths {
 		f, trailer, err := m.scan(ctx, i, path, o, st)
@@ -111,6 +117,7 @@ func (m *Merged) scan(ctx context.Context, i int, path string, o MergeOptions, s
 	var trailer *results.Trailer
 	n := 0
 	torn, err := results.ScanFile(path, results.Handler{
+		Reuse: true, // the Aggregator, st.shared and OnRecord keep nothing of a record
 		Header: func(h *results.Header) error {
 			f.Header = *h
 			if err := st.shards.add(path, h); err != nil {
