@@ -6,7 +6,7 @@ import "time"
 // 0 to 9 fractional digits before the Z, into what time.Time's
 // UnmarshalJSON gives for them; ok is false for anything else (another
 // zone, a day past the 28th, a field out of range), which the caller
-// leaves to UnmarshalJSON. FuzzFastRecord holds the two together.
+// leaves to UnmarshalJSON. FuzzParseUTC holds the two together.
 func parseUTC(b []byte) (t time.Time, ok bool) {
 	const n = len("2006-01-02T15:04:05")
 	if len(b) < n+1 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {

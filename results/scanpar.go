@@ -34,6 +34,9 @@ type chunk struct {
 	// tooLong is the number of a line longer than maxLine, the last the
 	// chunk's decoding reached (0: none).
 	tooLong int
+	// cut: decoding stopped at a line that cannot be decoded, with more
+	// lines after it; that line is then not the input's last.
+	cut     bool
 	decoded chan struct{}
 }
 
@@ -64,24 +67,40 @@ func (s *scanner) parallel(r io.Reader, workers, size int) (bool, error) {
 		wg.Go(func() {
 			d := decoder{h: &s.h}
 			for c := range p.work {
-				c.decode(&d)
+				select {
+				case <-p.stop: // the deliverer is done: decode no more
+					c.n, c.tooLong, c.cut = 0, 0, false
+				default:
+					c.decode(&d)
+				}
 				c.decoded <- struct{}{}
 			}
 		})
 	}
-	torn, err := s.deliverChunks(p)
-	close(p.stop)
-	wg.Wait()
+	torn, err := s.deliverAll(p, &wg)
 	for _, c := range all { // every goroutine that used them is done
 		select {
 		case <-c.decoded:
 		default:
 		}
-		if cap(c.buf) <= 4*chunkSize {
+		if cap(c.buf) <= 4*chunkSize && cap(c.items) <= maxPooledItems {
 			chunks.Put(c)
 		}
 	}
 	return torn, err
+}
+
+// maxPooledItems is the most items a chunk kept for the next scan may
+// hold: a chunk of 128 KiB of real results lines has a few hundred; one of
+// tiny lines (a file that is not a results file) many more.
+const maxPooledItems = 4096
+
+// deliverAll delivers every chunk, then stops the reader and the workers
+// and waits for them, also when the handler panics.
+func (s *scanner) deliverAll(p *parScan, wg *sync.WaitGroup) (bool, error) {
+	defer wg.Wait()
+	defer close(p.stop)
+	return s.deliverChunks(p)
 }
 
 // chunks keeps the chunks of finished scans for the next one (a merge
@@ -125,15 +144,17 @@ func (p *parScan) read(r io.Reader) {
 	}
 }
 
-// fill reads into c.buf until it holds a whole line and is full, or r
-// ends (c.last).
+// fill reads into c.buf until it holds a whole line and size bytes (more
+// only to finish a line longer than that), or r ends (c.last). A buffer
+// from an earlier scan may be larger than size: the chunk still stops at
+// size, so the chunks are the size asked for.
 func (c *chunk) fill(r io.Reader, size int) {
 	if cap(c.buf) < size {
 		c.buf = append(make([]byte, 0, size), c.buf...)
 	}
-	for {
-		for len(c.buf) < cap(c.buf) {
-			n, err := r.Read(c.buf[len(c.buf):cap(c.buf)])
+	for limit := size; ; limit = cap(c.buf) {
+		for len(c.buf) < limit {
+			n, err := r.Read(c.buf[len(c.buf):limit])
 			c.buf = c.buf[:len(c.buf)+n]
 			if err != nil {
 				c.last, c.readErr = true, err
@@ -151,9 +172,12 @@ func (c *chunk) fill(r io.Reader, size int) {
 	}
 }
 
-// decode splits the chunk into lines and decodes the non-empty ones.
+// decode splits the chunk into lines and decodes the non-empty ones. A
+// line that cannot be decoded ends the scan when it is delivered, so
+// decoding stops after it, unless the chunk is the input's last (there
+// the deliverer must see which line is last, to tell a torn one).
 func (c *chunk) decode(d *decoder) {
-	c.n, c.tooLong = 0, 0
+	c.n, c.tooLong, c.cut = 0, 0, false
 	rest, n := c.buf, c.first
 	for ; len(rest) > 0; n++ {
 		line := rest
@@ -177,8 +201,13 @@ func (c *chunk) decode(d *decoder) {
 		if c.n == len(c.items) {
 			c.items = append(c.items, item{})
 		}
-		d.decode(&c.items[c.n], line, n)
+		it := &c.items[c.n]
+		d.decode(it, line, n)
 		c.n++
+		if !c.last && len(bytes.TrimSpace(rest)) > 0 && (it.typErr != nil || it.err != nil || it.hard != nil) {
+			c.cut = true
+			return
+		}
 	}
 }
 
@@ -209,6 +238,9 @@ func (s *scanner) deliverChunks(p *parScan) (bool, error) {
 				held = c
 			}
 			pending = &c.items[i]
+		}
+		if c.cut { // its last decoded line fails, and is not the input's last
+			return false, s.deliver(pending, false)
 		}
 		if c.tooLong > 0 {
 			return false, fmt.Errorf("line %d: %w", c.tooLong, errLineTooLong)

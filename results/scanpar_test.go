@@ -60,6 +60,10 @@ func TestParallelScanIsSerial(t *testing.T) {
 	}
 	whole := append(bytes.Join(lines, nil), `{"type":"trailer","ended":"2026-07-28T12:00:00Z"}`+"\n"...)
 	midBad := bytes.Join(append(append(append([][]byte{}, lines[:20]...), []byte("{\"type\":\"call\",\"seq\":\n")), lines[20:]...), nil)
+	// A bad line and one more in a chunk that ends the input exactly at
+	// 4096 bytes: the chunk after it is empty and the last.
+	atEdge := append(append(bytes.Join(lines[:5], nil), "not json\n"...), bytes.TrimSuffix(lines[5], []byte("\n"))...)
+	atEdge = append(append(atEdge, bytes.Repeat([]byte(" "), 4095-len(atEdge))...), '\n')
 	for _, tt := range []struct {
 		name   string
 		in     []byte
@@ -70,6 +74,9 @@ func TestParallelScanIsSerial(t *testing.T) {
 		{"last line without its newline", bytes.TrimSuffix(whole, []byte("\n")), 0},
 		{"blank lines", bytes.ReplaceAll(whole, []byte("\n"), []byte("\n \r\n\n")), 0},
 		{"bad line in the middle", midBad, 0},
+		{"bad line, then only blank lines", append(bytes.Join(lines[:20], nil), "{\"type\":\"call\",\"seq\":\n \n\n\r\n"...), 0},
+		{"bad line, then one more", append(append(bytes.Join(lines[:40], nil), "not json\n"...), lines[40]...), 0},
+		{"bad line, then one more, at a chunk's edge", atEdge, 0},
 		{"no header", bytes.Join(lines[1:], nil), 0},
 		{"empty", nil, 0},
 		{"handler stops", whole, 17},
@@ -104,4 +111,22 @@ func firstDiff(got, want []string) string {
 		}
 	}
 	return ""
+}
+
+// TestFillStopsAtSize: a chunk whose buffer is larger than the size asked
+// for (one kept from an earlier scan) still stops reading at that size, at
+// the end of the line it is in, so small chunks in tests are small.
+func TestFillStopsAtSize(t *testing.T) {
+	in := strings.Repeat("0123456789\n", 1000)
+	c := &chunk{buf: make([]byte, 0, 512<<10)}
+	c.fill(strings.NewReader(in), 16)
+	if len(c.buf) > 32 || c.last {
+		t.Fatalf("fill(16) into a 512 KiB buffer read %d bytes (last %v), want at most 32", len(c.buf), c.last)
+	}
+	long := strings.Repeat("x", 100) + "\n" + in
+	c = &chunk{buf: make([]byte, 0, 16)}
+	c.fill(strings.NewReader(long), 16)
+	if !bytes.Contains(c.buf, []byte("\n")) {
+		t.Fatalf("fill(16) of a 101-byte line stopped at %d bytes without a whole line", len(c.buf))
+	}
 }

@@ -64,13 +64,15 @@ func starvedCPUBoundNote(p summary.ProcessCPU) string {
 
 // servingOnly reports whether the process's CPU over the load, however
 // much per call, came in short time slices only: no thread's mean slice
-// reached probes.LoadSlice, as no computing tool's did in any measurement
-// (docs/decisions.md), while sleeping tools' threads stayed under it. That
-// CPU went on serving requests (parsing, writing, waking sleepers), which
-// a call that runs on after its cancel without computing does not repeat:
-// its work is not CPU the probe can see, and "no work seen" is no pass. A
-// race-built target of sleeping steps spent 0.04–0.08 CPU-s per live
-// call-second so, over the 0.05 that otherwise reads as visible work.
+// reached probes.LoadSlice. Sleeping tools' threads stay under it (their
+// CPU is serving requests: parsing, writing, waking sleepers, which a call
+// that runs on after its cancel without computing does not repeat), and so
+// do CPU-bound tools' threads on a machine that starves them (0.16–0.37 ms
+// measured, docs/decisions.md) and tools that compute in child processes
+// that have exited (their CPU is counted, their threads are gone). None of
+// them makes "no work seen" a pass: it is not_observable. A race-built
+// target of sleeping steps spent 0.04–0.08 CPU-s per live call-second so,
+// over the 0.05 that otherwise reads as visible work, and passed a leak.
 // Unknown without schedstat (AllSlices 0): the per-call CPU alone decides.
 func servingOnly(p summary.ProcessCPU) bool {
 	b := p.CPUBound
@@ -80,7 +82,8 @@ func servingOnly(p summary.ProcessCPU) bool {
 // servingOnlyWhy is the not_observable reason of servingOnly.
 func servingOnlyWhy(p summary.ProcessCPU) string {
 	return fmt.Sprintf("the only probe is the process's CPU, and during the load it used %s CPU-s per second of a live call "+
-		"in short time slices only (no thread's mean slice reached 0.3 ms; the longest %s ms): serving the requests, "+
-		"not tools computing, so work that runs on without computing is not CPU it can see",
+		"in short time slices only (no thread's mean slice reached 0.3 ms; the longest %s ms), as serving requests does "+
+		"(or a CPU-bound tool starved of CPU, or work in child processes that ended): work that runs on after a cancel "+
+		"may not be CPU it can see",
 		summary.FormatNum(p.PerCallS), summary.FormatNum(p.CPUBound.MaxSliceMs))
 }

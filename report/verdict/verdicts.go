@@ -19,7 +19,7 @@ const (
 	// tools' work (also at least visibleNoiseK times its idle noise).
 	visibleCPURate = 0.02
 	visibleNoiseK  = 3
-	visiblePerCall = 0.05 // CPU-s per live call-second (sleeping work measured 0.027 under -race)
+	visiblePerCall = 0.05 // CPU-s per live call-second (sleeping work: 0.027–0.08 under -race; see servingOnly)
 	// remedy says what would make leftover work observable.
 	remedy = "a log probe (completion lines by request id), a metric or tool probe that counts running calls, " +
 		"or a process probe with orphans.windows on work that uses CPU"
