@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -279,5 +280,5 @@ func TestGoldenGateway(t *testing.T) {
 	if err := s.JSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "gateway.json.golden", js.Bytes())
+	testutil.Golden(t, "gateway.json.golden", js.Bytes())
 }

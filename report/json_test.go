@@ -2,21 +2,11 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
-}
 
 // TestGoldenJSON pins the JSON of the golden run; report/text renders it
 // (its summary.txt.golden).
@@ -25,7 +15,7 @@ func TestGoldenJSON(t *testing.T) {
 	if err := goldenSummary().JSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.json.golden", b.Bytes())
+	testutil.Golden(t, "summary.json.golden", b.Bytes())
 }
 
 // TestJSONRoundTrip: a summary read back from its JSON is the summary,

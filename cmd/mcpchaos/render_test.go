@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,8 +11,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenTools is a fixed tool list: the SDK test server's tools.
 var goldenTools = []client.Tool{
@@ -32,7 +28,7 @@ func TestGoldenTools(t *testing.T) {
 	if err := writeTools(&b, goldenServer, goldenTools); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Golden(t, filepath.Join("testdata", "tools.txt.golden"), b.Bytes(), *update)
+	testutil.Golden(t, "tools.txt.golden", b.Bytes())
 }
 
 // TestGoldenStarter pins the starter scenarios for an HTTP target (a
@@ -54,7 +50,7 @@ func TestGoldenStarter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testutil.Golden(t, filepath.Join("testdata", tt.name+".golden"), out.yaml, *update)
+			testutil.Golden(t, tt.name+".golden", out.yaml)
 			if len(out.notes) != tt.notes || out.calls != 4 || out.slowest != "long_job" {
 				t.Errorf("notes %q, %d calls, slowest %q", out.notes, out.calls, out.slowest)
 			}

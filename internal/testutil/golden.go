@@ -2,16 +2,22 @@ package testutil
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// Golden compares got with the golden file at path, or rewrites the file
-// when update is set (each package's tests own their -update flag).
-func Golden(t testing.TB, path string, got []byte, update bool) {
+// update is -update, registered once for every test binary that imports
+// testutil: go test ./PKG -update rewrites that package's golden files.
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// Golden compares got with the golden file testdata/name, or rewrites the
+// file when the tests run with -update.
+func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
-	if update {
+	path := filepath.Join("testdata", name)
+	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

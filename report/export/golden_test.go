@@ -3,25 +3,15 @@ package export
 import (
 	"bytes"
 	"context"
-	"flag"
-	"path/filepath"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report/merge"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // runFile is the results file of a real run of the built-in target that
 // report's own tests read (report/testdata/run.yaml says how it was made).
 const runFile = "../testdata/run.jsonl"
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
-}
 
 // merged is runFile read the way `mcpchaos report` reads it.
 func merged(t *testing.T) *merge.Merged {
@@ -41,17 +31,17 @@ func TestExportGolden(t *testing.T) {
 	if err := JUnit(&b, m.Summary()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run.junit.xml.golden", b.Bytes())
+	testutil.Golden(t, "run.junit.xml.golden", b.Bytes())
 	b.Reset()
 	if err := WriteHgrm(&b, m.Agg, "call"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run.call.hgrm.golden", b.Bytes())
+	testutil.Golden(t, "run.call.hgrm.golden", b.Bytes())
 	b.Reset()
 	if err := WriteHlog(&b, m.Agg); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run.hlog.golden", b.Bytes())
+	testutil.Golden(t, "run.hlog.golden", b.Bytes())
 	if err := WriteHgrm(&b, m.Agg, "nope"); err == nil {
 		t.Error("WriteHgrm wrote an unknown histogram")
 	}

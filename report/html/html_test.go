@@ -1,9 +1,7 @@
 package html
 
 import (
-	"flag"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,8 +12,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // runSections are the sections of every run, after its id.
 var runSections = []string{"verdicts", "checks", "over-time", "calls", "tools", "errors", "scenario"}
@@ -187,7 +183,7 @@ func TestGoldenPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := svgBody.ReplaceAllString(b.String(), "${1}…</svg>")
-	testutil.Golden(t, filepath.Join("testdata", "busy.html.golden"), []byte(got), *update)
+	testutil.Golden(t, "busy.html.golden", []byte(got))
 }
 
 // TestWriteDegenerate: data at the edges — every value zero, one call, a

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,14 +14,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/report/text"
 	"github.com/mcpchaos/mcpchaos/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
-}
 
 // runFile is a results file of a real run of the built-in target, which
 // report's tests read too (report/testdata/run.yaml says how it was made).
@@ -53,8 +44,8 @@ func TestReportGolden(t *testing.T) {
 	if len(m.Notes) != 0 {
 		t.Errorf("notes for a complete file: %q", m.Notes)
 	}
-	golden(t, "run.txt.golden", []byte(text))
-	golden(t, "run.json.golden", []byte(js))
+	testutil.Golden(t, "run.txt.golden", []byte(text))
+	testutil.Golden(t, "run.json.golden", []byte(js))
 }
 
 // TestReportEqualsRun: the summary rebuilt from the file is the one the

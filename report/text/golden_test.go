@@ -2,7 +2,6 @@ package text
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,14 +11,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
-}
 
 // pinned reads a summary whose JSON report's own tests pin (in
 // report/testdata): the text renders what the Aggregator built, as a
@@ -50,20 +41,20 @@ func render(t testing.TB, s *report.Summary) string {
 
 // TestGoldenText renders the golden run, which exercises every section.
 func TestGoldenText(t *testing.T) {
-	golden(t, "summary.txt.golden", []byte(render(t, pinned(t, "summary.json.golden"))))
+	testutil.Golden(t, "summary.txt.golden", []byte(render(t, pinned(t, "summary.json.golden"))))
 }
 
 // TestGoldenGateway renders a run through a gateway that misbehaved in
 // every way.
 func TestGoldenGateway(t *testing.T) {
-	golden(t, "gateway.txt.golden", []byte(render(t, pinned(t, "gateway.json.golden"))))
+	testutil.Golden(t, "gateway.txt.golden", []byte(render(t, pinned(t, "gateway.json.golden"))))
 }
 
 // TestGoldenTextEmpty renders a run with no calls, so the "none"
 // branches of every section are pinned too.
 func TestGoldenTextEmpty(t *testing.T) {
 	s := report.NewAggregator(report.Rules{}).Summary(report.Meta{Scenario: "empty", Era: "2025-06-18", Transport: "stdio", Target: "node server.js"})
-	golden(t, "empty.txt.golden", []byte(render(t, s)))
+	testutil.Golden(t, "empty.txt.golden", []byte(render(t, s)))
 }
 
 // TestGoldenInput pins the Input block: what servers asked of the client.
@@ -73,7 +64,7 @@ func TestGoldenInput(t *testing.T) {
 		ServerMs: report.Latency{P50: 50, P99: 300, Max: 300, Count: 2}}}}
 	var out textOut
 	s.textMRTR(&out)
-	golden(t, "mrtr.txt.golden", out.b.Bytes())
+	testutil.Golden(t, "mrtr.txt.golden", out.b.Bytes())
 }
 
 func TestTextMarksInterruptedRuns(t *testing.T) {
