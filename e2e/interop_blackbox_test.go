@@ -49,7 +49,7 @@ const interopGrace = 300 * time.Millisecond
 // calls/s of 10 steps. Node runs all of the TypeScript server's calls on
 // one thread, so their load must fit one core on a busy machine: 2 calls/s
 // of 8 steps, 0.8 s of CPU for a call not cut and 0.2 s for one cut after
-// its second step; with the window mcpchaos takes, 0.24–0.30 CPU-s a second
+// its second step; with the window mcpchaos takes, 0.22–0.30 CPU-s a second
 // of load for the stopping server and 0.34–0.73 for the leaking one here.
 // At 1 call/s the stopping server's calls, cut after 0.2 s, came to
 // 0.04–0.09 CPU-s a second of load: close to three times a loaded
