@@ -18,20 +18,26 @@ import (
 // official Go SDK's client over stdio and Streamable HTTP: a call with a
 // progress token gets its progress and its steps logged; cancelled after
 // its second progress notification, a stopping server logs where it
-// stopped and a leaking one logs every step. Without node and .ci/tssdk's
+// stopped and a leaking one logs every step, whether its steps compute or
+// sleep. Without node and .ci/tssdk's
 // packages it is skipped (CI set: it fails).
 func TestTSSDKServer(t *testing.T) {
+	var configs []Config
 	for _, transport := range []string{"stdio", "http"} {
 		for _, leak := range []bool{false, true} {
-			c := Config{SDK: "tssdk", Transport: transport, Leak: leak}
-			t.Run(c.String(), func(t *testing.T) {
-				c.Truth = filepath.Join(t.TempDir(), "truth")
-				argv := NeedCommand(t, c, "")
-				s := connectTS(t, c, argv)
-				t.Run("finished call", func(t *testing.T) { finishedCall(t, s, c) })
-				t.Run("cancelled call", func(t *testing.T) { cancelledCall(t, s, c) })
-			})
+			configs = append(configs, Config{SDK: "tssdk", Transport: transport, Leak: leak})
 		}
+	}
+	// Steps that sleep (the controls), over stdio.
+	configs = append(configs, Config{SDK: "tssdk", Transport: "stdio", Sleep: true}, Config{SDK: "tssdk", Transport: "stdio", Leak: true, Sleep: true})
+	for _, c := range configs {
+		t.Run(c.String(), func(t *testing.T) {
+			c.Truth = filepath.Join(t.TempDir(), "truth")
+			argv := NeedCommand(t, c, "")
+			s := connectTS(t, c, argv)
+			t.Run("finished call", func(t *testing.T) { finishedCall(t, s, c) })
+			t.Run("cancelled call", func(t *testing.T) { cancelledCall(t, s, c) })
+		})
 	}
 }
 
