@@ -90,7 +90,7 @@ func agreementSDKs(b *testing.B) []string {
 	sdks := []string{"gosdk", "mcpgo", "tssdk"}
 	if err := stepserver.TSSDKMissing(); err != nil {
 		if os.Getenv("CI") != "" {
-			b.Fatalf("%v (CI is set: .ci/run installs it with .ci/tssdk)", err)
+			b.Fatalf("%v (CI is set: .ci/run installs the packages with .ci/tssdk, and node must be on PATH)", err)
 		}
 		fmt.Fprintf(os.Stderr, "skipping the tssdk setups: %v\n", err)
 		sdks = sdks[:2]

@@ -62,7 +62,7 @@ func NeedCommand(tb testing.TB, c Config, self string) []string {
 	case err == nil:
 		return argv
 	case os.Getenv("CI") != "":
-		tb.Fatalf("%v (CI is set: .ci/run installs it with .ci/tssdk)", err)
+		tb.Fatalf("%v (CI is set: .ci/run installs the packages with .ci/tssdk, and node must be on PATH)", err)
 	default:
 		tb.Skipf("skipping: %v", err)
 	}
