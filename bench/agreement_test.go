@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,8 +15,10 @@ import (
 
 // BenchmarkBlackBoxAgreement measures how often the default black-box
 // cancellation verdict agrees with what real servers did (issue 25). Each
-// setup is a real server on the official Go SDK or on mark3labs/mcp-go
-// (internal/stepserver), over stdio or Streamable HTTP, whose tool runs 8
+// setup is a real server on the official Go SDK, on mark3labs/mcp-go or on
+// the TypeScript SDK v2 (internal/stepserver; the last needs .ci/tssdk and
+// is left out, with a line on stderr, without it unless CI is set), over
+// stdio or Streamable HTTP, whose tool runs 8
 // CPU-bound steps of 25 ms or 500 ms and either stops when cancelled or
 // runs every step (leaks), logging each step it finishes. Each seed is one
 // `mcpchaos run` of the real binary with default settings: a process
@@ -56,7 +56,7 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 	fmt.Fprintln(os.Stderr, "|---|---|---|---|---|---|---|---|")
 	total, agreed := 0, 0
 	for range b.N {
-		for _, sdk := range []string{"gosdk", "mcpgo"} {
+		for _, sdk := range agreementSDKs(b) {
 			for _, transport := range []string{"stdio", "http"} {
 				for _, stepMs := range []int{25, 500} {
 					for _, c := range agreementServers(sdk, transport, only) {
@@ -80,6 +80,42 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 		b.ReportMetric(float64(agreed)/float64(total), "agreement")
 	}
 	reportOthers(b, before, 0)
+}
+
+// agreementSDKs are the SDKs whose servers the benchmark runs: the two Go
+// SDKs, and the TypeScript SDK when .ci/tssdk installed it (CI set: it
+// must have).
+func agreementSDKs(b *testing.B) []string {
+	b.Helper()
+	sdks := []string{"gosdk", "mcpgo", "tssdk"}
+	if err := stepserver.TSSDKMissing(); err != nil {
+		if os.Getenv("CI") != "" {
+			b.Fatalf("%v (CI is set: .ci/run installs the packages with .ci/tssdk, and node must be on PATH)", err)
+		}
+		fmt.Fprintf(os.Stderr, "skipping the tssdk setups: %v\n", err)
+		sdks = sdks[:2]
+	}
+	return sdks
+}
+
+// agreementRate is the load's rate for a setup. The Go servers run each
+// call on a goroutine of its own: 12 calls/s of 8 × 25 ms steps (0.2 s of
+// CPU a call) or 2 calls/s of 8 × 500 ms steps. Node runs a server's
+// JavaScript on one thread, so every call of the tssdk server shares one
+// core: 2 calls/s of 25 ms steps (0.4 of a core if no call were cut) and
+// 1 call/s of 500 ms steps (4 s of CPU a call: the calls not cut queue up
+// on that core, which the load's 30 s cap still covers at half a core).
+func agreementRate(sdk string, stepMs int) string {
+	switch {
+	case sdk == "tssdk" && stepMs >= 100:
+		return "1/1s"
+	case sdk == "tssdk":
+		return "2/1s"
+	case stepMs >= 100:
+		return "2/1s"
+	default:
+		return "12/1s"
+	}
 }
 
 // agreementServers are the step servers of one SDK and transport: one
@@ -192,22 +228,20 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 	b.Helper()
 	c.Truth = filepath.Join(b.TempDir(), "truth")
 	target, probes := "", ""
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	argv := niced(stepserver.NeedCommand(b, c, self))
 	if c.Transport == "stdio" {
-		self, err := os.Executable()
-		if err != nil {
-			b.Fatal(err)
-		}
-		target = fmt.Sprintf("stdio: {command: [%s], env: {%s: %q, %s: %q}}", serverCommand(self), stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth)
+		target = fmt.Sprintf("stdio: {command: [%s], env: {%s: %q, %s: %q}}", flowItems(argv), stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth)
 	} else {
-		url, pid, stop := startStepServer(b, c)
+		url, pid, stop := stepserver.StartHTTP(b, c, argv)
 		defer stop()
 		target = fmt.Sprintf("http: {url: %q, pid: %d}", url, pid)
 		probes = fmt.Sprintf("  probes:\n    - {process: {pid: %d}}\n", pid)
 	}
-	rate := "12/1s" // 8 × 25 ms: 0.2 s of CPU a call
-	if stepMs >= 100 {
-		rate = "2/1s" // 8 × 500 ms: 4 s of CPU a call
-	}
+	rate := agreementRate(c.SDK, stepMs)
 	r := runScenario(b, fmt.Sprintf(agreementScenario, seed, target, rate, stepMs, probes), runOpts{results: true})
 	logRun(b, r)
 	f, err := results.Open(filepath.Join(r.Dir, "results.jsonl"))
@@ -236,8 +270,9 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 	return o
 }
 
-// niced is the command line of a step server: self, or under
-// MCPCHAOS_AGREEMENT_NICE=N, self in a session of its own whose
+// niced is the command line of a step server, argv (this test binary, or
+// node and the TypeScript SDK's script), or under
+// MCPCHAOS_AGREEMENT_NICE=N, argv in a session of its own whose
 // scheduling group (Linux's autogroup: one per session, and niceness
 // counts only within a group) has niceness N. A server that yields its
 // CPU to everyone else is a server starved of CPU on a machine that is
@@ -245,62 +280,21 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 // (docs/decisions.md). setsid forks when the server leads its process
 // group (mcpchaos starts stdio servers so) and waits for the server: the
 // process probe watches the tree.
-func niced(self string) []string {
+func niced(argv []string) []string {
 	n := os.Getenv("MCPCHAOS_AGREEMENT_NICE")
 	if n == "" {
-		return []string{self}
+		return argv
 	}
-	return []string{"setsid", "-w", "sh", "-c", "echo " + n + " > /proc/self/autogroup && exec nice -n " + n + ` "$0"`, self}
+	return append([]string{"setsid", "-w", "sh", "-c", "echo " + n + ` > /proc/self/autogroup && exec nice -n ` + n + ` "$0" "$@"`}, argv...)
 }
 
-// serverCommand is niced(self) as a YAML flow sequence's items.
-func serverCommand(self string) string {
+// flowItems is argv as a YAML flow sequence's items.
+func flowItems(argv []string) string {
 	var q []string
-	for _, a := range niced(self) {
+	for _, a := range argv {
 		q = append(q, strconv.Quote(a))
 	}
 	return strings.Join(q, ", ")
-}
-
-// startStepServer starts this test binary as an HTTP step server and
-// returns its URL, its pid and a stop function.
-func startStepServer(b *testing.B, c stepserver.Config) (url string, pid int, stop func()) {
-	b.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	argv := niced(self)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), stepserver.Env+"="+c.String(), stepserver.TruthEnv+"="+c.Truth)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	stop = func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(out).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case url = <-line:
-	case <-time.After(30 * time.Second):
-		stop()
-		b.Fatalf("step server %s printed no URL", c)
-	}
-	if !strings.HasPrefix(url, "http://") {
-		stop()
-		b.Fatalf("step server %s printed %q, not a URL", c, url)
-	}
-	return url, cmd.Process.Pid, stop
 }
 
 // keepRun copies a run's files (scenario, summary, results, the server's

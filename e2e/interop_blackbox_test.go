@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +17,9 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// Black-box interop (issue 25): real servers on the official Go SDK and
-// on mark3labs/mcp-go, over stdio and Streamable HTTP, whose tool runs
+// Black-box interop (issue 25): real servers on the official Go SDK, on
+// mark3labs/mcp-go and on the TypeScript SDK v2 (node; .ci/tssdk installs
+// it), over stdio and Streamable HTTP, whose tool runs
 // CPU-bound steps and logs each one (internal/stepserver). mcpchaos gets
 // the default black-box setup — a process probe and nothing else, no
 // windows asked for — and its verdict must be what the server's own log
@@ -27,10 +30,10 @@ name: interop-black-box
 seed: %d
 target:
   %s
-load: {rate: 4/1s, duration: 4s}
+load: {rate: %s, duration: 4s}
 timeouts: {idle: 20s, max: 30s}
 calls:
-  - {tool: work, arguments: {steps: 10, step_ms: 100}, progress: true}
+  - {tool: work, arguments: {steps: %d, step_ms: 100}, progress: true}
 faults:
   - {kind: cancel, probability: 0.5, after_progress: 2}
 orphans:
@@ -41,20 +44,44 @@ orphans:
 // interopGrace is the scenario's orphans.grace.
 const interopGrace = 300 * time.Millisecond
 
+// interopLoad is the load of an SDK's server: its rate and steps (of
+// 100 ms). The Go servers run each call on a goroutine of its own: 4
+// calls/s of 10 steps. Node runs all of the TypeScript server's calls on
+// one thread, so their load must fit one core on a busy machine: 2 calls/s
+// of 8 steps, 0.8 s of CPU for a call not cut and 0.2 s for one cut after
+// its second step; with the window mcpchaos takes, 0.22–0.30 CPU-s a second
+// of load for the stopping server and 0.34–0.73 for the leaking one here.
+// At 1 call/s the stopping server's calls, cut after 0.2 s, came to
+// 0.04–0.09 CPU-s a second of load: close to three times a loaded
+// machine's idle noise, under which the process probe cannot see the
+// tool's work (not_observable). The 600 ms a leaking server runs on past a
+// cut is twice the grace, so its log shows the leak.
+func interopLoad(sdk string) (rate string, steps int) {
+	if sdk == "tssdk" {
+		return "2/1s", 8
+	}
+	return "4/1s", 10
+}
+
 // blackBoxTarget starts (HTTP) or describes (stdio) a step server and
-// returns the scenario's target line, its probes and its truth file.
+// returns the scenario's target line and its probes; a tssdk server is
+// skipped without node and .ci/tssdk's packages (CI set: it fails).
 func blackBoxTarget(t *testing.T, c stepserver.Config) (target, probes string) {
 	t.Helper()
-	env := fmt.Sprintf("%s=%s", stepserver.Env, c)
-	truth := fmt.Sprintf("%s=%s", stepserver.TruthEnv, c.Truth)
-	if c.Transport == "stdio" {
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprintf("stdio: {command: [%q], env: {%s: %q, %s: %q}}", self, stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth), ""
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	url, pid := startHelper(t, "step server "+c.String(), env, truth)
+	argv := stepserver.NeedCommand(t, c, self)
+	if c.Transport == "stdio" {
+		var items []string
+		for _, a := range argv {
+			items = append(items, strconv.Quote(a))
+		}
+		return fmt.Sprintf("stdio: {command: [%s], env: {%s: %q, %s: %q}}", strings.Join(items, ", "), stepserver.Env, c.String(), stepserver.TruthEnv, c.Truth), ""
+	}
+	url, pid, stop := stepserver.StartHTTP(t, c, argv)
+	t.Cleanup(stop)
 	return fmt.Sprintf("http: {url: %q, pid: %d}", url, pid), fmt.Sprintf("  probes:\n    - {process: {pid: %d}}\n", pid)
 }
 
@@ -62,14 +89,15 @@ func blackBoxTarget(t *testing.T, c stepserver.Config) (target, probes string) {
 // black box by default settings, against its own log. These runs measure
 // CPU, so they do not run in parallel.
 func TestBlackBoxInterop(t *testing.T) {
-	for _, sdk := range []string{"gosdk", "mcpgo"} {
+	for _, sdk := range []string{"gosdk", "mcpgo", "tssdk"} {
 		for _, transport := range []string{"stdio", "http"} {
 			for _, leak := range []bool{true, false} {
 				c := stepserver.Config{SDK: sdk, Transport: transport, Leak: leak}
 				t.Run(c.String(), func(t *testing.T) {
 					c.Truth = filepath.Join(t.TempDir(), "truth")
 					target, probes := blackBoxTarget(t, c)
-					sc := runtest.Parse(t, fmt.Sprintf(interopBlackBoxScenario, 25, target, probes))
+					rate, steps := interopLoad(sdk)
+					sc := runtest.Parse(t, fmt.Sprintf(interopBlackBoxScenario, 25, target, rate, steps, probes))
 					plan := planOf(t, sc)
 					quick(&plan)
 					o := runPlan(t, sc, plan)
@@ -99,6 +127,9 @@ func checkAgainstLog(t *testing.T, o outcome, c stepserver.Config) {
 	v := o.verdict(t, report.AreaCancellation)
 	t.Logf("server log: %d calls cut, %d ran on past cut + grace (ids %v, up to %v after the cut); verdict %q (%s)",
 		j.Cut, len(j.Leaked), j.Leaked, j.MaxAfter, v.Status, v.Evidence)
+	if p := o.Sum.Cancellation.ProcessCPU; p != nil {
+		t.Logf("process CPU: load %.3f CPU-s/s above idle (idle noise ±%.3f/s), %.3f CPU-s per live call-second", p.LoadRate, p.IdleNoise, p.PerCallS)
+	}
 	if j.Cut == 0 {
 		t.Fatalf("no call was cut: the run exercised nothing")
 	}
@@ -116,6 +147,12 @@ func checkAgainstLog(t *testing.T, o outcome, c stepserver.Config) {
 		t.Logf("marginal: the longest run-on was %v past cut + grace; the verdict is %q", j.MaxAfter-interopGrace, v.Status)
 	case want == report.StatusPass && v.Status == report.StatusNotObservable && p != nil && p.PerCallS < starvedPerCall:
 		t.Logf("machine saturated: %.3f CPU-s per live call-second; the verdict is %q", p.PerCallS, v.Status)
+	case want == report.StatusPass && v.Status == report.StatusNotObservable && p != nil && p.CPUBound.Wanted() && p.CPUBound.WantedPerCallS >= starvedPerCall:
+		// The tool's threads computed and wanted the CPU, the process got
+		// too little of it over the load to be told from its idle noise
+		// (report/verdict/cpubound.go): node's one thread, cut after two
+		// steps, on a busy machine.
+		t.Logf("starved CPU-bound tool: its threads wanted %.3f CPU-s per live call-second; the verdict is %q", p.CPUBound.WantedPerCallS, v.Status)
 	case v.Status == report.StatusNotObservable && starvedRun(o.Sum.Cancellation):
 		// Never a false pass or a false violation: the machine starved the
 		// evidence (report/verdict/starved.go).

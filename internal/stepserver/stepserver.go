@@ -1,5 +1,6 @@
 // Package stepserver is a test helper: a real MCP server built on the
-// official Go SDK or on mark3labs/mcp-go, over stdio or Streamable HTTP,
+// official Go SDK, on mark3labs/mcp-go or on the TypeScript SDK v2 (a node
+// script, ts/stepserver.mjs, that Command runs), over stdio or Streamable HTTP,
 // whose one tool, work, runs CPU-bound steps (or, as a control, steps that
 // sleep) and writes every step it finishes to a truth file. It is the ground truth the black-box orphan
 // verdicts are held against (e2e's interop tests, bench's agreement
@@ -12,7 +13,11 @@
 // SDK's own: notifications/cancelled on stdio and on a 2025 HTTP session;
 // the closed stream of a 2026 HTTP request reaches a Go SDK handler only
 // with PropagateRequestCancellation, which a stopping Go SDK server sets
-// and a leaking one does not (the SDK's default).
+// and a leaking one does not (the SDK's default). The TypeScript SDK aborts
+// a handler's AbortSignal on a notifications/cancelled or when the
+// request's HTTP stream closes; its steps burn in slices of about 2 ms and
+// yield to node's event loop between them, so that a cancel is read at all
+// (ts/stepserver.mjs).
 package stepserver
 
 import (
@@ -26,7 +31,7 @@ import (
 )
 
 // Env configures a step server run by re-executing a test binary:
-// "SDK,TRANSPORT,MODE" with SDK gosdk or mcpgo, TRANSPORT stdio or http,
+// "SDK,TRANSPORT,MODE" with SDK gosdk, mcpgo or tssdk, TRANSPORT stdio or http,
 // MODE leak or stop, and ",sleep" after it for a server whose steps sleep
 // instead of computing; TruthEnv names the truth file.
 const (
@@ -36,7 +41,7 @@ const (
 
 // Config is one step server.
 type Config struct {
-	SDK       string // "gosdk" or "mcpgo"
+	SDK       string // "gosdk", "mcpgo" or "tssdk"
 	Transport string // "stdio" or "http"
 	Leak      bool   // run every step whatever happens
 	// Sleep: each step sleeps instead of computing, the control for
@@ -71,8 +76,8 @@ func FromEnv() (c Config, ok bool, err error) {
 	}
 	c = Config{SDK: parts[0], Transport: parts[1], Leak: parts[2] == "leak", Sleep: len(parts) == 4, Truth: os.Getenv(TruthEnv)}
 	switch {
-	case c.SDK != "gosdk" && c.SDK != "mcpgo":
-		err = fmt.Errorf("%s: unknown SDK %q (gosdk, mcpgo)", Env, c.SDK)
+	case c.SDK != "gosdk" && c.SDK != "mcpgo" && c.SDK != "tssdk":
+		err = fmt.Errorf("%s: unknown SDK %q (gosdk, mcpgo, tssdk)", Env, c.SDK)
 	case c.Transport != "stdio" && c.Transport != "http":
 		err = fmt.Errorf("%s: unknown transport %q (stdio, http)", Env, c.Transport)
 	case parts[2] != "leak" && parts[2] != "stop":
@@ -83,9 +88,14 @@ func FromEnv() (c Config, ok bool, err error) {
 	return c, true, err
 }
 
-// Serve runs the server until stdin ends (stdio) or for ever (HTTP: it
-// prints its URL first); it returns an exit code.
+// Serve runs a Go SDK's server until stdin ends (stdio) or for ever (HTTP:
+// it prints its URL first); it returns an exit code. The tssdk server is
+// node's (Command).
 func Serve(c Config) int {
+	if c.SDK == "tssdk" {
+		fmt.Fprintln(os.Stderr, errNodeServed)
+		return 2
+	}
 	f, err := os.OpenFile(c.Truth, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
