@@ -25,13 +25,15 @@ const (
 // Events arrive on the transport's goroutine and timers fire on their own,
 // so the fields below mu are guarded by it.
 type callState struct {
-	r      *runner
-	seq    uint64
-	spec   *CallSpec
-	client *client.Client
-	call   *client.Call
-	rng    *rand.Rand
-	info   faults.Info
+	r   *runner
+	seq uint64
+	// starting: the call's tick counts in r.starting until it is in flight.
+	starting bool
+	spec     *CallSpec
+	client   *client.Client
+	call     *client.Call
+	rng      *rand.Rand
+	info     faults.Info
 
 	mu         sync.Mutex
 	rec        results.Record
@@ -159,6 +161,10 @@ func (cs *callState) startCall(ctx context.Context, cl *client.Client, process i
 	cs.prog.start(cs.sent)
 	cs.mu.Unlock()
 	cs.r.inflight.add(cs)
+	if cs.starting {
+		cs.starting = false
+		cs.r.starting.Add(-1)
+	}
 	call, err := cl.Start(ctx, *req)
 	cs.mu.Lock()
 	if err != nil {

@@ -46,6 +46,7 @@ func (r *runner) openLoad(ctx context.Context) {
 
 func (r *runner) dispatch(ctx context.Context, t tick) {
 	r.scheduled.Add(1)
+	r.starting.Add(1) // until the call is in flight (firstCall, startCall)
 	select {
 	case r.ticks <- t:
 		return
@@ -57,6 +58,7 @@ func (r *runner) dispatch(ctx context.Context, t tick) {
 		go r.worker(ctx, t)
 		return
 	}
+	r.starting.Add(-1)
 	r.dropped.Add(1)
 	cs := r.newCall(t)
 	cs.rec.Outcome = results.Dropped
@@ -84,6 +86,7 @@ func (r *runner) closedLoad(ctx context.Context) {
 					return
 				}
 				r.scheduled.Add(1)
+				r.starting.Add(1) // until the call is in flight (firstCall, startCall)
 				// Numbered k·N + I: distinct across the shards of a run.
 				n := (seq.Add(1)-1)*r.plan.Shard.step() + r.plan.Shard.first()
 				r.do(ctx, tick{seq: n, scheduled: time.Now()})
@@ -115,8 +118,10 @@ func (r *runner) do(ctx context.Context, t tick) {
 // so).
 func (r *runner) firstCall(ctx context.Context, t tick) (*callState, *client.Client, int) {
 	cs := r.newCall(t)
+	cs.starting = true
 	cl, process := r.clients.get(ctx, t.seq)
 	if cl == nil {
+		r.starting.Add(-1)
 		cs.rec.Outcome = results.TransportError
 		cs.rec.Error = r.clients.notStarted(process)
 		r.emit(&cs.rec)

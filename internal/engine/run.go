@@ -47,6 +47,9 @@ type Options struct {
 	// wait for a retry, with the wait, before the wait can end (tests cut
 	// that wait at a known moment).
 	retryWaitStarts func(wait time.Duration)
+	// workersDone, if set, is called when every worker of the load has
+	// ended, with the ticks still counted as starting (tests: none).
+	workersDone func(starting int64)
 }
 
 // Live are figures for a status line.
@@ -151,6 +154,7 @@ type runner struct {
 	behind                        pacerLag      // how far behind its schedule the pacer ran
 	loadOver                      chan struct{} // closed when the load ends
 	lastStopNs                    atomic.Int64  // when a call was last cancelled or cut
+	starting                      atomic.Int64  // ticks handed to a worker whose call is not in flight yet (windows.go)
 	phase                         atomic.Value  // string: Live.Phase
 	metricsURL                    string        // the builtin target's /metrics
 	logs                          *logProbes    // nil without a log probe
@@ -284,6 +288,9 @@ func (r *runner) drain(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		r.workers.Wait()
+		if r.opts.workersDone != nil {
+			r.opts.workersDone(r.starting.Load())
+		}
 		close(done)
 	}()
 	grace := time.NewTimer(r.plan.Load.GracefulStop)

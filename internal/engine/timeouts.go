@@ -55,11 +55,14 @@ func (cs *callState) idleFired() {
 	cs.stop(results.TimeoutIdle, results.StopTimeoutIdle, deadline)
 }
 
-// stop cancels the call the era's way for a timeout or the end of the run.
-func (cs *callState) stop(outcome string, reason results.StopReason, deadline time.Time) {
+// stop cancels the call the era's way for a timeout or the end of the run;
+// it reports whether it did (not when the call had ended or was stopped).
+func (cs *callState) stop(outcome string, reason results.StopReason, deadline time.Time) (stopped bool) {
 	_ = cs.stopWith(outcome, reason, deadline, func(call *client.Call) error {
+		stopped = true
 		return call.Cancel("mcpchaos: "+string(reason), false)
 	})
+	return stopped
 }
 
 // stopWith settles the call's outcome as whoever stops it first and then

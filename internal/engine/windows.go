@@ -29,6 +29,8 @@ import (
 type windowGate struct {
 	paused  atomic.Bool
 	skipped atomic.Int64 // ticks due while paused
+	// pausedCuts: calls cut as they started during a pause (cancelIfPaused).
+	pausedCuts atomic.Int64
 	total   atomic.Int64 // nanoseconds paused, summed
 
 	mu     sync.Mutex
@@ -138,15 +140,9 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{})
 	// Cancel what is in flight, several at a time, again every 20 ms for
 	// calls that were being sent or busy, until nothing is (sweeps start
 	// for 2 s at most).
-	cancelled := 0
-	for deadline := from.Add(2 * time.Second); time.Now().Before(deadline); {
-		if r.inflight.len() == 0 {
-			break
-		}
-		cancelled += r.stopAll(results.StopQuietWindow)
-		if !sleep(ctx, 20*time.Millisecond) {
-			return
-		}
+	cancelled, ok := r.sweepForWindow(ctx, from)
+	if !ok {
+		return
 	}
 	cut := pr.sampleCut(ctx)
 	if wait := time.Until(r.lastStop().Add(o.Grace)); wait > 0 {
@@ -164,11 +160,33 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{})
 	pr.addWindow(res)
 }
 
+// sweepForWindow cancels every call in flight, again every 20 ms for calls
+// that were being sent or busy, until none is left and none is starting:
+// a call whose tick was handed out just before the pause is not in flight
+// yet, and is cut when it starts (cancelIfPaused); the window's grace must
+// run from that cut too, or the window measures the cut call's own work
+// inside its grace as leftover. Sweeps start for 2 s at most. It returns
+// the calls cut, false when ctx ended.
+func (r *runner) sweepForWindow(ctx context.Context, from time.Time) (int, bool) {
+	cancelled := 0
+	pausedCuts := r.win.pausedCuts.Load()
+	for deadline := from.Add(2 * time.Second); time.Now().Before(deadline); {
+		if r.inflight.len() == 0 && r.starting.Load() <= 0 {
+			break
+		}
+		cancelled += r.stopAll(results.StopQuietWindow)
+		if !sleep(ctx, 20*time.Millisecond) {
+			return cancelled, false
+		}
+	}
+	return cancelled + int(r.win.pausedCuts.Load()-pausedCuts), true
+}
+
 // cancelIfPaused cancels a call that started while the load was paused
 // (its tick was handed out just before the pause).
 func (cs *callState) cancelIfPaused() {
-	if cs.r.win.paused.Load() {
-		cs.stop(results.Cancelled, results.StopQuietWindow, time.Time{})
+	if cs.r.win.paused.Load() && cs.stop(results.Cancelled, results.StopQuietWindow, time.Time{}) {
+		cs.r.win.pausedCuts.Add(1)
 	}
 }
 

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/targetserver"
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
+// TestSweepWaitsForStartingCalls: a quiet window's sweep ends only when no
+// call is in flight and none is starting. A tick handed to a worker just
+// before the pause is not in flight yet; its call is cut as it starts
+// (cancelIfPaused), and the window's grace must run from that cut, so the
+// sweep waits for it and counts it. Found by the TypeScript SDK's
+// agreement run: the window began 1 ms after a tick, cut nothing, waited
+// no grace, and measured the late-cut call's own 200 ms of work inside its
+// grace as leftover (a false violation).
+func TestSweepWaitsForStartingCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		startsIn  time.Duration // when the starting call is in flight and cut; 0: none starting
+		wantAfter time.Duration
+		wantCut   int
+	}{
+		{"nothing in flight, nothing starting", 0, 0, 0},
+		{"a call starting: wait for its cut", 50 * time.Millisecond, 60 * time.Millisecond, 1},
+		{"a call that never starts: 2 s at most", 10 * time.Second, 2 * time.Second, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := &runner{}
+				if tc.startsIn > 0 {
+					r.starting.Add(1)
+					go func() {
+						time.Sleep(tc.startsIn)
+						// what startCall and cancelIfPaused do as it starts
+						r.win.pausedCuts.Add(1)
+						r.starting.Add(-1)
+					}()
+				}
+				from := time.Now()
+				cut, ok := r.sweepForWindow(context.Background(), from)
+				took := time.Since(from)
+				if !ok || took != tc.wantAfter || cut != tc.wantCut {
+					t.Errorf("sweepForWindow = %d cut, %v after %v; want %d cut after %v", cut, ok, took, tc.wantCut, tc.wantAfter)
+				}
+				time.Sleep(tc.startsIn) // let the starting call's goroutine end in the bubble
+			})
+		})
+	}
+}
+
+// TestStartingBackToZero: every tick counted as starting is counted off
+// when its call is in flight, dropped, or finds no client, in an open load
+// that drops ticks and in a closed load; a count left over would make
+// every later quiet window wait its 2 s for a call that never starts.
+func TestStartingBackToZero(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, targetserver.Config{})
+	for _, tc := range []struct {
+		name string
+		load Load
+	}{
+		{"open load with dropped ticks", Load{Rate: perSec(50), Duration: 500 * time.Millisecond, MaxInFlight: 2}},
+		{"closed load", Load{Concurrency: 3, Duration: 300 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			left := int64(-1)
+			opts := Options{Version: "test", Sink: func(*results.Record) {}, workersDone: func(n int64) { left = n }}
+			if _, err := Run(context.Background(), httpPlan(tg.URL, tc.load, slowTask(2, 20)), opts); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if left != 0 {
+				t.Errorf("ticks still counted as starting when the workers ended: %d, want 0", left)
+			}
+		})
+	}
+}
