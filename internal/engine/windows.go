@@ -31,7 +31,7 @@ type windowGate struct {
 	skipped atomic.Int64 // ticks due while paused
 	// pausedCuts: calls cut as they started during a pause (cancelIfPaused).
 	pausedCuts atomic.Int64
-	total   atomic.Int64 // nanoseconds paused, summed
+	total      atomic.Int64 // nanoseconds paused, summed
 
 	mu     sync.Mutex
 	resume chan struct{} // closed when the pause ends; nil when running
