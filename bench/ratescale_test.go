@@ -187,6 +187,10 @@ func (rs rateScale) report(b *testing.B, rate int, r runResult, w *rateWatch, cl
 	}
 	b.ReportMetric(float64(r.Exit), "exit")
 	b.ReportMetric(float64(w.gaugeMax()), "server-peak-inflight")
+	if got, ok := w.serverGot(rs.seconds); ok {
+		b.ReportMetric(got, "server-got/s")
+		b.ReportMetric(got/float64(rate), "server-got/offered")
+	}
 	if peak, base, ok := w.inflight(rs.transport); ok {
 		b.ReportMetric(float64(peak), "peak-inflight")
 		b.ReportMetric(float64((hwm-base)*1024)/float64(peak), "B/inflight")
@@ -334,6 +338,33 @@ func (w *rateWatch) gaugeMax() int {
 		most = max(most, g.v)
 	}
 	return most
+}
+
+// serverGot is the rate at which the server started calls through the
+// load's seconds, from its started counter: from the first reading that
+// saw a call to the last one within seconds of it. It is what the server
+// was given, whoever fell behind: rate.achieved counts the ticks handed
+// out, which a client short of CPU hands out on time and sends late.
+func (w *rateWatch) serverGot(seconds int) (float64, bool) {
+	first := -1
+	for i, g := range w.gauge {
+		if g.started > 0 {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return 0, false
+	}
+	t0, last := w.gauge[first].at, first
+	for i := first; i < len(w.gauge) && w.gauge[i].at-t0 <= time.Duration(seconds)*time.Second; i++ {
+		last = i
+	}
+	el := (w.gauge[last].at - t0).Seconds()
+	if el < float64(seconds)/2 {
+		return 0, false // too few readings to say
+	}
+	return float64(w.gauge[last].started) / el, true
 }
 
 // inflight returns the most calls the client had in flight at once and

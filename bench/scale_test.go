@@ -149,10 +149,12 @@ type memSample struct {
 	server int
 }
 
-// gaugeSample is one reading of the server's mcpchaos_target_inflight.
+// gaugeSample is one reading of the server's mcpchaos_target_inflight
+// (v), with its mcpchaos_target_started_total (calls it started so far).
 type gaugeSample struct {
-	at time.Duration
-	v  int
+	at      time.Duration
+	v       int
+	started int
 }
 
 // sampleMem reads the process's VmRSS and open file count every 100 ms
@@ -250,8 +252,9 @@ func countFds(pid int) (int, error) {
 	return len(names), err
 }
 
-// scrapeInflight scrapes the target's mcpchaos_target_inflight gauge every
-// 50 ms until stop, passing each reading to each (when set).
+// scrapeInflight scrapes the target's mcpchaos_target_inflight gauge (and
+// its mcpchaos_target_started_total) every 50 ms until stop, passing each
+// gauge reading to each (when set).
 func scrapeInflight(url string, began time.Time, stop <-chan struct{}, each func(v int)) []gaugeSample {
 	// An https:// URL is our own `mcpchaos serve --tls-self-signed` on
 	// loopback: its certificate is not checked.
@@ -260,19 +263,26 @@ func scrapeInflight(url string, began time.Time, stop <-chan struct{}, each func
 	var out []gaugeSample
 	for {
 		if resp, err := hc.Get(url); err == nil {
-			at := time.Since(began)
+			g := gaugeSample{at: time.Since(began), v: -1}
 			sc := bufio.NewScanner(resp.Body)
 			for sc.Scan() {
-				if v, ok := strings.CutPrefix(sc.Text(), "mcpchaos_target_inflight "); ok {
-					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-						out = append(out, gaugeSample{at: at, v: int(f)})
-						if each != nil {
-							each(int(f))
-						}
-					}
+				name, v, _ := strings.Cut(sc.Text(), " ")
+				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				switch {
+				case err != nil:
+				case name == "mcpchaos_target_inflight":
+					g.v = int(f)
+				case name == "mcpchaos_target_started_total":
+					g.started = int(f)
 				}
 			}
 			resp.Body.Close()
+			if g.v >= 0 {
+				out = append(out, g)
+				if each != nil {
+					each(g.v)
+				}
+			}
 		}
 		select {
 		case <-stop:
