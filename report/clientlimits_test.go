@@ -29,6 +29,17 @@ func TestClientLimits(t *testing.T) {
 			wantHit: true, wantCPU: true, wantText: []string{"out of CPU", "ran out of CPU"}},
 		{name: "pacer late over 1%, caught up within 5 s", records: []*results.Record{call(0, results.OK, resp(5))},
 			pacer: PacerLag{Ticks: 40, Late: 12, MaxLagMs: 1500, BoundMs: 1000, LateSpanMs: 600}},
+		// 20,000 echo calls/s for 10 s (docs/performance.md, "Calls per
+		// second"): the pacer fell behind in the last seconds and the load
+		// ran 1.9 s long; 1.5 s of the schedule late is under 5 s, and the
+		// summary named no limit, but the pacer never caught up.
+		{name: "pacer never caught up", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer:   PacerLag{Ticks: 200000, Late: 30103, MaxLagMs: 2388, BoundMs: 1000, LateSpanMs: 1505, EndLagMs: 1929},
+			wantHit: true, wantCPU: true, wantText: []string{"out of CPU", "ran out of CPU"}},
+		// A stall of 1.5 s at the end of a 2 s load at 20/s: behind at the
+		// end, but only its last 0.5 s of schedule was over 1 s late.
+		{name: "a stall at the end", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer: PacerLag{Ticks: 40, Late: 10, MaxLagMs: 1500, BoundMs: 1000, LateSpanMs: 500, EndLagMs: 1450}},
 		{name: "pacer late, too few ticks", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 100, Late: 9, BoundMs: 500}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,9 +77,9 @@ func TestClientLimits(t *testing.T) {
 }
 
 func TestMergeInputsPacer(t *testing.T) {
-	got := MergeInputs([]RunInputs{{Pacer: PacerLag{Ticks: 100, Late: 1, MaxLagMs: 600, BoundMs: 500, LateSpanMs: 10}},
-		{Pacer: PacerLag{Ticks: 50, Late: 20, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400}}}).Pacer
-	if want := (PacerLag{Ticks: 150, Late: 21, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400}); got != want {
+	got := MergeInputs([]RunInputs{{Pacer: PacerLag{Ticks: 100, Late: 1, MaxLagMs: 600, BoundMs: 500, LateSpanMs: 10, EndLagMs: 700}},
+		{Pacer: PacerLag{Ticks: 50, Late: 20, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400, EndLagMs: 20}}}).Pacer
+	if want := (PacerLag{Ticks: 150, Late: 21, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400, EndLagMs: 700}); got != want {
 		t.Errorf("merged pacer %+v, want %+v", got, want)
 	}
 }
