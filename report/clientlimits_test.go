@@ -36,6 +36,15 @@ func TestClientLimits(t *testing.T) {
 		{name: "pacer never caught up", records: []*results.Record{call(0, results.OK, resp(5))},
 			pacer:   PacerLag{Ticks: 200000, Late: 30103, MaxLagMs: 2388, BoundMs: 1000, LateSpanMs: 1505, EndLagMs: 1929},
 			wantHit: true, wantCPU: true, wantText: []string{"out of CPU", "ran out of CPU"}},
+		// 20,000 echo calls/s for 10 s, caught up by the end: over 1 s late
+		// on 35% of the ticks, through 3.5 s of the schedule.
+		{name: "pacer late on a third of the ticks", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer:   PacerLag{Ticks: 200000, Late: 69700, MaxLagMs: 2975, BoundMs: 1000, LateSpanMs: 3485, EndLagMs: 40},
+			wantHit: true, wantCPU: true, wantText: []string{"out of CPU", "ran out of CPU"}},
+		// A 3 s stall in a 60 s load at 20/s: 2 s of the schedule late,
+		// 3% of the ticks.
+		{name: "a long stall in a long run", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer: PacerLag{Ticks: 1200, Late: 40, MaxLagMs: 3000, BoundMs: 1000, LateSpanMs: 2000}},
 		// A stall of 1.5 s at the end of a 2 s load at 20/s: behind at the
 		// end, but only its last 0.5 s of schedule was over 1 s late.
 		{name: "a stall at the end", records: []*results.Record{call(0, results.OK, resp(5))},

@@ -78,8 +78,8 @@ type ClientLimits struct {
 	Memory int `json:"memory"`
 	// CPU: the pacer fell behind its schedule (PacerLate ticks more than
 	// PacerBoundMs late, over 1% of them, covering PacerLateSpanMs of the
-	// schedule, at least 5 s; or at least 1 s, and PacerEndLagMs over the
-	// bound).
+	// schedule, at least 5 s; or at least 2 s, with 10% of the ticks late;
+	// or at least 1 s, and PacerEndLagMs over the bound).
 	CPU             bool    `json:"cpu"`
 	PacerLate       int     `json:"pacer_late"`
 	PacerMaxLagMs   float64 `json:"pacer_max_lag_ms"`
