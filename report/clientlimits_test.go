@@ -92,3 +92,24 @@ func TestMergeInputsPacer(t *testing.T) {
 		t.Errorf("merged pacer %+v, want %+v", got, want)
 	}
 }
+
+// TestResultUnderClientLimit: a run that hit a client limit says so first
+// on its Result line, and a verdict's violation beside it is said to have
+// been seen while the client was the limit (at 20,000 echo calls/s the
+// line read "violation in protocol; the client ran out of CPU").
+func TestResultUnderClientLimit(t *testing.T) {
+	a := NewAggregator(Rules{})
+	a.SetInputs(RunInputs{Pacer: PacerLag{Ticks: 200000, Late: 65166, MaxLagMs: 2262, BoundMs: 1000, LateSpanMs: 3258}})
+	a.Add(call(0, results.OK, resp(5)))
+	s := a.Summary(Meta{Scenario: "s"})
+	for i := range s.Verdicts {
+		if s.Verdicts[i].Area == AreaProtocol {
+			s.Verdicts[i].Status = StatusViolation
+		}
+	}
+	s.Evaluate(nil, true)
+	want := "FAIL (the client ran out of CPU: the server was not given the load asked for; violation in protocol, seen while the client was the limit)"
+	if got := s.Result(); got != want {
+		t.Errorf("Result %q, want %q", got, want)
+	}
+}
