@@ -19,8 +19,9 @@ import (
 // for each rate) or, with MCPCHAOS_RATE_TRANSPORT=stdio, over stdio (one
 // `mcpchaos serve --stdio` that the run starts). Each rate is a
 // sub-benchmark of its own. It reports what a user sizing a run needs:
-// the rate offered and achieved (calls sent per second of the load's own
-// time, which stretches when the pacer falls behind), calls ok, the
+// the rate offered and achieved (ticks handed out and not dropped, per
+// second of the load's own time, which stretches when the pacer falls
+// behind), the rate at which the server started calls, calls ok, the
 // client's CPU seconds per 1,000 calls sent, its peak RSS (VmHWM) and,
 // when at least 500 calls were in flight at once, its RSS per call in
 // flight; the server's CPU; the pacer's lateness; and what the summary
@@ -160,7 +161,8 @@ func (rs rateScale) report(b *testing.B, rate int, r runResult, w *rateWatch, cl
 	s := r.Summary
 	sent := s.num("calls.total") - s.num("calls.dropped") - s.num("calls.reissued") - s.num("calls.retried")
 	achieved := s.num("rate.achieved")
-	hit := s.m["client_limits"].(map[string]any)["hit"] == true
+	limits, _ := s.m["client_limits"].(map[string]any)
+	hit := limits["hit"] == true
 	b.ReportMetric(float64(rate), "offered/s")
 	b.ReportMetric(achieved, "achieved/s")
 	b.ReportMetric(achieved/float64(rate), "achieved/offered")
