@@ -202,6 +202,7 @@ type runResult struct {
 	User, Sys time.Duration
 	Wall      time.Duration
 	MaxRSSKiB int64
+	Exit      int // the exit status: 0, 1 (a check or verdict failed) or 3 (a client limit)
 	Stdout    string
 	Dir       string // holds scenario.yaml, summary.json and results.jsonl
 }
@@ -269,7 +270,7 @@ func runScenario(b *testing.B, scenario string, o runOpts) runResult {
 	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 && code != 3 { // 3: a client limit, in the summary
 		b.Fatalf("mcpchaos run: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
-	r := runResult{Wall: wall, Stdout: out.String(), Dir: dir,
+	r := runResult{Wall: wall, Stdout: out.String(), Dir: dir, Exit: cmd.ProcessState.ExitCode(),
 		User: cmd.ProcessState.UserTime(), Sys: cmd.ProcessState.SystemTime()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.MaxRSSKiB = ru.Maxrss

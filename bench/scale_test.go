@@ -37,13 +37,17 @@ func BenchmarkScale10k(b *testing.B) { scale(b, 150, 100) }
 // 100,000/s would need some 4.3 cores, and BenchmarkScale10k's calls take
 // about twice their 15 s. Here the memory figure is taken with progress
 // at its pace.
+//
+// Both take MCPCHAOS_SCALE_CALLS as BenchmarkScaleH2 does (default 10,000;
+// up to what the open-file limit allows: a socket per call).
 func BenchmarkScale10kProgress1s(b *testing.B) { scale(b, 15, 1000) }
 
 func scale(b *testing.B, steps, stepMs int) {
 	setup(b)
-	const calls = 10000
+	sc := newOpenScale(b) // MCPCHAOS_SCALE_CALLS, default 10,000: 2,500/s for 4 s
+	calls := sc.calls
 	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < calls+500 {
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < uint64(calls)+500 {
 		b.Skipf("scale: the open-file limit is %d; client and server each hold one socket per call, so raise it (ulimit -n %d)", lim.Cur, 2*calls)
 	}
 	srv := startServer(b)
@@ -52,7 +56,7 @@ seed: 1
 protocol: 2026-07-28
 target:
   http: {url: %q}
-load: {rate: 2500/1s, duration: 4s, max_in_flight: 12000, graceful_stop: 120s}
+load: {rate: %d/1s, duration: %ds, max_in_flight: %d, graceful_stop: 120s}
 # Generous: the point is to hold the calls open, and a CPU-starved server
 # stretches them (see BenchmarkScale10kProgress1s).
 timeouts: {idle: 60s, max: 120s}
@@ -67,7 +71,7 @@ orphans:
   grace: 1s
   sample_every: 5m
   probes: [{process: {pid: %d}}]
-`, srv.URL, steps, stepMs, srv.cmd.Process.Pid)
+`, srv.URL, sc.rate, sc.rampS, calls+2000, steps, stepMs, srv.cmd.Process.Pid)
 	for i := 0; i < b.N; i++ {
 		r, samples, gauge, srvCPU := runSampled(b, srv, scenario, 3*time.Minute)
 		base, peak, ok := baselineAndPeak(samples, gauge)
@@ -104,7 +108,7 @@ orphans:
 			at.fds, at.server, at.rssKiB, at.at.Round(time.Millisecond), len(samples))
 		verdict(b, perCall < 32<<10, "scale: %.0f B of RSS per in-flight call (want < 32 KiB = 32768 B)", perCall)
 		verdict(b, inflight >= calls*99/100, "scale: %d calls in flight at the peak (want %d)", inflight, calls)
-		verdict(b, okCalls >= calls && notes >= 0.99*okCalls*float64(steps),
+		verdict(b, okCalls >= float64(calls) && notes >= 0.99*okCalls*float64(steps),
 			"scale: progress kept flowing: %v of %d calls ok, %v of %v notifications received", okCalls, calls, notes, okCalls*float64(steps))
 		want := time.Duration(steps*stepMs) * time.Millisecond
 		p50 := time.Duration(s.num("latency_ms.call.p50") * float64(time.Millisecond))
@@ -145,10 +149,12 @@ type memSample struct {
 	server int
 }
 
-// gaugeSample is one reading of the server's mcpchaos_target_inflight.
+// gaugeSample is one reading of the server's mcpchaos_target_inflight
+// (v), with its mcpchaos_target_started_total (calls it started so far).
 type gaugeSample struct {
-	at time.Duration
-	v  int
+	at      time.Duration
+	v       int
+	started int
 }
 
 // sampleMem reads the process's VmRSS and open file count every 100 ms
@@ -246,8 +252,9 @@ func countFds(pid int) (int, error) {
 	return len(names), err
 }
 
-// scrapeInflight scrapes the target's mcpchaos_target_inflight gauge every
-// 50 ms until stop, passing each reading to each (when set).
+// scrapeInflight scrapes the target's mcpchaos_target_inflight gauge (and
+// its mcpchaos_target_started_total) every 50 ms until stop, passing each
+// gauge reading to each (when set).
 func scrapeInflight(url string, began time.Time, stop <-chan struct{}, each func(v int)) []gaugeSample {
 	// An https:// URL is our own `mcpchaos serve --tls-self-signed` on
 	// loopback: its certificate is not checked.
@@ -256,19 +263,26 @@ func scrapeInflight(url string, began time.Time, stop <-chan struct{}, each func
 	var out []gaugeSample
 	for {
 		if resp, err := hc.Get(url); err == nil {
-			at := time.Since(began)
+			g := gaugeSample{at: time.Since(began), v: -1}
 			sc := bufio.NewScanner(resp.Body)
 			for sc.Scan() {
-				if v, ok := strings.CutPrefix(sc.Text(), "mcpchaos_target_inflight "); ok {
-					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-						out = append(out, gaugeSample{at: at, v: int(f)})
-						if each != nil {
-							each(int(f))
-						}
-					}
+				name, v, _ := strings.Cut(sc.Text(), " ")
+				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				switch {
+				case err != nil:
+				case name == "mcpchaos_target_inflight":
+					g.v = int(f)
+				case name == "mcpchaos_target_started_total":
+					g.started = int(f)
 				}
 			}
 			resp.Body.Close()
+			if g.v >= 0 {
+				out = append(out, g)
+				if each != nil {
+					each(g.v)
+				}
+			}
 		}
 		select {
 		case <-stop:

@@ -17,19 +17,44 @@ type PacerLag struct {
 	// sum of the intervals that ended in a late tick): how long the pacer
 	// stayed behind, as against how many ticks a stall delayed.
 	LateSpanMs float64 `json:"late_span_ms"`
+	// EndLagMs is how late the load's last tick was handed out: a pacer
+	// still behind when the load ended never caught up, and the load ran
+	// that much longer than planned.
+	EndLagMs float64 `json:"end_lag_ms"`
 }
 
 // Pacer CPU rule: the run hit its CPU limit when more than
 // pacerLateShare of its ticks, and at least pacerLateMin, were late, and
 // the pacer stayed behind through at least pacerLateSpanMinMs of its
-// schedule. A stall the pacer caught up on sooner (a busy machine, a GC
-// pause: the ticks it delayed went out together) is reported, not a
-// limit: the server was still given the load asked for.
+// schedule; or through at least pacerShareSpanMinMs of it with at least
+// pacerLateShareMany of the ticks late (at 20,000 calls/s for 10 s a
+// client was over 1 s late on 35% of its ticks, through 3.5 s of the
+// schedule); or through at least pacerEndSpanMinMs of it and still more
+// than the bound behind when the load ended (it never caught up: at
+// 20,000 calls/s a client fell behind in its last seconds, 1.5 s of the
+// schedule late, and the load ran 1.9 s past its 10 s). A stall the pacer
+// caught up on sooner (a busy machine, a GC pause: the ticks it delayed
+// went out together; 1.5 s in a 2 s load at 20/s is 0.5 s of the schedule
+// late) is reported, not a limit: the server was still given the load
+// asked for.
 const (
-	pacerLateShare     = 0.01
-	pacerLateMin       = 10
-	pacerLateSpanMinMs = 5000
+	pacerLateShare      = 0.01
+	pacerLateMin        = 10
+	pacerLateSpanMinMs  = 5000
+	pacerLateShareMany  = 0.10
+	pacerShareSpanMinMs = 2000
+	pacerEndSpanMinMs   = 1000
 )
+
+// cpuLimit applies the pacer CPU rule.
+func (p PacerLag) cpuLimit() bool {
+	if p.Late < pacerLateMin || float64(p.Late) <= pacerLateShare*float64(p.Ticks) {
+		return false
+	}
+	neverCaughtUp := p.BoundMs > 0 && p.EndLagMs > p.BoundMs && p.LateSpanMs >= pacerEndSpanMinMs
+	mostlyLate := float64(p.Late) >= pacerLateShareMany*float64(p.Ticks) && p.LateSpanMs >= pacerShareSpanMinMs
+	return p.LateSpanMs >= pacerLateSpanMinMs || mostlyLate || neverCaughtUp
+}
 
 // clientLimitAgg counts client_limit calls by what ran out.
 type clientLimitAgg struct {
@@ -69,8 +94,8 @@ func (a *Aggregator) buildClientLimits(s *Summary) {
 	c.Calls = s.Calls.ClientLimit
 	p := a.clientLimits.pacer
 	c.PacerLate, c.PacerMaxLagMs, c.PacerBoundMs = p.Late, round3(p.MaxLagMs), p.BoundMs
-	c.PacerLateSpanMs = round3(p.LateSpanMs)
-	c.CPU = p.Late >= pacerLateMin && float64(p.Late) > pacerLateShare*float64(p.Ticks) && p.LateSpanMs >= pacerLateSpanMinMs
+	c.PacerLateSpanMs, c.PacerEndLagMs = round3(p.LateSpanMs), round3(p.EndLagMs)
+	c.CPU = p.cpuLimit()
 	for _, l := range []string{results.LimitFDs, results.LimitPorts, results.LimitMemory} {
 		if b[l] > 0 {
 			c.Advice = append(c.Advice, limitAdvice[l])

@@ -29,6 +29,26 @@ func TestClientLimits(t *testing.T) {
 			wantHit: true, wantCPU: true, wantText: []string{"out of CPU", "ran out of CPU"}},
 		{name: "pacer late over 1%, caught up within 5 s", records: []*results.Record{call(0, results.OK, resp(5))},
 			pacer: PacerLag{Ticks: 40, Late: 12, MaxLagMs: 1500, BoundMs: 1000, LateSpanMs: 600}},
+		// 20,000 echo calls/s for 10 s (docs/performance.md, "Calls per
+		// second"): the pacer fell behind in the last seconds and the load
+		// ran 1.9 s long; 1.5 s of the schedule late is under 5 s, and the
+		// summary named no limit, but the pacer never caught up.
+		{name: "pacer never caught up", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer:   PacerLag{Ticks: 200000, Late: 30103, MaxLagMs: 2388, BoundMs: 1000, LateSpanMs: 1505, EndLagMs: 1929},
+			wantHit: true, wantCPU: true, wantText: []string{"out of CPU", "ran out of CPU"}},
+		// 20,000 echo calls/s for 10 s, caught up by the end: over 1 s late
+		// on 35% of the ticks, through 3.5 s of the schedule.
+		{name: "pacer late on a third of the ticks", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer:   PacerLag{Ticks: 200000, Late: 69700, MaxLagMs: 2975, BoundMs: 1000, LateSpanMs: 3485, EndLagMs: 40},
+			wantHit: true, wantCPU: true, wantText: []string{"out of CPU", "ran out of CPU"}},
+		// A 3 s stall in a 60 s load at 20/s: 2 s of the schedule late,
+		// 3% of the ticks.
+		{name: "a long stall in a long run", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer: PacerLag{Ticks: 1200, Late: 40, MaxLagMs: 3000, BoundMs: 1000, LateSpanMs: 2000}},
+		// A stall of 1.5 s at the end of a 2 s load at 20/s: behind at the
+		// end, but only its last 0.5 s of schedule was over 1 s late.
+		{name: "a stall at the end", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer: PacerLag{Ticks: 40, Late: 10, MaxLagMs: 1500, BoundMs: 1000, LateSpanMs: 500, EndLagMs: 1450}},
 		{name: "pacer late, too few ticks", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 100, Late: 9, BoundMs: 500}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,9 +86,30 @@ func TestClientLimits(t *testing.T) {
 }
 
 func TestMergeInputsPacer(t *testing.T) {
-	got := MergeInputs([]RunInputs{{Pacer: PacerLag{Ticks: 100, Late: 1, MaxLagMs: 600, BoundMs: 500, LateSpanMs: 10}},
-		{Pacer: PacerLag{Ticks: 50, Late: 20, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400}}}).Pacer
-	if want := (PacerLag{Ticks: 150, Late: 21, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400}); got != want {
+	got := MergeInputs([]RunInputs{{Pacer: PacerLag{Ticks: 100, Late: 1, MaxLagMs: 600, BoundMs: 500, LateSpanMs: 10, EndLagMs: 700}},
+		{Pacer: PacerLag{Ticks: 50, Late: 20, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400, EndLagMs: 20}}}).Pacer
+	if want := (PacerLag{Ticks: 150, Late: 21, MaxLagMs: 3000, BoundMs: 500, LateSpanMs: 400, EndLagMs: 700}); got != want {
 		t.Errorf("merged pacer %+v, want %+v", got, want)
+	}
+}
+
+// TestResultUnderClientLimit: a run that hit a client limit says so first
+// on its Result line, and a verdict's violation beside it is said to have
+// been seen while the client was the limit (at 20,000 echo calls/s the
+// line read "violation in protocol; the client ran out of CPU").
+func TestResultUnderClientLimit(t *testing.T) {
+	a := NewAggregator(Rules{})
+	a.SetInputs(RunInputs{Pacer: PacerLag{Ticks: 200000, Late: 65166, MaxLagMs: 2262, BoundMs: 1000, LateSpanMs: 3258}})
+	a.Add(call(0, results.OK, resp(5)))
+	s := a.Summary(Meta{Scenario: "s"})
+	for i := range s.Verdicts {
+		if s.Verdicts[i].Area == AreaProtocol {
+			s.Verdicts[i].Status = StatusViolation
+		}
+	}
+	s.Evaluate(nil, true)
+	want := "FAIL (the client ran out of CPU: the server was not given the load asked for; violation in protocol, seen while the client was the limit)"
+	if got := s.Result(); got != want {
+		t.Errorf("Result %q, want %q", got, want)
 	}
 }

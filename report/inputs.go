@@ -114,6 +114,7 @@ func MergeInputs(list []RunInputs) RunInputs {
 		out.Pacer.Late += in.Pacer.Late
 		out.Pacer.LateSpanMs = max(out.Pacer.LateSpanMs, in.Pacer.LateSpanMs) // shards run side by side
 		out.Pacer.MaxLagMs = max(out.Pacer.MaxLagMs, in.Pacer.MaxLagMs)
+		out.Pacer.EndLagMs = max(out.Pacer.EndLagMs, in.Pacer.EndLagMs)
 		out.Pacer.BoundMs = max(out.Pacer.BoundMs, in.Pacer.BoundMs)
 		mergeGateway(&out.Gateway, in.Gateway)
 		for _, b := range in.Background {

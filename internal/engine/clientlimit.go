@@ -42,9 +42,10 @@ type pacerLag struct {
 	ticks, late atomic.Int64
 	maxNs       atomic.Int64
 	// prevAt is the previous tick's offset in the schedule; lateSpanNs
-	// sums the intervals that ended in a late tick. One pacer goroutine
-	// calls tick.
-	prevAt, lateSpanNs atomic.Int64
+	// sums the intervals that ended in a late tick; lastNs is the last
+	// tick's lag (at the load's end: how far behind it ended). One pacer
+	// goroutine calls tick.
+	prevAt, lateSpanNs, lastNs atomic.Int64
 }
 
 // tick records one tick, at offset at in the schedule, handed out lag
@@ -52,6 +53,7 @@ type pacerLag struct {
 func (p *pacerLag) tick(at, lag time.Duration) {
 	p.ticks.Add(1)
 	interval := int64(at) - p.prevAt.Swap(int64(at))
+	p.lastNs.Store(int64(lag))
 	if lag > pacerLateBound {
 		p.late.Add(1)
 		p.lateSpanNs.Add(max(interval, 0))
@@ -67,5 +69,5 @@ func (p *pacerLag) tick(at, lag time.Duration) {
 func (p *pacerLag) result() report.PacerLag {
 	return report.PacerLag{Ticks: int(p.ticks.Load()), Late: int(p.late.Load()),
 		MaxLagMs: float64(p.maxNs.Load()) / 1e6, BoundMs: float64(pacerLateBound / time.Millisecond),
-		LateSpanMs: float64(p.lateSpanNs.Load()) / 1e6}
+		LateSpanMs: float64(p.lateSpanNs.Load()) / 1e6, EndLagMs: float64(p.lastNs.Load()) / 1e6}
 }

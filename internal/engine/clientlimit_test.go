@@ -74,7 +74,7 @@ func TestPacerLag(t *testing.T) {
 		p.tick(time.Duration(i)*100*time.Millisecond, lag)
 	}
 	got := p.result()
-	if got.Ticks != 5 || got.Late != 2 || got.MaxLagMs != 2000 || got.BoundMs != 1000 || got.LateSpanMs != 200 {
-		t.Errorf("pacer lag %+v, want 5 ticks, 2 late, max 2000 ms, bound 1000 ms, late span 200 ms", got)
+	if got.Ticks != 5 || got.Late != 2 || got.MaxLagMs != 2000 || got.BoundMs != 1000 || got.LateSpanMs != 200 || got.EndLagMs != 2000 {
+		t.Errorf("pacer lag %+v, want 5 ticks, 2 late, max 2000 ms, bound 1000 ms, late span 200 ms, 2000 ms behind at the end", got)
 	}
 }

@@ -78,12 +78,17 @@ type ClientLimits struct {
 	Memory int `json:"memory"`
 	// CPU: the pacer fell behind its schedule (PacerLate ticks more than
 	// PacerBoundMs late, over 1% of them, covering PacerLateSpanMs of the
-	// schedule, at least 5 s).
+	// schedule, at least 5 s; or at least 2 s, with 10% of the ticks late;
+	// or at least 1 s, and PacerEndLagMs over the bound).
 	CPU             bool    `json:"cpu"`
 	PacerLate       int     `json:"pacer_late"`
 	PacerMaxLagMs   float64 `json:"pacer_max_lag_ms"`
 	PacerBoundMs    float64 `json:"pacer_bound_ms"`
 	PacerLateSpanMs float64 `json:"pacer_late_span_ms"`
+	// PacerEndLagMs is how late the load's last tick went out; more than
+	// the bound, with at least 1 s of the schedule late, is the CPU limit
+	// too (the pacer never caught up).
+	PacerEndLagMs float64 `json:"pacer_end_lag_ms"`
 	// Advice says, for each limit hit, how to raise it.
 	Advice []string `json:"advice,omitempty"`
 	// Example is the error of one call per limit, as the system gave it.

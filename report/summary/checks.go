@@ -252,15 +252,21 @@ func (s *Summary) resultLine() string {
 		}
 		return "PASS (" + checks + ")"
 	}
+	// A client limit comes first: the server was not given the load asked
+	// for, so what it did under that load is not its own doing alone.
 	var why []string
+	if s.ClientLimits.Hit {
+		why = append(why, s.ClientLimits.reason())
+	}
 	if n := s.FailedChecks(); n > 0 {
 		why = append(why, fmt.Sprintf("%d of %s failed", n, checks))
 	}
 	if s.FailOnViolation && len(violations) > 0 {
-		why = append(why, "violation in "+strings.Join(violations, ", "))
-	}
-	if s.ClientLimits.Hit {
-		why = append(why, s.ClientLimits.reason())
+		v := "violation in " + strings.Join(violations, ", ")
+		if s.ClientLimits.Hit {
+			v += ", seen while the client was the limit"
+		}
+		why = append(why, v)
 	}
 	if len(why) == 0 {
 		return "FAIL"

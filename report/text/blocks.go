@@ -144,8 +144,8 @@ func (s view) textClientLimits(t *textOut) {
 		}
 	}
 	if c.CPU {
-		items = append(items, fmt.Sprintf("pacer late %d ticks (> %s behind; max %s; %s of the schedule)", c.PacerLate,
-			summary.FormatMs(c.PacerBoundMs), summary.FormatMs(c.PacerMaxLagMs), summary.FormatMs(c.PacerLateSpanMs)))
+		items = append(items, fmt.Sprintf("pacer late %d ticks (> %s behind; max %s; %s of the schedule; %s behind at the end)", c.PacerLate,
+			summary.FormatMs(c.PacerBoundMs), summary.FormatMs(c.PacerMaxLagMs), summary.FormatMs(c.PacerLateSpanMs), summary.FormatMs(c.PacerEndLagMs)))
 	}
 	t.items("Client limit", items...)
 	var more []string

@@ -112,7 +112,7 @@ func TestClientLimitBlock(t *testing.T) {
 			Example: map[string]string{results.LimitFDs: "dial tcp: socket: too many open files"}},
 			[]string{"2 calls not made: fds", "ulimit -n", "e.g. dial tcp: socket: too many open files"}},
 		{"pacer late", report.ClientLimits{Hit: true, CPU: true, PacerLate: 11, PacerBoundMs: 500, PacerMaxLagMs: 2500, PacerLateSpanMs: 5500},
-			[]string{"pacer late 11 ticks (> 500ms behind; max 2.5s; 5.5s of the schedule)"}},
+			[]string{"pacer late 11 ticks (> 500ms behind; max 2.5s; 5.5s of the schedule; 0s behind at the end)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := render(t, &report.Summary{ClientLimits: tc.c})
