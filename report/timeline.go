@@ -28,7 +28,7 @@ const (
 	// onsetPercent: throttled calls at least this share of a window's
 	// scheduled calls mark the onset.
 	onsetPercent = 1
-	// defaultSweepEvery: records between sweeps, a dozen seconds of a
+	// defaultSweepEvery: records between sweeps, about 14 seconds of a
 	// 300 calls/s run; a sweep waits for four records a live chunk, so it
 	// costs little even when records come in no order at all.
 	defaultSweepEvery = 4096
