@@ -23,6 +23,9 @@ func soakProfiles(b *testing.B, dur time.Duration) (env []string, take func(pid 
 	if dir == "" {
 		return nil, nil
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatalf("MCPCHAOS_BENCH_MEMPROFILE=%q: %v", dir, err)
+	}
 	path := filepath.Join(dir, "soak.pprof")
 	ats := []time.Duration{time.Minute, dur - time.Minute}
 	b.Logf("soak: heap profiles at %v into %s", ats, dir)
