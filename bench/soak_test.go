@@ -16,9 +16,12 @@ import (
 // 10 s; it reports them at 1 minute, at 5 minutes and at the end (each the
 // median of the readings within 30 s of it; the end is the load's last
 // minute), and the RSS growth from 5 minutes to the end. MCPCHAOS_SOAK sets the load's
-// length (default 6m), MCPCHAOS_SOAK_RATE its rate (default 300/s):
+// length (default 6m), MCPCHAOS_SOAK_RATE its rate (default 300/s),
+// MCPCHAOS_BENCH_MEMPROFILE a directory for heap profiles (soakProfiles).
+// The -timeout must cover the load and 15 minutes more:
 //
 //	MCPCHAOS_SOAK=10m go test -run '^$' -bench 'Soak$' -benchtime=1x -timeout 30m ./bench/
+//	MCPCHAOS_SOAK=60m go test -run '^$' -bench 'Soak$' -benchtime=1x -timeout 75m ./bench/
 func BenchmarkSoak(b *testing.B) {
 	setup(b)
 	dur := 6 * time.Minute
@@ -54,7 +57,13 @@ orphans: {grace: 1s}
 	for range b.N {
 		before := machineNow()
 		var samples []soakSample
-		r := runScenario(b, scenario, runOpts{limit: dur + 3*time.Minute, watch: func(pid int, stop <-chan struct{}) {
+		env, profile := soakProfiles(b, dur)
+		r := runScenario(b, scenario, runOpts{limit: dur + 3*time.Minute, env: env, watch: func(pid int, stop <-chan struct{}) {
+			if profile != nil {
+				done := make(chan struct{})
+				go func() { defer close(done); profile(pid, stop) }()
+				defer func() { <-done }()
+			}
 			samples = sampleSoak(pid, 10*time.Second, stop)
 		}})
 		logRun(b, r)

@@ -142,7 +142,7 @@ func (pr *probeRun) leakedWork(out *report.Orphans) {
 				out.Shared = &report.SharedServer{LeakProbe: name, Baseline: pr.baseline[name]}
 				return
 			}
-			out.LeakedCallSeconds = series.LeakedCallSeconds(pr.series[name], pr.client, pr.baseline[name])
+			out.LeakedCallSeconds = series.LeakedCallSeconds(pr.series[name], pr.client.points, pr.baseline[name])
 			return
 		}
 	}
@@ -187,17 +187,9 @@ func readable(series []probes.Point) bool {
 }
 
 // liveCallSeconds integrates the client's calls in flight over the
-// samples taken so far (step rule); a gap of more than a few sampling
-// periods is a quiet window (nothing live) and is left out.
+// samples taken so far (inflightSeries).
 func (pr *probeRun) liveCallSeconds() float64 {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	gap := 5 * pr.r.plan.Orphans.SampleEvery
-	total := 0.0
-	for i := 1; i < len(pr.client); i++ {
-		if d := pr.client[i].T.Sub(pr.client[i-1].T); d <= gap {
-			total += pr.client[i-1].V * d.Seconds()
-		}
-	}
-	return total
+	return pr.client.callSeconds
 }

@@ -118,7 +118,7 @@ type probeRun struct {
 
 	mu     sync.Mutex
 	series map[string][]probes.Point
-	client []probes.Point
+	client inflightSeries // the client's calls in flight (inflightseries.go)
 	errors []string
 	stop   chan struct{}
 	done   chan struct{}
@@ -197,6 +197,7 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 			}
 		}
 	}
+	pr.client = inflightSeries{keep: len(pr.counts) > 0, gap: 5 * r.plan.Orphans.SampleEvery}
 	if wantProc && pr.proc == nil {
 		pr.procPIDs = r.clients.pids
 		pr.proc = probes.NewProcess(r.clients.pids)
@@ -248,7 +249,7 @@ func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[strin
 	for name, v := range vals {
 		pr.series[name] = append(pr.series[name], probes.Point{T: now, V: v})
 	}
-	pr.client = append(pr.client, probes.Point{T: now, V: float64(inflight)})
+	pr.client.add(probes.Point{T: now, V: float64(inflight)})
 	pr.mu.Unlock()
 	if w, on := pr.r.opts.Writer, pr.r.opts.OnSample; w != nil || on != nil {
 		s := &results.Sample{Type: results.TypeSample, T: now, ReadUs: max(now.Sub(began).Microseconds(), 1),
