@@ -205,16 +205,14 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	stopLag := r.lag.start()
 	var stopLate, stopDeadlines func()
-	r.lateQ, stopLate = startLateQueue(r)
+	r.lateQ, stopLate = startLateQueue(r) // and the read-lag monitor, which drives it
 	r.deadlines, stopDeadlines = startDeadlines(true)
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
 	r.load(ctx, info, pr)
 	r.wrapUp(ctx, info, pr, collected, func() {
-		stopLag()
 		stopLate()
 		stopDeadlines()
 	})
