@@ -36,14 +36,6 @@ type lateCall struct {
 	due time.Time
 }
 
-// startLateQueue makes the queue and starts the run's read-lag monitor,
-// which drives it. stop ends the monitor once r.pending has no record
-// left waiting (wrapUp waits for that first).
-func startLateQueue(r *runner) (*lateQueue, func()) {
-	lq := &lateQueue{r: r}
-	return lq, r.lag.start(lq.tick)
-}
-
 // add queues a finished call; r.pending counts it until its record is
 // handed over.
 func (lq *lateQueue) add(cs *callState) {
