@@ -17,15 +17,22 @@ import (
 // process's own CPU use stays low the run sets GOMAXPROCS to 1 (the load
 // starts so), and it gives the runtime back its default as soon as the use
 // climbs toward a full CPU, before the pacer could fall behind
-// (pacerLateBound is 1 s; the adapter looks every procWindow). At the end
-// of the run the default is restored. A GOMAXPROCS set in the environment is the user's choice:
+// (pacerLateBound is 1 s; the adapter looks every procWindow), or as soon
+// as the process stalls (the read-lag monitor woke more than lagMin late):
+// on a machine busy with other work the kernel shares the CPUs by thread,
+// so a process with one running thread gets less of them, and a thread
+// that waits for a CPU holds up every timer of the run (faults and
+// timeouts act late). After a stall it goes back to one P only after
+// procStallQuiet windows without one. At the end of the run the default
+// is restored. A GOMAXPROCS set in the environment is the user's choice:
 // then nothing changes.
 
 // procWindow is how often the adapter reads the process's CPU time.
 // procUp is the CPU use (in CPUs, averaged over procUpWindows windows) at
-// which one P gives way to the default; procDown the use (averaged over
-// procDownWindows) under which the default gives way to one P again, and
-// procStay how long the default stays at least once restored.
+// which one P gives way to the default (as does any stall); procDown the
+// use (averaged over procDownWindows, with no stall in them) under which
+// the default gives way to one P again, and procStay how long the default
+// stays at least once restored.
 const (
 	procWindow      = 100 * time.Millisecond
 	procUp          = 0.5
@@ -33,6 +40,11 @@ const (
 	procDown        = 0.3
 	procDownWindows = 20
 	procStay        = 5 * time.Second
+	// procStallQuiet is how many windows without a stall it takes to go
+	// back to one P once the process has stalled: a machine busy enough
+	// to stall it once is likely to again, and every switch stops the
+	// world.
+	procStallQuiet = 300
 )
 
 // procAdapter switches GOMAXPROCS between 1 and the runtime's default. It
@@ -42,9 +54,13 @@ type procAdapter struct {
 	max     int // the default; more than 1
 	one     bool
 	cpu     func() (time.Duration, bool) // the process's CPU time so far
+	stalls  func() time.Duration         // this process's stalls so far (readlag.go)
 	set     func(n int)                  // sets GOMAXPROCS (0: the default)
 	lastAt  time.Time
 	lastCPU time.Duration
+	lastSt  time.Duration
+	quiet   int                      // windows since the last stall
+	stalled bool                     // the process stalled during the run
 	raised  time.Time                // when the default was last restored
 	uses    [procDownWindows]float64 // the last windows' CPU use, a ring
 	n       int                      // windows seen
@@ -54,17 +70,18 @@ type procAdapter struct {
 // of runs that overlap in one process (tests) only the first adapts it.
 var procsHeld atomic.Bool
 
-// newProcAdapter returns the adapter for this process, or nil when there
-// is nothing to adapt: one CPU, GOMAXPROCS set by the user, no way to read
-// the process's CPU time, or another run's adapter at work.
-func newProcAdapter() *procAdapter {
+// newProcAdapter returns the adapter for this process, reading its stalls
+// from stalls, or nil when there is nothing to adapt: one CPU, GOMAXPROCS
+// set by the user, no way to read the process's CPU time, or another
+// run's adapter at work.
+func newProcAdapter(stalls func() time.Duration) *procAdapter {
 	if _, set := os.LookupEnv("GOMAXPROCS"); set || runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
 	if _, ok := processCPU(); !ok || !procsHeld.CompareAndSwap(false, true) {
 		return nil
 	}
-	return &procAdapter{max: runtime.GOMAXPROCS(0), cpu: processCPU, set: setProcs}
+	return &procAdapter{max: runtime.GOMAXPROCS(0), cpu: processCPU, stalls: stalls, set: setProcs}
 }
 
 // setProcs sets GOMAXPROCS to n, or back to the runtime's default (which
@@ -87,10 +104,11 @@ func (pa *procAdapter) tick(now time.Time) {
 	if !ok {
 		return
 	}
+	st := pa.stalls()
 	if pa.lastAt.IsZero() {
 		// The load starts on one P: most runs need no more, and one
 		// that does has it back within procUpWindows windows.
-		pa.lastAt, pa.lastCPU = now, cpu
+		pa.lastAt, pa.lastCPU, pa.lastSt = now, cpu, st
 		pa.set(1)
 		pa.one = true
 		return
@@ -98,12 +116,20 @@ func (pa *procAdapter) tick(now time.Time) {
 	el := now.Sub(pa.lastAt)
 	pa.uses[pa.n%len(pa.uses)] = float64(cpu-pa.lastCPU) / float64(el)
 	pa.n++
-	pa.lastAt, pa.lastCPU = now, cpu
+	pa.quiet++
+	if st > pa.lastSt {
+		pa.quiet, pa.stalled = 0, true // the monitor woke late: this process waited for a CPU
+	}
+	needQuiet := procDownWindows
+	if pa.stalled {
+		needQuiet = procStallQuiet
+	}
+	pa.lastAt, pa.lastCPU, pa.lastSt = now, cpu, st
 	switch {
-	case pa.one && pa.n >= procUpWindows && pa.mean(procUpWindows) >= procUp:
+	case pa.one && (pa.quiet == 0 || pa.n >= procUpWindows && pa.mean(procUpWindows) >= procUp):
 		pa.set(0)
 		pa.one, pa.raised = false, now
-	case !pa.one && now.Sub(pa.raised) >= procStay && pa.n >= procDownWindows && pa.mean(procDownWindows) < procDown:
+	case !pa.one && now.Sub(pa.raised) >= procStay && pa.quiet >= needQuiet && pa.n >= procDownWindows && pa.mean(procDownWindows) < procDown:
 		pa.set(1)
 		pa.one = true
 	}

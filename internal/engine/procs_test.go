@@ -11,18 +11,20 @@ import (
 // fakeProcs drives a procAdapter with a CPU use per window and records
 // what it set.
 type fakeProcs struct {
-	cpu  time.Duration
-	sets []int
+	cpu, stalls time.Duration
+	sets        []int
 }
 
 func (f *fakeProcs) adapter() *procAdapter {
-	return &procAdapter{max: 2, cpu: func() (time.Duration, bool) { return f.cpu, true }, set: func(n int) { f.sets = append(f.sets, n) }}
+	return &procAdapter{max: 2, cpu: func() (time.Duration, bool) { return f.cpu, true },
+		stalls: func() time.Duration { return f.stalls }, set: func(n int) { f.sets = append(f.sets, n) }}
 }
 
 // TestProcAdapter: the load starts on one P; the default comes back when
 // the use averages procUp over procUpWindows windows (a single busy window
-// is not enough), and goes again only after procStay and procDownWindows
-// quiet windows; stop restores the default.
+// is not enough) or the process stalls, and goes again only after procStay
+// and procDownWindows quiet windows (procStallQuiet once it stalled); stop
+// restores the default. A use of -1 is a quiet window with a stall.
 func TestProcAdapter(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -36,6 +38,10 @@ func TestProcAdapter(t *testing.T) {
 		{name: "busy then quiet, too soon", uses: append([]float64{0.9, 0.9, 0.9}, repeat(0.1, 40)...), want: []int{1, 0}},
 		{name: "busy then quiet for long", uses: append([]float64{0.9, 0.9, 0.9}, repeat(0.1, 60)...), want: []int{1, 0, 1}, one: true},
 		{name: "busy then middling", uses: append([]float64{0.9, 0.9, 0.9}, repeat(0.4, 100)...), want: []int{1, 0}},
+		{name: "a stall", uses: []float64{0.1, -1, 0.1}, want: []int{1, 0}},
+		{name: "a stall, then quiet for a while", uses: append([]float64{0.1, -1}, repeat(0.1, 100)...), want: []int{1, 0}},
+		{name: "a stall, then quiet for long", uses: append([]float64{0.1, -1}, repeat(0.1, procStallQuiet)...), want: []int{1, 0, 1}, one: true},
+		{name: "stalls now and then", uses: slices.Repeat(append([]float64{-1}, repeat(0.1, 15)...), 10), want: []int{1, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeProcs{}
@@ -45,6 +51,10 @@ func TestProcAdapter(t *testing.T) {
 			for _, u := range tc.uses {
 				pa.tick(now.Add(procWindow / 2)) // too soon: no reading
 				now = now.Add(procWindow)
+				if u < 0 {
+					f.stalls += 10 * time.Millisecond
+					u = 0.1
+				}
 				f.cpu += time.Duration(u * float64(procWindow))
 				pa.tick(now)
 			}
@@ -72,22 +82,23 @@ func repeat(v float64, n int) []float64 {
 // left alone, and of two runs at once only the first adapts.
 func TestProcAdapterLeavesUsersChoice(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "2")
-	if pa := newProcAdapter(); pa != nil {
+	if pa := newProcAdapter(func() time.Duration { return 0 }); pa != nil {
 		t.Error("an adapter although GOMAXPROCS is set in the environment")
 	}
 	os.Unsetenv("GOMAXPROCS") // t.Setenv restores it
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one CPU: nothing to adapt")
 	}
-	first := newProcAdapter()
+	none := func() time.Duration { return 0 }
+	first := newProcAdapter(none)
 	if first == nil {
 		t.Fatal("no adapter without GOMAXPROCS in the environment")
 	}
-	if second := newProcAdapter(); second != nil {
+	if second := newProcAdapter(none); second != nil {
 		t.Error("a second adapter while the first runs")
 	}
 	first.stop()
-	third := newProcAdapter()
+	third := newProcAdapter(none)
 	if third == nil {
 		t.Error("no adapter once the first stopped")
 	}

@@ -214,7 +214,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	r.lateQ = &lateQueue{r: r}
 	var procs *procAdapter
 	if opts.AdaptProcs {
-		procs = newProcAdapter()
+		procs = newProcAdapter(r.lag.total)
 	}
 	stopPeriodic := r.lag.start(func(now time.Time) {
 		r.lateQ.tick(now)
