@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -33,23 +34,26 @@ type readLag struct {
 	sum    time.Duration // every stall noted, summed (none dropped)
 }
 
-// start runs the monitor until stop is called. Each time it wakes it also
-// calls each (nil: nothing), the run's other periodic work, so that the
-// run pays one wake-up for both (latequeue.go); the time each takes is
-// not counted as a stall.
+// start runs the monitor on a runtime timer until stop is called. Each
+// time it wakes it also calls each (nil: nothing), the run's other
+// periodic work, so that the run pays one wake-up for both (latequeue.go,
+// procs.go); the time each takes is not counted as a stall.
 func (l *readLag) start(each func(now time.Time)) (stop func()) {
-	quit, done := make(chan struct{}), make(chan struct{})
+	return l.startWith(func(context.Context) sleeper { return newTimerSleeper() }, each)
+}
+
+// startWith is start sleeping on what newSleeper makes (a run's monitor
+// sleeps on a timerfd where there is one: one wake-up a tick, where a
+// runtime timer in an idle process often takes two, ticksleep_linux.go).
+func (l *readLag) startWith(newSleeper func(context.Context) sleeper, each func(now time.Time)) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTimer(lagTick)
-		defer t.Stop()
+		sl := newSleeper(ctx)
+		defer sl.stop()
 		due := time.Now().Add(lagTick)
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-			}
+		for sl.sleep(ctx, time.Until(due)) {
 			now := time.Now()
 			if now.Sub(due) > lagMin {
 				l.note(due, now)
@@ -59,11 +63,10 @@ func (l *readLag) start(each func(now time.Time)) (stop func()) {
 				now = time.Now()
 			}
 			due = now.Add(lagTick)
-			t.Reset(lagTick)
 		}
 	}()
 	return func() {
-		close(quit)
+		cancel()
 		<-done
 	}
 }
