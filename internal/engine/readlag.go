@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"sync"
 	"time"
 )
@@ -34,26 +33,23 @@ type readLag struct {
 	sum    time.Duration // every stall noted, summed (none dropped)
 }
 
-// start runs the monitor on a runtime timer until stop is called. Each
-// time it wakes it also calls each (nil: nothing), the run's other
-// periodic work, so that the run pays one wake-up for both (latequeue.go,
-// procs.go); the time each takes is not counted as a stall.
+// start runs the monitor until stop is called. Each time it wakes it also
+// calls each (nil: nothing), the run's other periodic work, so that the
+// run pays one wake-up for both (latequeue.go); the time each takes is
+// not counted as a stall.
 func (l *readLag) start(each func(now time.Time)) (stop func()) {
-	return l.startWith(func(context.Context) sleeper { return newTimerSleeper() }, each)
-}
-
-// startWith is start sleeping on what newSleeper makes (a run's monitor
-// sleeps on a timerfd where there is one: one wake-up a tick, where a
-// runtime timer in an idle process often takes two, ticksleep_linux.go).
-func (l *readLag) startWith(newSleeper func(context.Context) sleeper, each func(now time.Time)) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		sl := newSleeper(ctx)
-		defer sl.stop()
+		t := time.NewTimer(lagTick)
+		defer t.Stop()
 		due := time.Now().Add(lagTick)
-		for sl.sleep(ctx, time.Until(due)) {
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
 			now := time.Now()
 			if now.Sub(due) > lagMin {
 				l.note(due, now)
@@ -63,10 +59,11 @@ func (l *readLag) startWith(newSleeper func(context.Context) sleeper, each func(
 				now = time.Now()
 			}
 			due = now.Add(lagTick)
+			t.Reset(lagTick)
 		}
 	}()
 	return func() {
-		cancel()
+		close(quit)
 		<-done
 	}
 }

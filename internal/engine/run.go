@@ -216,7 +216,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if opts.AdaptProcs {
 		procs = newProcAdapter(r.lag.total)
 	}
-	stopPeriodic := r.lag.startWith(newTickSleeper, func(now time.Time) {
+	stopPeriodic := r.lag.start(func(now time.Time) {
 		r.lateQ.tick(now)
 		procs.tick(now)
 	})

@@ -55,34 +55,3 @@ func TestTickSleeper(t *testing.T) {
 		t.Errorf("%d hits in 30ms at 1000/s, want 30", n)
 	}
 }
-
-// TestReadLagOnTickSleeper: the run's read-lag monitor, on the pacer's
-// sleeper, does its periodic work every lagTick and stops when asked.
-func TestReadLagOnTickSleeper(t *testing.T) {
-	t.Parallel()
-	var l readLag
-	ticks := make(chan time.Time, 1000)
-	stop := l.startWith(newTickSleeper, func(now time.Time) { ticks <- now })
-	var prev time.Time
-	for i := range 5 {
-		select {
-		case now := <-ticks:
-			if !prev.IsZero() && now.Sub(prev) < lagTick {
-				t.Errorf("tick %d came %v after the one before, under lagTick (%v)", i, now.Sub(prev), lagTick)
-			}
-			prev = now
-		case <-time.After(time.Minute):
-			t.Fatalf("tick %d had not come after a minute", i)
-		}
-	}
-	stopped := make(chan struct{})
-	go func() {
-		stop()
-		close(stopped)
-	}()
-	select {
-	case <-stopped:
-	case <-time.After(time.Minute):
-		t.Fatal("the monitor had not stopped a minute after it was asked to")
-	}
-}
