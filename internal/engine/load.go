@@ -29,9 +29,7 @@ func (r *runner) openLoad(ctx context.Context) {
 	first := r.missTicks(r.pace, r.late)
 	pctx, end, stop := r.paceContext(ctx) // extend.go
 	defer stop()
-	// The load's pacer sleeps on a timerfd where there is one
-	// (ticksleep_linux.go): one wake-up a tick, on time.
-	pacedWith(pctx, newTickSleeper(pctx), r.pace, r.began, end, first, r.plan.Shard.step(), func(n uint64, at time.Duration) {
+	pacedFrom(pctx, r.pace, r.began, end, first, r.plan.Shard.step(), func(n uint64, at time.Duration) {
 		if r.win.paused.Load() {
 			r.win.skipped.Add(1) // a quiet window: not offered
 			return

@@ -29,12 +29,20 @@ func paced(ctx context.Context, p pacer, began time.Time, end time.Duration, hit
 // pacedFrom is paced for the hits first, first+step, first+2·step, ...:
 // a shard's part of the schedule, each hit at its time in the whole run.
 func pacedFrom(ctx context.Context, p pacer, began time.Time, end time.Duration, first, step uint64, hit func(n uint64, at time.Duration)) {
-	pacedWith(ctx, newTimerSleeper(), p, began, end, first, step, hit)
-}
-
-// pacedWith is pacedFrom sleeping on sl, which it stops at the end.
-func pacedWith(ctx context.Context, sl sleeper, p pacer, began time.Time, end time.Duration, first, step uint64, hit func(n uint64, at time.Duration)) {
-	defer sl.stop()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	sleep := func(d time.Duration) bool {
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
 	for n := first; ; n += step {
 		at := p.intended(n)
 		wait, stop := p.Pace(time.Since(began), n)
@@ -42,42 +50,15 @@ func pacedWith(ctx context.Context, sl sleeper, p pacer, began time.Time, end ti
 			// The load is over (or the pacer broke: never run unbounded).
 			// It lasts until its end, not until the next hit would have
 			// been due: a shard's next hit may be due well after it.
-			sl.sleep(ctx, time.Until(began.Add(end)))
+			sleep(time.Until(began.Add(end)))
 			return
 		}
-		if !sl.sleep(ctx, wait) {
+		if !sleep(wait) {
 			return // the interrupt came first, or with the tick
 		}
 		hit(n, at)
 	}
 }
-
-// sleeper is what a pacer sleeps on between hits.
-type sleeper interface {
-	// sleep waits d unless ctx ends first; false when ctx has ended.
-	sleep(ctx context.Context, d time.Duration) bool
-	stop()
-}
-
-// timerSleeper sleeps on a runtime timer.
-type timerSleeper struct{ t *time.Timer }
-
-func newTimerSleeper() sleeper { return timerSleeper{time.NewTimer(time.Hour)} }
-
-func (s timerSleeper) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	s.t.Reset(d)
-	select {
-	case <-ctx.Done():
-		return false
-	case <-s.t.C:
-		return true
-	}
-}
-
-func (s timerSleeper) stop() { s.t.Stop() }
 
 // constant is vegeta's constant pacer.
 type constant struct{ vegeta.ConstantPacer }
