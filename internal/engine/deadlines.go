@@ -3,6 +3,7 @@ package engine
 import (
 	"container/heap"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -66,6 +67,14 @@ type deadlines struct {
 	quit  chan struct{}
 	done  chan struct{}
 	waker waker // the precise wake; nil: the runtime timer alone
+	// armed is when the driver will wake next (zero: not before a poke).
+	// A deadline added at or after it needs no poke: the driver wakes at
+	// armed anyway and then sleeps until the earliest deadline. Most
+	// deadlines are such (a call's timeouts fall due after those of the
+	// calls before it, and are mostly stopped before they fire), so a
+	// call costs no wake-up of the driver, nor a re-arming of its timers.
+	armed time.Time
+	wakes atomic.Int64 // how often the driver woke (tests)
 }
 
 // waker arms a wake-up of the driver at a moment, with a resolution finer
@@ -124,15 +133,15 @@ func (ds *deadlines) reset(d *deadline, at time.Time) bool {
 	} else {
 		heap.Push(&ds.h, d)
 	}
-	first := d.i == 0
+	sooner := d.i == 0 && (ds.armed.IsZero() || at.Before(ds.armed))
 	ds.mu.Unlock()
-	if first {
+	if sooner {
 		ds.poke()
 	}
 	return waiting
 }
 
-// poke tells the driver that the earliest deadline changed.
+// poke tells the driver that a deadline falls due before its wake.
 func (ds *deadlines) poke() {
 	select {
 	case ds.kick <- struct{}{}:
@@ -151,6 +160,7 @@ func (ds *deadlines) drive() {
 		wake = ds.waker.C()
 	}
 	for {
+		ds.wakes.Add(1)
 		next, ok := ds.runDue()
 		if ok {
 			wait := max(time.Until(next), time.Nanosecond)
@@ -185,6 +195,7 @@ func (ds *deadlines) runDue() (time.Time, bool) {
 	if ok {
 		next = ds.h[0].at
 	}
+	ds.armed = next
 	ds.mu.Unlock()
 	for i, d := range due {
 		go d.f()

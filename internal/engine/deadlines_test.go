@@ -153,3 +153,41 @@ func TestDeadlinesPrecise(t *testing.T) {
 		t.Errorf("a deadline fired %v early", d)
 	}
 }
+
+// TestDeadlinesLaterNeedNoWake: deadlines added after the moment the
+// driver sleeps until, and stopped before it, as a call's timeouts are, do
+// not wake the driver, even when the heap was empty (the deadline it slept
+// for was stopped); one added before that moment does, and fires on time.
+func TestDeadlinesLaterNeedNoWake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ds, stop := startDeadlines(false)
+		defer stop()
+		t0 := time.Now()
+		f := &firings{at: map[string]time.Duration{}}
+		never := func() { t.Error("a stopped deadline fired") }
+		first := ds.add(t0.Add(5*time.Second), never)
+		synctest.Wait()
+		first.Stop() // the heap is empty; the driver still sleeps until 5s
+		before := ds.wakes.Load()
+		for i := range 1000 {
+			at := t0.Add(5*time.Second + time.Duration(i)*time.Millisecond)
+			idle, cp := ds.add(at, never), ds.add(at.Add(5*time.Second), never)
+			synctest.Wait()
+			idle.Stop()
+			cp.Stop()
+		}
+		if woke := ds.wakes.Load() - before; woke != 0 {
+			t.Errorf("the driver woke %d times for 2,000 later deadlines, want 0", woke)
+		}
+		ds.add(t0.Add(time.Second), f.fn("sooner", t0))
+		later := ds.add(t0.Add(20*time.Second), f.fn("later", t0))
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		later.Stop()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.at["sooner"] != time.Second || f.at["later"] != 20*time.Second || len(f.at) != 2 {
+			t.Errorf("fired %v, want sooner at 1s and later at 20s", f.at)
+		}
+	})
+}

@@ -22,8 +22,8 @@ func TestLateQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const late = time.Second
 		r := &runner{plan: Plan{LateWindow: late}, records: make(chan *results.Record, 16)}
-		lq, stop := startLateQueue(r)
-		defer stop()
+		lq := &lateQueue{r: r}
+		defer r.lag.start(lq.tick)()
 		t0 := time.Now()
 		finishedAt := map[uint64]time.Duration{}
 		finish := func(seq uint64) *callState {

@@ -48,16 +48,26 @@ func TestReadLagBounded(t *testing.T) {
 }
 
 // TestReadLagQuietClock: on a clock that never runs late (synctest), the
-// monitor notes no stall and stops when asked.
+// monitor notes no stall, calls its periodic work once each time it wakes
+// (a slow run of it is not a stall of ours), and stops when asked.
 func TestReadLagQuietClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var l readLag
-		stop := l.start()
+		var calls int
+		stop := l.start(func(time.Time) {
+			calls++
+			if calls == 10 {
+				time.Sleep(50 * time.Millisecond) // slow work: the next wake is late by as much
+			}
+		})
 		from := time.Now()
-		time.Sleep(time.Second)
+		time.Sleep(time.Second + lagTick/2)
 		stop()
 		if got := l.within(from, time.Now()); got != 0 {
 			t.Errorf("stalls on a fake clock = %v, want 0", got)
+		}
+		if want := int((time.Second - 50*time.Millisecond) / lagTick); calls != want {
+			t.Errorf("periodic work ran %d times in 1s, want %d (every %v, one run taking 50ms)", calls, want, lagTick)
 		}
 	})
 }

@@ -42,6 +42,10 @@ type Options struct {
 	// run's stdio servers: any other child of it is an orphan a server
 	// left behind, watched and cleaned up with the servers (leftover.go).
 	Subreaper bool
+	// AdaptProcs runs the process on one P (GOMAXPROCS 1) while it needs
+	// little CPU, and on the runtime's default otherwise (procs.go); for a
+	// process that runs one Run at a time and leaves GOMAXPROCS to it.
+	AdaptProcs bool
 
 	// retryWaitStarts, if set, is called when a throttled call starts its
 	// wait for a retry, with the wait, before the wait can end (tests cut
@@ -209,17 +213,26 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	stopLag := r.lag.start()
-	var stopLate, stopDeadlines func()
-	r.lateQ, stopLate = startLateQueue(r)
+	// The read-lag monitor also hands over the late queue's records and
+	// adapts GOMAXPROCS: one periodic wake-up for the three.
+	r.lateQ = &lateQueue{r: r}
+	var procs *procAdapter
+	if opts.AdaptProcs {
+		procs = newProcAdapter(r.lag.total)
+	}
+	stopPeriodic := r.lag.start(func(now time.Time) {
+		r.lateQ.tick(now)
+		procs.tick(now)
+	})
+	var stopDeadlines func()
 	r.deadlines, stopDeadlines = startDeadlines(true)
 	collected := make(chan struct{})
 	go r.collect(collected)
 	go pr.sampler()
 	r.load(ctx, info, pr)
 	r.wrapUp(ctx, info, pr, collected, func() {
-		stopLag()
-		stopLate()
+		stopPeriodic() // once r.pending has no record left waiting
+		procs.stop()
 		stopDeadlines()
 	})
 	return info, nil

@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"os"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// One processor while the run needs little CPU (issue 28, CPU per call).
+// With more than one P, every goroutine the runtime makes ready while a P
+// is idle (a timer that fires, a worker handed a tick, a response read)
+// also wakes a second thread to look for work, which mostly finds none and
+// sleeps again: a futex call and two thread switches, on a VM the dearest
+// part of a call. A load generator at a few hundred calls a second does
+// that on nearly every call, and uses a fraction of one CPU. So while the
+// process's own CPU use stays low the run sets GOMAXPROCS to 1 (the load
+// starts so), and it gives the runtime back its default as soon as the use
+// climbs toward a full CPU, before the pacer could fall behind
+// (pacerLateBound is 1 s; the adapter looks every procWindow), or as soon
+// as the process stalls (the read-lag monitor woke more than lagMin late):
+// on a machine busy with other work the kernel shares the CPUs by thread,
+// so a process with one running thread gets less of them, and a thread
+// that waits for a CPU holds up every timer of the run (faults and
+// timeouts act late). After a stall it goes back to one P only after
+// procStallQuiet windows without one. At the end of the run the default
+// is restored. A GOMAXPROCS set in the environment is the user's choice:
+// then nothing changes.
+
+// procWindow is how often the adapter reads the process's CPU time.
+// procUp is the CPU use (in CPUs, averaged over procUpWindows windows) at
+// which one P gives way to the default (as does any stall); procDown the
+// use (averaged over procDownWindows, with no stall in them) under which
+// the default gives way to one P again, and procStay how long the default
+// stays at least once restored.
+const (
+	procWindow      = 100 * time.Millisecond
+	procUp          = 0.5
+	procUpWindows   = 3
+	procDown        = 0.3
+	procDownWindows = 20
+	procStay        = 5 * time.Second
+	// procStallQuiet is how many windows without a stall it takes to go
+	// back to one P once the process has stalled: a machine busy enough
+	// to stall it once is likely to again, and every switch stops the
+	// world.
+	procStallQuiet = 300
+)
+
+// procAdapter switches GOMAXPROCS between 1 and the runtime's default. It
+// is driven by one goroutine (tick) and stopped by another once that
+// goroutine has ended.
+type procAdapter struct {
+	max     int // the default; more than 1
+	one     bool
+	cpu     func() (time.Duration, bool) // the process's CPU time so far
+	stalls  func() time.Duration         // this process's stalls so far (readlag.go)
+	set     func(n int)                  // sets GOMAXPROCS (0: the default)
+	lastAt  time.Time
+	lastCPU time.Duration
+	lastSt  time.Duration
+	quiet   int                      // windows since the last stall
+	stalled bool                     // the process stalled during the run
+	raised  time.Time                // when the default was last restored
+	uses    [procDownWindows]float64 // the last windows' CPU use, a ring
+	n       int                      // windows seen
+}
+
+// procsHeld is set while an adapter runs: GOMAXPROCS is the process's, so
+// of runs that overlap in one process (tests) only the first adapts it.
+var procsHeld atomic.Bool
+
+// newProcAdapter returns the adapter for this process, reading its stalls
+// from stalls, or nil when there is nothing to adapt: one CPU, GOMAXPROCS
+// set by the user, no way to read the process's CPU time, or another
+// run's adapter at work.
+func newProcAdapter(stalls func() time.Duration) *procAdapter {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set || runtime.GOMAXPROCS(0) < 2 {
+		return nil
+	}
+	if _, ok := processCPU(); !ok || !procsHeld.CompareAndSwap(false, true) {
+		return nil
+	}
+	return &procAdapter{max: runtime.GOMAXPROCS(0), cpu: processCPU, stalls: stalls, set: setProcs}
+}
+
+// setProcs sets GOMAXPROCS to n, or back to the runtime's default (which
+// follows the CPU limit of a container again) for 0.
+func setProcs(n int) {
+	if n == 0 {
+		runtime.SetDefaultGOMAXPROCS()
+		return
+	}
+	runtime.GOMAXPROCS(n)
+}
+
+// tick takes a reading when a window has passed since the last, and
+// switches when the use calls for it. A nil adapter does nothing.
+func (pa *procAdapter) tick(now time.Time) {
+	if pa == nil || !pa.lastAt.IsZero() && now.Sub(pa.lastAt) < procWindow {
+		return
+	}
+	cpu, ok := pa.cpu()
+	if !ok {
+		return
+	}
+	st := pa.stalls()
+	if pa.lastAt.IsZero() {
+		// The load starts on one P: most runs need no more, and one
+		// that does has it back within procUpWindows windows.
+		pa.lastAt, pa.lastCPU, pa.lastSt = now, cpu, st
+		pa.set(1)
+		pa.one = true
+		return
+	}
+	el := now.Sub(pa.lastAt)
+	pa.uses[pa.n%len(pa.uses)] = float64(cpu-pa.lastCPU) / float64(el)
+	pa.n++
+	pa.quiet++
+	if st > pa.lastSt {
+		pa.quiet, pa.stalled = 0, true // the monitor woke late: this process waited for a CPU
+	}
+	needQuiet := procDownWindows
+	if pa.stalled {
+		needQuiet = procStallQuiet
+	}
+	pa.lastAt, pa.lastCPU, pa.lastSt = now, cpu, st
+	switch {
+	case pa.one && (pa.quiet == 0 || pa.n >= procUpWindows && pa.mean(procUpWindows) >= procUp):
+		pa.set(0)
+		pa.one, pa.raised = false, now
+	case !pa.one && now.Sub(pa.raised) >= procStay && pa.quiet >= needQuiet && pa.n >= procDownWindows && pa.mean(procDownWindows) < procDown:
+		pa.set(1)
+		pa.one = true
+	}
+}
+
+// mean is the CPU use over the last k windows (k at most pa.n).
+func (pa *procAdapter) mean(k int) float64 {
+	sum := 0.0
+	for i := 1; i <= k; i++ {
+		sum += pa.uses[(pa.n-i)%len(pa.uses)]
+	}
+	return sum / float64(k)
+}
+
+// stop gives the runtime back its default, and the process to the next
+// run's adapter.
+func (pa *procAdapter) stop() {
+	if pa == nil {
+		return
+	}
+	if pa.one {
+		pa.set(0)
+		pa.one = false
+	}
+	procsHeld.Store(false)
+}
