@@ -49,6 +49,14 @@ func TestClientLimits(t *testing.T) {
 		// end, but only its last 0.5 s of schedule was over 1 s late.
 		{name: "a stall at the end", records: []*results.Record{call(0, results.OK, resp(5))},
 			pacer: PacerLag{Ticks: 40, Late: 10, MaxLagMs: 1500, BoundMs: 1000, LateSpanMs: 500, EndLagMs: 1450}},
+		// One stall of the whole process, not a pacer that fell behind:
+		// 0.9 s to 3.1 s of a 2 s load at 40/s (44 of 80 ticks late, 1.1 s
+		// of the schedule, 1.1 s behind at the end, the first late tick
+		// 2.2 s late); and 3 s in a 20 s load at 20/s (10% of the ticks).
+		{name: "one stall across the end of a short load", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer: PacerLag{Ticks: 80, Late: 44, MaxLagMs: 2200, BoundMs: 1000, LateSpanMs: 1100, EndLagMs: 1125}},
+		{name: "one stall over a tenth of the ticks", records: []*results.Record{call(0, results.OK, resp(5))},
+			pacer: PacerLag{Ticks: 400, Late: 40, MaxLagMs: 3000, BoundMs: 1000, LateSpanMs: 2000, EndLagMs: 10}},
 		{name: "pacer late, too few ticks", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 100, Late: 9, BoundMs: 500}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
