@@ -52,9 +52,16 @@ func commands() []command {
 // of them left (never in tests, which start processes of their own).
 var subreaper bool
 
+// adaptProcs: `mcpchaos run` runs its load on one P while it needs little
+// CPU (engine.Options.AdaptProcs). GOMAXPROCS is the whole process's, so
+// only the real binary sets it, never a test that calls run in a process
+// that runs other tests beside it.
+var adaptProcs bool
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "run" {
 		subreaper = becomeSubreaper()
+		adaptProcs = true
 	}
 	// The first interrupt cancels ctx: commands drain and still write their
 	// outputs. The second exits at once.

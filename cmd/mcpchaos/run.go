@@ -175,7 +175,7 @@ func (r *runOutput) options(f *runFlags, rp runPlan, stderr io.Writer) engine.Op
 		}
 	}
 	opts := engine.Options{Sink: sink, Writer: r.w, Tick: r.status.tick, Version: version, OnSample: r.exp.sample,
-		Evaluation: report.Evaluation(report.ScenarioRules(rp.sc), rp.checks, rp.failOnViolation), Subreaper: subreaper, AdaptProcs: true}
+		Evaluation: report.Evaluation(report.ScenarioRules(rp.sc), rp.checks, rp.failOnViolation), Subreaper: subreaper, AdaptProcs: adaptProcs}
 	if !f.noSchemaCheck {
 		opts.BeforeLoad = checkTools(rp.sc, stderr)
 	}

@@ -35,8 +35,11 @@ type readLag struct {
 
 // start runs the monitor until stop is called. Each time it wakes it also
 // calls each (nil: nothing), the run's other periodic work, so that the
-// run pays one wake-up for both (latequeue.go); the time each takes is
-// not counted as a stall.
+// run pays one wake-up for both (latequeue.go). The next wake-up is due
+// a tick after this one, whatever each took: while each runs (or waits,
+// handing records to a busy collector) the monitor cannot see a stall, so
+// an each that takes longer than lagMin past the tick counts as one. That
+// errs toward the server: a stall noted is taken off late messages.
 func (l *readLag) start(each func(now time.Time)) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -56,10 +59,9 @@ func (l *readLag) start(each func(now time.Time)) (stop func()) {
 			}
 			if each != nil {
 				each(now)
-				now = time.Now()
 			}
 			due = now.Add(lagTick)
-			t.Reset(lagTick)
+			t.Reset(max(time.Until(due), 0))
 		}
 	}()
 	return func() {
