@@ -30,11 +30,16 @@ func (r *runner) openLoad(ctx context.Context) {
 	pctx, end, stop := r.paceContext(ctx) // extend.go
 	defer stop()
 	pacedFrom(pctx, r.pace, r.began, end, first, r.plan.Shard.step(), func(n uint64, at time.Duration) {
+		// Counted as starting before the pause is looked at: either this
+		// sees the pause or the window's sweep sees the tick (windows.go).
+		r.starting.Add(1)
 		if r.win.paused.Load() {
+			r.starting.Add(-1)
 			r.win.skipped.Add(1) // a quiet window: not offered
 			return
 		}
 		if at >= r.loadTotal() {
+			r.starting.Add(-1)
 			return // past the end of a load that may be extended, and was not (yet)
 		}
 		scheduled := r.began.Add(at)
@@ -44,9 +49,10 @@ func (r *runner) openLoad(ctx context.Context) {
 	close(r.ticks)
 }
 
+// dispatch hands t, counted as starting until its call is in flight
+// (firstCall, startCall), to a worker, or drops it.
 func (r *runner) dispatch(ctx context.Context, t tick) {
 	r.scheduled.Add(1)
-	r.starting.Add(1) // until the call is in flight (firstCall, startCall)
 	select {
 	case r.ticks <- t:
 		return
@@ -85,8 +91,14 @@ func (r *runner) closedLoad(ctx context.Context) {
 				if !r.win.wait(ctx) {
 					return
 				}
+				// Starting until in flight (firstCall, startCall); counted
+				// before the pause is looked at again, as in openLoad.
+				r.starting.Add(1)
+				if r.win.paused.Load() {
+					r.starting.Add(-1)
+					continue
+				}
 				r.scheduled.Add(1)
-				r.starting.Add(1) // until the call is in flight (firstCall, startCall)
 				// Numbered k·N + I: distinct across the shards of a run.
 				n := (seq.Add(1)-1)*r.plan.Shard.step() + r.plan.Shard.first()
 				r.do(ctx, tick{seq: n, scheduled: time.Now()})

@@ -11,7 +11,8 @@ import (
 )
 
 // TestSweepWaitsForStartingCalls: a quiet window's sweep ends only when no
-// call is in flight and none is starting. A tick handed to a worker just
+// call is in flight and none is starting (the loop's condition; the
+// counting itself is TestStartingBackToZero's). A tick handed to a worker just
 // before the pause is not in flight yet; its call is cut as it starts
 // (cancelIfPaused), and the window's grace must run from that cut, so the
 // sweep waits for it and counts it. Found by the TypeScript SDK's
@@ -54,9 +55,11 @@ func TestSweepWaitsForStartingCalls(t *testing.T) {
 }
 
 // TestStartingBackToZero: every tick counted as starting is counted off
-// when its call is in flight, dropped, or finds no client, in an open load
-// that drops ticks and in a closed load; a count left over would make
-// every later quiet window wait its 2 s for a call that never starts.
+// when its call is in flight or dropped, in an open load that drops ticks
+// and in a closed load; a count left over would make every later quiet
+// window wait its 2 s for a call that never starts. (A tick that finds no
+// client, a stdio server that did not start, is counted off in firstCall;
+// no run here reaches it.)
 func TestStartingBackToZero(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t, targetserver.Config{})

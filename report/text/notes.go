@@ -25,7 +25,7 @@ var outcomeMeanings = map[string]string{
 	results.Disconnected:   "a disconnect fault cut the call's connection",
 	results.TransportError: "the connection failed without an answer (on stdio: the server process exited; a new one is started)",
 	results.ProtocolError:  "the answer broke the protocol (see Errors)",
-	results.Dropped:        "never sent: max_in_flight calls were already running (without a Client limit below, they were waiting for the server: it did not keep up with the rate)",
+	results.Dropped:        "never sent: max_in_flight calls were already running (without a Client limit below, most often waiting for the server: it did not keep up with the rate)",
 	results.ClientLimit:    "never sent: our own process ran out of file descriptors, ports or memory (see Client limit); not the server's doing",
 }
 
