@@ -49,14 +49,6 @@ func TestClientLimits(t *testing.T) {
 		// end, but only its last 0.5 s of schedule was over 1 s late.
 		{name: "a stall at the end", records: []*results.Record{call(0, results.OK, resp(5))},
 			pacer: PacerLag{Ticks: 40, Late: 10, MaxLagMs: 1500, BoundMs: 1000, LateSpanMs: 500, EndLagMs: 1450}},
-		// One stall of the whole process, not a pacer that fell behind:
-		// 0.9 s to 3.1 s of a 2 s load at 40/s (44 of 80 ticks late, 1.1 s
-		// of the schedule, 1.1 s behind at the end, the first late tick
-		// 2.2 s late); and 3 s in a 20 s load at 20/s (10% of the ticks).
-		{name: "one stall across the end of a short load", records: []*results.Record{call(0, results.OK, resp(5))},
-			pacer: PacerLag{Ticks: 80, Late: 44, MaxLagMs: 2200, BoundMs: 1000, LateSpanMs: 1100, EndLagMs: 1125}},
-		{name: "one stall over a tenth of the ticks", records: []*results.Record{call(0, results.OK, resp(5))},
-			pacer: PacerLag{Ticks: 400, Late: 40, MaxLagMs: 3000, BoundMs: 1000, LateSpanMs: 2000, EndLagMs: 10}},
 		{name: "pacer late, too few ticks", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 100, Late: 9, BoundMs: 500}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,5 +111,31 @@ func TestResultUnderClientLimit(t *testing.T) {
 	want := "FAIL (the client ran out of CPU: the server was not given the load asked for; violation in protocol, seen while the client was the limit)"
 	if got := s.Result(); got != want {
 		t.Errorf("Result %q, want %q", got, want)
+	}
+}
+
+// TestOneStallIsNoLimit: under the two shorter CPU rules, the late ticks
+// of one stall of the whole process are no limit, where a pacer that fell
+// behind as long is one: 0.9 s to 3.1 s of a 2 s load at 40/s (44 of 80
+// ticks late, 1.1 s of the schedule, 1.1 s behind at the end, the first
+// late tick 2.2 s late), and 3 s in a 20 s load at 20/s (10% of the
+// ticks); against them the two 20,000/s runs of TestClientLimits.
+func TestOneStallIsNoLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pacer PacerLag
+		want  bool
+	}{
+		{"one stall across the end of a short load", PacerLag{Ticks: 80, Late: 44, MaxLagMs: 2200, BoundMs: 1000, LateSpanMs: 1100, EndLagMs: 1125}, false},
+		{"one stall over a tenth of the ticks", PacerLag{Ticks: 400, Late: 40, MaxLagMs: 3000, BoundMs: 1000, LateSpanMs: 2000, EndLagMs: 10}, false},
+		{"fell behind, never caught up", PacerLag{Ticks: 200000, Late: 30103, MaxLagMs: 2388, BoundMs: 1000, LateSpanMs: 1505, EndLagMs: 1929}, true},
+		{"fell behind on a third of the ticks", PacerLag{Ticks: 200000, Late: 69700, MaxLagMs: 2975, BoundMs: 1000, LateSpanMs: 3485, EndLagMs: 40}, true},
+		{"one stall through 6 s of the schedule", PacerLag{Ticks: 400, Late: 120, MaxLagMs: 7000, BoundMs: 1000, LateSpanMs: 6000}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.pacer.cpuLimit(); got != tc.want {
+				t.Errorf("cpuLimit(%+v) = %v, want %v", tc.pacer, got, tc.want)
+			}
+		})
 	}
 }
