@@ -227,19 +227,10 @@ func plateauPeak(s []memSample, g []gaugeSample, most int) int {
 	return peak
 }
 
+// vmRSS reads a live process's VmRSS in KiB (statusKiB).
 func vmRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for %d", pid)
+	rss, _, err := statusKiB(pid)
+	return rss, err
 }
 
 func countFds(pid int) (int, error) {
