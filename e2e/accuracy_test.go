@@ -123,7 +123,7 @@ func checkEstimate(t *testing.T, name string, o outcome, truth func(from, to tim
 // starvedRun reports whether a run's evidence says the machine starved it
 // (report/verdict/starved.go).
 func starvedRun(c report.Cancellation) bool {
-	return c.Windows.Starved > 0 || c.LateQueued > 0 || (c.Client != nil && c.Client.Share >= 0.5)
+	return c.Windows.Starved > 0 || c.LateQueued > c.LateQueuedPrompt || (c.Client != nil && c.Client.Share >= 0.5)
 }
 
 // shortSlicesOnly: a computing tool's threads were preempted so often by

@@ -106,6 +106,7 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.lateResponses += r.LateResponses
 	c.lateProgress += r.LateProgress
 	c.lateQueued += r.LateQueued
+	c.lateQueuedPrompt += r.LateQueuedPrompt
 	c.lateDrained += r.LateDrained
 	c.cancelAnswers += r.CancelAnswers
 	if r.LeftoverUs > 0 || r.Violations["after_cancel"] > 0 {

@@ -138,8 +138,10 @@ type cancelAgg struct {
 	lateProgress  int
 	leftover      int // calls with wire evidence of work after the cancel
 	lateQueued    int // late messages read before the stdio fence's answer
-	lateDrained   int // late progress read after its call's in-time answer
-	cancelAnswers int // answers after the cancel that say it was cancelled
+	// lateQueuedPrompt: those of lateQueued read before a prompt answer
+	lateQueuedPrompt int
+	lateDrained      int // late progress read after its call's in-time answer
+	cancelAnswers    int // answers after the cancel that say it was cancelled
 	// leftoverIDs are the first maxLeftoverIDs leftover calls' ids;
 	// leftoverMaxUs the longest time from a cancel to the work seen after it.
 	leftoverIDs   []int64

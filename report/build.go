@@ -143,6 +143,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		LeftoverIDs:       slices.Clone(a.cancel.leftoverIDs),
 		LeftoverMaxMs:     float64(a.cancel.leftoverMaxUs) / 1000,
 		LateQueued:        a.cancel.lateQueued,
+		LateQueuedPrompt:  a.cancel.lateQueuedPrompt,
 		LateDrained:       a.cancel.lateDrained,
 		CancelAnswers:     a.cancel.cancelAnswers,
 		Orphaned:          o.Orphaned,

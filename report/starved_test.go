@@ -31,7 +31,9 @@ func TestStarvedVerdict(t *testing.T) {
 		{"a starved window beside one that saw work", Orphans{CPU: visible(), Windows: Windows{Count: 2, Starved: 1, Above: 1, LeftoverCPUS: 0.3, MeasuredMs: 2000}},
 			StatusViolation, []string{"1 of 2 quiet windows showed leftover work"}},
 		{"late messages a fence could not place", Orphans{CPU: visible(), Windows: Windows{Count: 1, MeasuredMs: 1000}},
-			StatusNotObservable, []string{"2 messages later than cancel + grace came before the answer to a ping"}},
+			StatusNotObservable, []string{"2 messages later than cancel + grace came before a slow answer (or none) to a ping"}},
+		{"late messages before a prompt fence prove no starving", Orphans{CPU: visible(), Windows: Windows{Count: 1, MeasuredMs: 1000}},
+			StatusPass, []string{"no work seen"}},
 		{"server run-queue wait during the load is not judged", Orphans{CPU: &ProcessCPU{LoadRate: 1, PerCallS: 1, WaitPerSliceMs: 45, RunWaitRate: 3},
 			Windows: Windows{Count: 1, MeasuredMs: 1000}},
 			StatusPass, nil},
@@ -55,6 +57,9 @@ func TestStarvedVerdict(t *testing.T) {
 			rec := call(0, results.Cancelled, cancelAt(100), fault("cancel", 10))
 			if strings.Contains(tt.name, "fence") {
 				rec.LateQueued = 2
+			}
+			if strings.Contains(tt.name, "prompt") {
+				rec.LateQueuedPrompt = 2
 			}
 			a.Add(rec)
 			a.SetOrphans(tt.orphans)

@@ -225,6 +225,9 @@ func (l *lexer) recordCountMember(key string, r *Record) uint64 {
 	case "late_drained":
 		r.LateDrained = l.int()
 		return 1 << 51
+	case "late_queued_prompt":
+		r.LateQueuedPrompt = l.int()
+		return 1 << 52
 	case "ratelimit_limit":
 		r.RateLimitLimit = l.int()
 		return 1 << 45

@@ -166,6 +166,12 @@ type Record struct {
 	// server may have written them before it saw the cancel, so they show
 	// no work after it.
 	LateQueued int `json:"late_queued,omitempty"`
+	// LateQueuedPrompt counts those of LateQueued read before a prompt
+	// answer: one that came within a tenth of the grace (50 ms at most)
+	// after this call's cancel plus the grace. The server then read its
+	// input in time, so they were written by then: queued, and no sign
+	// that the server was starved.
+	LateQueuedPrompt int `json:"late_queued_prompt,omitempty"`
 	// LateDrained counts progress notifications later than our cancel
 	// plus the grace, read after the call's own answer, which came within
 	// it: produced before that answer, they waited in a write queue, and

@@ -151,13 +151,18 @@ func (cs *callState) keepLate(m lateMsg) {
 // settleLate weighs the late messages kept on stdio: read after the
 // fence's answer, they are work after the cancel (after_cancel for
 // progress, the call's leftover time); read before it, or with no answer,
-// they are only queued (cs.mu held).
+// they are only queued, and those before a prompt answer are counted
+// apart (promptFence; cs.mu held).
 func (cs *callState) settleLate() {
 	fenceAt := cs.fence.answered()
+	prompt := cs.promptFence(fenceAt)
 	for _, m := range cs.late {
 		if fenceAt.IsZero() || !m.at.After(fenceAt) {
 			if !m.lagged {
 				cs.rec.LateQueued++
+				if prompt {
+					cs.rec.LateQueuedPrompt++
+				}
 			}
 			continue
 		}
@@ -169,4 +174,24 @@ func (cs *callState) settleLate() {
 		}
 	}
 	cs.late = nil
+}
+
+// maxPromptFence bounds what counts as a prompt answer to a fence.
+const maxPromptFence = 50 * time.Millisecond
+
+// promptFence reports whether the fence's answer, read at fenceAt, came
+// within a tenth of the grace (maxPromptFence at most) after this call's
+// cancel plus the grace. The server then read its input, the cancel and
+// the ping after it, in time: a message read before that answer was
+// written by then, within the grace give or take that tenth, by a server
+// that was not starved of CPU. mcp-go's stdio server, for one, reads its
+// input on a goroutine of its own and answers a ping at once while every
+// worker computes. A slow answer, or none, leaves open whether the server
+// had read the cancel by cancel + grace (report/verdict/starved.go).
+func (cs *callState) promptFence(fenceAt time.Time) bool {
+	if fenceAt.IsZero() || cs.cancelSent.IsZero() || cs.r == nil {
+		return false
+	}
+	grace := cs.r.plan.Progress.Grace
+	return fenceAt.Sub(cs.cancelSent.Add(grace)) <= min(grace/10, maxPromptFence)
 }

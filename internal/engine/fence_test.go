@@ -35,6 +35,38 @@ func TestSettleLate(t *testing.T) {
 	}
 }
 
+// TestPromptFence: messages queued before a fence's answer are counted
+// apart when that answer came within a tenth of the grace (50 ms at most)
+// of the call's cancel plus the grace: the server read its input in time.
+func TestPromptFence(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	for _, tc := range []struct {
+		name            string
+		grace           time.Duration
+		fenceAt         time.Time
+		queued, prompts int
+	}{
+		{"answered 5 ms after cancel + grace", 300 * time.Millisecond, ms(305), 2, 2},
+		{"answered a tenth of the grace after", 300 * time.Millisecond, ms(330), 2, 2},
+		{"answered just past a tenth", 300 * time.Millisecond, ms(331), 2, 0},
+		{"a long grace: 50 ms at most", 2 * time.Second, ms(2060), 2, 0},
+		{"a long grace, answered in 50 ms", 2 * time.Second, ms(2050), 2, 2},
+		{"no answer", 300 * time.Millisecond, time.Time{}, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{plan: Plan{Progress: ProgressRules{Grace: tc.grace}}}
+			cs := &callState{r: r, cancelSent: t0, fence: &fence{at: tc.fenceAt},
+				late: []lateMsg{{at: t0.Add(tc.grace), progress: true}, {at: t0.Add(tc.grace + time.Millisecond)}, {at: t0.Add(tc.grace), lagged: true}}}
+			cs.settleLate()
+			if cs.rec.LateQueued != tc.queued || cs.rec.LateQueuedPrompt != tc.prompts || cs.rec.Violations["after_cancel"] != 0 {
+				t.Errorf("late_queued %d, prompt %d, after_cancel %d; want %d, %d, 0",
+					cs.rec.LateQueued, cs.rec.LateQueuedPrompt, cs.rec.Violations["after_cancel"], tc.queued, tc.prompts)
+			}
+		})
+	}
+}
+
 // TestFencerShares: a cancel whose fence may go out with the pending one
 // shares it; one that needs a later fence gets a new one at its time.
 func TestFencerShares(t *testing.T) {

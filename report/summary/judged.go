@@ -78,8 +78,12 @@ type Cancellation struct {
 	// LateQueued: late messages that prove no work (fence.go in engine);
 	// LateDrained: late progress read after its call's answer, which came
 	// within cancel + grace, a write queue draining (engine/latedrain.go);
-	// CancelAnswers: answers to the cancel itself.
+	// CancelAnswers: answers to the cancel itself. LateQueuedPrompt: those
+	// of LateQueued read before a ping's answer that came within a tenth
+	// of the grace (50 ms at most) of cancel + grace: the server read its
+	// input in time, no sign of a starved server.
 	LateQueued        int                `json:"late_queued"`
+	LateQueuedPrompt  int                `json:"late_queued_prompt"`
 	LateDrained       int                `json:"late_drained"`
 	CancelAnswers     int                `json:"cancel_answers"`
 	Orphaned          float64            `json:"orphaned"`

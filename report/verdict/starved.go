@@ -33,10 +33,10 @@ func starved(c summary.Cancellation) string {
 		why = append(why, fmt.Sprintf("in %d of %s the server's threads waited for a CPU longer than any leftover work "+
 			"could be told from noise (%s)", w.Starved, summary.Plural(w.Count, "quiet window"), starvedWindow(w)))
 	}
-	if c.LateQueued > 0 {
-		why = append(why, fmt.Sprintf("%s later than cancel + grace came before the answer to a ping sent then: "+
+	if n := c.LateQueued - c.LateQueuedPrompt; n > 0 {
+		why = append(why, fmt.Sprintf("%s later than cancel + grace came before a slow answer (or none) to a ping sent then: "+
 			"the server had not read its input by cancel + grace, so whether it wrote them before or after is unknown",
-			summary.Plural(c.LateQueued, "message")))
+			summary.Plural(n, "message")))
 	}
 	if p := lateCutPings(c.CutPings); p != "" {
 		why = append(why, p)
