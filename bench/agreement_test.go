@@ -35,6 +35,8 @@ import (
 // MCPCHAOS_AGREEMENT_ONLY runs the setups whose name contains it (or one
 // of its alternatives, separated by "|"; a name with "sleep" adds the
 // sleeping controls, agreementServers);
+// MCPCHAOS_AGREEMENT_STEPS=N gives the tool N steps instead of 8, at a
+// rate scaled to ask for the same CPU (agreementRate);
 // MCPCHAOS_AGREEMENT_NICE=N runs the servers at niceness N in a session
 // of their own (niced);
 // MCPCHAOS_AGREEMENT_KEEP names a directory where each run's scenario,
@@ -45,6 +47,7 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 	seeds := envCount(b, "MCPCHAOS_AGREEMENT_SEEDS", 20)
 	first := envCount(b, "MCPCHAOS_AGREEMENT_FIRST", 1)
 	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
+	steps := envCount(b, "MCPCHAOS_AGREEMENT_STEPS", 8)
 	if v := os.Getenv("MCPCHAOS_AGREEMENT_NICE"); v != "" {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 19 {
 			b.Fatalf("MCPCHAOS_AGREEMENT_NICE=%q: want a niceness from 1 to 19", v)
@@ -61,12 +64,15 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 				for _, stepMs := range []int{25, 500} {
 					for _, c := range agreementServers(sdk, transport, only) {
 						name := fmt.Sprintf("%s, %d ms steps", c, stepMs)
+						if steps != 8 {
+							name += fmt.Sprintf(", %d of them", steps)
+						}
 						if !picked(name, only) {
 							continue
 						}
 						t := tally{}
 						for seed := first; seed < first+seeds; seed++ {
-							t.add(agreementRun(b, c, stepMs, seed))
+							t.add(agreementRun(b, c, stepMs, steps, seed))
 						}
 						total += t.runs
 						agreed += t.agree
@@ -105,17 +111,24 @@ func agreementSDKs(b *testing.B) []string {
 // core: 2 calls/s of 25 ms steps (0.4 of a core if no call were cut) and
 // 1 call/s of 500 ms steps (4 s of CPU a call: the calls not cut queue up
 // on that core, which the load's 30 s cap still covers at half a core).
-func agreementRate(sdk string, stepMs int) string {
+//
+// With steps other than 8 (MCPCHAOS_AGREEMENT_STEPS) the rate is scaled by
+// 8/steps, so that the load asks for the same CPU a second: e.g. 20 steps
+// of 25 ms leave a call cut after its second progress 450 ms of work, more
+// than the 300 ms grace even on a machine with the cores to spare, where
+// 8 steps leave 150 ms, which a leaking server ends inside the grace.
+func agreementRate(sdk string, stepMs, steps int) string {
+	perSec := 12
 	switch {
 	case sdk == "tssdk" && stepMs >= 100:
-		return "1/1s"
-	case sdk == "tssdk":
-		return "2/1s"
-	case stepMs >= 100:
-		return "2/1s"
-	default:
-		return "12/1s"
+		perSec = 1
+	case sdk == "tssdk", stepMs >= 100:
+		perSec = 2
 	}
+	if steps == 8 {
+		return fmt.Sprintf("%d/1s", perSec)
+	}
+	return fmt.Sprintf("%d/10s", max(1, (perSec*80+steps/2)/steps))
 }
 
 // agreementDuration is a setup's load duration: 3 s, but 6 s of the
@@ -246,7 +259,7 @@ target:
 load: {rate: %s, duration: %s}
 timeouts: {idle: 20s, max: 30s}
 calls:
-  - {tool: work, arguments: {steps: 8, step_ms: %d}, progress: true}
+  - {tool: work, arguments: {steps: %d, step_ms: %d}, progress: true}
 faults:
   - {kind: cancel, probability: 0.5, after_progress: 2}
 progress: {grace: 300ms}
@@ -257,7 +270,7 @@ orphans:
 
 // agreementRun runs one seed of one setup and judges it by the server's
 // log.
-func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreementOutcome {
+func agreementRun(b *testing.B, c stepserver.Config, stepMs, steps, seed int) agreementOutcome {
 	b.Helper()
 	c.Truth = filepath.Join(b.TempDir(), "truth")
 	target, probes := "", ""
@@ -274,8 +287,8 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, seed int) agreement
 		target = fmt.Sprintf("http: {url: %q, pid: %d}", url, pid)
 		probes = fmt.Sprintf("  probes:\n    - {process: {pid: %d}}\n", pid)
 	}
-	rate := agreementRate(c.SDK, stepMs)
-	r := runScenario(b, fmt.Sprintf(agreementScenario, seed, target, rate, agreementDuration(c.SDK, stepMs), stepMs, probes), runOpts{results: true})
+	rate := agreementRate(c.SDK, stepMs, steps)
+	r := runScenario(b, fmt.Sprintf(agreementScenario, seed, target, rate, agreementDuration(c.SDK, stepMs), steps, stepMs, probes), runOpts{results: true})
 	logRun(b, r)
 	f, err := results.Open(filepath.Join(r.Dir, "results.jsonl"))
 	if err != nil {
