@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -44,5 +45,52 @@ func autoWindows(p Plan, counting, logs, process bool) *Windows {
 		return nil
 	}
 	every := min(autoEvery, max(total/2, autoMinEvery))
-	return &Windows{Every: every, For: autoFor}
+	return &Windows{Every: every, For: autoFor, AfterCut: true}
+}
+
+// An automatic window begins right after a fault cuts a call. A window at
+// a fixed moment judges the calls it cuts itself and the work still
+// running when it measures; the calls the scenario's faults cut during
+// the load it sees only if their leftover outlasts the window's own
+// grace. At a low rate a fixed window often finds nothing in flight, and a
+// call a fault cut 2 s earlier that ran 450 ms on, past its 300 ms grace,
+// has ended by then: every run of the TypeScript SDK's leaking HTTP server
+// with 20 steps of 25 ms at 0.8 calls/s was a false pass so (issue 25). So
+// a window that falls due waits for the next fault cut (Every at most)
+// and begins at once: its sweep cuts the rest, its grace runs from the
+// last cut, and its measurement sees a cut call still working past the
+// grace.
+
+// cutSignal tells an automatic window waiting for a fault cut that one
+// happened (non-blocking; none waits without automatic windows).
+func (r *runner) cutSignal() {
+	if r.cuts == nil {
+		return
+	}
+	select {
+	case r.cuts <- struct{}{}:
+	default:
+	}
+}
+
+// awaitCut waits for the next fault cut, at most limit and never past the
+// load's end; it reports whether the window should begin: a cut came, or
+// limit passed first; not when the load ended or quit or ctx did.
+func (r *runner) awaitCut(ctx context.Context, quit <-chan struct{}, limit time.Duration) bool {
+	select { // a cut from before the window fell due does not count
+	case <-r.cuts:
+	default:
+	}
+	end := time.Until(r.loadEnd())
+	t := time.NewTimer(min(limit, end))
+	defer t.Stop()
+	select {
+	case <-r.cuts:
+		return true
+	case <-t.C:
+		return limit < end
+	case <-quit:
+	case <-ctx.Done():
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
@@ -36,11 +37,11 @@ func TestAutoWindows(t *testing.T) {
 		counting, logs, process bool
 		want                    *Windows
 	}{
-		{"process probe only, cancels", plan(20*time.Second, "cancel"), false, false, true, &Windows{Every: 3 * time.Second, For: time.Second}},
-		{"disconnects only", plan(20*time.Second, "disconnect"), false, false, true, &Windows{Every: 3 * time.Second, For: time.Second}},
-		{"short load: every half of it", plan(3*time.Second, "cancel"), false, false, true, &Windows{Every: 1500 * time.Millisecond, For: time.Second}},
+		{"process probe only, cancels", plan(20*time.Second, "cancel"), false, false, true, &Windows{Every: 3 * time.Second, For: time.Second, AfterCut: true}},
+		{"disconnects only", plan(20*time.Second, "disconnect"), false, false, true, &Windows{Every: 3 * time.Second, For: time.Second, AfterCut: true}},
+		{"short load: every half of it", plan(3*time.Second, "cancel"), false, false, true, &Windows{Every: 1500 * time.Millisecond, For: time.Second, AfterCut: true}},
 		{"load too short", plan(1900*time.Millisecond, "cancel"), false, false, true, nil},
-		{"shortest load", plan(2*time.Second, "cancel"), false, false, true, &Windows{Every: time.Second, For: time.Second}},
+		{"shortest load", plan(2*time.Second, "cancel"), false, false, true, &Windows{Every: time.Second, For: time.Second, AfterCut: true}},
 		{"nothing cut", plan(20*time.Second, "stall_read"), false, false, true, nil},
 		{"no process probe", plan(20*time.Second, "cancel"), false, false, false, nil},
 		{"a counting probe", plan(20*time.Second, "cancel"), true, false, true, nil},
@@ -71,6 +72,43 @@ func TestWithoutTicks(t *testing.T) {
 			if got := withoutTicks(tc.sd, 120*time.Millisecond); math.Abs(got-tc.want) > 0.001 {
 				t.Errorf("withoutTicks(%v) = %.4f, want %.4f", tc.sd, got, tc.want)
 			}
+		})
+	}
+}
+
+// TestAwaitCut: a window that falls due waits for the next fault cut (one
+// from before it fell due does not count), at most its limit, and not past
+// the load's end.
+func TestAwaitCut(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		staleCut  bool          // a cut signalled before the wait began
+		cutAfter  time.Duration // a cut during the wait (0: none)
+		limit     time.Duration
+		loadLeft  time.Duration
+		want      bool
+		wantAfter time.Duration
+	}{
+		{"a cut comes", false, 400 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, 400 * time.Millisecond},
+		{"an old cut is not waited on", true, 700 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, 700 * time.Millisecond},
+		{"no cut: the limit", false, 0, 3 * time.Second, 10 * time.Second, true, 3 * time.Second},
+		{"no cut: the load ends first", false, 0, 3 * time.Second, time.Second, false, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := &runner{cuts: make(chan struct{}, 1), began: time.Now(), plan: Plan{Load: Load{Duration: tc.loadLeft}}}
+				if tc.staleCut {
+					r.cutSignal()
+				}
+				if tc.cutAfter > 0 {
+					time.AfterFunc(tc.cutAfter, r.cutSignal)
+				}
+				start := time.Now()
+				got := r.awaitCut(t.Context(), make(chan struct{}), tc.limit)
+				if got != tc.want || time.Since(start) != tc.wantAfter {
+					t.Errorf("awaitCut = %v after %v, want %v after %v", got, time.Since(start), tc.want, tc.wantAfter)
+				}
+			})
 		})
 	}
 }

@@ -165,6 +165,8 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	detail, err := a.act.Act(faultCall{cs, a}, cs.info)
 	if err != nil {
 		detail += ": " + err.Error()
+	} else if faults.CutsCalls(a.kind) {
+		cs.r.cutSignal()
 	}
 	if a.fallback {
 		detail = fallbackDetail(a, detail)

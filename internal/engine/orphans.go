@@ -53,7 +53,13 @@ func (o Orphans) readTimeout() time.Duration {
 
 // Windows: every Every of load, the pacer pauses, every call in flight is
 // cancelled, and after Grace the probes measure for For.
-type Windows struct{ Every, For time.Duration }
+type Windows struct {
+	Every, For time.Duration
+	// AfterCut: a window that falls due waits for the next call a fault
+	// cuts, at most Every, and begins then (automatic windows,
+	// autowindows.go).
+	AfterCut bool
+}
 
 // ProbeSpec is one probe: exactly one of Metric, Process and Tool is set.
 type ProbeSpec struct {

@@ -131,6 +131,7 @@ type runner struct {
 	total    int
 	inflight inflightSet
 	records  chan *results.Record
+	cuts     chan struct{}  // fault cuts, for automatic windows (autowindows.go)
 	pending  sync.WaitGroup // records waiting for their late window
 	ticks    chan tick
 	workers  sync.WaitGroup
@@ -203,6 +204,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if w := autoWindows(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil); w != nil {
 		r.plan.Orphans.Windows = w
 		pr.windows.Auto = true
+		r.cuts = make(chan struct{}, 1)
 	}
 	if cutPingsWanted(r.plan, len(pr.counts) > 0, r.logs != nil, pr.proc != nil) {
 		r.cutPings = &cutPings{on: true, grace: r.plan.Orphans.Grace, lag: &r.lag}
