@@ -108,9 +108,8 @@ func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 				}
 			}
 			if !time.Now().Before(next) {
-				if w.AfterCut && !r.awaitCut(ctx, quit, w.Every) {
-					t.Reset(r.untilWindow(next))
-					continue
+				if w.AfterCut && !r.awaitCut(ctx, quit, r.cutWait(w)) {
+					return
 				}
 				r.window(ctx, pr, quit)
 				next = time.Now().Add(w.Every)
