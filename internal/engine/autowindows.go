@@ -73,37 +73,22 @@ func (r *runner) cutSignal() {
 	}
 }
 
-// cutWait is how long a window that falls due now may wait for a fault
-// cut: its every, but no later than leaves the window (the sweep, the
-// grace, the measurement and a margin) inside the load, so that a run
-// without a cut in time still gets the window it would have had at a
-// fixed moment.
-func (r *runner) cutWait(w *Windows) time.Duration {
-	left := time.Until(r.loadEnd()) - r.plan.Orphans.Grace - w.For - cutWaitMargin
-	return max(0, min(w.Every, left))
-}
-
-// cutWaitMargin is kept for the window's sweep when it waits for a cut.
-const cutWaitMargin = 200 * time.Millisecond
-
-// awaitCut waits for the next fault cut, at most limit; a cut from before
-// the wait does not count. It reports whether the window should begin (a
-// cut came, or limit passed), false when quit or ctx ended first.
+// awaitCut waits for the next fault cut, at most limit and never past the
+// load's end; it reports whether the window should begin: a cut came, or
+// limit passed first; not when the load ended or quit or ctx did.
 func (r *runner) awaitCut(ctx context.Context, quit <-chan struct{}, limit time.Duration) bool {
-	select {
+	select { // a cut from before the window fell due does not count
 	case <-r.cuts:
 	default:
 	}
-	if limit <= 0 {
-		return true
-	}
-	t := time.NewTimer(limit)
+	end := time.Until(r.loadEnd())
+	t := time.NewTimer(min(limit, end))
 	defer t.Stop()
 	select {
 	case <-r.cuts:
 		return true
 	case <-t.C:
-		return true
+		return limit < end
 	case <-quit:
 	case <-ctx.Done():
 	}

@@ -77,27 +77,26 @@ func TestWithoutTicks(t *testing.T) {
 }
 
 // TestAwaitCut: a window that falls due waits for the next fault cut (one
-// from before it fell due does not count), at most its limit: its every,
-// or less when the window would not fit in the load any more (cutWait).
+// from before it fell due does not count), at most its limit, and not past
+// the load's end.
 func TestAwaitCut(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		staleCut  bool          // a cut signalled before the wait began
 		cutAfter  time.Duration // a cut during the wait (0: none)
+		limit     time.Duration
 		loadLeft  time.Duration
+		want      bool
 		wantAfter time.Duration
 	}{
-		{"a cut comes", false, 400 * time.Millisecond, 10 * time.Second, 400 * time.Millisecond},
-		{"an old cut is not waited on", true, 700 * time.Millisecond, 10 * time.Second, 700 * time.Millisecond},
-		{"no cut: every", false, 0, 10 * time.Second, 3 * time.Second},
-		{"no cut: the window must fit in the load", false, 0, 3 * time.Second, 1500 * time.Millisecond},
-		{"no room left: at once", false, 0, time.Second, 0},
+		{"a cut comes", false, 400 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, 400 * time.Millisecond},
+		{"an old cut is not waited on", true, 700 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, 700 * time.Millisecond},
+		{"no cut: the limit", false, 0, 3 * time.Second, 10 * time.Second, true, 3 * time.Second},
+		{"no cut: the load ends first", false, 0, 3 * time.Second, time.Second, false, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w := &Windows{Every: 3 * time.Second, For: time.Second, AfterCut: true}
-				r := &runner{cuts: make(chan struct{}, 1), began: time.Now(),
-					plan: Plan{Load: Load{Duration: tc.loadLeft}, Orphans: Orphans{Grace: 300 * time.Millisecond, Windows: w}}}
+				r := &runner{cuts: make(chan struct{}, 1), began: time.Now(), plan: Plan{Load: Load{Duration: tc.loadLeft}}}
 				if tc.staleCut {
 					r.cutSignal()
 				}
@@ -105,8 +104,9 @@ func TestAwaitCut(t *testing.T) {
 					time.AfterFunc(tc.cutAfter, r.cutSignal)
 				}
 				start := time.Now()
-				if !r.awaitCut(t.Context(), make(chan struct{}), r.cutWait(w)) || time.Since(start) != tc.wantAfter {
-					t.Errorf("awaitCut ended after %v, want %v", time.Since(start), tc.wantAfter)
+				got := r.awaitCut(t.Context(), make(chan struct{}), tc.limit)
+				if got != tc.want || time.Since(start) != tc.wantAfter {
+					t.Errorf("awaitCut = %v after %v, want %v after %v", got, time.Since(start), tc.want, tc.wantAfter)
 				}
 			})
 		})

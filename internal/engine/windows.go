@@ -108,8 +108,9 @@ func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 				}
 			}
 			if !time.Now().Before(next) {
-				if w.AfterCut && !r.awaitCut(ctx, quit, r.cutWait(w)) {
-					return
+				if w.AfterCut && !r.awaitCut(ctx, quit, w.Every) {
+					t.Reset(r.untilWindow(next))
+					continue
 				}
 				r.window(ctx, pr, quit)
 				next = time.Now().Add(w.Every)
