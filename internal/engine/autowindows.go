@@ -28,11 +28,6 @@ const (
 	autoMinEvery = 500 * time.Millisecond
 	autoFor      = time.Second
 	autoMinLoad  = 2 * time.Second
-	// autoFirst: the first automatic window falls due this far into the
-	// load (then follows the next fault cut): a short load at a low rate
-	// may cut a call or two, early, and a window due only at half the load
-	// then waits for a cut that never comes.
-	autoFirst = autoMinEvery
 )
 
 // autoWindows returns the quiet windows the run takes of its own accord,

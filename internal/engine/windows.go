@@ -90,9 +90,6 @@ func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 		defer close(done)
 		defer r.endLoad()
 		next := time.Now().Add(w.Every)
-		if w.AfterCut { // the first follows the first cut after autoFirst
-			next = time.Now().Add(min(w.Every, autoFirst))
-		}
 		t := time.NewTimer(r.untilWindow(next))
 		defer t.Stop()
 		for {
