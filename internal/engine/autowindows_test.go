@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -109,6 +110,54 @@ func TestAwaitCut(t *testing.T) {
 					t.Errorf("awaitCut = %v after %v, want %v after %v", got, time.Since(start), tc.want, tc.wantAfter)
 				}
 			})
+		})
+	}
+}
+
+// TestLastWindowDue: a load whose automatic windows took none ends with
+// one while calls are in flight or starting; not when a window was
+// taken, nothing is in flight, the windows were asked for, the load has
+// not ended or the run was interrupted.
+func TestLastWindowDue(t *testing.T) {
+	auto := &Windows{Every: 1500 * time.Millisecond, For: time.Second, AfterCut: true}
+	asked := &Windows{Every: 1500 * time.Millisecond, For: time.Second}
+	for _, tc := range []struct {
+		name        string
+		windows     *Windows
+		taken       int
+		inflight    int
+		starting    int64
+		loadLeft    time.Duration
+		interrupted bool
+		want        bool
+	}{
+		{"none taken, calls in flight", auto, 0, 2, 0, 0, false, true},
+		{"none taken, a call starting", auto, 0, 0, 1, 0, false, true},
+		{"a window taken", auto, 1, 2, 0, 0, false, false},
+		{"nothing in flight", auto, 0, 0, 0, 0, false, false},
+		{"windows asked for", asked, 0, 2, 0, 0, false, false},
+		{"no windows", nil, 0, 2, 0, 0, false, false},
+		{"before the load's end", auto, 0, 2, 0, time.Second, false, false},
+		{"interrupted", auto, 0, 2, 0, 0, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Plan{Load: Load{Duration: 3 * time.Second}}
+			p.Orphans.Windows = tc.windows
+			r := &runner{plan: p, began: time.Now().Add(-3*time.Second + tc.loadLeft)}
+			for range tc.inflight {
+				r.inflight.add(&callState{})
+			}
+			r.starting.Store(tc.starting)
+			pr := &probeRun{r: r}
+			pr.windows.Count = tc.taken
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tc.interrupted {
+				cancel()
+			}
+			if got := r.lastWindowDue(ctx, pr); got != tc.want {
+				t.Errorf("lastWindowDue = %v, want %v", got, tc.want)
+			}
 		})
 	}
 }

@@ -77,8 +77,9 @@ func (g *windowGate) pausedFor() time.Duration { return time.Duration(g.total.Lo
 
 // quietWindows takes a window after every Every of load until the load's
 // end, ctx's end or stop; at the load's end it may extend the load for one
-// more window (extend.go). It returns stop, which waits for a window in
-// progress to end.
+// more window (extend.go), and when automatic windows took none though a
+// fault cut a call, it takes one at the load's end (lastWindow). It returns
+// stop, which waits for a window in progress to end.
 func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 	w := r.plan.Orphans.Windows
 	if w == nil {
@@ -88,39 +89,47 @@ func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer r.endLoad()
-		next := time.Now().Add(w.Every)
-		t := time.NewTimer(r.untilWindow(next))
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			// At the load's end (before the next window, or with it), the
-			// load goes on only if extended for that window.
-			if now := time.Now(); now.Before(next) || !now.Before(r.loadEnd()) {
-				if !r.extendLoad(ctx, pr, later(next, now)) {
-					return
-				}
-			}
-			if !time.Now().Before(next) {
-				if w.AfterCut && !r.awaitCut(ctx, quit, w.Every) {
-					t.Reset(r.untilWindow(next))
-					continue
-				}
-				r.window(ctx, pr, quit)
-				next = time.Now().Add(w.Every)
-			}
-			t.Reset(r.untilWindow(next))
-		}
+		r.windowLoop(ctx, pr, quit)
+		r.endLoad()
+		r.lastWindow(ctx, pr)
 	}()
 	return func() {
 		close(quit)
 		<-done
+	}
+}
+
+// windowLoop takes the windows as they fall due until the load's end (as
+// extended), ctx's end or quit.
+func (r *runner) windowLoop(ctx context.Context, pr *probeRun, quit <-chan struct{}) {
+	w := r.plan.Orphans.Windows
+	next := time.Now().Add(w.Every)
+	t := time.NewTimer(r.untilWindow(next))
+	defer t.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		// At the load's end (before the next window, or with it), the
+		// load goes on only if extended for that window.
+		if now := time.Now(); now.Before(next) || !now.Before(r.loadEnd()) {
+			if !r.extendLoad(ctx, pr, later(next, now)) {
+				return
+			}
+		}
+		if !time.Now().Before(next) {
+			if w.AfterCut && !r.awaitCut(ctx, quit, w.Every) {
+				t.Reset(r.untilWindow(next))
+				continue
+			}
+			r.window(ctx, pr, quit)
+			next = time.Now().Add(w.Every)
+		}
+		t.Reset(r.untilWindow(next))
 	}
 }
 
