@@ -262,7 +262,6 @@ calls:
   - {tool: work, arguments: {steps: %d, step_ms: %d}, progress: true}
 faults:
   - {kind: cancel, probability: 0.5, after_progress: 2}
-progress: {grace: 300ms}
 orphans:
   grace: 300ms
   drain_max: 300ms

@@ -109,7 +109,7 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.lateQueuedPrompt += r.LateQueuedPrompt
 	c.lateDrained += r.LateDrained
 	c.cancelAnswers += r.CancelAnswers
-	if r.LeftoverUs > 0 || r.Violations["after_cancel"] > 0 {
+	if r.LeftoverUs > 0 { // work past cut + work grace (engine's Plan.workGrace)
 		c.leftover++
 		c.leftoverMaxUs = max(c.leftoverMaxUs, r.LeftoverUs)
 		if len(c.leftoverIDs) < maxLeftoverIDs {

@@ -182,15 +182,18 @@ func TestCancellationCounts(t *testing.T) {
 	recs := []*results.Record{
 		call(0, results.Cancelled, cancelAt(10), with(func(r *results.Record) { r.LateResponses = 2 })),
 		call(0, results.Cancelled, cancelAt(10), with(func(r *results.Record) { r.LeftoverUs = ms(500); r.LateProgress = 3 })),
-		call(0, results.TimeoutCap, timeout(100, 10), violation("after_cancel", 1)),
+		call(0, results.TimeoutCap, timeout(100, 10), violation("after_cancel", 1), with(func(r *results.Record) { r.LeftoverUs = ms(2500) })),
+		// Progress past the progress grace but within the work grace
+		// (orphans.grace): it breaks the progress rule, and is no leftover.
+		call(0, results.Cancelled, cancelAt(10), violation("after_cancel", 1)),
 		call(0, results.OK, resp(5)),
 	}
 	a := aggregate(recs...)
 	a.SetOrphans(Orphans{Orphaned: 2, ByProbe: map[string]float64{"inflight": 2}, LeftoverCPUSeconds: 0.5,
 		DrainMs: 800, LeakedCallSeconds: 1.5, QuietWindowMs: 2000, ProbeErrors: []string{"scrape: refused"}})
 	c := a.Summary(testMeta("2026-07-28")).Cancellation
-	if c.Cancels != 3 || c.LateResponses != 2 || c.LateProgress != 3 || c.LeftoverCalls != 2 {
-		t.Errorf("cancels %d late responses %d late progress %d leftover %d, want 3 2 3 2",
+	if c.Cancels != 4 || c.LateResponses != 2 || c.LateProgress != 3 || c.LeftoverCalls != 2 {
+		t.Errorf("cancels %d late responses %d late progress %d leftover %d, want 4 2 3 2",
 			c.Cancels, c.LateResponses, c.LateProgress, c.LeftoverCalls)
 	}
 	if c.Orphaned != 2 || c.ByProbe["inflight"] != 2 || c.LeftoverCPUS != 0.5 || c.DrainMs != 800 ||

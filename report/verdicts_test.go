@@ -66,7 +66,7 @@ func cancellationEraCases() []cancellationCase {
 	disconnect, cancel, orphans := disconnectedCall, cancelledCall, inflightOrphans()
 	return []cancellationCase{
 		{"2026 disconnect with leftover work", "2026-07-28", []*results.Record{apply(disconnect(), leftover)},
-			Orphans{}, StatusViolation, []string{"1 call seen working after their cancel", "a disconnect is a cancel"}},
+			Orphans{}, StatusViolation, []string{"1 call seen working after its cancel", "a disconnect is a cancel"}},
 		{"2025 disconnect with leftover work", "2025-11-25", []*results.Record{apply(disconnect(), leftover)},
 			Orphans{}, StatusLegacy, []string{"not a cancel", "1 call seen working"}},
 		{"2025-06-18 disconnects explain the orphans", "2025-06-18", repeat(12, disconnect),
@@ -76,8 +76,11 @@ func cancellationEraCases() []cancellationCase {
 		{"2024 is legacy too", "2024-11-05", []*results.Record{apply(disconnect(), leftover)}, Orphans{}, StatusLegacy, nil},
 		{"2025 cancel with leftover work", "2025-11-25", []*results.Record{apply(cancel(), leftover)},
 			Orphans{}, StatusViolation, []string{"1 cancel, 0 disconnects"}},
-		{"2025 cancel with progress after it", "2025-11-25", []*results.Record{apply(cancel(), violation("after_cancel", 1))},
+		{"2025 cancel with progress after it, past the work grace", "2025-11-25", []*results.Record{apply(cancel(), violation("after_cancel", 1), leftover)},
 			Orphans{}, StatusViolation, nil},
+		// Past the progress grace only: the progress verdict's to judge.
+		{"2025 cancel with progress after it, within the work grace", "2025-11-25", []*results.Record{apply(cancel(), violation("after_cancel", 1))},
+			Orphans{}, StatusNotObservable, nil},
 		{"2025 disconnect and cancel both left over", "2025-11-25",
 			[]*results.Record{apply(disconnect(), leftover), apply(cancel(), leftover)},
 			Orphans{}, StatusViolation, []string{"2 calls seen working"}},

@@ -44,7 +44,8 @@ type callState struct {
 	cancelSent time.Time // when the cancel's act returned (beyondGrace)
 	endAt      time.Time
 	lastSeen   time.Time // the last message received after our cancel
-	fence      *fence    // the stdio fence sent after our cancel (fence.go)
+	fence      *fence    // the stdio fence sent the progress grace after our cancel (fence.go)
+	workFence  *fence    // the one sent the work grace after it (fence itself when the graces are equal)
 	late       []lateMsg // late messages to weigh against it
 	lastAlive  time.Time // the send or the last progress: the idle clock
 	status     int

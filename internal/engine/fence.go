@@ -20,6 +20,22 @@ import (
 // A message read before that answer proves nothing and is counted as
 // queued (late_queued). Over HTTP a fence orders nothing (each request
 // has its own stream): there the time rule alone decides.
+//
+// A cancel gets a fence at the progress grace, which settles the progress
+// rule (after_cancel), and, when the work grace is longer (Plan.workGrace:
+// orphans.grace), a second at the work grace, which settles leftover work:
+// a message read after the second's answer was written after cut + work
+// grace, while the server had every right to still be stopping before.
+
+// workGrace is how long after a cut a message from the server may still
+// come from work done before the cut reached it: the orphan grace, or the
+// progress grace when that is longer. A message later than that (on
+// stdio: read after the answer to a ping sent then, fence.go) is work
+// after the cut, the call's leftover; one between the progress grace and
+// this breaks the progress rule (after_cancel) and is no leftover. With
+// one grace for both, a server given orphans.grace 2 s to stop was held to
+// the progress rule's 100 ms by the cancellation verdict (issue 25).
+func (p Plan) workGrace() time.Duration { return max(p.Progress.Grace, p.Orphans.Grace) }
 
 // fenceTimeout bounds the wait for a fence's answer.
 const fenceTimeout = 5 * time.Second
@@ -28,6 +44,7 @@ const fenceTimeout = 5 * time.Second
 // for ever when none came).
 type fence struct {
 	sendAt time.Time
+	grace  time.Duration // the grace it was sent after the cancel
 	mu     sync.Mutex
 	at     time.Time
 }
@@ -43,16 +60,16 @@ func (f *fence) answered() time.Time {
 }
 
 // fencer sends the fences of one stdio connection. Cancels that ask for a
-// fence while one is pending share it, when it goes out late enough for
-// them: every cancel's fence goes out at least the grace after it, and a
-// new one goes out as soon as it may (one ping per cancel at most): the
-// later a fence goes out, the more of the work after cancel + grace is
-// read before its answer and proves nothing.
+// fence of one grace while one is pending share it, when it goes out late
+// enough for them: every cancel's fence goes out at least the grace after
+// it, and a new one goes out as soon as it may (one ping per cancel and
+// grace at most): the later a fence goes out, the more of the work after
+// cancel + grace is read before its answer and proves nothing.
 type fencer struct {
 	client *client.Client
 
 	mu      sync.Mutex
-	pending *fence
+	pending map[time.Duration]*fence // by grace
 }
 
 // fences holds a fencer per stdio client.
@@ -77,17 +94,20 @@ func (fs *fences) after(c *client.Client, t time.Time, grace time.Duration) *fen
 		fs.by[c] = f
 	}
 	fs.mu.Unlock()
-	return f.after(t)
+	return f.after(t, grace)
 }
 
-func (f *fencer) after(t time.Time) *fence {
+func (f *fencer) after(t time.Time, grace time.Duration) *fence {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if p := f.pending; p != nil && !p.sendAt.Before(t) {
+	if p := f.pending[grace]; p != nil && !p.sendAt.Before(t) {
 		return p
 	}
-	p := &fence{sendAt: t}
-	f.pending = p
+	p := &fence{sendAt: t, grace: grace}
+	if f.pending == nil {
+		f.pending = map[time.Duration]*fence{}
+	}
+	f.pending[grace] = p
 	time.AfterFunc(time.Until(p.sendAt), func() { f.send(p) })
 	return p
 }
@@ -95,8 +115,8 @@ func (f *fencer) after(t time.Time) *fence {
 // send sends fence p and notes when its answer was read.
 func (f *fencer) send(p *fence) {
 	f.mu.Lock()
-	if f.pending == p {
-		f.pending = nil
+	if f.pending[p.grace] == p {
+		delete(f.pending, p.grace)
 	}
 	f.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), fenceTimeout)
@@ -126,11 +146,13 @@ type lateMsg struct {
 const maxLate = 256
 
 // noteLate keeps a message read later than cancel + grace: on stdio it is
-// weighed against the fence in settleLate; elsewhere it counts at once
-// (cs.mu held).
+// weighed against the fences in settleLate; elsewhere it counts at once,
+// as leftover work when it is beyond the work grace too (cs.mu held).
 func (cs *callState) noteLate(at time.Time, progress bool) {
 	if cs.fence == nil {
-		cs.lastSeen = at
+		if cs.beyond(at, cs.r.plan.workGrace()) {
+			cs.lastSeen = at
+		}
 		if progress {
 			cs.rec.Violations.Add("after_cancel", 1)
 		}
@@ -149,12 +171,17 @@ func (cs *callState) keepLate(m lateMsg) {
 }
 
 // settleLate weighs the late messages kept on stdio: read after the
-// fence's answer, they are work after the cancel (after_cancel for
-// progress, the call's leftover time); read before it, or with no answer,
-// they are only queued, and those before a prompt answer are counted
-// apart (promptFence; cs.mu held).
+// fence's answer, progress breaks the progress rule (after_cancel), and
+// read after the work fence's answer too, a message is work after the
+// cancel (the call's leftover time); read before the fence's answer, or
+// with no answer, they are only queued, and those before a prompt answer
+// are counted apart (promptFence; cs.mu held).
 func (cs *callState) settleLate() {
 	fenceAt := cs.fence.answered()
+	workAt := fenceAt
+	if cs.workFence != nil {
+		workAt = cs.workFence.answered()
+	}
 	prompt := cs.promptFence(fenceAt)
 	for _, m := range cs.late {
 		if fenceAt.IsZero() || !m.at.After(fenceAt) {
@@ -166,7 +193,7 @@ func (cs *callState) settleLate() {
 			}
 			continue
 		}
-		if m.at.After(cs.lastSeen) {
+		if !workAt.IsZero() && m.at.After(workAt) && m.at.After(cs.lastSeen) {
 			cs.lastSeen = m.at
 		}
 		if m.progress {

@@ -68,30 +68,83 @@ func TestPromptFence(t *testing.T) {
 }
 
 // TestFencerShares: a cancel whose fence may go out with the pending one
-// shares it; one that needs a later fence gets a new one at its time.
+// of its grace shares it; one that needs a later fence gets a new one at
+// its time, and a fence of another grace (the work grace) is its own.
 func TestFencerShares(t *testing.T) {
+	const pg, wg = 100 * time.Millisecond, 300 * time.Millisecond
 	f := &fencer{}
 	now := time.Now().Add(time.Hour) // far enough that nothing is sent during the test
-	a := f.after(now)
+	a := f.after(now, pg)
 	if !a.sendAt.Equal(now) {
 		t.Fatalf("first fence at %v, want %v", a.sendAt, now)
 	}
-	if b := f.after(now.Add(-50 * time.Millisecond)); b != a {
+	w := f.after(now.Add(wg-pg), wg)
+	if w == a {
+		t.Fatalf("the work grace's fence is the progress grace's, want one of its own")
+	}
+	if b := f.after(now.Add(-50*time.Millisecond), pg); b != a {
 		t.Errorf("a cancel that may have its fence sooner got a new one, want the pending one")
 	}
-	c := f.after(now.Add(150 * time.Millisecond))
-	if c == a || !c.sendAt.Equal(now.Add(150*time.Millisecond)) {
+	if b := f.after(now.Add(-50*time.Millisecond+wg-pg), wg); b != w {
+		t.Errorf("a cancel that may have its work fence sooner got a new one, want the pending one")
+	}
+	c := f.after(now.Add(150*time.Millisecond), pg)
+	if c == a || c == w || !c.sendAt.Equal(now.Add(150*time.Millisecond)) {
 		t.Errorf("a cancel needing a fence after the pending one's got %v, want a new fence at +150ms", c.sendAt)
 	}
 }
 
 // TestNoteLateOffStdio: without a fence (HTTP) a late message counts at
-// once, as before.
+// once: progress past the progress grace breaks the progress rule, and a
+// message past the work grace (orphans.grace, when longer) is leftover
+// work; one between the two graces is not.
 func TestNoteLateOffStdio(t *testing.T) {
-	cs := &callState{}
-	at := time.Unix(2000, 0)
-	cs.noteLate(at, true)
-	if cs.rec.Violations["after_cancel"] != 1 || !cs.lastSeen.Equal(at) || len(cs.late) != 0 {
-		t.Errorf("after_cancel %d, last seen %v, kept %d; want 1, %v, 0", cs.rec.Violations["after_cancel"], cs.lastSeen, len(cs.late), at)
+	t0 := time.Unix(2000, 0)
+	for _, tc := range []struct {
+		name         string
+		after        time.Duration
+		wantLeftover bool
+	}{
+		{"past both graces", 350 * time.Millisecond, true},
+		{"past the progress grace only", 150 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{plan: Plan{Progress: ProgressRules{Grace: 100 * time.Millisecond}, Orphans: Orphans{Grace: 300 * time.Millisecond}}}
+			cs := &callState{r: r, cancelSent: t0}
+			at := t0.Add(tc.after)
+			cs.noteLate(at, true)
+			if cs.rec.Violations["after_cancel"] != 1 || cs.lastSeen.Equal(at) != tc.wantLeftover || len(cs.late) != 0 {
+				t.Errorf("after_cancel %d, last seen %v, kept %d; want 1, leftover %v, 0", cs.rec.Violations["after_cancel"], cs.lastSeen, len(cs.late), tc.wantLeftover)
+			}
+		})
+	}
+}
+
+// TestSettleLateWorkFence: with a work grace longer than the progress
+// grace, a message read after the progress fence's answer breaks the
+// progress rule, and is leftover work only when read after the work
+// fence's answer too.
+func TestSettleLateWorkFence(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	for _, tc := range []struct {
+		name        string
+		workAt      time.Time // the work fence's answer; zero: none
+		late        []lateMsg
+		afterCancel int
+		lastSeen    time.Time
+	}{
+		{"between the fences", ms(310), []lateMsg{{at: ms(150), progress: true}, {at: ms(250), progress: true}}, 2, time.Time{}},
+		{"after both fences", ms(310), []lateMsg{{at: ms(250), progress: true}, {at: ms(400), progress: true}}, 2, ms(400)},
+		{"a result after the work fence", ms(310), []lateMsg{{at: ms(500)}}, 0, ms(500)},
+		{"no answer to the work fence", time.Time{}, []lateMsg{{at: ms(900), progress: true}}, 1, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := &callState{fence: &fence{at: ms(110)}, workFence: &fence{at: tc.workAt}, late: tc.late}
+			cs.settleLate()
+			if cs.rec.Violations["after_cancel"] != tc.afterCancel || !cs.lastSeen.Equal(tc.lastSeen) {
+				t.Errorf("after_cancel %d, last seen %v; want %d, %v", cs.rec.Violations["after_cancel"], cs.lastSeen, tc.afterCancel, tc.lastSeen)
+			}
+		})
 	}
 }

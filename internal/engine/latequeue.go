@@ -17,17 +17,35 @@ import (
 // to the collector between its late window and lateBatch after it (more
 // when this process stalls), never before.
 
+// cutLateWindow is how long the record of a call we cut waits for late
+// messages: the late window past the work grace's fence, where an uncut
+// call's waits it past its end.
+func (p Plan) cutLateWindow() time.Duration {
+	return p.LateWindow + max(p.workGrace()-p.Progress.Grace, 0)
+}
+
 // lateBatch is the most a record may wait past its late window: the
 // monitor's period.
 const lateBatch = lagTick
 
 // lateQueue holds the finished calls whose late window has not passed.
+// A call we cut waits longer (cutLateWindow): a message of its server
+// counts as work only past the work grace after the cut (Plan.workGrace),
+// and on stdio only once that grace's fence is answered (fence.go). The
+// cut calls have a queue of their own, so each queue's records still fall
+// due in the order the calls finished.
 type lateQueue struct {
 	r     *runner
 	mu    sync.Mutex
-	q     []lateCall // by due time; q[head:] are waiting
-	head  int
+	calls fifo
+	cut   fifo
 	batch []*callState // reused by tick, which runs on one goroutine
+}
+
+// fifo is one queue of calls with the same late window.
+type fifo struct {
+	q    []lateCall // by due time; q[head:] are waiting
+	head int
 }
 
 // lateCall is one call waiting for its late window to pass.
@@ -40,8 +58,13 @@ type lateCall struct {
 // handed over.
 func (lq *lateQueue) add(cs *callState) {
 	lq.r.pending.Add(1)
+	cut := cs.stopped.Load()
 	lq.mu.Lock()
-	lq.q = append(lq.q, lateCall{cs: cs, due: time.Now().Add(lq.r.plan.LateWindow)})
+	if cut {
+		lq.cut.q = append(lq.cut.q, lateCall{cs: cs, due: time.Now().Add(lq.r.plan.cutLateWindow())})
+	} else {
+		lq.calls.q = append(lq.calls.q, lateCall{cs: cs, due: time.Now().Add(lq.r.plan.LateWindow)})
+	}
 	lq.mu.Unlock()
 }
 
@@ -58,21 +81,26 @@ func (lq *lateQueue) tick(now time.Time) {
 func (lq *lateQueue) takeDue(batch []*callState, now time.Time) []*callState {
 	lq.mu.Lock()
 	defer lq.mu.Unlock()
-	for lq.head < len(lq.q) && !lq.q[lq.head].due.After(now) {
-		batch = append(batch, lq.q[lq.head].cs)
-		lq.q[lq.head] = lateCall{}
-		lq.head++
+	return lq.cut.takeDue(lq.calls.takeDue(batch, now), now)
+}
+
+// takeDue appends the calls of f due by now to batch (lq.mu held).
+func (f *fifo) takeDue(batch []*callState, now time.Time) []*callState {
+	for f.head < len(f.q) && !f.q[f.head].due.After(now) {
+		batch = append(batch, f.q[f.head].cs)
+		f.q[f.head] = lateCall{}
+		f.head++
 	}
-	if lq.head == len(lq.q) {
-		lq.q, lq.head = lq.q[:0], 0
+	if f.head == len(f.q) {
+		f.q, f.head = f.q[:0], 0
 		return batch
 	}
 	// Keep the slice from growing without end while calls keep coming:
 	// move the waiting ones to the front once the taken half dominates.
-	if lq.head > len(lq.q)/2 {
-		n := copy(lq.q, lq.q[lq.head:])
-		clear(lq.q[n:])
-		lq.q, lq.head = lq.q[:n], 0
+	if f.head > len(f.q)/2 {
+		n := copy(f.q, f.q[f.head:])
+		clear(f.q[n:])
+		f.q, f.head = f.q[:n], 0
 	}
 	return batch
 }

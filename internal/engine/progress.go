@@ -60,7 +60,12 @@ func (cs *callState) onProgress(ev client.Event) {
 // process stalled in between (readlag.go): the message may have waited
 // for us (cs.mu held).
 func (cs *callState) beyondGrace(at time.Time) bool {
-	if cs.cancelSent.IsZero() || at.Sub(cs.cancelSent)-cs.r.lag.within(cs.cancelSent, at) <= cs.r.plan.Progress.Grace {
+	return cs.beyond(at, cs.r.plan.Progress.Grace)
+}
+
+// beyond is beyondGrace for a grace of its own (cs.mu held).
+func (cs *callState) beyond(at time.Time, grace time.Duration) bool {
+	if cs.cancelSent.IsZero() || at.Sub(cs.cancelSent)-cs.r.lag.within(cs.cancelSent, at) <= grace {
 		return false
 	}
 	if !cs.pausedAt.IsZero() && cs.pausedAt.Before(at) && (cs.resumedAt.IsZero() || !cs.resumedAt.Before(cs.cancelAt)) {

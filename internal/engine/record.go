@@ -12,9 +12,10 @@ func (cs *callState) record() *results.Record {
 	cs.skippedFaults()
 	cs.answer(rec)
 	cs.settleLate()
-	// Work seen after the cancel plus the grace is the call's leftover
-	// work; anything sooner is the race the spec allows.
-	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.Progress.Grace {
+	// Work seen after the cancel plus the work grace is the call's
+	// leftover work; anything sooner is the race the spec allows, or the
+	// server still stopping within the grace it was given.
+	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.workGrace() {
 		rec.LeftoverUs = results.Us(cs.lastSeen.Sub(cs.cancelAt))
 	}
 	end := cs.responseAt

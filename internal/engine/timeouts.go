@@ -118,8 +118,12 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	err := act(call)
 	cs.mu.Lock()
 	cs.cancelSent = time.Now()
-	grace := cs.r.plan.Progress.Grace
-	cs.fence = cs.r.fences.after(cs.client, cs.cancelSent.Add(grace), grace)
+	pg, wg := cs.r.plan.Progress.Grace, cs.r.plan.workGrace()
+	cs.fence = cs.r.fences.after(cs.client, cs.cancelSent.Add(pg), pg)
+	cs.workFence = cs.fence
+	if wg > pg {
+		cs.workFence = cs.r.fences.after(cs.client, cs.cancelSent.Add(wg), wg)
+	}
 	if reason != results.StopQuietWindow {
 		cs.r.cutPings.after(cs.client, cs.cancelSent) // a window's cuts are its own to judge
 	}

@@ -12,7 +12,11 @@ import (
 // cancel, and how long after it: the ids can be held against the server's
 // own log.
 func leftoverCallsFact(c summary.Cancellation) string {
-	f := summary.Plural(c.LeftoverCalls, "call") + " seen working after their cancel"
+	their := "their"
+	if c.LeftoverCalls == 1 {
+		their = "its"
+	}
+	f := summary.Plural(c.LeftoverCalls, "call") + " seen working after " + their + " cancel"
 	if len(c.LeftoverIDs) == 0 {
 		return f
 	}
