@@ -86,23 +86,26 @@ func blackBoxTarget(t *testing.T, c stepserver.Config) (target, probes string) {
 }
 
 // TestBlackBoxInterop: each real server, leaking or stopping, judged as a
-// black box by default settings, against its own log. These runs measure
-// CPU, so they do not run in parallel.
+// black box by default settings, against its own log; three runs of each
+// (seeds 25, 26, 27), as CI's black-box step runs them. These runs
+// measure CPU, so they do not run in parallel.
 func TestBlackBoxInterop(t *testing.T) {
 	for _, sdk := range []string{"gosdk", "mcpgo", "tssdk"} {
 		for _, transport := range []string{"stdio", "http"} {
 			for _, leak := range []bool{true, false} {
-				c := stepserver.Config{SDK: sdk, Transport: transport, Leak: leak}
-				t.Run(c.String(), func(t *testing.T) {
-					c.Truth = filepath.Join(t.TempDir(), "truth")
-					target, probes := blackBoxTarget(t, c)
-					rate, steps := interopLoad(sdk)
-					sc := runtest.Parse(t, fmt.Sprintf(interopBlackBoxScenario, 25, target, rate, steps, probes))
-					plan := planOf(t, sc)
-					quick(&plan)
-					o := runPlan(t, sc, plan)
-					checkAgainstLog(t, o, c)
-				})
+				for run := 1; run <= 3; run++ {
+					c := stepserver.Config{SDK: sdk, Transport: transport, Leak: leak}
+					t.Run(fmt.Sprintf("%s/%d", c, run), func(t *testing.T) {
+						c.Truth = filepath.Join(t.TempDir(), "truth")
+						target, probes := blackBoxTarget(t, c)
+						rate, steps := interopLoad(sdk)
+						sc := runtest.Parse(t, fmt.Sprintf(interopBlackBoxScenario, 24+run, target, rate, steps, probes))
+						plan := planOf(t, sc)
+						quick(&plan)
+						o := runPlan(t, sc, plan)
+						checkAgainstLog(t, o, c)
+					})
+				}
 			}
 		}
 	}
