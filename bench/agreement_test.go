@@ -271,6 +271,18 @@ orphans:
 // log.
 func agreementRun(b *testing.B, c stepserver.Config, stepMs, steps, seed int) agreementOutcome {
 	b.Helper()
+	return judgedRun(b, c, stepMs, seed, func(target, probes string) string {
+		rate := agreementRate(c.SDK, stepMs, steps)
+		return fmt.Sprintf(agreementScenario, seed, target, rate, agreementDuration(c.SDK, stepMs), steps, stepMs, probes)
+	})
+}
+
+// judgedRun starts the step server c, runs the scenario that scenario
+// makes of its target and probes lines, and judges the verdict by the
+// server's log (stepMs and seed name the run in the log and the kept
+// files).
+func judgedRun(b *testing.B, c stepserver.Config, stepMs, seed int, scenario func(target, probes string) string) agreementOutcome {
+	b.Helper()
 	c.Truth = filepath.Join(b.TempDir(), "truth")
 	target, probes := "", ""
 	self, err := os.Executable()
@@ -286,8 +298,7 @@ func agreementRun(b *testing.B, c stepserver.Config, stepMs, steps, seed int) ag
 		target = fmt.Sprintf("http: {url: %q, pid: %d}", url, pid)
 		probes = fmt.Sprintf("  probes:\n    - {process: {pid: %d}}\n", pid)
 	}
-	rate := agreementRate(c.SDK, stepMs, steps)
-	r := runScenario(b, fmt.Sprintf(agreementScenario, seed, target, rate, agreementDuration(c.SDK, stepMs), steps, stepMs, probes), runOpts{results: true})
+	r := runScenario(b, scenario(target, probes), runOpts{results: true})
 	logRun(b, r)
 	f, err := results.Open(filepath.Join(r.Dir, "results.jsonl"))
 	if err != nil {

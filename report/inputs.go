@@ -180,6 +180,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 	mergeStarved(o, in)
 	w := &o.Windows
 	w.Cancelled += in.Windows.Cancelled
+	w.Followed += in.Windows.Followed
 	w.SkippedTicks += in.Windows.SkippedTicks
 	w.OrphanedMax = max(w.OrphanedMax, in.Windows.OrphanedMax)
 	w.Auto = w.Auto || in.Windows.Auto

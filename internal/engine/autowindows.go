@@ -74,9 +74,10 @@ func (r *runner) cutSignal() {
 }
 
 // awaitCut waits for the next fault cut, at most limit and never past the
-// load's end; it reports whether the window should begin: a cut came, or
-// limit passed first; not when the load ended or quit or ctx did.
-func (r *runner) awaitCut(ctx context.Context, quit <-chan struct{}, limit time.Duration) bool {
+// load's end; it reports whether the window should begin (a cut came, or
+// limit passed first; not when the load ended or quit or ctx did), and
+// whether it begins at a cut.
+func (r *runner) awaitCut(ctx context.Context, quit <-chan struct{}, limit time.Duration) (begin, cut bool) {
 	select { // a cut from before the window fell due does not count
 	case <-r.cuts:
 	default:
@@ -86,13 +87,13 @@ func (r *runner) awaitCut(ctx context.Context, quit <-chan struct{}, limit time.
 	defer t.Stop()
 	select {
 	case <-r.cuts:
-		return true
+		return true, true
 	case <-t.C:
-		return limit < end
+		return limit < end, false
 	case <-quit:
 	case <-ctx.Done():
 	}
-	return false
+	return false, false
 }
 
 // A load's last automatic window. A short load's one window waits for a
@@ -108,7 +109,7 @@ func (r *runner) awaitCut(ctx context.Context, quit <-chan struct{}, limit time.
 // lastWindow takes that window when lastWindowDue.
 func (r *runner) lastWindow(ctx context.Context, pr *probeRun) {
 	if r.lastWindowDue(ctx, pr) {
-		r.window(ctx, pr, nil)
+		r.window(ctx, pr, nil, false)
 	}
 }
 

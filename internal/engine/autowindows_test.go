@@ -87,13 +87,13 @@ func TestAwaitCut(t *testing.T) {
 		cutAfter  time.Duration // a cut during the wait (0: none)
 		limit     time.Duration
 		loadLeft  time.Duration
-		want      bool
+		want, cut bool
 		wantAfter time.Duration
 	}{
-		{"a cut comes", false, 400 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, 400 * time.Millisecond},
-		{"an old cut is not waited on", true, 700 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, 700 * time.Millisecond},
-		{"no cut: the limit", false, 0, 3 * time.Second, 10 * time.Second, true, 3 * time.Second},
-		{"no cut: the load ends first", false, 0, 3 * time.Second, time.Second, false, time.Second},
+		{"a cut comes", false, 400 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, true, 400 * time.Millisecond},
+		{"an old cut is not waited on", true, 700 * time.Millisecond, 3 * time.Second, 10 * time.Second, true, true, 700 * time.Millisecond},
+		{"no cut: the limit", false, 0, 3 * time.Second, 10 * time.Second, true, false, 3 * time.Second},
+		{"no cut: the load ends first", false, 0, 3 * time.Second, time.Second, false, false, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -105,9 +105,9 @@ func TestAwaitCut(t *testing.T) {
 					time.AfterFunc(tc.cutAfter, r.cutSignal)
 				}
 				start := time.Now()
-				got := r.awaitCut(t.Context(), make(chan struct{}), tc.limit)
-				if got != tc.want || time.Since(start) != tc.wantAfter {
-					t.Errorf("awaitCut = %v after %v, want %v after %v", got, time.Since(start), tc.want, tc.wantAfter)
+				got, cut := r.awaitCut(t.Context(), make(chan struct{}), tc.limit)
+				if got != tc.want || cut != tc.cut || time.Since(start) != tc.wantAfter {
+					t.Errorf("awaitCut = %v, %v after %v, want %v, %v after %v", got, cut, time.Since(start), tc.want, tc.cut, tc.wantAfter)
 				}
 			})
 		})

@@ -136,9 +136,13 @@ type lateMsg struct {
 	at       time.Time
 	progress bool
 	// lagged: late by the clock, not once our own stalls are taken off
-	// (latedrain.go): after the fence's answer it is work all the same,
-	// before it nothing, not even queued.
+	// (latedrain.go): after the work fence's answer it is work all the
+	// same, before it nothing, not even queued.
 	lagged bool
+	// work: later than cancel + the work grace too (Plan.workGrace), so
+	// it may be leftover work; one within the work grace is for the
+	// progress rule alone.
+	work bool
 }
 
 // maxLate bounds the late messages a call keeps for weighing; past it,
@@ -158,7 +162,11 @@ func (cs *callState) noteLate(at time.Time, progress bool) {
 		}
 		return
 	}
-	cs.keepLate(lateMsg{at: at, progress: progress})
+	m := lateMsg{at: at, progress: progress, work: cs.beyond(at, cs.r.plan.workGrace())}
+	if !m.work && at.Sub(cs.cancelSent) > cs.r.plan.workGrace() {
+		m.work, m.lagged = true, true // past the work grace by the clock only (noteLagged)
+	}
+	cs.keepLate(m)
 }
 
 // keepLate keeps m for settleLate, at most maxLate of them (cs.mu held).
@@ -170,34 +178,35 @@ func (cs *callState) keepLate(m lateMsg) {
 	cs.late[len(cs.late)-1] = m
 }
 
-// settleLate weighs the late messages kept on stdio: read after the
-// fence's answer, progress breaks the progress rule (after_cancel), and
-// read after the work fence's answer too, a message is work after the
-// cancel (the call's leftover time); read before the fence's answer, or
-// with no answer, they are only queued, and those before a prompt answer
-// are counted apart (promptFence; cs.mu held).
+// settleLate weighs the late messages kept on stdio. Progress read after
+// the fence's answer breaks the progress rule (after_cancel). A message
+// later than the work grace (work) read after the work fence's answer is
+// work after the cancel (the call's leftover time); read before it, or
+// with no answer, it is only queued, and those before a prompt answer are
+// counted apart (promptFence; cs.mu held). With one grace for both the
+// two fences are one.
 func (cs *callState) settleLate() {
 	fenceAt := cs.fence.answered()
-	workAt := fenceAt
+	workAt, grace := fenceAt, time.Duration(0)
 	if cs.workFence != nil {
-		workAt = cs.workFence.answered()
+		workAt, grace = cs.workFence.answered(), cs.workFence.grace
 	}
-	prompt := cs.promptFence(fenceAt)
+	prompt := cs.promptFence(workAt, grace)
 	for _, m := range cs.late {
-		if fenceAt.IsZero() || !m.at.After(fenceAt) {
+		if m.progress && !fenceAt.IsZero() && m.at.After(fenceAt) {
+			cs.rec.Violations.Add("after_cancel", 1)
+		}
+		switch {
+		case !m.work:
+		case workAt.IsZero() || !m.at.After(workAt):
 			if !m.lagged {
 				cs.rec.LateQueued++
 				if prompt {
 					cs.rec.LateQueuedPrompt++
 				}
 			}
-			continue
-		}
-		if !workAt.IsZero() && m.at.After(workAt) && m.at.After(cs.lastSeen) {
+		case m.at.After(cs.lastSeen):
 			cs.lastSeen = m.at
-		}
-		if m.progress {
-			cs.rec.Violations.Add("after_cancel", 1)
 		}
 	}
 	cs.late = nil
@@ -208,17 +217,19 @@ const maxPromptFence = 50 * time.Millisecond
 
 // promptFence reports whether the fence's answer, read at fenceAt, came
 // within a tenth of the grace (maxPromptFence at most) after this call's
-// cancel plus the grace. The server then read its input, the cancel and
+// cancel plus the grace (the fence's; 0: the progress grace). The server then read its input, the cancel and
 // the ping after it, in time: a message read before that answer was
 // written by then, within the grace give or take that tenth, by a server
 // that was not starved of CPU. mcp-go's stdio server, for one, reads its
 // input on a goroutine of its own and answers a ping at once while every
 // worker computes. A slow answer, or none, leaves open whether the server
 // had read the cancel by cancel + grace (report/verdict/starved.go).
-func (cs *callState) promptFence(fenceAt time.Time) bool {
+func (cs *callState) promptFence(fenceAt time.Time, grace time.Duration) bool {
 	if fenceAt.IsZero() || cs.cancelSent.IsZero() || cs.r == nil {
 		return false
 	}
-	grace := cs.r.plan.Progress.Grace
+	if grace <= 0 {
+		grace = cs.r.plan.Progress.Grace
+	}
 	return fenceAt.Sub(cs.cancelSent.Add(grace)) <= min(grace/10, maxPromptFence)
 }

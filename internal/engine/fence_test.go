@@ -18,11 +18,11 @@ func TestSettleLate(t *testing.T) {
 		queued, afterCancel int
 		lastSeen            time.Time
 	}{
-		{"all before the fence", ms(400), []lateMsg{{at: ms(200), progress: true}, {at: ms(390), progress: true}, {at: ms(395), progress: false}}, 3, 0, time.Time{}},
-		{"progress after the fence", ms(400), []lateMsg{{at: ms(350), progress: true}, {at: ms(450), progress: true}, {at: ms(500), progress: true}}, 1, 2, ms(500)},
-		{"a result after the fence", ms(400), []lateMsg{{at: ms(600), progress: false}}, 0, 0, ms(600)},
-		{"no answer to the fence", time.Time{}, []lateMsg{{at: ms(900), progress: true}}, 1, 0, time.Time{}},
-		{"read with the answer is not after it", ms(400), []lateMsg{{at: ms(400), progress: true}}, 1, 0, time.Time{}},
+		{"all before the fence", ms(400), []lateMsg{{at: ms(200), progress: true, work: true}, {at: ms(390), progress: true, work: true}, {at: ms(395), progress: false, work: true}}, 3, 0, time.Time{}},
+		{"progress after the fence", ms(400), []lateMsg{{at: ms(350), progress: true, work: true}, {at: ms(450), progress: true, work: true}, {at: ms(500), progress: true, work: true}}, 1, 2, ms(500)},
+		{"a result after the fence", ms(400), []lateMsg{{at: ms(600), progress: false, work: true}}, 0, 0, ms(600)},
+		{"no answer to the fence", time.Time{}, []lateMsg{{at: ms(900), progress: true, work: true}}, 1, 0, time.Time{}},
+		{"read with the answer is not after it", ms(400), []lateMsg{{at: ms(400), progress: true, work: true}}, 1, 0, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := &callState{fence: &fence{at: tc.fenceAt}, late: tc.late}
@@ -57,7 +57,7 @@ func TestPromptFence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &runner{plan: Plan{Progress: ProgressRules{Grace: tc.grace}}}
 			cs := &callState{r: r, cancelSent: t0, fence: &fence{at: tc.fenceAt},
-				late: []lateMsg{{at: t0.Add(tc.grace), progress: true}, {at: t0.Add(tc.grace + time.Millisecond)}, {at: t0.Add(tc.grace), lagged: true}}}
+				late: []lateMsg{{at: t0.Add(tc.grace), progress: true, work: true}, {at: t0.Add(tc.grace + time.Millisecond), work: true}, {at: t0.Add(tc.grace), lagged: true, work: true}}}
 			cs.settleLate()
 			if cs.rec.LateQueued != tc.queued || cs.rec.LateQueuedPrompt != tc.prompts || cs.rec.Violations["after_cancel"] != 0 {
 				t.Errorf("late_queued %d, prompt %d, after_cancel %d; want %d, %d, 0",
@@ -120,31 +120,47 @@ func TestNoteLateOffStdio(t *testing.T) {
 	}
 }
 
-// TestSettleLateWorkFence: with a work grace longer than the progress
-// grace, a message read after the progress fence's answer breaks the
-// progress rule, and is leftover work only when read after the work
-// fence's answer too.
+// TestSettleLateWorkFence: with a work grace (300 ms) longer than the
+// progress grace (100 ms), progress read after the progress fence's
+// answer breaks the progress rule; a message later than the work grace is
+// leftover work when read after the work fence's answer, and only queued
+// before it; one within the work grace is neither.
 func TestSettleLateWorkFence(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 	for _, tc := range []struct {
-		name        string
-		workAt      time.Time // the work fence's answer; zero: none
-		late        []lateMsg
-		afterCancel int
-		lastSeen    time.Time
+		name                string
+		workAt              time.Time // the work fence's answer; zero: none
+		late                []lateMsg
+		afterCancel, queued int
+		lastSeen            time.Time
 	}{
-		{"between the fences", ms(310), []lateMsg{{at: ms(150), progress: true}, {at: ms(250), progress: true}}, 2, time.Time{}},
-		{"after both fences", ms(310), []lateMsg{{at: ms(250), progress: true}, {at: ms(400), progress: true}}, 2, ms(400)},
-		{"a result after the work fence", ms(310), []lateMsg{{at: ms(500)}}, 0, ms(500)},
-		{"no answer to the work fence", time.Time{}, []lateMsg{{at: ms(900), progress: true}}, 1, time.Time{}},
+		{"within the work grace", ms(310), []lateMsg{{at: ms(150), progress: true}, {at: ms(250), progress: true}}, 2, 0, time.Time{}},
+		{"past it, after its fence", ms(310), []lateMsg{{at: ms(250), progress: true}, {at: ms(400), progress: true, work: true}}, 2, 0, ms(400)},
+		{"past it, before its fence's answer", ms(350), []lateMsg{{at: ms(320), progress: true, work: true}}, 1, 1, time.Time{}},
+		{"a result after the work fence", ms(310), []lateMsg{{at: ms(500), work: true}}, 0, 0, ms(500)},
+		{"no answer to the work fence", time.Time{}, []lateMsg{{at: ms(900), progress: true, work: true}}, 1, 1, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := &callState{fence: &fence{at: ms(110)}, workFence: &fence{at: tc.workAt}, late: tc.late}
+			cs := &callState{fence: &fence{at: ms(110)}, workFence: &fence{at: tc.workAt, grace: 300 * time.Millisecond}, late: tc.late}
 			cs.settleLate()
-			if cs.rec.Violations["after_cancel"] != tc.afterCancel || !cs.lastSeen.Equal(tc.lastSeen) {
-				t.Errorf("after_cancel %d, last seen %v; want %d, %v", cs.rec.Violations["after_cancel"], cs.lastSeen, tc.afterCancel, tc.lastSeen)
+			if cs.rec.Violations["after_cancel"] != tc.afterCancel || cs.rec.LateQueued != tc.queued || !cs.lastSeen.Equal(tc.lastSeen) {
+				t.Errorf("after_cancel %d, late_queued %d, last seen %v; want %d, %d, %v",
+					cs.rec.Violations["after_cancel"], cs.rec.LateQueued, cs.lastSeen, tc.afterCancel, tc.queued, tc.lastSeen)
 			}
 		})
+	}
+}
+
+// TestNoteLateOnStdio: with a fence, a late message is kept for weighing,
+// marked as possible work only past the work grace.
+func TestNoteLateOnStdio(t *testing.T) {
+	t0 := time.Unix(3000, 0)
+	r := &runner{plan: Plan{Progress: ProgressRules{Grace: 100 * time.Millisecond}, Orphans: Orphans{Grace: 300 * time.Millisecond}}}
+	cs := &callState{r: r, cancelSent: t0, fence: &fence{}}
+	cs.noteLate(t0.Add(150*time.Millisecond), true)
+	cs.noteLate(t0.Add(350*time.Millisecond), true)
+	if len(cs.late) != 2 || cs.late[0].work || !cs.late[1].work {
+		t.Errorf("kept %+v; want two, the second past the work grace", cs.late)
 	}
 }

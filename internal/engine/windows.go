@@ -122,11 +122,15 @@ func (r *runner) windowLoop(ctx context.Context, pr *probeRun, quit <-chan struc
 			}
 		}
 		if !time.Now().Before(next) {
-			if w.AfterCut && !r.awaitCut(ctx, quit, w.Every) {
+			begin, cut := true, false
+			if w.AfterCut {
+				begin, cut = r.awaitCut(ctx, quit, w.Every)
+			}
+			if !begin {
 				t.Reset(r.untilWindow(next))
 				continue
 			}
-			r.window(ctx, pr, quit)
+			r.window(ctx, pr, quit, cut)
 			next = time.Now().Add(w.Every)
 		}
 		t.Reset(r.untilWindow(next))
@@ -140,8 +144,8 @@ func (r *runner) untilWindow(next time.Time) time.Duration {
 }
 
 // window pauses the load, cancels every call in flight, waits the grace
-// and has the probes measure.
-func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{}) {
+// and has the probes measure; followed: it begins at a fault's cut.
+func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{}, followed bool) {
 	w, o := r.plan.Orphans.Windows, r.plan.Orphans
 	from := time.Now()
 	r.win.pause()
@@ -169,7 +173,7 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{})
 	}
 	res := pr.measureWindow(ctx, w.For, cut)
 	res.StartMs = float64(from.Sub(r.began)) / float64(time.Millisecond)
-	res.Cancelled = cancelled
+	res.Cancelled, res.FollowedCut = cancelled, followed
 	pr.addWindow(res)
 }
 
@@ -210,6 +214,9 @@ func (pr *probeRun) addWindow(w report.Window) {
 	s := &pr.windows
 	s.Count++
 	s.Cancelled += w.Cancelled
+	if w.FollowedCut {
+		s.Followed++
+	}
 	s.LeftoverCPUS += w.LeftoverCPUS
 	s.NoiseCPUS += pr.idleNoise * w.MeasuredMs / 1000
 	s.MeasuredMs += w.MeasuredMs

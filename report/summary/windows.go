@@ -48,6 +48,9 @@ type Windows struct {
 	// cancelled.
 	Count     int `json:"count"`
 	Cancelled int `json:"cancelled"`
+	// Followed is the number of windows that began at a fault's cut
+	// (automatic windows wait for one): each judged that cut's call too.
+	Followed int `json:"followed"`
 	// Auto: mcpchaos took these windows of its own accord, the process
 	// probe being the only server-side evidence (engine/autowindows.go).
 	Auto bool `json:"auto,omitempty"`
@@ -96,6 +99,9 @@ type Window struct {
 	// StartMs is when the pacer paused, after the load began.
 	StartMs   float64 `json:"start_ms"`
 	Cancelled int     `json:"cancelled"`
+	// FollowedCut: the window began at a fault's cut, whose call it
+	// judged beside the ones it cut.
+	FollowedCut bool `json:"followed_cut,omitempty"`
 	// MeasuredFrom is when the measurement began (after the grace);
 	// MeasuredMs how long it lasted.
 	MeasuredFrom time.Time `json:"measured_from"`

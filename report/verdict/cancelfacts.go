@@ -66,6 +66,22 @@ func summedFact(w summary.Windows) string {
 		"(none alone over its own)%s", w.CutCount, summary.FormatMs(w.CutLeftoverCPUS*1000), summary.FormatMs(w.CutThresholdS*1000), windowsSource(w))
 }
 
+// windowsReach says which cuts the quiet windows weighed: the calls they
+// cut and the fault cut each began at. The others had the wire's evidence
+// and the reading after the load only: a leftover that ended before the
+// next window is seen by neither (issue 25, item 6).
+func windowsReach(w summary.Windows, cuts int) string {
+	weighed := min(w.Cancelled+w.Followed, cuts)
+	s := fmt.Sprintf("; they weighed %d of the %d cuts", weighed, cuts)
+	if w.Followed > 0 {
+		s += fmt.Sprintf(" (the %d they made and %s they began at)", w.Cancelled, summary.Plural(w.Followed, "fault cut"))
+	}
+	if rest := cuts - weighed; rest > 0 {
+		s += fmt.Sprintf(", the other %d the wire and the reading after the load only", rest)
+	}
+	return s
+}
+
 // windowsSource says who asked for the windows, when mcpchaos did.
 func windowsSource(w summary.Windows) string {
 	if !w.Auto {

@@ -13,6 +13,7 @@ import (
 // after, and the facts that say so, in report order.
 type cancelReading struct {
 	stopped   string // "N cancels, M disconnects"
+	cuts      int    // N + M
 	exercised bool   // a call was cancelled or disconnected
 	leftover  bool   // some evidence shows work after a stop
 	facts     []string
@@ -65,6 +66,7 @@ func readCancellation(s *summary.Summary, ev evidence) cancelReading {
 	facts = append(facts, wireNotes(c)...)
 	return cancelReading{
 		stopped:   fmt.Sprintf("%s, %s", summary.Plural(c.Cancels, "cancel"), summary.Plural(ev.disconnects, "disconnect")),
+		cuts:      c.Cancels + ev.disconnects,
 		exercised: exercised,
 		leftover:  leftover,
 		facts:     facts,
@@ -192,7 +194,8 @@ func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary
 		v.Status = summary.StatusPass
 		v.Evidence = r.stopped + "; no work seen after a cancel"
 		if w := c.Windows; w.Count > 0 {
-			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s)", summary.Plural(w.Count, "quiet window"), summary.FormatMs(w.LeftoverCPUS*1000), summary.FormatMs(w.NoiseCPUS*1000), windowsSource(w))
+			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s%s)", summary.Plural(w.Count, "quiet window"), summary.FormatMs(w.LeftoverCPUS*1000),
+				summary.FormatMs(w.NoiseCPUS*1000), windowsReach(w, r.cuts), windowsSource(w))
 		}
 		v.Evidence += joinedFacts(r.facts)
 	case vocab.IsLegacy(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0 &&

@@ -38,3 +38,32 @@ func TestWireFacts(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowsReach: a pass by quiet windows says how many of the run's
+// cuts the windows weighed (the calls they cut and the fault cuts they
+// began at) and how many had the wire and the reading after the load
+// only.
+func TestWindowsReach(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w    summary.Windows
+		cuts int
+		want string
+	}{
+		{"after-cut windows", summary.Windows{Count: 2, Cancelled: 5, Followed: 2}, 9,
+			"; they weighed 7 of the 9 cuts (the 5 they made and 2 fault cuts they began at), the other 2 the wire and the reading after the load only"},
+		{"windows asked for", summary.Windows{Count: 1, Cancelled: 3}, 3, "; they weighed 3 of the 3 cuts"},
+		{"never more than the cuts", summary.Windows{Count: 1, Cancelled: 3, Followed: 1}, 3,
+			"; they weighed 3 of the 3 cuts (the 3 they made and 1 fault cut they began at)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := windowsReach(tc.w, tc.cuts); got != tc.want {
+				t.Errorf("windowsReach = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 9, Counting: 1, Windows: summary.Windows{Count: 2, Cancelled: 5, Followed: 2}}}
+	if v := cancellationVerdict(s, evidence{}); v.Status != summary.StatusPass || !strings.Contains(v.Evidence, "they weighed 7 of the 9 cuts") {
+		t.Errorf("verdict %q (%s), want a pass that names the cuts the windows weighed", v.Status, v.Evidence)
+	}
+}
