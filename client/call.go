@@ -288,3 +288,12 @@ func (call *Call) ended() bool { return call.state.Load()&stEnded != 0 }
 
 // stopped reports whether we cancelled or aborted the call.
 func (call *Call) stopped() bool { return call.state.Load()&(stCancelled|stAborted) != 0 }
+
+// lateWindow is how long the call is still watched after its end: the
+// cut late window when we cancelled or aborted it (Config.CutLateWindow).
+func (call *Call) lateWindow() time.Duration {
+	if call.stopped() {
+		return call.c.cfg.CutLateWindow
+	}
+	return call.c.cfg.LateWindow
+}

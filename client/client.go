@@ -34,6 +34,11 @@ type Config struct {
 	// watched after its final response or our cancel, to see late messages;
 	// default 1 s.
 	LateWindow time.Duration
+	// CutLateWindow is the late window of a call we cancelled or aborted,
+	// when longer (a caller that counts a message as leftover work only
+	// past a grace longer than LateWindow must still see it); default
+	// LateWindow.
+	CutLateWindow time.Duration
 	// IDs hands out request ids; share one across the clients of a run so
 	// ids and progress tokens are never reused. nil: the client's own.
 	IDs *IDSource
@@ -176,6 +181,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.LateWindow <= 0 {
 		cfg.LateWindow = defaultLate
 	}
+	cfg.CutLateWindow = max(cfg.CutLateWindow, cfg.LateWindow)
 	if cfg.ClientInfo.Name == "" {
 		cfg.ClientInfo = Implementation{Name: "mcpchaos", Version: "dev"}
 	}

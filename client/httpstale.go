@@ -57,10 +57,10 @@ func (t *httpTransport) waitLegacy(call *Call) {
 func (t *httpTransport) armRelease(call *Call) {
 	call.gateMu.Lock()
 	if call.conn != nil {
-		_ = call.conn.nc.SetReadDeadline(time.Now().Add(t.c.cfg.LateWindow + staleWatch))
+		_ = call.conn.nc.SetReadDeadline(time.Now().Add(call.lateWindow() + staleWatch))
 	}
 	call.gateMu.Unlock()
-	time.AfterFunc(t.c.cfg.LateWindow, func() { t.release(call) })
+	time.AfterFunc(call.lateWindow(), func() { t.release(call) })
 }
 
 // release ends a cancelled call that has had no answer within the late

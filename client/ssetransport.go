@@ -170,7 +170,7 @@ func (t *sseTransport) route(sc *scanner, m *inMsg, at time.Time) {
 // forgotten then without its final response is remembered as unanswered.
 func (t *sseTransport) linger(call *Call) {
 	stopped := time.Now()
-	time.AfterFunc(t.c.cfg.LateWindow, func() {
+	time.AfterFunc(call.lateWindow(), func() {
 		t.mu.Lock()
 		delete(t.calls, call.id)
 		t.unanswered.note(call, stopped)

@@ -232,7 +232,7 @@ func (t *stdioTransport) forget(id int64) {
 // answers and progress are still attributed to it.
 func (t *stdioTransport) linger(call *Call) {
 	stopped := time.Now()
-	time.AfterFunc(t.c.cfg.LateWindow, func() {
+	time.AfterFunc(call.lateWindow(), func() {
 		t.mu.Lock()
 		if t.calls[call.id] == call { // a retry under the same id may have taken it
 			delete(t.calls, call.id)

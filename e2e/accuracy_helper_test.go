@@ -136,7 +136,9 @@ const (
 	knobsEnv      = "MCPCHAOS_E2E_KNOBS"
 )
 
-func serveBuiltin() int {
+// knobConfig is the target's configuration from knobsEnv; an error says
+// which knob is wrong.
+func knobConfig() (targetserver.Config, error) {
 	var cfg targetserver.Config
 	for kv := range strings.SplitSeq(os.Getenv(knobsEnv), ",") {
 		name, value, ok := strings.Cut(kv, "=")
@@ -145,13 +147,20 @@ func serveBuiltin() int {
 		}
 		k, found := knobs.Lookup(name)
 		if !found {
-			fmt.Fprintf(os.Stderr, "unknown knob %q\n", name)
-			return 2
+			return cfg, fmt.Errorf("unknown knob %q", name)
 		}
 		if err := k.Set(&cfg, value); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 2
+			return cfg, err
 		}
+	}
+	return cfg, nil
+}
+
+func serveBuiltin() int {
+	cfg, err := knobConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
 	}
 	r, err := targetserver.StartHTTP(context.Background(), cfg, "")
 	if err != nil {

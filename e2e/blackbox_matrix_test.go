@@ -4,7 +4,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,23 +14,27 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/internal/probes"
 	"github.com/mcpchaos/mcpchaos/internal/runtest"
+	"github.com/mcpchaos/mcpchaos/internal/testutil"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // The black-box matrix (issue 25), in the timing tier: the built-in target
 // in its own process, seen only through a process probe on its pid (no
 // windows asked for), under continuous ramped load with cancels and
-// disconnects. Its own truth records (GET /calls: when each call's
-// handler ended) are the ledger: the verdict must be violation when a cut
-// call's handler ended later than cut + grace, pass when none did, and
-// not_observable only for sleeping work. Three runs each.
+// disconnects (cancels alone over stdio, where a disconnect ends the
+// server). Its own truth records (GET /calls, or on stdio the same
+// records written when its run ends: when each call's handler ended) are
+// the ledger: the verdict must be violation when a cut call's handler
+// ended later than cut + grace, pass when none did, and not_observable
+// only for sleeping work. Three runs each.
 //
 //	go test -race -tags timing -run TestBlackBoxMatrix ./e2e
 const matrixScenario = `
 name: black-box-matrix
 seed: %d
 target:
-  http: {url: %q, pid: %d}
+  %s
 load:
   stages: [{to: 8/1s, over: 4s}]
   duration: 1s
@@ -38,12 +44,13 @@ calls:
   - {tool: echo, weight: 1, arguments: {text: hi}}
 faults:
   - {kind: cancel, probability: 0.5, tools: [slow_task], after_progress: 2}
-  - {kind: disconnect, probability: 0.05, tools: [slow_task], after: "uniform(100ms, 500ms)", mode: rst}
-orphans:
+%sorphans:
   grace: 300ms
   drain_max: 300ms
-  probes:
-    - {process: {pid: %d}}
+%s`
+
+// matrixDisconnects is the scenario's disconnect fault over HTTP.
+const matrixDisconnects = `  - {kind: disconnect, probability: 0.05, tools: [slow_task], after: "uniform(100ms, 500ms)", mode: rst}
 `
 
 const matrixGrace = 300 * time.Millisecond
@@ -52,20 +59,34 @@ func TestBlackBoxMatrix(t *testing.T) {
 	for _, tc := range []struct {
 		name, knobs string
 		sleeping    bool
+		stdio       bool
 	}{
-		{"burn/stops", "burn_cpu=true", false},
-		{"burn/leak-0.3", "burn_cpu=true,leak_on_cancel=0.3", false},
-		{"burn/leak-all", "burn_cpu=true,leak_on_cancel=1", false},
-		{"burn/stop-delay-100ms", "burn_cpu=true,stop_delay=100ms", false},
-		{"burn/stop-delay-800ms", "burn_cpu=true,stop_delay=800ms", false},
-		{"sleep/leak-all", "leak_on_cancel=1", true},
+		{"burn/stops", "burn_cpu=true", false, false},
+		{"burn/leak-0.3", "burn_cpu=true,leak_on_cancel=0.3", false, false},
+		{"burn/leak-all", "burn_cpu=true,leak_on_cancel=1", false, false},
+		{"burn/stop-delay-100ms", "burn_cpu=true,stop_delay=100ms", false, false},
+		// A small, steady leak: every cut call stops 100 ms past the grace.
+		{"burn/stop-delay-400ms", "burn_cpu=true,stop_delay=400ms", false, false},
+		{"burn/stop-delay-800ms", "burn_cpu=true,stop_delay=800ms", false, false},
+		{"sleep/leak-all", "leak_on_cancel=1", true, false},
+		// Over stdio: the fences weigh the late messages, and the process
+		// is mcpchaos's own child.
+		{"stdio/burn/stops", "burn_cpu=true", false, true},
+		{"stdio/burn/leak-all", "burn_cpu=true,leak_on_cancel=1", false, true},
 	} {
 		for run := 1; run <= 3; run++ {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, run), func(t *testing.T) {
-				url, pid, _ := builtinServer(t, "era=2026,"+tc.knobs)
-				sc := runtest.Parse(t, fmt.Sprintf(matrixScenario, 100+run, url, pid, pid))
+				target, probes, truth := matrixTarget(t, tc.knobs, tc.stdio)
+				disconnects := matrixDisconnects
+				if tc.stdio {
+					disconnects = "" // a disconnect on stdio ends the server process, and its ledger
+				}
+				sc := runtest.Parse(t, fmt.Sprintf(matrixScenario, 100+run, target, disconnects, probes))
 				o := runPlan(t, sc, planOf(t, sc))
-				leaked, cut, over := ledger(t, strings.TrimSuffix(url, "/mcp"), o)
+				leaked, cut, over, missing := ledger(truth(), o)
+				if missing > 0 {
+					t.Fatalf("%d cut calls have no truth record: the ledger cannot judge them", missing)
+				}
 				want := report.StatusPass
 				switch {
 				case leaked > 0 && tc.sleeping:
@@ -92,20 +113,64 @@ func TestBlackBoxMatrix(t *testing.T) {
 	}
 }
 
+// matrixTarget starts the built-in target with knobs over HTTP in a
+// process of its own (a process probe on its pid), or describes it as a
+// stdio command (mcpchaos starts it and probes it); truth reads its truth
+// records once the run is over.
+func matrixTarget(t *testing.T, knobs string, stdio bool) (target, probeLines string, truth func() []results.TruthCall) {
+	t.Helper()
+	if stdio {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := t.TempDir() + "/truth.json"
+		target = fmt.Sprintf("stdio: {command: [%q], env: {%s: %q, %s: %q, %s: %q}}", self,
+			helperEnv, helperBuiltinStdio, knobsEnv, "era=2026,"+knobs, truthEnv, file)
+		return target, "", func() []results.TruthCall { return stdioTruth(t, file) }
+	}
+	url, pid, _ := builtinServer(t, "era=2026,"+knobs)
+	target = fmt.Sprintf("http: {url: %q, pid: %d}", url, pid)
+	probeLines = fmt.Sprintf("  probes:\n    - {process: {pid: %d}}\n", pid)
+	return target, probeLines, func() []results.TruthCall {
+		tr := probes.NewTruth(strings.TrimSuffix(url, "/mcp"), "")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := tr.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return tr.Calls()
+	}
+}
+
+// stdioTruth reads the truth records the stdio helper wrote when its run
+// ended.
+func stdioTruth(t *testing.T, file string) []results.TruthCall {
+	t.Helper()
+	testutil.Eventually(t, "the stdio target's truth records", func() bool {
+		_, err := os.Stat(file)
+		return err == nil
+	})
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page results.TruthPage
+	if err := json.Unmarshal(b, &page); err != nil {
+		t.Fatalf("truth records %s: %v", file, err)
+	}
+	return page.Calls
+}
+
 // ledger joins the run's cut calls with the target's truth records by
 // request id: a call leaked when its handler ended later than its cut
 // plus the grace, or had not ended at all; over is the longest time past
-// cut + grace a leaked call ran.
-func ledger(t *testing.T, base string, o outcome) (leaked, cut int, over time.Duration) {
-	t.Helper()
-	tr := probes.NewTruth(base, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := tr.Read(ctx); err != nil {
-		t.Fatal(err)
-	}
+// cut + grace a leaked call ran; missing counts the cut calls the server
+// worked on (progress came) and has no record of: an id that does not
+// match would otherwise pass every case.
+func ledger(calls []results.TruthCall, o outcome) (leaked, cut int, over time.Duration, missing int) {
 	ended := map[string]time.Time{}
-	for _, c := range tr.Calls() {
+	for _, c := range calls {
 		end := c.Ended
 		if end.IsZero() {
 			end = time.Now()
@@ -118,10 +183,14 @@ func ledger(t *testing.T, base string, o outcome) (leaked, cut int, over time.Du
 		}
 		cut++
 		at := r.Scheduled.Add(time.Duration(max(r.CancelUs, r.CancelSentUs)) * time.Microsecond) // the cancel was out
-		if end, ok := ended[strconv.FormatInt(r.ID, 10)]; ok && end.After(at.Add(matrixGrace)) {
+		end, ok := ended[strconv.FormatInt(r.ID, 10)]
+		switch {
+		case !ok && r.FirstProgUs > 0:
+			missing++ // the server worked on it (progress came) and has no record
+		case ok && end.After(at.Add(matrixGrace)):
 			leaked++
 			over = max(over, end.Sub(at.Add(matrixGrace)))
 		}
 	}
-	return leaked, cut, over
+	return leaked, cut, over, missing
 }

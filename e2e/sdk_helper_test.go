@@ -53,6 +53,8 @@ func runHelper(mode string) int {
 			os.Exit(0)
 		}()
 		return serveBuiltin()
+	case helperBuiltinStdio:
+		return serveBuiltinStdio()
 	case helperSDKWork:
 		go func() {
 			_, _ = io.Copy(io.Discard, os.Stdin)

@@ -43,7 +43,7 @@ type clientSlot struct {
 func (r *runner) startTarget() (func(), error) {
 	t := r.plan.Target
 	cfg := client.Config{Protocol: r.plan.Protocol, MaxMessageBytes: r.plan.MaxMessageBytes,
-		ClientInfo: client.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow,
+		ClientInfo: client.Implementation{Name: "mcpchaos", Version: r.opts.Version}, LateWindow: r.plan.LateWindow, CutLateWindow: r.plan.cutLateWindow(),
 		IDs: r.idSource(), ParamHeaders: new(client.ParamHeaders)}
 	if r.gw != nil {
 		cfg.OnStaleAnswer = r.gw.noteStaleEcho

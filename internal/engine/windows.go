@@ -77,8 +77,8 @@ func (g *windowGate) pausedFor() time.Duration { return time.Duration(g.total.Lo
 
 // quietWindows takes a window after every Every of load until the load's
 // end, ctx's end or stop; at the load's end it may extend the load for one
-// more window (extend.go), and when automatic windows took none though a
-// fault cut a call, it takes one at the load's end (lastWindow). It returns
+// more window (extend.go), and when automatic windows took none and calls
+// are in flight, it takes one at the load's end (lastWindow). It returns
 // stop, which waits for a window in progress to end.
 func (r *runner) quietWindows(ctx context.Context, pr *probeRun) (stop func()) {
 	w := r.plan.Orphans.Windows

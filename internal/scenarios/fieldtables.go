@@ -118,7 +118,7 @@ var (
 
 func orphanFields() fields {
 	return fields{
-		{Name: "grace", Type: DurationType(), Doc: "wait this long after the load before judging"},
+		{Name: "grace", Type: DurationType(), Doc: "wait this long after the load before judging; a message from the server later than this after a cut (or than progress.grace, when longer) is leftover work"},
 		{Name: "drain_max", Type: DurationType(), Doc: "wait at most this long for the probes to return to baseline"},
 		{Name: "sample_every", Type: DurationType(), Doc: "probe sampling period during the run"},
 		{Name: "probes", Type: ListOf(oneKeyOf(probeFields(), probeKinds...)), Doc: "ways to see server-side work"},
@@ -138,7 +138,7 @@ func probeFields() fields {
 
 func progressFields() fields {
 	return fields{
-		{Name: "grace", Type: DurationType(), Doc: "progress this long after a cancel is still in time"},
+		{Name: "grace", Type: DurationType(), Doc: "progress this long after a cancel is still in time (the progress rule; leftover work needs the longer of this and orphans.grace)"},
 		{Name: "flood_hz", Type: NumberType(0, true), Doc: "more notifications per second for one token is a flood"},
 		{Name: "stall", Type: DurationType(), Doc: "no progress for this long while a call runs is a stall"},
 	}

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcpchaos/mcpchaos/report/summary"
 )
@@ -74,7 +75,12 @@ func windowsReach(w summary.Windows, cuts int) string {
 	weighed := min(w.Cancelled+w.Followed, cuts)
 	s := fmt.Sprintf("; they weighed %d of the %d cuts", weighed, cuts)
 	if w.Followed > 0 {
-		s += fmt.Sprintf(" (the %d they made and %s they began at)", w.Cancelled, summary.Plural(w.Followed, "fault cut"))
+		var parts []string
+		if w.Cancelled > 0 {
+			parts = append(parts, fmt.Sprintf("the %d they made", w.Cancelled))
+		}
+		parts = append(parts, summary.Plural(w.Followed, "fault cut")+" they began at")
+		s += " (" + strings.Join(parts, " and ") + ")"
 	}
 	if rest := cuts - weighed; rest > 0 {
 		s += fmt.Sprintf(", the other %d the wire and the reading after the load only", rest)

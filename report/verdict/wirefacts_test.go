@@ -53,6 +53,8 @@ func TestWindowsReach(t *testing.T) {
 		{"after-cut windows", summary.Windows{Count: 2, Cancelled: 5, Followed: 2}, 9,
 			"; they weighed 7 of the 9 cuts (the 5 they made and 2 fault cuts they began at), the other 2 the wire and the reading after the load only"},
 		{"windows asked for", summary.Windows{Count: 1, Cancelled: 3}, 3, "; they weighed 3 of the 3 cuts"},
+		{"a window that cut nothing", summary.Windows{Count: 1, Followed: 1}, 4,
+			"; they weighed 1 of the 4 cuts (1 fault cut they began at), the other 3 the wire and the reading after the load only"},
 		{"never more than the cuts", summary.Windows{Count: 1, Cancelled: 3, Followed: 1}, 3,
 			"; they weighed 3 of the 3 cuts (the 3 they made and 1 fault cut they began at)"},
 	} {
