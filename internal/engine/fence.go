@@ -37,6 +37,18 @@ import (
 // the progress rule's 100 ms by the cancellation verdict (issue 25).
 func (p Plan) workGrace() time.Duration { return max(p.Progress.Grace, p.Orphans.Grace) }
 
+// workProof is how long after a cut a message must come to prove work:
+// the work grace and a tenth of it (maxPromptFence at most), the give or
+// take a prompt fence is allowed. mcp-go's stdio server sends its
+// notifications from a queue of their own, behind which its answer to a
+// ping overtakes them: under the issue's ramp one call's result came 5 ms
+// past the grace, after the work fence's answer, from work that its log
+// says ended 20 ms inside it (docs/decisions.md).
+func (p Plan) workProof() time.Duration {
+	wg := p.workGrace()
+	return wg + min(wg/10, maxPromptFence)
+}
+
 // fenceTimeout bounds the wait for a fence's answer.
 const fenceTimeout = 5 * time.Second
 
@@ -154,7 +166,7 @@ const maxLate = 256
 // as leftover work when it is beyond the work grace too (cs.mu held).
 func (cs *callState) noteLate(at time.Time, progress bool) {
 	if cs.fence == nil {
-		if cs.beyond(at, cs.r.plan.workGrace()) {
+		if cs.beyond(at, cs.r.plan.workProof()) {
 			cs.lastSeen = at
 		}
 		if progress {
@@ -162,8 +174,8 @@ func (cs *callState) noteLate(at time.Time, progress bool) {
 		}
 		return
 	}
-	m := lateMsg{at: at, progress: progress, work: cs.beyond(at, cs.r.plan.workGrace())}
-	if !m.work && at.Sub(cs.cancelSent) > cs.r.plan.workGrace() {
+	m := lateMsg{at: at, progress: progress, work: cs.beyond(at, cs.r.plan.workProof())}
+	if !m.work && at.Sub(cs.cancelSent) > cs.r.plan.workProof() {
 		m.work, m.lagged = true, true // past the work grace by the clock only (noteLagged)
 	}
 	cs.keepLate(m)

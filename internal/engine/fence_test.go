@@ -96,8 +96,9 @@ func TestFencerShares(t *testing.T) {
 
 // TestNoteLateOffStdio: without a fence (HTTP) a late message counts at
 // once: progress past the progress grace breaks the progress rule, and a
-// message past the work grace (orphans.grace, when longer) is leftover
-// work; one between the two graces is not.
+// message past the work grace (orphans.grace, when longer) and a tenth of
+// it is leftover work; one between the two graces, or within that tenth,
+// is not.
 func TestNoteLateOffStdio(t *testing.T) {
 	t0 := time.Unix(2000, 0)
 	for _, tc := range []struct {
@@ -107,6 +108,7 @@ func TestNoteLateOffStdio(t *testing.T) {
 	}{
 		{"past both graces", 350 * time.Millisecond, true},
 		{"past the progress grace only", 150 * time.Millisecond, false},
+		{"within a tenth past the work grace", 320 * time.Millisecond, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &runner{plan: Plan{Progress: ProgressRules{Grace: 100 * time.Millisecond}, Orphans: Orphans{Grace: 300 * time.Millisecond}}}
@@ -153,14 +155,15 @@ func TestSettleLateWorkFence(t *testing.T) {
 }
 
 // TestNoteLateOnStdio: with a fence, a late message is kept for weighing,
-// marked as possible work only past the work grace.
+// marked as possible work only past the work grace and a tenth of it.
 func TestNoteLateOnStdio(t *testing.T) {
 	t0 := time.Unix(3000, 0)
 	r := &runner{plan: Plan{Progress: ProgressRules{Grace: 100 * time.Millisecond}, Orphans: Orphans{Grace: 300 * time.Millisecond}}}
 	cs := &callState{r: r, cancelSent: t0, fence: &fence{}}
 	cs.noteLate(t0.Add(150*time.Millisecond), true)
+	cs.noteLate(t0.Add(320*time.Millisecond), true)
 	cs.noteLate(t0.Add(350*time.Millisecond), true)
-	if len(cs.late) != 2 || cs.late[0].work || !cs.late[1].work {
-		t.Errorf("kept %+v; want two, the second past the work grace", cs.late)
+	if len(cs.late) != 3 || cs.late[0].work || cs.late[1].work || !cs.late[2].work {
+		t.Errorf("kept %+v; want three, only the last past the work grace and a tenth of it", cs.late)
 	}
 }

@@ -40,7 +40,7 @@ func (cs *callState) drainedAfterAnswer(at time.Time) bool {
 // Without a fence, or within the work grace by the clock, it is nothing
 // (a result breaks no progress rule; cs.mu held).
 func (cs *callState) noteLagged(at time.Time) {
-	if cs.fence == nil || cs.cancelSent.IsZero() || at.Sub(cs.cancelSent) <= cs.r.plan.workGrace() {
+	if cs.fence == nil || cs.cancelSent.IsZero() || at.Sub(cs.cancelSent) <= cs.r.plan.workProof() {
 		return
 	}
 	cs.keepLate(lateMsg{at: at, lagged: true, work: true})
