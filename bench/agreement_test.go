@@ -55,8 +55,7 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 	}
 	before := machineNow()
 	// The rows go to stderr as they come: a benchmark's log is cut short.
-	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation | misses: starved, marginal | no call cut |")
-	fmt.Fprintln(os.Stderr, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprint(os.Stderr, tableHeader)
 	total, agreed := 0, 0
 	for range b.N {
 		for _, sdk := range agreementSDKs(b) {
@@ -76,7 +75,7 @@ func BenchmarkBlackBoxAgreement(b *testing.B) {
 						}
 						total += t.runs
 						agreed += t.agree
-						fmt.Fprintf(os.Stderr, "| %s | %d | %d/%d | %d | %d | %d | %d | %d, %d | %d |\n", name, t.runs, t.agree, t.runs, t.falsePass, t.falseViolation, t.notObservable, t.truthViolation, t.starved, t.marginal, t.uncut)
+						fmt.Fprint(os.Stderr, t.row(name))
 					}
 				}
 			}
@@ -218,6 +217,16 @@ type agreementOutcome struct {
 	truth             bool   // the server's log: a cut call ran past cut + grace
 	uncut             bool   // no call was cut: the right verdict is "not exercised"
 	miss              string // why it disagreed (agreement_miss_test.go), "" when it agreed
+}
+
+// tableHeader heads the agreement table (markdown), both benchmarks'.
+const tableHeader = "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation | misses: starved, marginal | no call cut |\n" +
+	"|---|---|---|---|---|---|---|---|---|\n"
+
+// row is the setup's line of the table.
+func (t tally) row(name string) string {
+	return fmt.Sprintf("| %s | %d | %d/%d | %d | %d | %d | %d | %d, %d | %d |\n", name, t.runs, t.agree, t.runs, t.falsePass,
+		t.falseViolation, t.notObservable, t.truthViolation, t.starved, t.marginal, t.uncut)
 }
 
 func (t *tally) add(o agreementOutcome) {

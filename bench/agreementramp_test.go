@@ -26,8 +26,7 @@ func BenchmarkBlackBoxAgreementRamp(b *testing.B) {
 	setup(b)
 	seeds := envCount(b, "MCPCHAOS_AGREEMENT_SEEDS", 3)
 	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
-	fmt.Fprintln(os.Stderr, "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation | misses: starved, marginal | no call cut |")
-	fmt.Fprintln(os.Stderr, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprint(os.Stderr, tableHeader)
 	total, agreed := 0, 0
 	for range b.N {
 		for _, sdk := range agreementSDKs(b) {
@@ -46,7 +45,7 @@ func BenchmarkBlackBoxAgreementRamp(b *testing.B) {
 					}
 					total += t.runs
 					agreed += t.agree
-					fmt.Fprintf(os.Stderr, "| %s | %d | %d/%d | %d | %d | %d | %d | %d, %d | %d |\n", name, t.runs, t.agree, t.runs, t.falsePass, t.falseViolation, t.notObservable, t.truthViolation, t.starved, t.marginal, t.uncut)
+					fmt.Fprint(os.Stderr, t.row(name))
 				}
 			}
 		}
