@@ -260,11 +260,14 @@ calls:
   - {tool: stubborn, arguments: {seconds: 1.5, step_ms: 100}, progress: false}
 faults:
   - {kind: cancel, probability: 1, after: 100ms}
-# The answers come 1.4 s after each cancel: the grace and the 1 s quiet
-# window keep the run going until they are in.
-orphans: {grace: 1s, drain_max: 300ms}
+# The answers come 1.4 s after each cancel (never sooner): past the cut
+# call's late window, 1 s past the work grace's 300 ms fence (1.2 s); the
+# 3 s quiet window keeps the run going until they are in.
+orphans: {grace: 300ms, drain_max: 300ms}
 `, self, helperEnv, helperSDKStdio))
-	o := runPlan(t, sc, planOf(t, sc))
+	plan := planOf(t, sc)
+	plan.Orphans.QuietWindow = 3 * time.Second
+	o := runPlan(t, sc, plan)
 	s := o.Sum
 	if s.Calls.Cancelled != s.Calls.Total || s.Calls.Total < 2 {
 		t.Fatalf("calls.cancelled = %d of %d, want every call", s.Calls.Cancelled, s.Calls.Total)
@@ -311,13 +314,17 @@ calls:
 faults:
   - {kind: cancel, probability: 1, after: 100ms}
 # The answers come 3.4 s after each cancel (later on a busy machine, never
-# sooner), after the 2 s late window; the grace keeps the run going until
-# they are in, with 4.6 s to spare: a run that ends first closes the 2025
-# session before they come.
-orphans: {grace: 8s, drain_max: 300ms}
+# sooner), after the cut call's late window (2 s past the 300 ms work
+# grace's, 2.2 s); the 6 s quiet window keeps the run going until they
+# are in, with 2.9 s to spare: a run that ends first closes the 2025
+# session before they come. (A grace long enough to keep the run going
+# would be the time the server is given to stop, and an answer within it
+# no evidence.)
+orphans: {grace: 300ms, drain_max: 300ms}
 `, url))
 			plan := planOf(t, sc)
 			plan.LateWindow = 2 * time.Second
+			plan.Orphans.QuietWindow = 6 * time.Second
 			o := runPlan(t, sc, plan)
 			s := o.Sum
 			if s.Era == "" || !strings.HasPrefix(s.Era, "2025") {
