@@ -165,8 +165,9 @@ const maxLate = 256
 // weighed against the fences in settleLate; elsewhere it counts at once,
 // as leftover work when it is beyond the work grace too (cs.mu held).
 func (cs *callState) noteLate(at time.Time, progress bool) {
+	proof := cs.r.plan.workProof()
 	if cs.fence == nil {
-		if cs.beyond(at, cs.r.plan.workProof()) {
+		if cs.beyond(at, proof) {
 			cs.lastSeen = at
 		}
 		if progress {
@@ -174,8 +175,8 @@ func (cs *callState) noteLate(at time.Time, progress bool) {
 		}
 		return
 	}
-	m := lateMsg{at: at, progress: progress, work: cs.beyond(at, cs.r.plan.workProof())}
-	if !m.work && at.Sub(cs.cancelSent) > cs.r.plan.workProof() {
+	m := lateMsg{at: at, progress: progress, work: cs.beyond(at, proof)}
+	if !m.work && at.Sub(cs.cancelSent) > proof {
 		m.work, m.lagged = true, true // past the work grace by the clock only (noteLagged)
 	}
 	cs.keepLate(m)
