@@ -21,7 +21,7 @@ import (
 )
 
 // The accuracy helper: a stateless Streamable HTTP server on the official
-// Go SDK with one tool, work, that burns CPU (or sleeps) for `seconds`.
+// Go SDK with one tool, work, that burns CPU for `seconds`.
 // It stops when its context is cancelled, which without
 // PropagateRequestCancellation (the SDK's default) never happens when the
 // client closes the stream: the work runs on. It counts its own leftover
@@ -36,7 +36,6 @@ const (
 
 type workArgs struct {
 	Seconds float64 `json:"seconds"`
-	Sleep   bool    `json:"sleep"`
 }
 
 type reqCtxKey struct{}
@@ -63,7 +62,7 @@ func serveSDKWork(propagate bool) int {
 		fmt.Fprintf(truth, "%d %d\n", time.Now().UnixNano(), cpu.Nanoseconds())
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "e2e-sdk-work", Version: "1"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "work", Description: "burns CPU (or sleeps) for seconds, stopping when cancelled"},
+	mcp.AddTool(srv, &mcp.Tool{Name: "work", Description: "burns CPU for seconds, stopping when cancelled"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in workArgs) (*mcp.CallToolResult, any, error) {
 			gone := ctx.Done()
 			if rc, ok := ctx.Value(reqCtxKey{}).(context.Context); ok {
@@ -84,13 +83,6 @@ func serveSDKWork(propagate bool) int {
 			for time.Now().Before(end) {
 				if ctx.Err() != nil {
 					return nil, nil, fmt.Errorf("stopped: %w", ctx.Err())
-				}
-				if in.Sleep { // wait, using no CPU, until the end or a cancel
-					select {
-					case <-time.After(time.Until(end)):
-					case <-ctx.Done():
-					}
-					continue
 				}
 				before := threadCPU()
 				x += targetserver.Spin(2 * time.Millisecond)

@@ -30,7 +30,7 @@ target:
 load: {rate: 3/1s, duration: 4s}
 timeouts: {idle: 20s, max: 30s}
 calls:
-  - {tool: work, arguments: {seconds: 1.2, sleep: %t}, progress: false}
+  - {tool: work, arguments: {seconds: 1.2}, progress: false}
 faults:
   - {kind: cancel, probability: 0.5, after: "uniform(200ms, 1s)"}
 orphans:
@@ -43,33 +43,38 @@ orphans:
 
 // TestVerdictAccuracySDK: the SDK's default gives a violation with the
 // windows' leftover estimate within 30% of the server's own count; with
-// PropagateRequestCancellation, no violation; sleeping work under a
-// process probe, not observable.
+// PropagateRequestCancellation, no violation.
 //
 // The violation case (burn/runs-on) measures CPU that a busy machine does
 // not give the server: it is the timing tier's
-// (TestTimingVerdictAccuracySDK).
+// (TestTimingVerdictAccuracySDK). So is sleeping work under a process
+// probe (not observable): its figure is the CPU a server spends serving
+// sleeping calls, which only a target built as users run it gives
+// (TestTimingVerdictAccuracySleep, the mcpchaos binary on the same SDK).
+// This helper is the race-built test binary: serving its sleeping calls
+// cost it 0.05 CPU-s per live call-second in threads whose mean time slice
+// reached 0.47 ms, what a computing tool's threads do, and the verdict
+// passed a leak (CI, December 5).
 func TestVerdictAccuracySDK(t *testing.T) {
 	for _, tc := range []struct {
-		name             string
-		propagate, sleep bool
-		want             string
+		name      string
+		propagate bool
+		want      string
 	}{
-		{"burn/propagated", true, false, report.StatusPass},
-		{"sleep/runs-on", false, true, report.StatusNotObservable},
+		{"burn/propagated", true, report.StatusPass},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			accuracySDK(t, tc.name, tc.propagate, tc.sleep, tc.want)
+			accuracySDK(t, tc.name, tc.propagate, tc.want)
 		})
 	}
 }
 
 // accuracySDK runs accuracyScenario against workServer and checks the
 // verdict (checkEstimate).
-func accuracySDK(t *testing.T, name string, propagate, sleep bool, want string) {
+func accuracySDK(t *testing.T, name string, propagate bool, want string) {
 	t.Helper()
 	url, pid, truth := workServer(t, propagate)
-	sc := runtest.Parse(t, fmt.Sprintf(accuracyScenario, url, pid, sleep, pid))
+	sc := runtest.Parse(t, fmt.Sprintf(accuracyScenario, url, pid, pid))
 	plan := planOf(t, sc)
 	quick(&plan)
 	o := runPlan(t, sc, plan)

@@ -21,7 +21,7 @@ import (
 // estimate is within 30% of the server's own count: a measurement of CPU
 // the server gets only on a machine with CPU to give.
 func TestTimingVerdictAccuracySDK(t *testing.T) {
-	accuracySDK(t, "burn/runs-on", false, false, report.StatusViolation)
+	accuracySDK(t, "burn/runs-on", false, report.StatusViolation)
 }
 
 // TestTimingVerdictAccuracyBuiltin: the same with the built-in target's
