@@ -48,7 +48,8 @@ type stdioTransport struct {
 	cut     atomic.Bool   // we closed its stdin or killed it
 	readEnd chan struct{} // closed when the reader stopped
 	exitErr error
-	eofAt   time.Time // when stdin was closed, for the exit latency
+	exitCPU time.Duration // user + system of the process and its reaped children, once reaped
+	eofAt   time.Time     // when stdin was closed, for the exit latency
 	exitAt  time.Time
 	// stopSignal is the signal close needed to end the server ("" when it
 	// exited on stdin EOF); guarded by wmu.
@@ -124,6 +125,24 @@ func (c *Client) Exited() <-chan struct{} {
 	return nil
 }
 
+// ExitCPU returns the CPU a stdio server's process used in all (user and
+// system, its reaped children included), once it has exited and been
+// reaped; false before that, and for HTTP.
+func (c *Client) ExitCPU() (time.Duration, bool) {
+	t, ok := c.tr.(*stdioTransport)
+	if !ok {
+		return 0, false
+	}
+	select {
+	case <-t.exited:
+	default:
+		return 0, false
+	}
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	return t.exitCPU, true
+}
+
 // Retired is closed when a stdio server will take no new request: its
 // stdin was closed, it was sent SIGKILL, or it exited (never for HTTP). Its
 // calls in flight still end on their own; new calls belong on a new
@@ -168,6 +187,9 @@ func (t *stdioTransport) reap() {
 	err := t.cmd.Wait()
 	t.wmu.Lock()
 	t.exitErr, t.exitAt = err, time.Now()
+	if st := t.cmd.ProcessState; st != nil {
+		t.exitCPU = st.UserTime() + st.SystemTime()
+	}
 	t.wmu.Unlock()
 	close(t.exited)
 	t.markRetired()

@@ -158,3 +158,30 @@ cat >/dev/null`
 		t.Errorf("Stats = %+v, want oversize 1, not_jsonrpc 1, unknown_responses 1", s)
 	}
 }
+
+// TestStdioExitCPU: once the server has exited and been reaped, ExitCPU is
+// the CPU it used (here a busy loop before it reads to EOF); unknown while
+// it runs.
+func TestStdioExitCPU(t *testing.T) {
+	t.Parallel()
+	script := `read discover
+printf '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}\n'
+i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done
+cat >/dev/null`
+	c, err := Dial(ctxT(t), Config{Stdio: &StdioConfig{Command: []string{"sh", "-c", script}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.ExitCPU(); ok {
+		t.Error("ExitCPU known while the server runs")
+	}
+	if err := c.Close(ctxT(t)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	<-c.Exited()
+	cpu, ok := c.ExitCPU()
+	if !ok || cpu < 10*time.Millisecond {
+		t.Errorf("ExitCPU = %v, %v after the exit; want the busy loop's CPU", cpu, ok)
+	}
+	t.Logf("the server used %v", cpu)
+}

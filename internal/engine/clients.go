@@ -265,6 +265,19 @@ func (p *clientPool) pids() []int {
 	return out
 }
 
+// exitedCPU sums the CPU-seconds of the stdio servers the run started
+// that exited and were reaped, but for the pids read says were read live
+// (probes.Process.WithExited).
+func (p *clientPool) exitedCPU(read func(pid int) bool) float64 {
+	var sum time.Duration
+	for _, c := range p.all() {
+		if cpu, ok := c.ExitCPU(); ok && !read(c.PID()) {
+			sum += cpu
+		}
+	}
+	return sum.Seconds()
+}
+
 // serverPIDs returns the process id of every stdio server the run
 // started, running or not: the children of this process that are not
 // orphans it adopted.

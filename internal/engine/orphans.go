@@ -206,7 +206,7 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 	pr.client = inflightSeries{keep: len(pr.counts) > 0, gap: 5 * r.plan.Orphans.SampleEvery}
 	if wantProc && pr.proc == nil {
 		pr.procPIDs = r.clients.pids
-		pr.proc = probes.NewProcess(r.clients.pids)
+		pr.proc = probes.NewProcess(r.clients.pids).WithExited(r.clients.exitedCPU)
 	}
 	if stdio {
 		pr.servers = pr.proc

@@ -199,3 +199,54 @@ orphans: {grace: 100ms}
 		t.Fatalf("no call found the replacement missing: %d records", len(o.recs))
 	}
 }
+
+// TestProcessProbeCountsReplacedServers: the load's CPU counts the stdio
+// servers replaced during it, from their wait status, and not only the one
+// running at its end: every call burns CPU on a server that a disconnect
+// then cuts, so the servers' own CPU (this test process's reaped
+// children: the test is not parallel, so they are the run's servers only)
+// is the truth. Read from the running servers' trees alone, the load's CPU
+// was the last server's: under a third of it.
+func TestProcessProbeCountsReplacedServers(t *testing.T) {
+	exe := bin.Need(t)
+	path := filepath.Join(t.TempDir(), "replaced.yaml")
+	yaml := fmt.Sprintf(`name: replaced
+target:
+  stdio: {command: [%q, serve, --stdio, --burn-cpu]}
+load: {rate: 4/1s, duration: 2s}
+calls:
+  - {tool: slow_task, arguments: {steps: 20, step_ms: 50}}
+faults:
+  - {kind: disconnect, probability: 1, after: 300ms, mode: kill}
+orphans: {grace: 100ms, probes: [{process: {}}]}
+`, exe)
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prep, err := Prepare(path, Overrides{}, []string{exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := childCPU(t)
+	o := runLoad(t, context.Background(), prep.Plan)
+	truth := childCPU(t) - before
+	cpu := o.info.Orphans.CPU
+	if o.info.Restarts < 2 || cpu == nil {
+		t.Fatalf("%d restarts, process cpu %+v; want the servers replaced and measured", o.info.Restarts, cpu)
+	}
+	load := (cpu.LoadRate + cpu.IdleRate) * o.info.Duration.Seconds()
+	t.Logf("%d restarts: the load's CPU %.3f s, the servers' own %.3f s in all", o.info.Restarts, load, truth)
+	if load < 0.5*truth || load > 1.1*truth+0.05 {
+		t.Errorf("the load's CPU %.3f s, the servers' own %.3f s (from their start to their exit): want at least half of it, never more", load, truth)
+	}
+}
+
+// childCPU is the CPU-seconds of this process's reaped children.
+func childCPU(t *testing.T) float64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}

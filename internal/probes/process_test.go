@@ -174,6 +174,31 @@ func TestProcessRestartedRoots(t *testing.T) {
 	waitTree(t, p, func(s ProcessSample) bool { return s.Processes == 2 && s.Children == 1 })
 }
 
+// TestProcessExitedRoots: the CPU of roots that exited is added, but for
+// the pids the sample read live, which count from /proc.
+func TestProcessExitedRoots(t *testing.T) {
+	t.Parallel()
+	live := start(t, true, "sleep", "30")
+	const gone = 1 << 30 // no such process
+	exits := map[int]float64{live.Process.Pid: 100, gone: 1.5}
+	p := NewProcess(func() []int { return []int{live.Process.Pid} }).WithExited(func(read func(int) bool) float64 {
+		sum := 0.0
+		for pid, cpu := range exits {
+			if !read(pid) {
+				sum += cpu
+			}
+		}
+		return sum
+	})
+	s, err := p.SampleTree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CPUSeconds < 1.5 || s.CPUSeconds > 50 {
+		t.Errorf("CPUSeconds = %v: want the exited root's 1.5 s added and the live root's exit figure left out", s.CPUSeconds)
+	}
+}
+
 // TestProcessRunWait: more busy processes than CPUs wait in the run queue
 // (schedstat), and a sleeping one does not.
 func TestProcessRunWait(t *testing.T) {
