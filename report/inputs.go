@@ -248,12 +248,14 @@ func mergeStarved(o *Orphans, in Orphans) {
 	mergeExtension(w, x)
 	if in.Shared != nil {
 		w.Starved = max(w.Starved, x.Starved)
+		w.Bursts = max(w.Bursts, x.Bursts)
 		w.CutCount = max(w.CutCount, x.CutCount)
 		w.CutLeftoverCPUS = max(w.CutLeftoverCPUS, x.CutLeftoverCPUS)
 		w.CutThresholdS = max(w.CutThresholdS, x.CutThresholdS)
 		return
 	}
 	w.Starved += x.Starved
+	w.Bursts += x.Bursts
 	w.CutCount += x.CutCount
 	w.CutLeftoverCPUS += x.CutLeftoverCPUS
 	w.CutThresholdS += x.CutThresholdS

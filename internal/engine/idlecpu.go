@@ -105,8 +105,9 @@ func (pr *probeRun) cpuThreshold(d time.Duration) float64 {
 // above its idle rate. The count probes are read before the CPU
 // measurement starts, since a tool probe costs the server CPU. cut is the
 // process read when the window's cancels were out (zero when it could not
-// be read): the CPU from then to the measurement is the grace's.
-func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut cutSample) report.Window {
+// be read): the CPU from then to the measurement is the grace's; tail the
+// process read near the grace's end, which tells a burst (burst.go).
+func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut, tail cutSample) report.Window {
 	var w report.Window
 	if len(pr.counts) > 0 {
 		vals, _ := pr.sampleCounts(ctx, 5*time.Second)
@@ -140,5 +141,6 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut cutS
 	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
 	w.ThresholdS = pr.windowThreshold(el)
 	pr.judgeWait(&w, ps0, ps1, el)
+	judgeBurst(&w, tail, ps0, ps1, t0, el) // burst.go
 	return w
 }

@@ -162,16 +162,11 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{},
 		return
 	}
 	cut := pr.sampleCut(ctx)
-	if wait := time.Until(r.lastStop().Add(o.Grace)); wait > 0 {
-		select {
-		case <-time.After(wait):
-		case <-quit:
-			return
-		case <-ctx.Done():
-			return
-		}
+	tail, ok := pr.awaitGrace(ctx, quit, r.lastStop().Add(o.Grace), o.Grace) // burst.go
+	if !ok {
+		return
 	}
-	res := pr.measureWindow(ctx, w.For, cut)
+	res := pr.measureWindow(ctx, w.For, cut, tail)
 	res.StartMs = float64(from.Sub(r.began)) / float64(time.Millisecond)
 	res.Cancelled, res.FollowedCut = cancelled, followed
 	pr.addWindow(res)
@@ -221,13 +216,16 @@ func (pr *probeRun) addWindow(w report.Window) {
 	s.NoiseCPUS += pr.idleNoise * w.MeasuredMs / 1000
 	s.MeasuredMs += w.MeasuredMs
 	s.OrphanedMax = max(s.OrphanedMax, w.Orphaned)
-	if w.Orphaned > 0 || (w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS) {
+	if w.Above() {
 		s.Above++
+	}
+	if w.Burst {
+		s.Bursts++
 	}
 	if w.Starved {
 		s.Starved++
 	}
-	if w.Cancelled > 0 && w.MeasuredMs > 0 {
+	if w.Cancelled > 0 && w.MeasuredMs > 0 && !w.Burst {
 		pr.cutMeasured += w.MeasuredMs / 1000
 		s.CutCount++
 		s.CutLeftoverCPUS += w.LeftoverCPUS

@@ -89,7 +89,10 @@ type Windows struct {
 	CutThresholdS   float64 `json:"cut_threshold_s"`
 	// Starved is the number of windows in which the server was starved of
 	// CPU (Window.Starved): evidence of neither stopping nor leaking.
-	Starved    int      `json:"starved"`
+	Starved int `json:"starved"`
+	// Bursts is the number of windows whose leftover CPU was a burst
+	// (Window.Burst): not counted.
+	Bursts     int      `json:"bursts"`
 	MeasuredMs float64  `json:"measured_ms"` // the windows' measurements, summed
 	List       []Window `json:"list,omitempty"`
 }
@@ -136,4 +139,21 @@ type Window struct {
 	// that stopped in time from one that ran on no better than the whole
 	// process's wait (docs/decisions.md).
 	CPUBound *CPUBound `json:"cpu_bound,omitempty"`
+	// TailCPUS is the time the server's threads ran in the last TailMs of
+	// the grace (schedstat). Burst: the leftover CPU was over the
+	// threshold but the tail ran under a quarter of the measurement's
+	// rate: work a cut call goes on with runs through the end of the
+	// grace, and CPU that begins after an idle tail is something new (a
+	// runtime collecting garbage once the load stops, a timer). A burst
+	// is not counted above the threshold (engine/burst.go).
+	TailCPUS float64 `json:"tail_cpu_s,omitempty"`
+	TailMs   float64 `json:"tail_ms,omitempty"`
+	Burst    bool    `json:"burst,omitempty"`
+}
+
+// Above reports whether the window showed leftover work: a count probe
+// above its baseline, or leftover CPU over the threshold that is not a
+// burst.
+func (w Window) Above() bool {
+	return w.Orphaned > 0 || (!w.Burst && w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS)
 }

@@ -37,19 +37,20 @@ func windowsFact(w summary.Windows) string {
 	if w.OrphanedMax > 0 {
 		f += fmt.Sprintf(", up to %s calls still running", summary.FormatNum(w.OrphanedMax))
 	}
-	return f + windowsSource(w) + "; " + worstWindow(w)
+	return f + windowsSource(w) + burstsNote(w) + "; " + worstWindow(w)
 }
 
-// worstWindow names the window with the most leftover CPU.
+// worstWindow names the window with the most leftover CPU, bursts left
+// out.
 func worstWindow(w summary.Windows) string {
-	if len(w.List) == 0 {
-		return ""
-	}
-	best := w.List[0]
-	for _, x := range w.List[1:] {
-		if x.LeftoverCPUS-x.ThresholdS > best.LeftoverCPUS-best.ThresholdS {
-			best = x
+	var best *summary.Window
+	for i, x := range w.List {
+		if !x.Burst && (best == nil || x.LeftoverCPUS-x.ThresholdS > best.LeftoverCPUS-best.ThresholdS) {
+			best = &w.List[i]
 		}
+	}
+	if best == nil {
+		return ""
 	}
 	return fmt.Sprintf("the window at %s into the load cut %s, then %s of CPU above idle (threshold %s) over %s",
 		summary.FormatMs(best.StartMs), summary.Plural(best.Cancelled, "call"), summary.FormatMs(best.LeftoverCPUS*1000), summary.FormatMs(best.ThresholdS*1000), summary.FormatMs(best.MeasuredMs))
@@ -86,6 +87,23 @@ func windowsReach(w summary.Windows, cuts int) string {
 		s += fmt.Sprintf(", the other %d the wire and the reading after the load only", rest)
 	}
 	return s
+}
+
+// burstsNote says which windows' leftover CPU was a burst, not counted
+// (summary.Window.Burst); "" when none was.
+func burstsNote(w summary.Windows) string {
+	if w.Bursts == 0 {
+		return ""
+	}
+	cpu := 0.0
+	for _, x := range w.List {
+		if x.Burst {
+			cpu += x.LeftoverCPUS
+		}
+	}
+	return fmt.Sprintf("; %s of CPU in %s began after a grace that ended with the server idle: a burst of its own "+
+		"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted",
+		summary.FormatMs(cpu*1000), summary.Plural(w.Bursts, "window"))
 }
 
 // windowsSource says who asked for the windows, when mcpchaos did.

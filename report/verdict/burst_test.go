@@ -1,0 +1,36 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/client/vocab"
+	"github.com/mcpchaos/mcpchaos/report/summary"
+)
+
+// TestBurstIsNotLeftover: the TypeScript SDK's stopping server under
+// issue 25's ramp (seed 2 at d69619e): three windows, one of which cut
+// nothing and saw 130 ms of CPU after a grace with none in it. Judged
+// as leftover it was a false violation; as a burst the run passes and
+// says what it left out. With the same window not a burst, a violation.
+func TestBurstIsNotLeftover(t *testing.T) {
+	list := []summary.Window{
+		{StartMs: 6003, MeasuredMs: 1008, ThresholdS: 0.03},
+		{StartMs: 10383, FollowedCut: true, MeasuredMs: 1004, LeftoverCPUS: 0.13, ThresholdS: 0.03, TailMs: 100, TailCPUS: 0.0004, Burst: true},
+		{StartMs: 15157, FollowedCut: true, MeasuredMs: 1004, ThresholdS: 0.03},
+	}
+	w := summary.Windows{Count: 3, Followed: 2, Auto: true, LeftoverCPUS: 0.13, MeasuredMs: 3016, Bursts: 1, List: list}
+	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 12, Counting: 1, Windows: w}}
+	v := cancellationVerdict(s, evidence{})
+	if v.Status != summary.StatusPass || !strings.Contains(v.Evidence, "130ms of CPU in 1 window began after a grace that ended with the server idle") {
+		t.Errorf("verdict %q (%s), want a pass that names the burst it left out", v.Status, v.Evidence)
+	}
+	w.Bursts, w.Above = 0, 1
+	w.List = append([]summary.Window(nil), list...)
+	w.List[1].Burst = false
+	s.Cancellation.Windows = w
+	v = cancellationVerdict(s, evidence{})
+	if v.Status != summary.StatusViolation || !strings.Contains(v.Evidence, "the window at 10.4s into the load") {
+		t.Errorf("verdict %q (%s), want a violation naming the window at 10.4 s", v.Status, v.Evidence)
+	}
+}
