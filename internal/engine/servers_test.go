@@ -124,13 +124,7 @@ faults:
   - {kind: disconnect, probability: 1, after: 100ms, mode: close}
 orphans: {grace: 100ms}
 `, exe)
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prep, err := Prepare(path, Overrides{}, []string{exe})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prep := prepareFile(t, path, yaml, []string{exe})
 	o := runLoad(t, context.Background(), prep.Plan)
 	disconnected := 0
 	for _, r := range o.recs {
@@ -178,13 +172,7 @@ faults:
   - {kind: disconnect, probability: 1, after: 100ms, mode: close}
 orphans: {grace: 100ms}
 `, script)
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prep, err := Prepare(path, Overrides{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prep := prepareFile(t, path, yaml, nil)
 	o := runLoad(t, context.Background(), prep.Plan)
 	named := 0
 	for _, r := range o.recs {
@@ -220,13 +208,7 @@ faults:
   - {kind: disconnect, probability: 1, after: 300ms, mode: kill}
 orphans: {grace: 100ms, probes: [{process: {}}]}
 `, exe)
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prep, err := Prepare(path, Overrides{}, []string{exe})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prep := prepareFile(t, path, yaml, []string{exe})
 	before := childCPU(t)
 	o := runLoad(t, context.Background(), prep.Plan)
 	truth := childCPU(t) - before
@@ -249,4 +231,18 @@ func childCPU(t *testing.T) float64 {
 		t.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// prepareFile writes yaml to path and prepares it, with the mcpchaos
+// binary's argv (nil for none).
+func prepareFile(t *testing.T, path, yaml string, self []string) *Prepared {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prep, err := Prepare(path, Overrides{}, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prep
 }
