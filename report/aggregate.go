@@ -45,6 +45,10 @@ type Orphans struct {
 	// LeakedCallSeconds is the server's in-flight work above the client's
 	// own in-flight calls, integrated over the run.
 	LeakedCallSeconds float64 `json:"leaked_call_seconds"`
+	// WorkGraceMs is the time a server was given to stop a cut call: the
+	// longer of progress.grace and orphans.grace (0 in files written
+	// before it was kept: progress.grace then).
+	WorkGraceMs float64 `json:"work_grace_ms,omitempty"`
 	// QuietWindowMs is how long after the load the final probe reading
 	// was taken.
 	QuietWindowMs float64 `json:"quiet_window_ms"`

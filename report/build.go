@@ -151,6 +151,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		DrainMs:           o.DrainMs,
 		Drained:           o.Drained,
 		LeakedCallSeconds: o.LeakedCallSeconds,
+		WorkGraceMs:       o.WorkGraceMs,
 		QuietWindowMs:     o.QuietWindowMs,
 		ByProbe:           make(map[string]float64, len(o.ByProbe)),
 	}

@@ -149,6 +149,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 	o.DrainMs = max(o.DrainMs, in.DrainMs)
 	o.Drained = o.Drained && in.Drained
 	o.LeakedCallSeconds += in.LeakedCallSeconds
+	o.WorkGraceMs = max(o.WorkGraceMs, in.WorkGraceMs)
 	o.QuietWindowMs = max(o.QuietWindowMs, in.QuietWindowMs)
 	for _, e := range in.ProbeErrors {
 		if !slices.Contains(o.ProbeErrors, e) {

@@ -125,6 +125,12 @@ func cancellationProbeCases() []cancellationCase {
 			Orphans{LeakedCallSeconds: 25.5}, StatusViolation, []string{"25.5 call-seconds of server work nobody waited for"}},
 		{"leaked call-seconds within the grace", "2026-07-28", []*results.Record{cancel(), cancel()},
 			Orphans{LeakedCallSeconds: 0.3, Counting: 1}, StatusPass, []string{"within the grace"}},
+		// orphans.grace 2 s, longer than progress.grace (500 ms): each cut
+		// call may take 2 s to stop.
+		{"leaked call-seconds within a longer orphans grace", "2026-07-28", []*results.Record{cancel(), cancel()},
+			Orphans{LeakedCallSeconds: 3, Counting: 1, WorkGraceMs: 2000}, StatusPass, []string{"within the grace"}},
+		{"leaked call-seconds past a longer orphans grace", "2026-07-28", []*results.Record{cancel(), cancel()},
+			Orphans{LeakedCallSeconds: 5, Counting: 1, WorkGraceMs: 2000}, StatusViolation, []string{"5 call-seconds of server work nobody waited for"}},
 		{"nothing cancelled", "2026-07-28", []*results.Record{call(0, results.OK, resp(5))}, Orphans{}, StatusNotExercised, nil},
 		// The stalled-reader example at load ~30: scrapes of the target's
 		// in-flight count timed out, and the server's count stood above

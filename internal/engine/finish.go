@@ -67,6 +67,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	pr.r.noteExtension(&out.Windows)
 	out.Client = client
 	out.CutPings = pings
+	out.WorkGraceMs = ms(pr.r.plan.workGrace())
 	return out
 }
 

@@ -91,6 +91,7 @@ type Cancellation struct {
 	DrainMs           float64            `json:"drain_ms"`
 	Drained           bool               `json:"drained"`
 	LeakedCallSeconds float64            `json:"leaked_call_seconds"`
+	WorkGraceMs       float64            `json:"work_grace_ms"`
 	QuietWindowMs     float64            `json:"quiet_window_ms"`
 	ByProbe           map[string]float64 `json:"by_probe"`
 	ProbeErrors       []string           `json:"probe_errors,omitempty"`

@@ -42,10 +42,11 @@ func cancellationVerdict(s *summary.Summary, ev evidence) summary.Verdict {
 func readCancellation(s *summary.Summary, ev evidence) cancelReading {
 	c := s.Cancellation
 	// Leaked call-seconds count work that ended before the probes' final
-	// reading, too; a server may take up to the grace to stop each call,
-	// and sampling adds a little noise, so only more than that is leaked.
+	// reading, too; a server may take up to the work grace (the longer of
+	// progress.grace and orphans.grace) to stop each call, and sampling
+	// adds a little noise, so only more than that is leaked.
 	lim := cancelLimits{
-		allowance: float64(c.Cancels+ev.disconnects)*s.Progress.GraceMs/1000 + leakedNoise,
+		allowance: float64(c.Cancels+ev.disconnects)*max(s.Progress.GraceMs, c.WorkGraceMs)/1000 + leakedNoise,
 		cpu:       cpuThreshold(c),
 	}
 	// An answer to a call we stopped, arriving after the late window, is
