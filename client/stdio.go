@@ -41,16 +41,17 @@ type stdioTransport struct {
 	// cannot read their id, so it answers with a null id, in order.
 	unreadable []*Call
 
-	gate    readGate      // the stall_read fault closes it
-	exited  chan struct{} // closed when the process has exited
-	retired chan struct{} // closed when it takes no new request (see Retired)
-	retire  sync.Once
-	cut     atomic.Bool   // we closed its stdin or killed it
-	readEnd chan struct{} // closed when the reader stopped
-	exitErr error
-	exitCPU time.Duration // user + system of the process and its reaped children, once reaped
-	eofAt   time.Time     // when stdin was closed, for the exit latency
-	exitAt  time.Time
+	gate         readGate      // the stall_read fault closes it
+	exited       chan struct{} // closed when the process has exited
+	retired      chan struct{} // closed when it takes no new request (see Retired)
+	retire       sync.Once
+	cut          atomic.Bool   // we closed its stdin or killed it
+	readEnd      chan struct{} // closed when the reader stopped
+	exitErr      error
+	exitCPU      time.Duration // user + system of the process and its reaped children, once reaped
+	exitCPUKnown bool
+	eofAt        time.Time // when stdin was closed, for the exit latency
+	exitAt       time.Time
 	// stopSignal is the signal close needed to end the server ("" when it
 	// exited on stdin EOF); guarded by wmu.
 	stopSignal string
@@ -127,7 +128,7 @@ func (c *Client) Exited() <-chan struct{} {
 
 // ExitCPU returns the CPU a stdio server's process used in all (user and
 // system, its reaped children included), once it has exited and been
-// reaped; false before that, and for HTTP.
+// reaped; false before that, when its wait failed, and for HTTP.
 func (c *Client) ExitCPU() (time.Duration, bool) {
 	t, ok := c.tr.(*stdioTransport)
 	if !ok {
@@ -140,7 +141,7 @@ func (c *Client) ExitCPU() (time.Duration, bool) {
 	}
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
-	return t.exitCPU, true
+	return t.exitCPU, t.exitCPUKnown
 }
 
 // Retired is closed when a stdio server will take no new request: its
@@ -188,7 +189,7 @@ func (t *stdioTransport) reap() {
 	t.wmu.Lock()
 	t.exitErr, t.exitAt = err, time.Now()
 	if st := t.cmd.ProcessState; st != nil {
-		t.exitCPU = st.UserTime() + st.SystemTime()
+		t.exitCPU, t.exitCPUKnown = st.UserTime()+st.SystemTime(), true
 	}
 	t.wmu.Unlock()
 	close(t.exited)

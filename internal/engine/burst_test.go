@@ -8,12 +8,16 @@ import (
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
-// onCPU is a process sample whose threads ran s seconds on a CPU
-// (schedstat known).
-func onCPU(s float64) probes.ProcessSample {
+// onCPU is a process sample whose one thread ran s seconds on a CPU
+// (schedstat known), and whose others ran others[i].
+func onCPU(s float64, others ...float64) probes.ProcessSample {
 	var ps probes.ProcessSample
 	ps.Sched.Known = true
-	ps.Sched.OnCPUSeconds = s
+	ps.Sched.ByThread = map[int]probes.ThreadTimes{}
+	for i, v := range append([]float64{s}, others...) {
+		ps.Sched.ByThread[100+i] = probes.ThreadTimes{OnCPU: v, Slices: int64(v * 1e4)}
+		ps.Sched.OnCPUSeconds += v
+	}
 	return ps
 }
 
@@ -25,6 +29,22 @@ func onCPU(s float64) probes.ProcessSample {
 func TestJudgeBurst(t *testing.T) {
 	t0 := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
 	tailAt := t0.Add(-100 * time.Millisecond)
+	// A tail of one sample's length, or a window whose count probe saw a
+	// call running, is not judged.
+	idle := onCPU(10)
+	for name, w := range map[string]report.Window{
+		"too short a tail": {LeftoverCPUS: 0.13, ThresholdS: 0.03},
+		"a call running":   {LeftoverCPUS: 0.13, ThresholdS: 0.03, Orphaned: 1},
+	} {
+		at := tailAt
+		if w.Orphaned == 0 {
+			at = t0.Add(-5 * time.Millisecond)
+		}
+		judgeBurst(&w, cutSample{ps: idle, at: at}, idle, onCPU(10.13), t0, time.Second)
+		if w.Burst || !w.Above() {
+			t.Errorf("%s: burst %v, above %v; want a window counted as before", name, w.Burst, w.Above())
+		}
+	}
 	for _, tc := range []struct {
 		name          string
 		tail, measure float64 // on-CPU seconds in the tail (100 ms) and the measurement (1 s)
@@ -42,12 +62,12 @@ func TestJudgeBurst(t *testing.T) {
 		{"no schedstat: counted as before", 0, 0.13, 0.13, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tail, ps0, ps1 := onCPU(10), onCPU(10+tc.tail), onCPU(10+tc.tail+tc.measure)
+			tail, ps0, ps1 := onCPU(10, 30), onCPU(10+tc.tail), onCPU(10+tc.tail+tc.measure)
 			if tc.noSched {
 				tail.Sched.Known = false
 			}
 			w := report.Window{LeftoverCPUS: tc.leftover, ThresholdS: 0.03}
-			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second)
+			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second) // a thread of 30 s ended in the tail
 			if w.Burst != tc.want {
 				t.Errorf("burst = %v (tail %v s in %v ms), want %v", w.Burst, w.TailCPUS, w.TailMs, tc.want)
 			}

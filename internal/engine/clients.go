@@ -270,8 +270,10 @@ func (p *clientPool) pids() []int {
 // (probes.Process.WithExited).
 func (p *clientPool) exitedCPU(read func(pid int) bool) float64 {
 	var sum time.Duration
+	counted := map[*client.Client]bool{} // all() may list a client replaced meanwhile twice
 	for _, c := range p.all() {
-		if cpu, ok := c.ExitCPU(); ok && !read(c.PID()) {
+		if cpu, ok := c.ExitCPU(); ok && !counted[c] && !read(c.PID()) {
+			counted[c] = true
 			sum += cpu
 		}
 	}

@@ -24,7 +24,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	if len(pr.counts) == 0 && pr.proc == nil && pr.r.logs == nil {
 		close(pr.stop)
 		<-pr.done
-		return report.Orphans{Windows: pr.windows}
+		return report.Orphans{Windows: pr.windows, WorkGraceMs: ms(pr.r.plan.workGrace())}
 	}
 	load := loadMark{at: time.Now()}
 	if pr.proc != nil {

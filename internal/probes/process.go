@@ -49,21 +49,8 @@ type Process struct {
 	// Adopt).
 	adopter int
 	skip    func() []int
-	// exited, when set, is the CPU of the roots that exited and were
-	// reaped (WithExited).
-	exited func(read func(pid int) bool) float64
-}
-
-// WithExited has the probe add to CPUSeconds the CPU-seconds of the roots
-// that exited and were reaped, from their wait status: f sums them,
-// leaving out the pids read counts as read live in this sample. A stdio
-// server replaced after a disconnect then keeps its CPU in the sum: read
-// from its tree alone, the sum dropped to the new server's, and the CPU
-// of a load in which a server was replaced near its end read as a tenth of
-// what the servers' logs say they computed (issue 25's ramp, seed 1).
-func (p *Process) WithExited(f func(read func(pid int) bool) float64) *Process {
-	p.exited = f
-	return p
+	// exited, when set, adds the CPU of the roots that exited (exited.go).
+	exited *exitedRoots
 }
 
 // NewProcess returns a probe for the process trees rooted at pids (the
@@ -110,13 +97,14 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 	if err != nil {
 		return ProcessSample{}, fmt.Errorf("read process tree: %w", err)
 	}
-	live := roots[:0:0]
+	live, gone := roots[:0:0], []int(nil)
 	for _, pid := range roots {
 		if _, ok := all[pid]; !ok {
 			// Not listed: maybe started after the listing; ask once more.
 			st, err := readStat(p.proc, pid)
 			if errors.Is(err, errNoProcess) {
 				out.Gone++
+				gone = append(gone, pid)
 				continue
 			}
 			if err != nil {
@@ -158,7 +146,7 @@ func (p *Process) SampleTree(ctx context.Context) (ProcessSample, error) {
 	}
 	out.CPUSeconds = float64(ticks) / clockTicks()
 	if p.exited != nil {
-		out.CPUSeconds += p.exited(func(pid int) bool { return seen[pid] })
+		out.CPUSeconds += p.exited.add(live, gone, all, seen)
 	}
 	out.Sched = runWait(p.proc, running)
 	return out, nil

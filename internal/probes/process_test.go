@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -196,6 +197,39 @@ func TestProcessExitedRoots(t *testing.T) {
 	}
 	if s.CPUSeconds < 1.5 || s.CPUSeconds > 50 {
 		t.Errorf("CPUSeconds = %v: want the exited root's 1.5 s added and the live root's exit figure left out", s.CPUSeconds)
+	}
+}
+
+// TestProcessGoneRootStandsIn: a root gone from /proc whose exit is not
+// yet known (its waiter still waits for a child holding its stderr) counts
+// its last live reading, so the sum does not drop; and the exit figure is
+// not added on top of it.
+func TestProcessGoneRootStandsIn(t *testing.T) {
+	t.Parallel()
+	busy := start(t, false, "sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; sleep 30")
+	pid := busy.Process.Pid
+	var exitKnown atomic.Bool
+	p := NewProcess(func() []int { return []int{pid} }).WithExited(func(read func(int) bool) float64 {
+		if exitKnown.Load() && !read(pid) {
+			return 100 // what the wait status would say
+		}
+		return 0
+	})
+	first := waitTree(t, p, func(s ProcessSample) bool { return s.CPUSeconds >= 0.05 })
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	_ = busy.Wait()
+	second, err := p.SampleTree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exitKnown.Store(true) // listed still, its exit now known: the stand-in, not both
+	third, err := p.SampleTree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Gone != 1 || second.CPUSeconds < first.CPUSeconds || third.CPUSeconds != second.CPUSeconds {
+		t.Errorf("live %v s; gone %d with %v s, then %v s: want the last live reading to stand in, once",
+			first.CPUSeconds, second.Gone, second.CPUSeconds, third.CPUSeconds)
 	}
 }
 

@@ -33,4 +33,14 @@ func TestBurstIsNotLeftover(t *testing.T) {
 	if v.Status != summary.StatusViolation || !strings.Contains(v.Evidence, "the window at 10.4s into the load") {
 		t.Errorf("verdict %q (%s), want a violation naming the window at 10.4 s", v.Status, v.Evidence)
 	}
+	// A burst beside a window over its threshold: the evidence names the
+	// window, not the burst, though the burst read more.
+	w.List = append([]summary.Window(nil), list...)
+	w.List[2].LeftoverCPUS, w.Bursts, w.Above = 0.06, 1, 1
+	s.Cancellation.Windows = w
+	v = cancellationVerdict(s, evidence{})
+	if v.Status != summary.StatusViolation || !strings.Contains(v.Evidence, "the window at 15.2s into the load") ||
+		!strings.Contains(v.Evidence, "130ms of CPU in 1 window began after") {
+		t.Errorf("verdict %q (%s), want a violation naming the window at 15.2 s and the burst left out", v.Status, v.Evidence)
+	}
 }

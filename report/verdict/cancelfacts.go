@@ -37,7 +37,11 @@ func windowsFact(w summary.Windows) string {
 	if w.OrphanedMax > 0 {
 		f += fmt.Sprintf(", up to %s calls still running", summary.FormatNum(w.OrphanedMax))
 	}
-	return f + windowsSource(w) + burstsNote(w) + "; " + worstWindow(w)
+	f += windowsSource(w) + burstsNote(w)
+	if worst := worstWindow(w); worst != "" {
+		f += "; " + worst
+	}
+	return f
 }
 
 // worstWindow names the window with the most leftover CPU, bursts left
@@ -95,15 +99,21 @@ func burstsNote(w summary.Windows) string {
 	if w.Bursts == 0 {
 		return ""
 	}
-	cpu := 0.0
+	// The list may be one shard's of a shared server (or cut at 1000):
+	// the CPU is named only when it holds every burst.
+	n, cpu := 0, 0.0
 	for _, x := range w.List {
 		if x.Burst {
+			n++
 			cpu += x.LeftoverCPUS
 		}
 	}
-	return fmt.Sprintf("; %s of CPU in %s began after a grace that ended with the server idle: a burst of its own "+
-		"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted",
-		summary.FormatMs(cpu*1000), summary.Plural(w.Bursts, "window"))
+	what := summary.Plural(w.Bursts, "window") + "'s CPU"
+	if n == w.Bursts {
+		what = summary.FormatMs(cpu*1000) + " of CPU in " + summary.Plural(w.Bursts, "window")
+	}
+	return "; " + what + " began after a grace that ended with the server idle: a burst of its own " +
+		"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted"
 }
 
 // windowsSource says who asked for the windows, when mcpchaos did.
