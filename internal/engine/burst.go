@@ -17,8 +17,9 @@ import (
 // second, on five threads, in windows that cut nothing: three false
 // violations under issue 25's ramp, docs/decisions.md), a timer. So the
 // window reads the server's threads once more graceTail before the
-// measurement, and leftover CPU over the threshold counts only when the
-// tail ran at least burstShare of the measurement's rate.
+// grace's end, and leftover CPU over the threshold counts only when they
+// ran, from then to the measurement, at least burstShare of the
+// measurement's rate.
 //
 // The price: a tool that sleeps through the grace after its cut and only
 // then computes shows as a burst; a process probe cannot tell that from a
@@ -78,7 +79,7 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 	if !ok0 || !ok1 || td < minTail || el <= 0 {
 		return
 	}
-	w.TailMs = float64(td) / float64(time.Millisecond)
+	w.TailMs = ms(td)
 	w.TailCPUS = inTail
 	rate := inMeasure / el.Seconds()
 	w.Burst = w.LeftoverCPUS > w.ThresholdS && w.TailCPUS < burstShare*rate*td.Seconds()
