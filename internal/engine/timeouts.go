@@ -114,6 +114,12 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 		return nil
 	}
 	call := cs.call
+	// The act ends the call for the client (Done), so its late window may
+	// pass and its record be taken while a slow act (a cancel POSTed to a
+	// 2025 server that is slow to answer) still runs: the record waits
+	// for it as for a fault's Act, so what follows lands in the record,
+	// not in one already handed over.
+	cs.acting++
 	cs.mu.Unlock()
 	err := act(call)
 	cs.mu.Lock()
@@ -130,6 +136,7 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	if err != nil {
 		cs.rec.Error = truncate(err.Error(), 300)
 	}
+	cs.endActing()
 	cs.mu.Unlock()
 	return err
 }

@@ -1,10 +1,18 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -131,6 +139,48 @@ func TestIdleResetByProgress(t *testing.T) {
 		}
 		if d := time.Duration(r.ResponseUs-r.SentUs) * time.Microsecond; d <= 2*idle {
 			t.Errorf("seq %d: answered %s after the send; want the whole 6 s, well past the idle timeout", r.Seq, d)
+		}
+	}
+}
+
+// TestSlowCancelLandsInRecord: a 2025 server slow to answer the cancel's
+// POST (passed on to the target, which stops the call, but answered only
+// 3 s later, with a 502) must not have the call's record handed over
+// before the cancel returns. The call ends for the client at the cancel,
+// and its reader stops looking for stale messages 2 s later, so the
+// record would be taken a second before the POST's answer: it must wait
+// for it and carry its failure (and the race detector must see no write
+// to a record already handed over).
+func TestSlowCancelLandsInRecord(t *testing.T) {
+	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2025, Endless: true})
+	up, err := url.Parse(tg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+	rp.FlushInterval = -1
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !bytes.Contains(body, []byte(`"method":"notifications/cancelled"`)) {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		rp.ServeHTTP(httptest.NewRecorder(), r) // the server stops the call
+		time.Sleep(3 * time.Second)
+		http.Error(w, "held", http.StatusBadGateway)
+	}))
+	t.Cleanup(front.Close)
+	plan := httpPlan(front.URL+up.Path, Load{Rate: perSec(4), Duration: 500 * time.Millisecond}, slowTask(0, 50))
+	plan.Protocol = client.Era20251125
+	plan.Timeouts = Timeouts{Idle: 10 * time.Second, Max: 300 * time.Millisecond}
+	o := runLoad(t, context.Background(), plan)
+	if len(o.recs) == 0 {
+		t.Fatal("no calls")
+	}
+	for _, r := range o.recs {
+		if r.Outcome != results.TimeoutCap || !strings.Contains(r.Error, "notifications/cancelled") {
+			t.Errorf("seq %d: outcome %q, error %q; want timeout_cap with the failed cancel POST", r.Seq, r.Outcome, r.Error)
 		}
 	}
 }
