@@ -100,8 +100,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
-	stopProfile := memProfileLater(stderr)
+	stopProfile, stopTrace := memProfileLater(stderr), traceRun(stderr)
 	info, err := engine.Run(ctx, rp.plan, opts)
+	stopTrace()
 	stopProfile()
 	if err != nil {
 		r.abort()
