@@ -25,11 +25,22 @@ func (cs *callState) armTimeouts() {
 	}
 }
 
-// armIdle starts the idle timer from lastAlive (cs.mu held).
+// armIdle starts the idle timer from lastAlive (cs.mu held). An idle
+// deadline at or past the cap's is not armed: the cap runs from the send
+// and is never moved, so it ends the call first (with timeouts.idle equal
+// to timeouts.max, a call silent throughout is timeout_cap), and the idle
+// timer would only cost the deadline driver a wake and a goroutine per
+// call at the same moment as the cap's.
 func (cs *callState) armIdle() {
-	if idle := cs.r.plan.Timeouts.Idle; idle > 0 {
-		cs.idle = cs.r.afterFunc(time.Until(cs.lastAlive.Add(idle)), cs.idleFired)
+	to := cs.r.plan.Timeouts
+	if to.Idle <= 0 {
+		return
 	}
+	at := cs.lastAlive.Add(to.Idle)
+	if to.Max > 0 && !at.Before(cs.sent.Add(to.Max)) {
+		return
+	}
+	cs.idle = cs.r.afterFunc(time.Until(at), cs.idleFired)
 }
 
 func (cs *callState) stopTimers() {

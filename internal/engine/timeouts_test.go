@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -139,6 +140,28 @@ func TestIdleResetByProgress(t *testing.T) {
 		}
 		if d := time.Duration(r.ResponseUs-r.SentUs) * time.Microsecond; d <= 2*idle {
 			t.Errorf("seq %d: answered %s after the send; want the whole 6 s, well past the idle timeout", r.Seq, d)
+		}
+	}
+}
+
+// TestIdleEqualToCap: with timeouts.idle equal to timeouts.max, calls
+// silent throughout (no progress asked for) end timeout_cap, every one:
+// the idle deadline falls at the cap's and is not armed, so the two
+// timers no longer race to stop the call (nor cost the deadline driver a
+// wake each at the same moment), and the cap's deadline is the record's.
+func TestIdleEqualToCap(t *testing.T) {
+	tg := newTarget(t, targetserver.Config{Endless: true})
+	plan := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: 500 * time.Millisecond}, CallSpec{Tool: targetserver.ToolSlowTask,
+		Arguments: json.RawMessage(`{"steps":0,"step_ms":50}`)})
+	plan.Timeouts = Timeouts{Idle: 300 * time.Millisecond, Max: 300 * time.Millisecond}
+	o := runLoad(t, context.Background(), plan)
+	if len(o.recs) < 5 {
+		t.Fatalf("%d records, want about 10", len(o.recs))
+	}
+	for _, r := range o.recs {
+		if r.Outcome != results.TimeoutCap || r.CancelReason != results.StopTimeoutCap || r.DeadlineUs-r.SentUs != 300_000 {
+			t.Errorf("seq %d: outcome %q, reason %q, deadline %dµs after the send; want timeout_cap at 300000µs",
+				r.Seq, r.Outcome, r.CancelReason, r.DeadlineUs-r.SentUs)
 		}
 	}
 }
