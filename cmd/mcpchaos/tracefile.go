@@ -29,6 +29,7 @@ func traceRun(stderr io.Writer) (stop func()) {
 	}
 	if err := trace.Start(f); err != nil {
 		f.Close()
+		os.Remove(path) // an empty file would read as a trace
 		fmt.Fprintf(stderr, "mcpchaos run: %s=%q: start the trace: %v\n", envTrace, path, err)
 		return func() {}
 	}

@@ -95,8 +95,9 @@ type callState struct {
 	// recorded: the record was handed to the collector, which may read it
 	// at any time; later events are no longer counted.
 	recorded bool
-	// acting counts the faults whose Act is running; record waits on
-	// actDone (on mu) until none is, so a fault that acted is in the record.
+	// acting counts the faults whose Act is running and the stop whose
+	// cancel is (stopHeld); record waits on actDone (on mu) until none is,
+	// so a fault that acted, or a cancel's error, is in the record.
 	acting  int
 	actDone *sync.Cond
 	// gw is what a gateway test keeps of the call; nil without one.

@@ -188,16 +188,16 @@ func (cs *callState) fireSoon(a *armed) {
 	cs.acting++
 }
 
-// endActing ends a fault's turn as acting and wakes a waiting record
-// (cs.mu held).
+// endActing ends a fault's (or a stop's) turn as acting and wakes a
+// waiting record (cs.mu held).
 func (cs *callState) endActing() {
 	cs.acting--
 	cs.actCond().Broadcast()
 }
 
-// actCond is the condition record waits on for faults still acting
-// (cs.mu held). An Act is bounded (a cancel's or a kill's write has a time
-// limit of its own), so the wait is too.
+// actCond is the condition record waits on for faults and stops still
+// acting (cs.mu held). An Act is bounded (a cancel's or a kill's write has
+// a time limit of its own, a 2025 cancel's POST 5 s), so the wait is too.
 func (cs *callState) actCond() *sync.Cond {
 	if cs.actDone == nil {
 		cs.actDone = sync.NewCond(&cs.mu)
@@ -205,10 +205,11 @@ func (cs *callState) actCond() *sync.Cond {
 	return cs.actDone
 }
 
-// waitActing waits until no fault of the call is acting (cs.mu held): a
-// fault whose Act was still running when the late window ended (a cancel
-// written to a starved server's pipe, a goroutine the machine ran late)
-// acted, and must be in the record as injected, not as skipped.
+// waitActing waits until no fault or stop of the call is acting (cs.mu
+// held): a fault whose Act was still running when the late window ended (a
+// cancel written to a starved server's pipe, a goroutine the machine ran
+// late) acted, and must be in the record as injected, not as skipped; a
+// stop's cancel that fails must leave its error in the record.
 func (cs *callState) waitActing() {
 	for cs.acting > 0 {
 		cs.actCond().Wait()

@@ -106,9 +106,10 @@ func (f *fifo) takeDue(batch []*callState, now time.Time) []*callState {
 }
 
 // handOver gives a call whose late window passed to the collector. A
-// call with a fault still acting (its record waits for the Act, which is
-// bounded but may be slow on a starved machine) is handed over on a
-// goroutine of its own, so it holds up no other call's record.
+// call with a fault or a stop still acting (its record waits for the Act
+// or the cancel, which are bounded but may be slow on a starved machine or
+// to a slow server) is handed over on a goroutine of its own, so it holds
+// up no other call's record.
 func (r *runner) handOver(cs *callState) {
 	if cs.mu.TryLock() {
 		acting := cs.acting > 0

@@ -29,8 +29,8 @@ func (cs *callState) armTimeouts() {
 // deadline at or past the cap's is not armed: the cap runs from the send
 // and is never moved, so it ends the call first (with timeouts.idle equal
 // to timeouts.max, a call silent throughout is timeout_cap), and the idle
-// timer would only cost the deadline driver a wake and a goroutine per
-// call at the same moment as the cap's.
+// timer would only cost a callback goroutine per call at the moment of the
+// cap's (the driver takes both in one wake).
 func (cs *callState) armIdle() {
 	to := cs.r.plan.Timeouts
 	if to.Idle <= 0 {

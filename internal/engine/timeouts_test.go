@@ -147,8 +147,8 @@ func TestIdleResetByProgress(t *testing.T) {
 // TestIdleEqualToCap: with timeouts.idle equal to timeouts.max, calls
 // silent throughout (no progress asked for) end timeout_cap, every one:
 // the idle deadline falls at the cap's and is not armed, so the two
-// timers no longer race to stop the call (nor cost the deadline driver a
-// wake each at the same moment), and the cap's deadline is the record's.
+// timers no longer race to stop the call (nor cost a callback goroutine
+// each at the same moment), and the cap's deadline is the record's.
 func TestIdleEqualToCap(t *testing.T) {
 	tg := newTarget(t, targetserver.Config{Endless: true})
 	plan := httpPlan(tg.URL, Load{Rate: perSec(20), Duration: 500 * time.Millisecond}, CallSpec{Tool: targetserver.ToolSlowTask,
@@ -169,11 +169,12 @@ func TestIdleEqualToCap(t *testing.T) {
 // TestSlowCancelLandsInRecord: a 2025 server slow to answer the cancel's
 // POST (passed on to the target, which stops the call, but answered only
 // 3 s later, with a 502) must not have the call's record handed over
-// before the cancel returns. The call ends for the client at the cancel,
-// and its reader stops looking for stale messages 2 s later, so the
-// record would be taken a second before the POST's answer: it must wait
-// for it and carry its failure (and the race detector must see no write
-// to a record already handed over).
+// before the cancel returns. The call is released 150 ms after the cancel
+// (the late window) and its record falls due a cut call's late window
+// later (with the default graces about 2.2 s after the cancel), so it
+// would be taken about 0.8 s before the POST's answer: it must wait for
+// it and carry its failure (and the race detector must see no write to a
+// record already handed over).
 func TestSlowCancelLandsInRecord(t *testing.T) {
 	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2025, Endless: true})
 	up, err := url.Parse(tg.URL)
