@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +14,7 @@ func TestRunTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.trace")
 	t.Setenv(envTrace, path)
 	scenario := writeScenario(t, "echo.yaml", echoScenario)
-	code, stdout, stderr := runCLI(t, context.Background(), "run", "-q", "--duration", "1s", scenario)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
+	stderr := diagnosedRun(t, scenario)
 	if !strings.Contains(stderr, "execution trace written to "+path) {
 		t.Errorf("stderr does not say where the trace went:\n%s", stderr)
 	}
@@ -32,9 +28,7 @@ func TestRunTrace(t *testing.T) {
 
 	bad := filepath.Join(t.TempDir(), "no-such-dir", "run.trace")
 	t.Setenv(envTrace, bad)
-	if code, _, stderr = runCLI(t, context.Background(), "run", "-q", "--duration", "1s", scenario); code != 0 {
-		t.Fatalf("with a trace file that cannot be made: exit %d\n%s", code, stderr)
-	}
+	stderr = diagnosedRun(t, scenario)
 	if want := "mcpchaos run: " + envTrace + ": open " + bad; !strings.Contains(stderr, want) {
 		t.Errorf("stderr does not say %q:\n%s", want, stderr)
 	}
