@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,70 @@ func TestDefaultBlackBox(t *testing.T) {
 				}
 			}
 			t.Logf("process_cpu %+v", o.Sum.Cancellation.ProcessCPU)
+			checkVerdict(t, o, tc.want)
+		})
+	}
+}
+
+// mixedBlackBoxScenario is the default black-box setup over a load of two
+// tools: the faults cut slow_task only, and cpu_task, never cut, burns
+// 0.25 CPU-s a call.
+const mixedBlackBoxScenario = `
+name: black-box-mixed
+seed: 25
+target:
+  http: {url: %q, pid: %d}
+load: {rate: 5/1s, duration: 6s}
+timeouts: {idle: 20s, max: 30s}
+calls:
+  - {tool: cpu_task, arguments: {steps: 5, step_ms: 50}}
+  - {tool: slow_task, arguments: {steps: 16, step_ms: 100}, progress: true}
+faults:
+  - {kind: cancel, probability: 0.5, after: "uniform(100ms, 400ms)", tools: [slow_task]}
+orphans:
+  grace: 300ms
+  drain_max: 300ms
+  probes:
+    - {process: {pid: %d}}
+`
+
+// TestMixedBlackBox: the tool the faults cut sleeps, another tool burns.
+// Over the whole load the process's CPU per live call-second is well above
+// what a process probe needs, and every window sees the cut calls "stop";
+// measured while its calls ran alone the cut tool costs next to nothing,
+// so a server that runs them on is not_observable, never pass (a new
+// user's trial found that false pass). When the cut tool burns, its leak
+// is still seen beside the other tool.
+func TestMixedBlackBox(t *testing.T) {
+	for _, tc := range []struct {
+		name, knobs string
+		want        string
+	}{
+		{"sleeping cut tool runs on", "era=2026,propagate_cancel=false", report.StatusNotObservable},
+		{"burning cut tool runs on", "era=2026,burn_cpu=true,propagate_cancel=false", report.StatusViolation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, pid, _ := builtinServer(t, tc.knobs)
+			sc := runtest.Parse(t, fmt.Sprintf(mixedBlackBoxScenario, url, pid, pid))
+			plan := planOf(t, sc)
+			quick(&plan)
+			o := runPlan(t, sc, plan)
+			c := o.Sum.Cancellation
+			t.Logf("cut tools %v; process_cpu %+v", c.CutTools, c.ProcessCPU)
+			if c.CutTools["slow_task"] == 0 || c.CutTools["cpu_task"] != 0 {
+				t.Fatalf("cut tools %v, want slow_task's calls only", c.CutTools)
+			}
+			p := c.ProcessCPU
+			if p == nil || len(p.Tools) != 2 {
+				t.Fatalf("process_cpu %+v: want the two tools' figures", p)
+			}
+			if tc.want == report.StatusNotObservable {
+				v := o.verdict(t, report.AreaCancellation)
+				if v.Status != tc.want || !strings.Contains(v.Evidence, "slow_task") {
+					t.Fatalf("cancellation verdict = %q (%s), want %q naming slow_task", v.Status, v.Evidence, tc.want)
+				}
+				return
+			}
 			checkVerdict(t, o, tc.want)
 		})
 	}

@@ -103,6 +103,9 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	if disconnected || hasFault(r, "disconnect") {
 		c.disconnects++
 	}
+	if _, byFault := r.CancelReason.Fault(); byFault || disconnected {
+		c.cutTool(r.Tool)
+	}
 	c.lateResponses += r.LateResponses
 	c.lateProgress += r.LateProgress
 	c.lateQueued += r.LateQueued
@@ -118,6 +121,16 @@ func (a *Aggregator) addCancel(r *results.Record) {
 		if !disconnected {
 			c.leftoverNotDisconnected++
 		}
+	}
+}
+
+// cutTool counts a call of tool that a fault cut.
+func (c *cancelAgg) cutTool(tool string) {
+	if c.cutTools == nil {
+		c.cutTools = make(map[string]int)
+	}
+	if _, ok := c.cutTools[tool]; ok || len(c.cutTools) < maxCutTools {
+		c.cutTools[tool]++
 	}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"math"
 	"testing"
 	"time"
@@ -199,6 +200,26 @@ func TestCancellationCounts(t *testing.T) {
 	if c.Orphaned != 2 || c.ByProbe["inflight"] != 2 || c.LeftoverCPUS != 0.5 || c.DrainMs != 800 ||
 		c.LeakedCallSeconds != 1.5 || c.QuietWindowMs != 2000 || len(c.ProbeErrors) != 1 {
 		t.Errorf("orphan numbers not carried over: %+v", c)
+	}
+}
+
+func TestCutTools(t *testing.T) {
+	cutBy := func(tool string, reason results.StopReason) func(*results.Record) {
+		return func(r *results.Record) { r.Tool, r.CancelReason = tool, reason }
+	}
+	recs := []*results.Record{
+		call(0, results.Cancelled, cancelAt(10), with(cutBy("slow", results.FaultStop("cancel")))),
+		call(0, results.Cancelled, cancelAt(10), with(cutBy("slow", results.FaultStop("cancel")))),
+		call(0, results.Disconnected, with(cutBy("burn", results.FaultStop("disconnect")))),
+		call(0, results.Disconnected, with(cutBy("echo", ""))), // the server dropped it
+		call(0, results.Cancelled, cancelAt(10), with(cutBy("burn", results.StopQuietWindow))),
+		call(0, results.TimeoutCap, timeout(100, 10), with(cutBy("burn", results.StopTimeoutCap))),
+		call(0, results.OK, resp(5), with(cutBy("echo", ""))),
+	}
+	got := aggregate(recs...).Summary(testMeta("2026-07-28")).Cancellation.CutTools
+	want := map[string]int{"slow": 2, "burn": 1, "echo": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("cut tools = %v, want %v (a fault's cancels and disconnects, not a window's or a timeout's)", got, want)
 	}
 }
 

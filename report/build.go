@@ -154,6 +154,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		WorkGraceMs:       o.WorkGraceMs,
 		QuietWindowMs:     o.QuietWindowMs,
 		ByProbe:           make(map[string]float64, len(o.ByProbe)),
+		CutTools:          maps.Clone(a.cancel.cutTools),
 	}
 	for k, v := range o.ByProbe {
 		s.Cancellation.ByProbe[k] = v
@@ -169,6 +170,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 	s.Cancellation.Counting = o.Counting
 	if o.CPU != nil {
 		c := *o.CPU
+		c.Tools = slices.Clone(c.Tools)
 		s.Cancellation.ProcessCPU = &c
 	}
 	if o.Client != nil {

@@ -176,6 +176,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 	o.Counting = max(o.Counting, in.Counting)
 	if o.CPU == nil && in.CPU != nil {
 		c := *in.CPU
+		c.Tools = slices.Clone(c.Tools)
 		o.CPU = &c
 	}
 	mergeStarved(o, in)

@@ -33,6 +33,7 @@ type (
 	CPUBound           = summary.CPUBound
 	LogOrphans         = summary.LogOrphans
 	ProcessCPU         = summary.ProcessCPU
+	ToolCPU            = summary.ToolCPU
 	Windows            = summary.Windows
 	Window             = summary.Window
 	ClientStall        = summary.ClientStall

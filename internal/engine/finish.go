@@ -127,6 +127,7 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 			cpu.PerCallS = cpu.LoadRate * dt / live
 		}
 		loadCPUBound(cpu, pr.loadFrom, load.proc, live)
+		cpu.Tools = pr.toolsCPU()
 	}
 	out.CPU = cpu
 }

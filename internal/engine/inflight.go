@@ -3,26 +3,39 @@ package engine
 import "sync"
 
 // inflightSet holds the calls in flight, so the end of the run can cancel
-// them, and the most that were in flight at once since the last look.
+// them, the most that were in flight at once since the last look, and
+// which tools had calls in flight since then (toolcpu.go).
 type inflightSet struct {
 	mu   sync.Mutex
 	m    map[*callState]struct{}
 	peak int
+	// byTool counts the calls in flight by tool; seen holds the tools that
+	// had a call in flight at some moment since the last markPeak.
+	byTool map[string]int
+	seen   map[string]struct{}
 }
 
 func (s *inflightSet) add(cs *callState) {
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[*callState]struct{})
+		s.byTool = make(map[string]int)
+		s.seen = make(map[string]struct{})
 	}
 	s.m[cs] = struct{}{}
 	s.peak = max(s.peak, len(s.m))
+	t := cs.toolName()
+	s.byTool[t]++
+	s.seen[t] = struct{}{}
 	s.mu.Unlock()
 }
 
 func (s *inflightSet) remove(cs *callState) {
 	s.mu.Lock()
-	delete(s.m, cs)
+	if _, ok := s.m[cs]; ok {
+		delete(s.m, cs)
+		s.byTool[cs.toolName()]--
+	}
 	s.mu.Unlock()
 }
 
@@ -32,11 +45,26 @@ func (s *inflightSet) len() int {
 	return len(s.m)
 }
 
-// markPeak starts a window: the peak is the count now.
-func (s *inflightSet) markPeak() {
+// markPeak starts a window: the peak is the count now. It returns the
+// one tool whose calls were the only ones in flight since the last
+// markPeak ("" when no call or calls of several tools were), and starts
+// that record afresh with the tools in flight now.
+func (s *inflightSet) markPeak() (only string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.peak = len(s.m)
-	s.mu.Unlock()
+	if len(s.seen) == 1 {
+		for t := range s.seen {
+			only = t
+		}
+	}
+	clear(s.seen)
+	for t, n := range s.byTool {
+		if n > 0 {
+			s.seen[t] = struct{}{}
+		}
+	}
+	return only
 }
 
 // peakSince returns the most calls in flight at once since markPeak.
@@ -54,4 +82,12 @@ func (s *inflightSet) all() []*callState {
 		out = append(out, cs)
 	}
 	return out
+}
+
+// toolName is the call's tool ("" without a spec: tests' bare calls).
+func (cs *callState) toolName() string {
+	if cs.spec == nil {
+		return ""
+	}
+	return cs.spec.Tool
 }

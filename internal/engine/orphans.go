@@ -125,9 +125,13 @@ type probeRun struct {
 	mu     sync.Mutex
 	series map[string][]probes.Point
 	client inflightSeries // the client's calls in flight (inflightseries.go)
-	errors []string
-	stop   chan struct{}
-	done   chan struct{}
+	// byTool is the process's CPU by tool, toolPrev the last sample's
+	// reading (toolcpu.go).
+	byTool   map[string]*toolCPU
+	toolPrev toolSample
+	errors   []string
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 // slotCaller calls a tool on the current client of one stdio slot (the
@@ -244,7 +248,7 @@ func (pr *probeRun) sampler() {
 // server's leftover work.
 func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[string]float64 {
 	began := time.Now()
-	pr.r.inflight.markPeak()
+	only := pr.r.inflight.markPeak()
 	vals, _ := pr.sampleAll(ctx, max(timeout, time.Second))
 	if pr.servers != nil && pr.servers != pr.proc {
 		pr.sampleServers(ctx)
@@ -255,6 +259,11 @@ func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[strin
 	for name, v := range vals {
 		pr.series[name] = append(pr.series[name], probes.Point{T: now, V: v})
 	}
+	cpu, ok := vals[pr.procName]
+	if !ok {
+		cpu = math.NaN()
+	}
+	pr.noteTool(only, now, cpu)
 	pr.client.add(probes.Point{T: now, V: float64(inflight)})
 	pr.mu.Unlock()
 	if w, on := pr.r.opts.Writer, pr.r.opts.OnSample; w != nil || on != nil {

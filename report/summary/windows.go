@@ -40,6 +40,26 @@ type ProcessCPU struct {
 	// CPUBound is what its CPU-bound threads did over the load
 	// (cpubound.go).
 	CPUBound CPUBound `json:"cpu_bound"`
+	// Tools, in a load of more than one tool, is each tool's CPU measured
+	// while only its calls were in flight: PerCallS mixes the tools, so a
+	// tool that computes would make one that sleeps look visible.
+	Tools []ToolCPU `json:"tools,omitempty"`
+}
+
+// ToolCPU is one tool's CPU per second of a live call, from the sampling
+// intervals in which only its calls were in flight.
+type ToolCPU struct {
+	Tool string `json:"tool"`
+	// LiveS is its calls' live seconds in those intervals, MeasuredS the
+	// intervals' length; both 0 when its calls never ran alone.
+	LiveS     float64 `json:"live_s"`
+	MeasuredS float64 `json:"measured_s"`
+	// CPUS is the process's CPU above its idle rate in them, ± NoiseS
+	// (each run of intervals is read to a clock tick at each end);
+	// PerCallS is CPUS / LiveS.
+	CPUS     float64 `json:"cpu_s"`
+	NoiseS   float64 `json:"noise_s"`
+	PerCallS float64 `json:"per_call_s"`
 }
 
 // Windows sums the quiet windows of orphans.windows.

@@ -48,6 +48,9 @@ func unobservable(c summary.Cancellation) string {
 		if servingOnly(*p) {
 			return servingOnlyWhy(*p) // cpubound.go
 		}
+		if why := toolsUnseen(c); why != "" {
+			return why // toolcpu.go
+		}
 		if c.Windows.Count == 0 {
 			// The CPU is measured once, after the load: the leftover work
 			// of a call cut during the load has ended by then, hidden while
