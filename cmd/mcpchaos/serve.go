@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -66,7 +67,10 @@ func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	for _, k := range knobs.Table {
 		kf := &knobFlag{knob: k, text: k.Default()}
 		f.knobs[k.Flag()] = kf
-		fl := fs.VarPF(kf, k.Flag(), "", k.Doc)
+		// pflag takes a back-quoted word in a usage for the value's name:
+		// a knob's doc quotes code, so its quotes are plain here and the
+		// name is the knob's Arg (knobFlag.Type).
+		fl := fs.VarPF(kf, k.Flag(), "", strings.ReplaceAll(k.Doc, "`", `"`))
 		if fl.DefValue == "0s" {
 			fl.DefValue = "0" // pflag prints no default for "0"
 		}

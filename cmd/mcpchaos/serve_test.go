@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/targetserver/knobs"
 	"github.com/mcpchaos/mcpchaos/internal/testutil"
 )
 
@@ -25,6 +26,20 @@ func TestServeHelp(t *testing.T) {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("help lacks %s", flag)
 		}
+	}
+	// Each knob's value is named by its placeholder, not by a word its
+	// doc quotes (pflag takes a back-quoted word for the name).
+	for _, k := range knobs.Table {
+		want := "--" + k.Flag() + " " + k.Arg + " "
+		if k.Kind == knobs.Bool {
+			want = "--" + k.Flag() + "[=true] "
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	if strings.Contains(out.String(), "`") {
+		t.Errorf("help shows a back quote")
 	}
 	t.Log(out.String())
 }

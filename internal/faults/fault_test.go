@@ -174,7 +174,7 @@ func TestNewErrors(t *testing.T) {
 		{"http", "{kind: malformed}", []string{`x.yaml:4:10: faults[0]: missing required key "mode"`}},
 		{"http", "{kind: malformed, mode: oversize, size: 2XB}", []string{`x.yaml:4:50: faults[0].size: invalid size "2XB": want bytes such as 1000000, 512KiB or 2MiB`}},
 		{"http", "{kind: malformed, mode: json, size: 1MiB}", []string{`x.yaml:4:40: faults[0].size: applies only to mode oversize`}},
-		{"http", "{kind: cancel}", []string{`x.yaml:4:10: faults[0]: want exactly one of after or after_progress`}},
+		{"http", "{kind: cancel}", []string{`x.yaml:4:10: faults[0]: want after, after_progress, or both`}},
 		{"http", "{kind: cancel_race, after: 1s}", []string{
 			`x.yaml:4:10: faults[0]: want exactly one of at or before_end`,
 			`x.yaml:4:30: faults[0]: key "after" does not apply to kind cancel_race (allowed: kind, probability, tools, at, before_end)`,

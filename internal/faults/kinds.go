@@ -78,7 +78,11 @@ func New(spec scenarios.Fault, transport string) (Fault, error) {
 	if k.timed && !r.Present("after_progress") {
 		// after_progress may have after beside it: its time fallback
 		// (engine/progressfallback.go).
-		r.ExactlyOne("after", "after_progress")
+		if r.Present("after") {
+			r.Require("after")
+		} else {
+			r.Errorf("", "want after, after_progress, or both")
+		}
 	}
 	f := k.build(builder{spec: spec, r: r, transport: transport, kind: k.name})
 	if err := r.Err(); err != nil {
