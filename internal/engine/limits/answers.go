@@ -197,7 +197,12 @@ func round(x float64, n int) float64 {
 }
 
 // num formats a number with no more decimals than it has.
-func num(x float64) string { return fmt.Sprintf("%g", x) }
+func num(x float64) string {
+	if x != 0 && math.Abs(x) < 0.01 {
+		return fmt.Sprintf("%.2g", x) // a rate of 1/1h: 0.00028, not 0.0002777777777777778
+	}
+	return fmt.Sprintf("%g", x)
+}
 
 // refusalCost is what a refusal cost the server, in time: the hold's
 // refusals against its accepted calls of the limited tools, each the

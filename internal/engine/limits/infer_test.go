@@ -2,8 +2,11 @@ package limits
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 const ms = time.Millisecond
@@ -272,5 +275,49 @@ func TestOver(t *testing.T) {
 	}
 	if over(few) || over(many) || !over(some) {
 		t.Errorf("over: one refusal %v, 5%% %v, 6%% %v; want false, false, true", over(few), over(many), over(some))
+	}
+}
+
+// TestShapeCutShort: a search that ended after a throttled step and
+// before the hold does not claim the rate is above what it offered.
+func TestShapeCutShort(t *testing.T) {
+	var burst []obs
+	for i := range 20 {
+		burst = append(burst, obs{phase: "burst", tool: "echo", sent: 0, answered: ms, ok: i < 10, throttled: i >= 10})
+	}
+	for _, tc := range []struct {
+		name     string
+		overRate float64
+		ended    string
+		want     string
+	}{
+		{"interrupted in a throttled step", 36, "interrupted",
+			"the step at 36/s was throttled, but the search ended (interrupted) before the hold that measures the sustained rate: it is below 36/s"},
+		{"no step throttled", 0, "done", "no rate up to 36/s was throttled (the sustained rate is above it)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Search{f: findings{burst: burst, overRate: tc.overRate, searched: 36, ended: tc.ended}}
+			var l report.Limits
+			s.shape(&l)
+			if got := strings.Join(l.Evidence, "\n"); !strings.Contains(got, tc.want) {
+				t.Errorf("evidence %q, want %q", got, tc.want)
+			}
+			if l.Rate != nil {
+				t.Errorf("rate %v, want none", *l.Rate)
+			}
+		})
+	}
+}
+
+func TestNum(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{36, "36"}, {39.9, "39.9"}, {0.5, "0.5"}, {0, "0"}, {1.0 / 3600, "0.00028"},
+	} {
+		if got := num(tc.x); got != tc.want {
+			t.Errorf("num(%v) = %q, want %q", tc.x, got, tc.want)
+		}
 	}
 }

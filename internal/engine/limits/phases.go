@@ -115,12 +115,13 @@ func (s *Search) stepPhase(ctx context.Context) error {
 		}
 		s.f.steps = append(s.f.steps, step{rate: r, ok: okN, throttled: th, calls: len(got)})
 		s.f.searched = max(s.f.searched, r)
-		if err != nil || ctx.Err() != nil {
-			return err
-		}
 		if over(got) {
+			// Throttled, even when the search was interrupted during the
+			// step: the rate is below r, whatever else is unknown.
 			s.f.overRate = r
-			return nil
+		}
+		if err != nil || ctx.Err() != nil || s.f.overRate > 0 {
+			return err
 		}
 		if failing(got, 0.05) {
 			// The server gives way (timeouts, errors) before any limit

@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -37,6 +38,14 @@ func (s *Search) shape(l *report.Limits) {
 	}
 	if len(s.f.hold) == 0 {
 		l.Window, l.Confidence = "token_bucket", "low"
+		if s.f.overRate > 0 {
+			// A step was throttled, and the search ended (interrupted,
+			// out of budget) before the hold that measures the rate.
+			l.Evidence = append(l.Evidence, fmt.Sprintf("rate unknown: the burst was refused beyond %d and the step at %s/s was throttled, "+
+				"but the search ended (%s) before the hold that measures the sustained rate: it is below %s/s",
+				ok, num(s.f.overRate), cmp.Or(s.f.ended, "early"), num(s.f.overRate)))
+			return
+		}
 		l.Evidence = append(l.Evidence, fmt.Sprintf("rate unknown: the burst was refused beyond %d but no rate up to %s/s was throttled (the sustained rate is above it)", ok, num(s.f.searched)))
 		return
 	}
