@@ -21,9 +21,9 @@ func (s *Search) answers() *report.Limits {
 	s.signal(l)
 	s.shape(l)
 	s.retryAfter(l)
-	s.headers(l)
 	s.tools(l)
 	s.budget(l)
+	s.headers(l) // after budget: with budgets per tool a claim is one tool's
 	s.overload(l)
 	s.workAnswer(l)
 	s.lockout(l)

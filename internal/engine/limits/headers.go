@@ -61,6 +61,19 @@ func (s *Search) headers(l *report.Limits) {
 	if l.Rate != nil {
 		measured = *l.Rate
 	}
+	// With a budget for each limited tool the rate measured is their sum,
+	// and a tool's answers claim its own limit: held against its share.
+	each := 0
+	if l.Budget == "per_tool" {
+		for _, v := range l.Tools {
+			if v == "limited" {
+				each++
+			}
+		}
+	}
+	if each > 1 {
+		measured /= float64(each)
+	}
 	h := &l.Headers
 	h.Verdict = headersVerdict(c, measured)
 	if h.Verdict == "absent" {
@@ -76,7 +89,10 @@ func (s *Search) headers(l *report.Limits) {
 		line += " per a window they did not state"
 	}
 	line += " in " + c.from
-	if measured > 0 {
+	switch {
+	case measured > 0 && each > 1:
+		line += fmt.Sprintf("; measured %s/s for each of %d tools with budgets of their own (%s/s in all)", num(round(measured, 1)), each, num(*l.Rate))
+	case measured > 0:
 		line += fmt.Sprintf("; measured %s/s", num(measured))
 	}
 	l.Evidence = append(l.Evidence, line)

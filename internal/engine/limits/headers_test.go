@@ -3,6 +3,8 @@ package limits
 import (
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
 func TestHeadersVerdict(t *testing.T) {
@@ -56,6 +58,29 @@ func TestBudgetOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := budgetOf(tt.mixed, tt.alone); got != tt.want {
 				t.Errorf("budgetOf(%v, %v) = %q, want %q", tt.mixed, tt.alone, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHeadersPerTool: with a budget for each limited tool, a tool's claim
+// is held against its share of the rate measured, not the sum.
+func TestHeadersPerTool(t *testing.T) {
+	claims := []obs{{claim: 20, claimWindow: time.Second, claimFrom: "RateLimit-Limit"},
+		{claim: 20, claimWindow: time.Second, claimFrom: "RateLimit-Limit"}}
+	for _, tc := range []struct {
+		name, budget, want string
+	}{
+		{"budgets of their own", "per_tool", "honest"},
+		{"one budget", "shared", "too_low"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rate := 39.9
+			l := &report.Limits{Rate: &rate, Budget: tc.budget, Tools: map[string]string{"echo": "limited", "slow_task": "limited"}}
+			s := &Search{all: claims}
+			s.headers(l)
+			if l.Headers.Verdict != tc.want {
+				t.Errorf("headers verdict %q, want %q (%v)", l.Headers.Verdict, tc.want, l.Evidence)
 			}
 		})
 	}
