@@ -12,16 +12,16 @@ import (
 // 25). The process's CPU per second of a live call mixes the tools: a
 // tool that computes, cut or not, lifts the figure over visiblePerCall
 // while the cut tool's own work is invisible to CPU, and every quiet
-// window then "sees it stop". Tried as a user would: a server leaking 8 of
-// 19 cut sleeping calls beside an uncut CPU-bound tool passed, 0.12 CPU-s
-// per live call-second. The engine measures each tool alone
+// window then "sees it stop". Tried as a user would: a server leaking 8
+// of 19 cut sleeping calls beside an uncut CPU-bound tool passed, 0.12
+// CPU-s per live call-second. The engine measures each tool alone
 // (ProcessCPU.Tools: the sampling intervals in which only its calls were
 // in flight), and a cut tool whose calls, alone, cost the process less
-// than visiblePerCall, by more than the reading's noise, makes "no work
-// seen" prove nothing for it. A tool whose calls never ran alone (or too
-// little) is judged by the load's figure, as before: that can still pass a
-// sleeping tool that is never alone, and says so nowhere; a log probe is
-// the way to be sure.
+// than visiblePerCall and less than half the load's figure, by more than
+// the reading's noise, makes "no work seen" prove nothing for it. A tool
+// whose calls never ran alone (or too little) is judged by the load's
+// figure, as before: that can still pass a sleeping tool that is never
+// alone, and says so nowhere; a log probe is the way to be sure.
 
 // minToolLiveS is the live call-seconds of a tool's calls alone below
 // which its own figure is not used.
@@ -36,7 +36,14 @@ func toolsUnseen(c summary.Cancellation) string {
 	}
 	var unseen []string
 	for _, t := range p.Tools {
-		if c.CutTools[t.Tool] == 0 || t.LiveS < minToolLiveS || t.CPUS+t.NoiseS >= visiblePerCall*t.LiveS {
+		if c.CutTools[t.Tool] == 0 || t.LiveS < minToolLiveS {
+			continue
+		}
+		// Under visiblePerCall, noise and all, and under half the whole
+		// load's figure: the CPU that made the load visible was other
+		// tools'. A tool near the load's figure is the load (one that
+		// dominates it, starved or not): the load's figure judges it.
+		if alone := (t.CPUS + t.NoiseS) / t.LiveS; alone >= visiblePerCall || alone >= p.PerCallS/2 {
 			continue
 		}
 		unseen = append(unseen, fmt.Sprintf("%s (%s cut; its calls alone: %s CPU-s above idle ±%s over %s call-seconds, %s per second of a call)",

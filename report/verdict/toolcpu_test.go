@@ -15,6 +15,7 @@ func TestToolsUnseen(t *testing.T) {
 		return &summary.ProcessCPU{LoadRate: 0.4, PerCallS: 0.12, Tools: tools,
 			CPUBound: summary.CPUBound{Threads: 2, Slices: 400, Preempted: 300, AllSlices: 800, AllPreempted: 300}}
 	}
+	atLoad := func(perCall float64, p *summary.ProcessCPU) *summary.ProcessCPU { p.PerCallS = perCall; return p }
 	for _, tc := range []struct {
 		name string
 		cut  map[string]int
@@ -32,6 +33,11 @@ func TestToolsUnseen(t *testing.T) {
 		{"within the noise of visible", map[string]int{"slow_task": 11}, cpu(burn,
 			summary.ToolCPU{Tool: "slow_task", LiveS: 10, CPUS: 0.46, NoiseS: 0.05, PerCallS: 0.046}), ""},
 		{"no process probe", map[string]int{"slow_task": 11}, nil, ""},
+		// A CPU-bound cut tool starved near the threshold, beside a tool
+		// of little CPU: alone it reads about what the load reads, and the
+		// load's figure judges it.
+		{"the cut tool is the load", map[string]int{"slow_task": 11}, atLoad(0.052, cpu(summary.ToolCPU{Tool: "echo", LiveS: 0.1, CPUS: 0.001},
+			summary.ToolCPU{Tool: "slow_task", LiveS: 10, CPUS: 0.44, NoiseS: 0.03, PerCallS: 0.044})), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := summary.Cancellation{CutTools: tc.cut, ProcessCPU: tc.p, Windows: summary.Windows{Count: 2}}
