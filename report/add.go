@@ -129,7 +129,7 @@ func (c *cancelAgg) cutTool(tool string) {
 	if c.cutTools == nil {
 		c.cutTools = make(map[string]int)
 	}
-	if _, ok := c.cutTools[tool]; ok || len(c.cutTools) < maxCutTools {
+	if _, ok := c.cutTools[tool]; ok || len(c.cutTools) < toolsMax {
 		c.cutTools[tool]++
 	}
 }

@@ -155,14 +155,12 @@ type cancelAgg struct {
 	leftoverNotDisconnected int
 	// disconnects: calls that ended disconnected or had a disconnect fault.
 	disconnects int
-	// cutTools counts the calls a fault cut (cancelled or disconnected),
-	// by tool, for up to maxCutTools tools.
+	// cutTools counts the calls a fault cut (cancelled or disconnected)
+	// or the server disconnected, by tool, for up to toolsMax tools (as
+	// the per-tool breakdown).
 	cutTools map[string]int
 }
 
-// maxCutTools bounds cancelAgg.cutTools: a scenario names few tools, a
-// results file from elsewhere may name any number.
-const maxCutTools = 64
 
 // faultAgg counts one kind of fault.
 type faultAgg struct {

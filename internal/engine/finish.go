@@ -110,7 +110,7 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 	// CPU time comes in clock ticks; rounding to the microsecond drops
 	// the float noise of the sums, so five 10 ms ticks are 0.05 s, not
 	// a hair above a 0.05 s threshold.
-	out.LeftoverCPUSeconds = math.Round(max(used, 0)*1e6) / 1e6
+	out.LeftoverCPUSeconds = round6(max(used, 0))
 	out.QuietWindowMs = float64(window) / float64(time.Millisecond)
 	out.ByProbe[pr.procName] = float64(ps1.Children)
 	cpu := &report.ProcessCPU{Probe: pr.procName, IdleRate: pr.idleCPU, IdleNoise: pr.idleNoise, ThresholdS: pr.cpuThreshold(window)}

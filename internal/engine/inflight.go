@@ -10,23 +10,41 @@ type inflightSet struct {
 	m    map[*callState]struct{}
 	peak int
 	// byTool counts the calls in flight by tool; seen holds the tools that
-	// had a call in flight at some moment since the last markPeak.
+	// had a call in flight at some moment since the last markPeak. Kept
+	// only once trackTools was called (a process probe, several tools).
+	tools  bool
 	byTool map[string]int
 	seen   map[string]struct{}
+}
+
+// trackTools starts keeping which tools have calls in flight.
+func (s *inflightSet) trackTools() {
+	s.mu.Lock()
+	s.tools = true
+	s.byTool = make(map[string]int)
+	s.seen = make(map[string]struct{})
+	s.mu.Unlock()
+}
+
+// tracking reports whether trackTools was called.
+func (s *inflightSet) tracking() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
 }
 
 func (s *inflightSet) add(cs *callState) {
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[*callState]struct{})
-		s.byTool = make(map[string]int)
-		s.seen = make(map[string]struct{})
 	}
 	s.m[cs] = struct{}{}
 	s.peak = max(s.peak, len(s.m))
-	t := cs.toolName()
-	s.byTool[t]++
-	s.seen[t] = struct{}{}
+	if s.tools {
+		t := cs.toolName()
+		s.byTool[t]++
+		s.seen[t] = struct{}{}
+	}
 	s.mu.Unlock()
 }
 
@@ -34,7 +52,9 @@ func (s *inflightSet) remove(cs *callState) {
 	s.mu.Lock()
 	if _, ok := s.m[cs]; ok {
 		delete(s.m, cs)
-		s.byTool[cs.toolName()]--
+		if s.tools {
+			s.byTool[cs.toolName()]--
+		}
 	}
 	s.mu.Unlock()
 }
@@ -53,6 +73,9 @@ func (s *inflightSet) markPeak() (only string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.peak = len(s.m)
+	if !s.tools {
+		return ""
+	}
 	if len(s.seen) == 1 {
 		for t := range s.seen {
 			only = t

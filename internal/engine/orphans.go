@@ -212,6 +212,11 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 		pr.procPIDs = r.clients.pids
 		pr.proc = probes.NewProcess(r.clients.pids).WithExited(r.clients.exitedCPU)
 	}
+	// The process's CPU by tool (toolcpu.go): not for a server shared
+	// with other shards, whose calls in flight this shard does not see.
+	if pr.proc != nil && len(r.plan.toolNames()) > 1 && !r.plan.SharesServer() {
+		r.inflight.trackTools()
+	}
 	if stdio {
 		pr.servers = pr.proc
 		if pr.pid != 0 {
@@ -236,6 +241,10 @@ func (pr *probeRun) sampler() {
 		case <-t.C:
 			if !pr.paused.Load() {
 				pr.record(context.Background(), every)
+			} else {
+				pr.mu.Lock()
+				pr.toolPrev = toolSample{} // no interval spans a quiet window
+				pr.mu.Unlock()
 			}
 		}
 	}

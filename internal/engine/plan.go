@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
@@ -167,4 +168,15 @@ type ThrottleRules struct {
 	// with HonorRetryAfter the retry waits as long as Retry-After says.
 	Retries         int
 	HonorRetryAfter bool
+}
+
+// toolNames lists the tools the calls name, each once, in order.
+func (p Plan) toolNames() []string {
+	var names []string
+	for _, c := range p.Calls {
+		if !slices.Contains(names, c.Tool) {
+			names = append(names, c.Tool)
+		}
+	}
+	return names
 }

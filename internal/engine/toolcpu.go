@@ -80,16 +80,12 @@ func (pr *probeRun) noteTool(only string, now time.Time, cpu float64) {
 const maxToolsCPU = 64
 
 // toolsCPU returns each tool's figures, by name, for a load of more than
-// one tool (nil otherwise: PerCallS is then the one tool's). A tool whose
-// calls never ran alone is listed with no live seconds. pr.mu is not held.
+// one tool (nil otherwise: PerCallS is then the one tool's; nil too when
+// the tools were not tracked, a shared server's shard). A tool whose calls
+// never ran alone is listed with no live seconds. pr.mu is not held.
 func (pr *probeRun) toolsCPU() []report.ToolCPU {
-	var names []string
-	for _, c := range pr.r.plan.Calls {
-		if !slices.Contains(names, c.Tool) {
-			names = append(names, c.Tool)
-		}
-	}
-	if len(names) < 2 {
+	names := pr.r.plan.toolNames()
+	if len(names) < 2 || !pr.r.inflight.tracking() {
 		return nil
 	}
 	slices.Sort(names)
@@ -102,8 +98,9 @@ func (pr *probeRun) toolsCPU() []report.ToolCPU {
 			tc.LiveS = round6(t.live)
 			tc.MeasuredS = round6(t.secs)
 			tc.CPUS = round6(max(t.cpu, 0))
-			// Each run of intervals is read to a clock tick at each end.
-			tc.NoiseS = round6(cpuTick * math.Sqrt(float64(2*t.runs)))
+			// Each run of intervals is read to a clock tick at each end,
+			// and the idle rate taken off is known to its noise.
+			tc.NoiseS = round6(cpuTick*math.Sqrt(float64(2*t.runs)) + noiseK*pr.idleNoise*t.secs)
 			tc.PerCallS = round6(max(t.cpu, 0) / t.live)
 		}
 		out = append(out, tc)
@@ -111,5 +108,6 @@ func (pr *probeRun) toolsCPU() []report.ToolCPU {
 	return out
 }
 
-// round6 rounds to the microsecond, as the other CPU figures are.
+// round6 rounds CPU-seconds to the microsecond, dropping the float noise
+// of sums of clock ticks.
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

@@ -14,6 +14,12 @@ func TestMarkPeakOneTool(t *testing.T) {
 	a2 := &callState{spec: &CallSpec{Tool: "a"}}
 	b := &callState{spec: &CallSpec{Tool: "b"}}
 	var s inflightSet
+	s.add(a)
+	if got := s.markPeak(); got != "" {
+		t.Errorf("tools not tracked: markPeak = %q, want none", got)
+	}
+	s.remove(a)
+	s.trackTools()
 	steps := []struct {
 		name string
 		do   func()
@@ -46,6 +52,7 @@ func TestToolsCPU(t *testing.T) {
 	plan := Plan{Calls: []CallSpec{{Tool: "burn"}, {Tool: "sleep"}, {Tool: "burn"}, {Tool: "never"}}}
 	plan.Orphans.SampleEvery = 100 * time.Millisecond
 	pr := &probeRun{r: &runner{plan: plan}, proc: &probes.Process{}, idleCPU: 0.1}
+	pr.r.inflight.trackTools()
 	pr.client = inflightSeries{gap: 500 * time.Millisecond}
 	// sample feeds one sample: the tool alone since the last, the CPU read,
 	// the calls in flight now.
@@ -80,8 +87,19 @@ func TestToolsCPU(t *testing.T) {
 		}
 	}
 
+	// The idle rate taken off is known to its noise: it widens the band.
+	pr.idleNoise = 0.05
+	if got := pr.toolsCPU()[0].NoiseS; math.Abs(got-round6(0.01*math.Sqrt(2)+noiseK*0.05*0.2)) > 1e-6 {
+		t.Errorf("burn's noise with an idle noise of 0.05/s = %v", got)
+	}
+
 	one := &probeRun{r: &runner{plan: Plan{Calls: []CallSpec{{Tool: "a"}, {Tool: "a"}}}}}
+	one.r.inflight.trackTools()
 	if got := one.toolsCPU(); got != nil {
 		t.Errorf("one tool: toolsCPU = %+v, want nil (PerCallS is its figure)", got)
+	}
+	untracked := &probeRun{r: &runner{plan: plan}}
+	if got := untracked.toolsCPU(); got != nil {
+		t.Errorf("tools not tracked (a shared server's shard): toolsCPU = %+v, want nil", got)
 	}
 }

@@ -96,9 +96,9 @@ type Cancellation struct {
 	ByProbe           map[string]float64 `json:"by_probe"`
 	ProbeErrors       []string           `json:"probe_errors,omitempty"`
 	// ProcessCPU, Windows, Counting, NotObservable: see windows.go.
-	// CutTools counts the calls a fault cut (cancelled or disconnected),
-	// by tool: the tools whose work the process probe must be able to see
-	// (ProcessCPU.Tools).
+	// CutTools counts the calls a fault cut (cancelled or disconnected)
+	// or the server disconnected, by tool: the tools whose work the
+	// process probe must be able to see (ProcessCPU.Tools).
 	CutTools   map[string]int `json:"cut_tools,omitempty"`
 	ProcessCPU *ProcessCPU    `json:"process_cpu,omitempty"`
 	Windows    Windows        `json:"windows"`

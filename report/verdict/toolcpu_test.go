@@ -8,7 +8,7 @@ import (
 )
 
 func TestToolsUnseen(t *testing.T) {
-	burn := summary.ToolCPU{Tool: "cpu_task", LiveS: 0.5, MeasuredS: 0.5, CPUS: 0.42, NoiseS: 0.02, PerCallS: 0.84}
+	burn := summary.ToolCPU{Tool: "cpu_task", LiveS: 1.5, MeasuredS: 1.5, CPUS: 1.26, NoiseS: 0.02, PerCallS: 0.84}
 	sleep := summary.ToolCPU{Tool: "slow_task", LiveS: 11.9, MeasuredS: 6.7, CPUS: 0.13, NoiseS: 0.05, PerCallS: 0.011}
 	// The whole load's figure: visible, threads computing (the trial's).
 	cpu := func(tools ...summary.ToolCPU) *summary.ProcessCPU {
@@ -25,7 +25,7 @@ func TestToolsUnseen(t *testing.T) {
 		{"a sleeping tool cut beside a computing one", map[string]int{"slow_task": 11}, cpu(burn, sleep),
 			"work of 1 tool the faults cut is not CPU it can see: slow_task (11 calls cut; its calls alone: 0.13 CPU-s above idle ±0.05 over 11.9 call-seconds"},
 		{"the computing tool cut", map[string]int{"cpu_task": 4}, cpu(burn, sleep), ""},
-		{"both cut", map[string]int{"cpu_task": 4, "slow_task": 1}, cpu(burn, sleep), "slow_task (1 call cut"},
+		{"both cut", map[string]int{"cpu_task": 4, "slow_task": 1}, cpu(burn, sleep), "work of 1 tool the faults cut is not CPU it can see: slow_task (1 call cut"},
 		{"nothing cut by a fault", nil, cpu(burn, sleep), ""},
 		{"one tool: no figures by tool", map[string]int{"slow_task": 11}, cpu(), ""},
 		{"the cut tool too little alone", map[string]int{"slow_task": 11}, cpu(burn, summary.ToolCPU{Tool: "slow_task", LiveS: 0.9}), ""},

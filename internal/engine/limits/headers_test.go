@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,8 @@ func TestBudgetOf(t *testing.T) {
 	}{
 		{"one budget of 20/s for two tools", 20.3, []float64{21, 20}, "shared"},
 		{"20/s each", 40.1, []float64{21, 20}, "per_tool"},
+		{"20/s each, the first alone still spending its saved burst", 40.1, []float64{27, 20}, "per_tool"},
+		{"one budget, the first alone still spending its saved burst", 20.4, []float64{27, 20}, "shared"},
 		{"one limited tool", 20, []float64{20}, ""},
 		{"nothing accepted alone", 20, []float64{0, 0}, ""},
 	}
@@ -64,23 +67,29 @@ func TestBudgetOf(t *testing.T) {
 }
 
 // TestHeadersPerTool: with a budget for each limited tool, a tool's claim
-// is held against its share of the rate measured, not the sum.
+// is held against its share of the summed rate (its part of the hold's
+// accepted calls), not the sum.
 func TestHeadersPerTool(t *testing.T) {
-	claims := []obs{{claim: 20, claimWindow: time.Second, claimFrom: "RateLimit-Limit"},
-		{claim: 20, claimWindow: time.Second, claimFrom: "RateLimit-Limit"}}
+	var all, hold []obs
+	for _, tool := range []string{"echo", "slow_task"} {
+		all = append(all, obs{tool: tool, throttled: true, claim: 20, claimWindow: time.Second, claimFrom: "RateLimit-Limit"})
+		for range 40 {
+			hold = append(hold, obs{tool: tool, ok: true})
+		}
+	}
 	for _, tc := range []struct {
-		name, budget, want string
+		name, budget, want, line string
 	}{
-		{"budgets of their own", "per_tool", "honest"},
-		{"one budget", "shared", "too_low"},
+		{"budgets of their own", "per_tool", "honest", "measured 19.95/s for echo, its share of the hold's accepted calls of the 39.9/s in all"},
+		{"one budget", "shared", "too_low", "measured 39.9/s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rate := 39.9
 			l := &report.Limits{Rate: &rate, Budget: tc.budget, Tools: map[string]string{"echo": "limited", "slow_task": "limited"}}
-			s := &Search{all: claims}
+			s := &Search{all: all, f: findings{hold: hold}}
 			s.headers(l)
-			if l.Headers.Verdict != tc.want {
-				t.Errorf("headers verdict %q, want %q (%v)", l.Headers.Verdict, tc.want, l.Evidence)
+			if l.Headers.Verdict != tc.want || !strings.Contains(strings.Join(l.Evidence, "\n"), tc.line) {
+				t.Errorf("headers verdict %q, want %q; evidence %q, want it to say %q", l.Headers.Verdict, tc.want, l.Evidence, tc.line)
 			}
 		})
 	}

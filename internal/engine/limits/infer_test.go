@@ -281,6 +281,17 @@ func TestOver(t *testing.T) {
 // TestShapeCutShort: a search that ended after a throttled step and
 // before the hold does not claim the rate is above what it offered.
 func TestShapeCutShort(t *testing.T) {
+	var whole []obs // a burst every call of which was accepted
+	for range 20 {
+		whole = append(whole, obs{phase: "burst", tool: "echo", answered: ms, ok: true})
+	}
+	s := &Search{f: findings{burst: whole, overRate: 36, searched: 36, ended: "interrupted"}}
+	var l report.Limits
+	s.shape(&l)
+	if got := strings.Join(l.Evidence, "\n"); strings.Contains(got, "refused beyond") || !strings.Contains(got, "rate unknown: the step at 36/s was throttled") {
+		t.Errorf("a burst with no refusal: evidence %q", got)
+	}
+
 	var burst []obs
 	for i := range 20 {
 		burst = append(burst, obs{phase: "burst", tool: "echo", sent: 0, answered: ms, ok: i < 10, throttled: i >= 10})
@@ -292,7 +303,9 @@ func TestShapeCutShort(t *testing.T) {
 		want     string
 	}{
 		{"interrupted in a throttled step", 36, "interrupted",
-			"the step at 36/s was throttled, but the search ended (interrupted) before the hold that measures the sustained rate: it is below 36/s"},
+			"rate unknown: the burst was refused beyond 10 and the step at 36/s was throttled, but the search was interrupted before the hold: the sustained rate, which the hold measures, is below 36/s"},
+		{"out of budget for the hold", 36, "done",
+			"the step at 36/s was throttled, but no hold was run (see the notes): the sustained rate"},
 		{"no step throttled", 0, "done", "no rate up to 36/s was throttled (the sustained rate is above it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

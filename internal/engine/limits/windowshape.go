@@ -41,9 +41,16 @@ func (s *Search) shape(l *report.Limits) {
 		if s.f.overRate > 0 {
 			// A step was throttled, and the search ended (interrupted,
 			// out of budget) before the hold that measures the rate.
-			l.Evidence = append(l.Evidence, fmt.Sprintf("rate unknown: the burst was refused beyond %d and the step at %s/s was throttled, "+
-				"but the search ended (%s) before the hold that measures the sustained rate: it is below %s/s",
-				ok, num(s.f.overRate), cmp.Or(s.f.ended, "early"), num(s.f.overRate)))
+			why := "the search was " + cmp.Or(s.f.ended, "cut short") + " before the hold"
+			if s.f.ended == "done" {
+				why = "no hold was run (see the notes)"
+			}
+			refused := ""
+			if th > 0 {
+				refused = fmt.Sprintf("the burst was refused beyond %d and ", ok)
+			}
+			l.Evidence = append(l.Evidence, fmt.Sprintf("rate unknown: %sthe step at %s/s was throttled, but %s: "+
+				"the sustained rate, which the hold measures, is below %s/s", refused, num(s.f.overRate), why, num(s.f.overRate)))
 			return
 		}
 		l.Evidence = append(l.Evidence, fmt.Sprintf("rate unknown: the burst was refused beyond %d but no rate up to %s/s was throttled (the sustained rate is above it)", ok, num(s.f.searched)))
