@@ -161,7 +161,6 @@ type cancelAgg struct {
 	cutTools map[string]int
 }
 
-
 // faultAgg counts one kind of fault.
 type faultAgg struct {
 	injected, skipped, unexpected, refused int
