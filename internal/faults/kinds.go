@@ -79,7 +79,7 @@ func New(spec scenarios.Fault, transport string) (Fault, error) {
 		// after_progress may have after beside it: its time fallback
 		// (engine/progressfallback.go).
 		if r.Present("after") {
-			r.Require("after")
+			r.Require("after") // after: null
 		} else {
 			r.Errorf("", "want after, after_progress, or both")
 		}
