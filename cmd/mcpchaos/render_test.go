@@ -57,6 +57,12 @@ func TestGoldenStarter(t *testing.T) {
 			if _, err := scenarios.Parse(tt.name, out.yaml); err != nil {
 				t.Errorf("the starter scenario does not parse: %v", err)
 			}
+			// The client section it suggests parses once uncommented.
+			on := strings.Replace(string(out.yaml), "# client:\n#   elicitation:", "client:\n  elicitation:", 1)
+			sc, err := scenarios.Parse(tt.name, []byte(on))
+			if on == string(out.yaml) || err != nil || sc.Client.Elicitation == nil {
+				t.Errorf("the suggested client section, uncommented: %v", err)
+			}
 		})
 	}
 }

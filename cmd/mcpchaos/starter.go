@@ -69,6 +69,7 @@ func (s starter) render() (starterOut, error) {
 		return out, err
 	}
 	s.renderFaults(line, out.slowest)
+	renderClient(line)
 	s.orphans(line)
 	s.renderChecks(line)
 	// The server's text in comments and strings keeps no control
@@ -170,12 +171,23 @@ func (s starter) renderFaults(line func(string, ...any), slowest string) {
 	}
 }
 
+// renderClient writes, commented out, the client section a tool that asks
+// for input needs: tools/list does not say which tools do, and declaring
+// the capability can change what a server does.
+func renderClient(line func(string, ...any)) {
+	line("# A tool that asks for input while it runs (elicitation; in 2026 an input_required answer)")
+	line("# fails with rpc_error unless the client declares it can answer. To accept every form, its")
+	line("# fields made from the form's schema (docs/long-running.md), uncomment:")
+	line("# client:")
+	line("#   elicitation: {action: accept, generate: true}")
+}
+
 // renderChecks writes the checks a CI would start with.
 func (s starter) renderChecks(line func(string, ...any)) {
 	line("checks:                         # a CI would start with these; each is a key of the JSON summary")
 	line("  - calls.transport_error == 0")
 	line("  - calls.protocol_error == 0")
-	line("  - calls.rpc_error == 0          # JSON-RPC errors: often arguments the server rejects")
+	line("  - calls.rpc_error == 0          # JSON-RPC errors: often arguments the server rejects, or input it asks for (client: above)")
 	line("  - protocol.violations.total == 0")
 	line("  - progress.violations.total == 0")
 	line("  - cancellation.leftover_calls == 0")
