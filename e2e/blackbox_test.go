@@ -133,8 +133,14 @@ func TestMixedBlackBox(t *testing.T) {
 			}
 			if tc.want == report.StatusNotObservable {
 				v := o.verdict(t, report.AreaCancellation)
-				if v.Status != tc.want || !strings.Contains(v.Evidence, "slow_task") {
-					t.Fatalf("cancellation verdict = %q (%s), want %q naming slow_task", v.Status, v.Evidence, tc.want)
+				if v.Status != tc.want {
+					t.Fatalf("cancellation verdict = %q (%s), want %q", v.Status, v.Evidence, tc.want)
+				}
+				// Where the whole load looked visible (the false pass of
+				// old), the reason is the cut tool's own figure. A machine
+				// that starved the load reads under it anyway.
+				if p.PerCallS >= 0.05 && !strings.Contains(v.Evidence, "slow_task (") {
+					t.Fatalf("the load read %.3f CPU-s per live call-second; the evidence %q does not name slow_task's figure", p.PerCallS, v.Evidence)
 				}
 				return
 			}
