@@ -10,9 +10,8 @@ type inflightSet struct {
 	m    map[*callState]struct{}
 	peak int
 	// byTool counts the calls in flight by tool; seen holds the tools that
-	// had a call in flight at some moment since the last markPeak. Kept
-	// only once trackTools was called (a process probe, several tools).
-	tools  bool
+	// had a call in flight at some moment since the last markPeak. Both
+	// nil until trackTools (a process probe, several tools).
 	byTool map[string]int
 	seen   map[string]struct{}
 }
@@ -20,7 +19,6 @@ type inflightSet struct {
 // trackTools starts keeping which tools have calls in flight.
 func (s *inflightSet) trackTools() {
 	s.mu.Lock()
-	s.tools = true
 	s.byTool = make(map[string]int)
 	s.seen = make(map[string]struct{})
 	s.mu.Unlock()
@@ -30,7 +28,7 @@ func (s *inflightSet) trackTools() {
 func (s *inflightSet) tracking() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tools
+	return s.byTool != nil
 }
 
 func (s *inflightSet) add(cs *callState) {
@@ -40,7 +38,7 @@ func (s *inflightSet) add(cs *callState) {
 	}
 	s.m[cs] = struct{}{}
 	s.peak = max(s.peak, len(s.m))
-	if s.tools {
+	if s.byTool != nil {
 		t := cs.toolName()
 		s.byTool[t]++
 		s.seen[t] = struct{}{}
@@ -52,7 +50,7 @@ func (s *inflightSet) remove(cs *callState) {
 	s.mu.Lock()
 	if _, ok := s.m[cs]; ok {
 		delete(s.m, cs)
-		if s.tools {
+		if s.byTool != nil {
 			s.byTool[cs.toolName()]--
 		}
 	}
@@ -73,7 +71,7 @@ func (s *inflightSet) markPeak() (only string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.peak = len(s.m)
-	if !s.tools {
+	if s.byTool == nil {
 		return ""
 	}
 	if len(s.seen) == 1 {
