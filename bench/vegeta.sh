@@ -7,7 +7,12 @@
 #
 #   bench/vegeta.sh                     # RATE=1000 DURATION=10 REPS=3
 #   RATE=2000 DURATION=5 bench/vegeta.sh
+#   BEFORE=/tmp/mcpchaos-old bench/vegeta.sh   # also an earlier build, in each round
 #
+# BEFORE names another mcpchaos binary (an earlier commit's build): it runs
+# the same scenario in each round, between this tree's build and vegeta, so
+# that a change is measured against the build before it in the same minutes
+# (the machine's load moves the figures more than most changes do).
 # It installs vegeta v12.13.0 into a temporary GOBIN and builds mcpchaos from
 # this tree; everything it creates is removed at exit.
 set -euo pipefail
@@ -69,13 +74,22 @@ enough() { (($1 * 100 >= calls * 99)); }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "target $url; $calls echo calls per run ($RATE/s for ${DURATION}s); load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-mc=() vg=()
+mc=() vg=() bf=()
 for i in $(seq "$REPS"); do
 	/usr/bin/time -f '%U %S' -o "$work/time.mc" \
 		"$mcpchaos" run "$work/scenario.yaml" -q --summary-json "$work/summary.json" >"$work/run.txt"
 	total=$(key "$work/summary.json" total) ok=$(key "$work/summary.json" ok)
 	[[ $ok == "$total" ]] && enough "$ok" || { echo "vegeta.sh: mcpchaos run: $ok of $total calls ok ($calls offered)" >&2; cat "$work/run.txt" >&2; exit 1; }
 	mc+=("$(per10k "$(cpu "$work/time.mc")" "$total")")
+
+	if [[ -n ${BEFORE:-} ]]; then
+		/usr/bin/time -f '%U %S' -o "$work/time.bf" \
+			"$BEFORE" run "$work/scenario.yaml" -q --summary-json "$work/summary.json" >"$work/run.txt"
+		total=$(key "$work/summary.json" total) ok=$(key "$work/summary.json" ok)
+		[[ $ok == "$total" ]] && enough "$ok" || { echo "vegeta.sh: $BEFORE run: $ok of $total calls ok ($calls offered)" >&2; cat "$work/run.txt" >&2; exit 1; }
+		bf+=("$(per10k "$(cpu "$work/time.bf")" "$total")")
+		echo "run $i: before ${bf[-1]} CPU-s per 10,000 calls" >&2
+	fi
 
 	echo "POST $url" | /usr/bin/time -f '%U %S' -o "$work/time.vg" \
 		"$vegeta" attack -rate "$RATE/1s" -duration "${DURATION}s" -keepalive=true \
@@ -94,5 +108,9 @@ ratio=$(awk -v m="$m" -v v="$v" 'BEGIN { printf "%.2f", m / v }')
 echo "median CPU seconds per 10,000 echo calls ($REPS runs each, $RATE/s for ${DURATION}s):"
 echo "  mcpchaos run   $m   (runs: ${mc[*]})"
 echo "  vegeta attack  $v   (runs: ${vg[*]})"
-echo "  ratio          ${ratio}x   (aim: <= 1.5x)"
+echo "  ratio          ${ratio}x   (aim: <= 0.5x, issue 28)"
+if ((${#bf[@]})); then
+	b=$(median "${bf[@]}")
+	echo "  before         $b   (runs: ${bf[*]}; ratio $(awk -v m="$b" -v v="$v" 'BEGIN { printf "%.2f", m / v }')x)"
+fi
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

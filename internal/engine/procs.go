@@ -18,14 +18,19 @@ import (
 // starts so), and it gives the runtime back its default as soon as the use
 // climbs toward a full CPU, before the pacer could fall behind
 // (pacerLateBound is 1 s; the adapter looks every procWindow), or as soon
-// as the process stalls (the read-lag monitor woke more than lagMin late):
-// on a machine busy with other work the kernel shares the CPUs by thread,
-// so a process with one running thread gets less of them, and a thread
-// that waits for a CPU holds up every timer of the run (faults and
-// timeouts act late). After a stall it goes back to one P only after
-// procStallQuiet windows without one. At the end of the run the default
-// is restored. A GOMAXPROCS set in the environment is the user's choice:
-// then nothing changes.
+// as the process keeps stalling (the read-lag monitor woke more than
+// lagMin late in procStallsRaise of the last procStallSpan windows, or
+// late by procStallRaise in all): on a machine busy with other work the
+// kernel shares the CPUs by thread, so a process with one running thread
+// gets less of them, and a thread that waits for a CPU holds up every
+// timer of the run (faults and timeouts act late). One stall alone is not
+// that: a quiet machine stalls the run now and then too (5–31 ms, about
+// once in 10 s at 400 calls/s, the server on the same two cores), and a
+// first version that gave up the one P at any stall did so in four runs
+// of five there, at a quarter more CPU. After the stalls it goes back to
+// one P only after procStallQuiet windows without one. At the end of the
+// run the default is restored. A GOMAXPROCS set in the environment is the
+// user's choice: then nothing changes.
 
 // procWindow is how often the adapter reads the process's CPU time.
 // procUp is the CPU use (in CPUs, averaged over procUpWindows windows) at
@@ -41,10 +46,16 @@ const (
 	procDownWindows = 20
 	procStay        = 5 * time.Second
 	// procStallQuiet is how many windows without a stall it takes to go
-	// back to one P once the process has stalled: a machine busy enough
-	// to stall it once is likely to again, and every switch stops the
+	// back to one P once the process has kept stalling: a machine busy
+	// enough for that is likely to again, and every switch stops the
 	// world.
 	procStallQuiet = 300
+	// procStallSpan is the windows over which stalls are counted;
+	// procStallsRaise how many of them must have stalled, or procStallRaise
+	// how late the monitor woke in them all, for the default to come back.
+	procStallSpan   = 10
+	procStallsRaise = 3
+	procStallRaise  = 50 * time.Millisecond
 )
 
 // procAdapter switches GOMAXPROCS between 1 and the runtime's default. It
@@ -59,11 +70,12 @@ type procAdapter struct {
 	lastAt  time.Time
 	lastCPU time.Duration
 	lastSt  time.Duration
-	quiet   int                      // windows since the last stall
-	stalled bool                     // the process stalled during the run
-	raised  time.Time                // when the default was last restored
-	uses    [procDownWindows]float64 // the last windows' CPU use, a ring
-	n       int                      // windows seen
+	quiet   int                          // windows since the last stall
+	stalled bool                         // the process kept stalling during the run
+	late    [procStallSpan]time.Duration // each of the last windows' stalls, a ring
+	raised  time.Time                    // when the default was last restored
+	uses    [procDownWindows]float64     // the last windows' CPU use, a ring
+	n       int                          // windows seen
 }
 
 // procsHeld is set while an adapter runs: GOMAXPROCS is the process's, so
@@ -117,22 +129,38 @@ func (pa *procAdapter) tick(now time.Time) {
 	pa.uses[pa.n%len(pa.uses)] = float64(cpu-pa.lastCPU) / float64(el)
 	pa.n++
 	pa.quiet++
+	pa.late[pa.n%len(pa.late)] = st - pa.lastSt
 	if st > pa.lastSt {
-		pa.quiet, pa.stalled = 0, true // the monitor woke late: this process waited for a CPU
+		pa.quiet = 0 // the monitor woke late: this process waited for a CPU
 	}
+	keeps := pa.keepsStalling()
+	pa.stalled = pa.stalled || keeps
 	needQuiet := procDownWindows
 	if pa.stalled {
 		needQuiet = procStallQuiet
 	}
 	pa.lastAt, pa.lastCPU, pa.lastSt = now, cpu, st
 	switch {
-	case pa.one && (pa.quiet == 0 || pa.n >= procUpWindows && pa.mean(procUpWindows) >= procUp):
+	case pa.one && (keeps || pa.n >= procUpWindows && pa.mean(procUpWindows) >= procUp):
 		pa.set(0)
 		pa.one, pa.raised = false, now
 	case !pa.one && now.Sub(pa.raised) >= procStay && pa.quiet >= needQuiet && pa.n >= procDownWindows && pa.mean(procDownWindows) < procDown:
 		pa.set(1)
 		pa.one = true
 	}
+}
+
+// keepsStalling reports whether the last procStallSpan windows stalled
+// often or long enough to say the machine keeps this process waiting.
+func (pa *procAdapter) keepsStalling() bool {
+	n, sum := 0, time.Duration(0)
+	for _, d := range pa.late {
+		if d > 0 {
+			n++
+			sum += d
+		}
+	}
+	return n >= procStallsRaise || sum >= procStallRaise
 }
 
 // mean is the CPU use over the last k windows (k at most pa.n).

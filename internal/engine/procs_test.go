@@ -22,9 +22,12 @@ func (f *fakeProcs) adapter() *procAdapter {
 
 // TestProcAdapter: the load starts on one P; the default comes back when
 // the use averages procUp over procUpWindows windows (a single busy window
-// is not enough) or the process stalls, and goes again only after procStay
-// and procDownWindows quiet windows (procStallQuiet once it stalled); stop
-// restores the default. A use of -1 is a quiet window with a stall.
+// is not enough) or the process keeps stalling (procStallsRaise stalled
+// windows of procStallSpan, or procStallRaise of stalls in them: one short
+// stall now and then is not enough), and goes again only after procStay
+// and procDownWindows quiet windows (procStallQuiet once it kept
+// stalling); stop restores the default. A use of -1 is a quiet window with
+// a stall of 10 ms, -2 one with a stall longer than procStallRaise.
 func TestProcAdapter(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -38,10 +41,15 @@ func TestProcAdapter(t *testing.T) {
 		{name: "busy then quiet, too soon", uses: append([]float64{0.9, 0.9, 0.9}, repeat(0.1, 40)...), want: []int{1, 0}},
 		{name: "busy then quiet for long", uses: append([]float64{0.9, 0.9, 0.9}, repeat(0.1, 60)...), want: []int{1, 0, 1}, one: true},
 		{name: "busy then middling", uses: append([]float64{0.9, 0.9, 0.9}, repeat(0.4, 100)...), want: []int{1, 0}},
-		{name: "a stall", uses: []float64{0.1, -1, 0.1}, want: []int{1, 0}},
-		{name: "a stall, then quiet for a while", uses: append([]float64{0.1, -1}, repeat(0.1, 100)...), want: []int{1, 0}},
-		{name: "a stall, then quiet for long", uses: append([]float64{0.1, -1}, repeat(0.1, procStallQuiet)...), want: []int{1, 0, 1}, one: true},
-		{name: "stalls now and then", uses: slices.Repeat(append([]float64{-1}, repeat(0.1, 15)...), 10), want: []int{1, 0}},
+		{name: "a stall", uses: []float64{0.1, -1, 0.1}, want: []int{1}, one: true},
+		{name: "stalls now and then", uses: slices.Repeat(append([]float64{-1}, repeat(0.1, 15)...), 10), want: []int{1}, one: true},
+		{name: "two stalls in a second", uses: []float64{0.1, -1, 0.1, 0.1, -1, 0.1}, want: []int{1}, one: true},
+		{name: "three stalls in a second", uses: []float64{0.1, -1, 0.1, -1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, -1, 0.1}, want: []int{1, 0}},
+		{name: "three stalls in over a second", uses: append(append([]float64{0.1, -1, 0.1, -1}, repeat(0.1, 8)...), -1, 0.1), want: []int{1}, one: true},
+		{name: "one long stall", uses: []float64{0.1, -2, 0.1}, want: []int{1, 0}},
+		{name: "stalls, then quiet for a while", uses: append([]float64{0.1, -1, -1, -1}, repeat(0.1, 100)...), want: []int{1, 0}},
+		{name: "stalls, then quiet for long", uses: append([]float64{0.1, -1, -1, -1}, repeat(0.1, procStallQuiet)...), want: []int{1, 0, 1}, one: true},
+		{name: "stalls again and again", uses: slices.Repeat(append([]float64{-1, -1, -1}, repeat(0.1, 15)...), 10), want: []int{1, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeProcs{}
@@ -51,8 +59,12 @@ func TestProcAdapter(t *testing.T) {
 			for _, u := range tc.uses {
 				pa.tick(now.Add(procWindow / 2)) // too soon: no reading
 				now = now.Add(procWindow)
-				if u < 0 {
+				switch u {
+				case -1:
 					f.stalls += 10 * time.Millisecond
+					u = 0.1
+				case -2:
+					f.stalls += procStallRaise + 10*time.Millisecond
 					u = 0.1
 				}
 				f.cpu += time.Duration(u * float64(procWindow))
