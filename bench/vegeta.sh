@@ -33,6 +33,7 @@ cleanup() {
 trap cleanup EXIT
 
 [[ -x /usr/bin/time ]] || { echo "vegeta.sh: needs /usr/bin/time (GNU time)" >&2; exit 2; }
+[[ -z ${BEFORE:-} || -x $BEFORE ]] || { echo "vegeta.sh: BEFORE=\"$BEFORE\" is not an executable file" >&2; exit 2; }
 echo "installing vegeta v12.13.0 and building mcpchaos in $work ..." >&2
 GOBIN="$work/bin" go install github.com/tsenart/vegeta/v12@v12.13.0
 (cd "$root" && go build -o "$work/bin/mcpchaos" ./cmd/mcpchaos)
@@ -74,22 +75,29 @@ enough() { (($1 * 100 >= calls * 99)); }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "target $url; $calls echo calls per run ($RATE/s for ${DURATION}s); load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# one_run BIN: runs the scenario with BIN and prints its CPU seconds per
+# 10,000 calls (after checking that every call was ok).
+one_run() {
+	rm -f "$work/summary.json"
+	/usr/bin/time -f '%U %S' -o "$work/time.mc" \
+		"$1" run "$work/scenario.yaml" -q --summary-json "$work/summary.json" >"$work/run.txt"
+	local total ok
+	total=$(key "$work/summary.json" total) ok=$(key "$work/summary.json" ok)
+	[[ $ok == "$total" ]] && enough "$ok" || { echo "vegeta.sh: $1 run: $ok of $total calls ok ($calls offered)" >&2; cat "$work/run.txt" >&2; return 1; }
+	per10k "$(cpu "$work/time.mc")" "$total"
+}
+
 mc=() vg=() bf=()
 for i in $(seq "$REPS"); do
-	/usr/bin/time -f '%U %S' -o "$work/time.mc" \
-		"$mcpchaos" run "$work/scenario.yaml" -q --summary-json "$work/summary.json" >"$work/run.txt"
-	total=$(key "$work/summary.json" total) ok=$(key "$work/summary.json" ok)
-	[[ $ok == "$total" ]] && enough "$ok" || { echo "vegeta.sh: mcpchaos run: $ok of $total calls ok ($calls offered)" >&2; cat "$work/run.txt" >&2; exit 1; }
-	mc+=("$(per10k "$(cpu "$work/time.mc")" "$total")")
-
-	if [[ -n ${BEFORE:-} ]]; then
-		/usr/bin/time -f '%U %S' -o "$work/time.bf" \
-			"$BEFORE" run "$work/scenario.yaml" -q --summary-json "$work/summary.json" >"$work/run.txt"
-		total=$(key "$work/summary.json" total) ok=$(key "$work/summary.json" ok)
-		[[ $ok == "$total" ]] && enough "$ok" || { echo "vegeta.sh: $BEFORE run: $ok of $total calls ok ($calls offered)" >&2; cat "$work/run.txt" >&2; exit 1; }
-		bf+=("$(per10k "$(cpu "$work/time.bf")" "$total")")
-		echo "run $i: before ${bf[-1]} CPU-s per 10,000 calls" >&2
+	# With BEFORE, the two builds take turns at going first.
+	if [[ -n ${BEFORE:-} ]] && ((i % 2 == 0)); then
+		bf+=("$(one_run "$BEFORE")")
+		mc+=("$(one_run "$mcpchaos")")
+	else
+		mc+=("$(one_run "$mcpchaos")")
+		[[ -z ${BEFORE:-} ]] || bf+=("$(one_run "$BEFORE")")
 	fi
+	[[ -z ${BEFORE:-} ]] || echo "run $i: before ${bf[-1]} CPU-s per 10,000 calls" >&2
 
 	echo "POST $url" | /usr/bin/time -f '%U %S' -o "$work/time.vg" \
 		"$vegeta" attack -rate "$RATE/1s" -duration "${DURATION}s" -keepalive=true \
@@ -100,7 +108,7 @@ for i in $(seq "$REPS"); do
 	requests=$(key "$work/vegeta.json" requests) got=$(key "$work/vegeta.json" 200)
 	[[ $got == "$requests" ]] && enough "$got" || { echo "vegeta.sh: vegeta got $got HTTP 200s for $requests requests ($calls offered):" >&2; cat "$work/vegeta.json" >&2; exit 1; }
 	vg+=("$(per10k "$(cpu "$work/time.vg")" "$requests")")
-	echo "run $i: mcpchaos ${mc[-1]} CPU-s ($total calls, all ok), vegeta ${vg[-1]} CPU-s ($requests requests, all HTTP 200) per 10,000 calls" >&2
+	echo "run $i: mcpchaos ${mc[-1]} CPU-s (all calls ok), vegeta ${vg[-1]} CPU-s ($requests requests, all HTTP 200) per 10,000 calls" >&2
 done
 m=$(median "${mc[@]}")
 v=$(median "${vg[@]}")

@@ -27,14 +27,17 @@ import (
 // that: a quiet machine stalls the run now and then too (5–31 ms, about
 // once in 10 s at 400 calls/s, the server on the same two cores), and a
 // first version that gave up the one P at any stall did so in four runs
-// of five there, at a quarter more CPU. After the stalls it goes back to
-// one P only after procStallQuiet windows without one. At the end of the
+// of five there, at up to a quarter more CPU. After stalls that kept
+// coming it goes back to one P only after procStallQuiet windows without
+// one; a single stall on the default still restarts the count of quiet
+// windows that the way back needs. At the end of the
 // run the default is restored. A GOMAXPROCS set in the environment is the
 // user's choice: then nothing changes.
 
 // procWindow is how often the adapter reads the process's CPU time.
 // procUp is the CPU use (in CPUs, averaged over procUpWindows windows) at
-// which one P gives way to the default (as does any stall); procDown the
+// which one P gives way to the default (as do stalls that keep coming:
+// procStallsRaise, procStallRaise); procDown the
 // use (averaged over procDownWindows, with no stall in them) under which
 // the default gives way to one P again, and procStay how long the default
 // stays at least once restored.
@@ -53,6 +56,10 @@ const (
 	// procStallSpan is the windows over which stalls are counted;
 	// procStallsRaise how many of them must have stalled, or procStallRaise
 	// how late the monitor woke in them all, for the default to come back.
+	// The way back to one P needs procDownWindows quiet windows, more than
+	// procStallSpan, so the stalls that raised it have left the ring by
+	// then and cannot raise it again at once (checked below, at compile
+	// time).
 	procStallSpan   = 10
 	procStallsRaise = 3
 	procStallRaise  = 50 * time.Millisecond
@@ -62,7 +69,6 @@ const (
 // is driven by one goroutine (tick) and stopped by another once that
 // goroutine has ended.
 type procAdapter struct {
-	max     int // the default; more than 1
 	one     bool
 	cpu     func() (time.Duration, bool) // the process's CPU time so far
 	stalls  func() time.Duration         // this process's stalls so far (readlag.go)
@@ -77,6 +83,9 @@ type procAdapter struct {
 	uses    [procDownWindows]float64     // the last windows' CPU use, a ring
 	n       int                          // windows seen
 }
+
+// This fails to compile if procStallSpan exceeds procDownWindows.
+var _ [procDownWindows - procStallSpan]struct{}
 
 // procsHeld is set while an adapter runs: GOMAXPROCS is the process's, so
 // of runs that overlap in one process (tests) only the first adapts it.
@@ -93,7 +102,7 @@ func newProcAdapter(stalls func() time.Duration) *procAdapter {
 	if _, ok := processCPU(); !ok || !procsHeld.CompareAndSwap(false, true) {
 		return nil
 	}
-	return &procAdapter{max: runtime.GOMAXPROCS(0), cpu: processCPU, stalls: stalls, set: setProcs}
+	return &procAdapter{cpu: processCPU, stalls: stalls, set: setProcs}
 }
 
 // setProcs sets GOMAXPROCS to n, or back to the runtime's default (which
@@ -127,9 +136,9 @@ func (pa *procAdapter) tick(now time.Time) {
 	}
 	el := now.Sub(pa.lastAt)
 	pa.uses[pa.n%len(pa.uses)] = float64(cpu-pa.lastCPU) / float64(el)
+	pa.late[pa.n%len(pa.late)] = st - pa.lastSt
 	pa.n++
 	pa.quiet++
-	pa.late[pa.n%len(pa.late)] = st - pa.lastSt
 	if st > pa.lastSt {
 		pa.quiet = 0 // the monitor woke late: this process waited for a CPU
 	}

@@ -16,7 +16,7 @@ type fakeProcs struct {
 }
 
 func (f *fakeProcs) adapter() *procAdapter {
-	return &procAdapter{max: 2, cpu: func() (time.Duration, bool) { return f.cpu, true },
+	return &procAdapter{cpu: func() (time.Duration, bool) { return f.cpu, true },
 		stalls: func() time.Duration { return f.stalls }, set: func(n int) { f.sets = append(f.sets, n) }}
 }
 
@@ -27,7 +27,8 @@ func (f *fakeProcs) adapter() *procAdapter {
 // stall now and then is not enough), and goes again only after procStay
 // and procDownWindows quiet windows (procStallQuiet once it kept
 // stalling); stop restores the default. A use of -1 is a quiet window with
-// a stall of 10 ms, -2 one with a stall longer than procStallRaise.
+// a stall of 10 ms, -2 one with a stall longer than procStallRaise, -3 one
+// of 30 ms and -4 one of 20 ms.
 func TestProcAdapter(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -45,11 +46,16 @@ func TestProcAdapter(t *testing.T) {
 		{name: "stalls now and then", uses: slices.Repeat(append([]float64{-1}, repeat(0.1, 15)...), 10), want: []int{1}, one: true},
 		{name: "two stalls in a second", uses: []float64{0.1, -1, 0.1, 0.1, -1, 0.1}, want: []int{1}, one: true},
 		{name: "three stalls in a second", uses: []float64{0.1, -1, 0.1, -1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, -1, 0.1}, want: []int{1, 0}},
-		{name: "three stalls in over a second", uses: append(append([]float64{0.1, -1, 0.1, -1}, repeat(0.1, 8)...), -1, 0.1), want: []int{1}, one: true},
+		{name: "three stalls in over a second", uses: append(append([]float64{0.1, -1, 0.1, -1}, repeat(0.1, 7)...), -1, 0.1), want: []int{1}, one: true},
+		{name: "two stalls of 30 ms in a second", uses: []float64{0.1, -3, 0.1, -3, 0.1}, want: []int{1, 0}},
+		{name: "two stalls of 20 ms in a second", uses: []float64{0.1, -4, 0.1, -4, 0.1}, want: []int{1}, one: true},
 		{name: "one long stall", uses: []float64{0.1, -2, 0.1}, want: []int{1, 0}},
 		{name: "stalls, then quiet for a while", uses: append([]float64{0.1, -1, -1, -1}, repeat(0.1, 100)...), want: []int{1, 0}},
 		{name: "stalls, then quiet for long", uses: append([]float64{0.1, -1, -1, -1}, repeat(0.1, procStallQuiet)...), want: []int{1, 0, 1}, one: true},
-		{name: "stalls again and again", uses: slices.Repeat(append([]float64{-1, -1, -1}, repeat(0.1, 15)...), 10), want: []int{1, 0}},
+		{name: "stalls again and again", uses: slices.Repeat(append([]float64{-1, -1, -1}, repeat(0.1, 60)...), 10), want: []int{1, 0}},
+		{name: "stalls, then quiet for long, then a stall", uses: append(append([]float64{0.1, -1, -1, -1}, repeat(0.1, procStallQuiet)...), -1, 0.1), want: []int{1, 0, 1}, one: true},
+		{name: "busy, a stall on the default, then quiet", uses: append([]float64{0.9, 0.9, 0.9, -1}, repeat(0.1, 60)...), want: []int{1, 0, 1}, one: true},
+		{name: "busy, stalls on the default, then quiet for a while", uses: append([]float64{0.9, 0.9, 0.9, -1, -1, -1}, repeat(0.1, 100)...), want: []int{1, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeProcs{}
@@ -65,6 +71,12 @@ func TestProcAdapter(t *testing.T) {
 					u = 0.1
 				case -2:
 					f.stalls += procStallRaise + 10*time.Millisecond
+					u = 0.1
+				case -3:
+					f.stalls += 30 * time.Millisecond
+					u = 0.1
+				case -4:
+					f.stalls += 20 * time.Millisecond
 					u = 0.1
 				}
 				f.cpu += time.Duration(u * float64(procWindow))
