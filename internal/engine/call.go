@@ -80,6 +80,7 @@ type callState struct {
 	// (rounds.go); thinking is closed when a stop comes between rounds.
 	round    int
 	thinking chan struct{}
+	pending  pendingRound // the round's answers until its retry goes
 	// inputReqs and reqState are the last input_required result's
 	// inputRequests and requestState; inputBroken, that it broke the
 	// rules (its violation is recorded).

@@ -100,15 +100,9 @@ func (cs *callState) nextRound(prev client.CallRequest) (client.CallRequest, tim
 	if cs.breakRetry(&next) {
 		return prev, 0, false // abandoned between rounds
 	}
-	if r.StateOnly {
-		cs.rec.LoadShed++
-	}
-	for kind, n := range ans.kinds {
-		cs.rec.Inputs.Add(kind, n)
-	}
-	cs.rec.ContentMismatch += ans.mismatches
-	cs.rec.Rounds++
-	cs.rec.ThinkUs += results.Us(ans.think)
+	// The answers count once the retry goes (think): a stop during the
+	// think abandons the call, and no retry, answer or round is sent.
+	cs.pending = pendingRound{ans: ans, shed: r.StateOnly}
 	cs.round++
 	next.Observer = roundObserver{cs, cs.round}
 	// The round is over: a stop from now on abandons the call (think).
@@ -159,10 +153,14 @@ func (cs *callState) checkInput() (roundAnswer, bool) {
 // think waits d before the next round, unless the call is stopped first
 // (a timeout, a fault, the end of the run): then the call is abandoned
 // between rounds and think reports false.
+//
+// The round's answers are counted here, once the retry is to be sent; an
+// abandoned call counts only the time it thought.
 func (cs *callState) think(d time.Duration) bool {
 	cs.mu.Lock()
 	ch := cs.thinking
 	cs.mu.Unlock()
+	began := time.Now()
 	if d > 0 && ch != nil {
 		t := time.NewTimer(d)
 		select {
@@ -174,7 +172,33 @@ func (cs *callState) think(d time.Duration) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	cs.thinking = nil
-	return cs.stopOutcome == ""
+	p := cs.pending
+	cs.pending = pendingRound{}
+	if cs.stopOutcome != "" {
+		cs.rec.ThinkUs += results.Us(min(time.Since(began), d))
+		return false
+	}
+	cs.countRound(p)
+	return true
+}
+
+// pendingRound is a round's answers, decided and not yet sent.
+type pendingRound struct {
+	ans  roundAnswer
+	shed bool // a load-shedding answer retried
+}
+
+// countRound records a round whose retry is sent (cs.mu held).
+func (cs *callState) countRound(p pendingRound) {
+	if p.shed {
+		cs.rec.LoadShed++
+	}
+	for kind, n := range p.ans.kinds {
+		cs.rec.Inputs.Add(kind, n)
+	}
+	cs.rec.ContentMismatch += p.ans.mismatches
+	cs.rec.Rounds++
+	cs.rec.ThinkUs += results.Us(p.ans.think)
 }
 
 // startRound sends the next round's request. A stop that came while it

@@ -48,11 +48,6 @@ func (cs *callState) answerTask(ctx context.Context, cl *client.Client) bool {
 		cs.mu.Unlock()
 		return false
 	}
-	for kind, n := range ans.kinds {
-		cs.rec.Inputs.Add(kind, n)
-	}
-	cs.rec.ContentMismatch += ans.mismatches
-	cs.rec.ThinkUs += results.Us(ans.think)
 	if cs.task.answered == nil {
 		cs.task.answered = map[string]bool{}
 	}
@@ -62,9 +57,21 @@ func (cs *callState) answerTask(ctx context.Context, cl *client.Client) bool {
 		cs.task.answered[k] = true
 	}
 	cs.mu.Unlock()
+	began := time.Now()
 	if !cs.taskWait(ans.think) {
+		// Stopped while thinking: no answer goes; the time thought counts.
+		cs.mu.Lock()
+		cs.rec.ThinkUs += results.Us(min(time.Since(began), ans.think))
+		cs.mu.Unlock()
 		return false
 	}
+	cs.mu.Lock()
+	for kind, n := range ans.kinds {
+		cs.rec.Inputs.Add(kind, n)
+	}
+	cs.rec.ContentMismatch += ans.mismatches
+	cs.rec.ThinkUs += results.Us(ans.think)
+	cs.mu.Unlock()
 	rctx, cancel := cs.requestCtx(ctx)
 	reply := cl.UpdateTask(rctx, cs.task.id, ans.responses)
 	cancel()

@@ -140,6 +140,32 @@ func TestTasksInput(t *testing.T) {
 	}
 }
 
+// TestTasksInputAbandoned: a think time longer than the call's cap ends
+// the call before its tasks/update: no answer is counted, and its think
+// time is what it thought before the cap, not the hour it planned (a new
+// user counted more elicitation answers than the server got).
+func TestTasksInputAbandoned(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskInput: true, TaskPollInterval: 30 * time.Millisecond})
+	p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 400 * time.Millisecond, GracefulStop: 10 * time.Second}, taskCall(3, 20))
+	p.Client = &scenarios.Client{MaxRounds: 3, Elicitation: &scenarios.Elicitation{Action: scenarios.ElicitAccept,
+		Content: map[string]any{"confirm": true}, Think: scenarios.Dist{Value: time.Hour}}}
+	p.Timeouts = Timeouts{Idle: 5 * time.Second, Max: time.Second}
+	o := runLoad(t, context.Background(), p)
+	if len(o.recs) == 0 {
+		t.Fatal("no calls")
+	}
+	for _, r := range o.recs {
+		if r.Task == nil || r.Task.Updates != 0 || len(r.Inputs) != 0 || r.ThinkUs <= 0 || r.ThinkUs > results.Us(p.Timeouts.Max) {
+			b, _ := json.Marshal(r)
+			t.Errorf("record %s: want no update or answer counted, under 1 s thought", b)
+		}
+	}
+	if st := tg.Server.Stats(); st.TaskUpdates != 0 {
+		t.Errorf("target: %d updates, want none", st.TaskUpdates)
+	}
+}
+
 // TestTasksFastPoll: the fast_poll fault polls at 5% of the interval;
 // the target's poll limit refuses the early polls (the interval, 2 s, is
 // long beside any round trip, so some are early however busy the
