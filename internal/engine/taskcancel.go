@@ -12,7 +12,12 @@ import (
 
 // cancelTask sends tasks/cancel for a call stopped while its task was
 // followed, then watches the task for orphans.grace: a task that does not
-// end cancelled in that time is leftover work.
+// end cancelled in that time is leftover work. Its polls keep the task's
+// interval, counted from the server's last answer, as the follow's do; the
+// last one comes at the grace's end even when that is sooner (the status
+// then is what the verdict needs), and a server with a poll limit may
+// refuse it: a refusal counts in poll_throttled, and the status is then
+// the last one answered.
 func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	cs.mu.Lock()
 	id, tr := cs.task.id, cs.rec.Task
@@ -30,8 +35,10 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	cs.mu.Unlock()
 	deadline := now.Add(cs.r.plan.Orphans.Grace)
 	for time.Now().Before(deadline) {
-		wait := min(cs.pollWaitPlain(), time.Until(deadline))
-		t := time.NewTimer(wait)
+		cs.mu.Lock()
+		next := cs.task.polled.Add(cs.pollWaitPlain())
+		cs.mu.Unlock()
+		t := time.NewTimer(max(min(time.Until(next), time.Until(deadline)), 0))
 		<-t.C
 		rctx, cancel := cs.requestCtx(ctx)
 		r := cl.GetTask(rctx, id)
@@ -39,8 +46,13 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 		task, err := client.ParseTask(r.Raw)
 		cs.mu.Lock()
 		tr.Polls++
-		if r.Err() == nil && err == nil {
+		switch {
+		case r.Throttled():
+			tr.PollThrottled++
+			cs.task.polled = time.Now() // a full interval before the next: never a burst of refusals
+		case r.Err() == nil && err == nil:
 			tr.Status = task.Status
+			cs.task.polled = time.Now()
 		}
 		done := r.Err() != nil && !r.Throttled() || client.TaskTerminal(tr.Status)
 		cs.mu.Unlock()
@@ -53,10 +65,9 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	cs.mu.Unlock()
 }
 
-// pollWaitPlain is the task's interval, as asked, whatever a fault says.
+// pollWaitPlain is the task's interval, as asked, whatever a fault says
+// (cs.mu held).
 func (cs *callState) pollWaitPlain() time.Duration {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
 	if cs.task.interval >= 0 {
 		return time.Duration(cs.task.interval) * time.Millisecond
 	}

@@ -38,6 +38,9 @@ type taskNotes struct {
 	fastPoll   int             // its entry in rec.Faults, when pollFactor is set
 	answered   map[string]bool // input request keys already answered
 	listen     *taskListen     // the task's listen stream, when open (listen.go)
+	// polled is when the server last answered a poll (at first, when it
+	// made the task): the interval it asks for runs from then.
+	polled time.Time
 }
 
 // keepTask copies what following needs of a CreateTaskResult before the
@@ -58,6 +61,7 @@ func (cs *callState) beginTask() bool {
 		return false
 	}
 	cs.rec.Task = &results.Task{ID: cs.task.id, Status: cs.task.status, CreatedUs: cs.us(cs.responseAt), IntervalMs: cs.task.interval}
+	cs.task.polled = cs.responseAt
 	cs.round++ // late messages of the tools/call only count their violations
 	cs.final, cs.result, cs.responseAt, cs.endAt, cs.endErr = finalNone, client.Result{}, time.Time{}, time.Time{}, nil
 	cs.thinking = make(chan struct{}) // a stop now abandons the request: no request is ours to cancel
@@ -192,6 +196,7 @@ func (cs *callState) taskPolled(reply client.TaskReply) bool {
 		cs.endTaskError(reply, "tasks/get: "+err.Error())
 		return false
 	}
+	cs.task.polled = time.Now()
 	task, err := client.ParseTask(reply.Raw)
 	if err != nil || task.Status == "" {
 		cs.rec.Violations.Add(violBadTask, 1)

@@ -105,6 +105,43 @@ func TestTasksCancelFault(t *testing.T) {
 	}
 }
 
+// TestTasksCancelPolls: after tasks/cancel the watch keeps the task's
+// interval from the server's last answer (a poll-limited target refuses
+// a poll sooner than that), and every refusal is counted: the client's
+// count of refused polls is the target's. A new user saw the target refuse
+// polls that the summary called "0 throttled". The grace (1 s) is not a
+// multiple of the interval (300 ms), so the last look, at the grace's
+// end, may come early and be refused, and is counted then.
+func TestTasksCancelPolls(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 300 * time.Millisecond,
+		TaskPollLimit: true, TaskIgnoreCancel: true})
+	p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 600 * time.Millisecond, GracefulStop: 10 * time.Second}, taskCall(30, 100))
+	p.Orphans = Orphans{Grace: time.Second}
+	p.Faults = []faults.Fault{scenarioFault(t, "{kind: cancel, after: 450ms}")}
+	o := runLoad(t, context.Background(), p)
+	if len(o.recs) == 0 {
+		t.Fatal("no calls")
+	}
+	refused, polls := 0, 0
+	for _, r := range o.recs {
+		if r.Task == nil || r.Task.CancelUs == 0 {
+			b, _ := json.Marshal(r)
+			t.Fatalf("record %s: want a task cancelled", b)
+		}
+		refused += r.Task.PollThrottled
+		polls += r.Task.Polls
+	}
+	st := tg.Server.Stats()
+	if st.TaskPollsThrottled != int64(refused) {
+		t.Errorf("the target refused %d polls, the client counted %d", st.TaskPollsThrottled, refused)
+	}
+	// At most the last look of each watch comes early.
+	if st.TaskPollsEarly > int64(len(o.recs)) {
+		t.Errorf("%d early polls (of %d) for %d calls: want at most one a call, the last look", st.TaskPollsEarly, polls, len(o.recs))
+	}
+}
+
 // TestTasksInput: a task that asks for confirmation is answered with
 // tasks/update from the client section and completes; without a client
 // section the request is undeclared and the call a protocol error.
