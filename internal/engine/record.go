@@ -26,7 +26,11 @@ func (cs *callState) record() *results.Record {
 		end = cs.endAt
 	}
 	if cs.spec.Progress && !cs.sent.IsZero() {
-		rec.Progress = cs.prog.finish(end, rec.ResponseUs != 0, cs.r.plan.Progress)
+		progEnd := end
+		if !cs.task.created.IsZero() && cs.task.created.Before(end) {
+			progEnd = cs.task.created // no progress while a task is polled: no gap to hold against it
+		}
+		rec.Progress = cs.prog.finish(progEnd, rec.ResponseUs != 0, cs.r.plan.Progress)
 	}
 	rec.Policies = cs.policies(rec.ResponseUs != 0, end)
 	if cs.prog.count > 0 {

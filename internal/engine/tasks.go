@@ -41,6 +41,9 @@ type taskNotes struct {
 	// polled is when the server last answered a poll (at first, when it
 	// made the task): the interval it asks for runs from then.
 	polled time.Time
+	// created is when the server answered the tools/call with the task:
+	// its progress ends there (a task sends none while it is polled).
+	created time.Time
 }
 
 // keepTask copies what following needs of a CreateTaskResult before the
@@ -61,7 +64,7 @@ func (cs *callState) beginTask() bool {
 		return false
 	}
 	cs.rec.Task = &results.Task{ID: cs.task.id, Status: cs.task.status, CreatedUs: cs.us(cs.responseAt), IntervalMs: cs.task.interval}
-	cs.task.polled = cs.responseAt
+	cs.task.polled, cs.task.created = cs.responseAt, cs.responseAt
 	cs.round++ // late messages of the tools/call only count their violations
 	cs.final, cs.result, cs.responseAt, cs.endAt, cs.endErr = finalNone, client.Result{}, time.Time{}, time.Time{}, nil
 	cs.thinking = make(chan struct{}) // a stop now abandons the request: no request is ours to cancel

@@ -142,6 +142,29 @@ func TestTasksCancelPolls(t *testing.T) {
 	}
 }
 
+// TestTasksNoProgressStall: a task call that asks for progress (the
+// scenario default) gets none while its task is polled, as the spec has
+// it; that silence is not a progress stall (a new user got a stall warning
+// for every task longer than progress.stall).
+func TestTasksNoProgressStall(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 50 * time.Millisecond})
+	c := taskCall(10, 100) // a second of work, polled
+	c.Progress = true
+	p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 400 * time.Millisecond, GracefulStop: 10 * time.Second}, c)
+	p.Progress = ProgressRules{Stall: 300 * time.Millisecond}
+	o := runLoad(t, context.Background(), p)
+	if len(o.recs) == 0 {
+		t.Fatal("no calls")
+	}
+	for _, r := range o.recs {
+		if r.Outcome != results.OK || r.Task == nil || r.Progress == nil || r.Progress.Stalled {
+			b, _ := json.Marshal(r)
+			t.Errorf("record %s: want ok, a task, progress asked for and no stall", b)
+		}
+	}
+}
+
 // TestTasksInput: a task that asks for confirmation is answered with
 // tasks/update from the client section and completes; without a client
 // section the request is undeclared and the call a protocol error.
