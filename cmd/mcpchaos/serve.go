@@ -55,7 +55,7 @@ func newServeFlags(stdout io.Writer) (*pflag.FlagSet, *serveFlags) {
 	fs := newFlagSet("serve", stdout,
 		"usage: mcpchaos serve [--listen ADDR [--tls-cert FILE --tls-key FILE | --tls-self-signed CA_OUT] | --stdio [--metrics-listen ADDR]] [knobs]",
 		"",
-		"Runs the built-in target MCP server (tools echo, slow_task, cpu_task, inflight).",
+		"Runs the built-in target MCP server (tools echo, slow_task, cpu_task, inflight; deploy with --confirm).",
 		"Every knob is off by default: the server then behaves correctly.",
 		"")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "serve Streamable HTTP on /mcp and metrics on /metrics at `ADDR`")
