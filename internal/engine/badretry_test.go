@@ -71,6 +71,26 @@ func TestBadRetry(t *testing.T) {
 	}
 }
 
+// TestBadRetryNotSent: a broken retry the call never sent (its think
+// time outlasted the call's cap) is not judged: nothing answered it.
+func TestBadRetryNotSent(t *testing.T) {
+	t.Parallel()
+	f := startRoundFake(t, func(int) string { return askConfirm })
+	c := accepting()
+	c.Elicitation.Think = scenarios.Dist{Value: time.Hour}
+	p := oneCall(f.URL, c)
+	p.Timeouts = Timeouts{Idle: 100 * time.Millisecond, Max: 300 * time.Millisecond}
+	p.Faults = []faults.Fault{badRetryFault(t, "drop_state")}
+	o := runLoad(t, context.Background(), p)
+	if len(o.recs) != 1 {
+		t.Fatalf("%d records, want 1", len(o.recs))
+	}
+	r := o.recs[0]
+	if r.Outcome != results.TimeoutCap || len(r.Faults) != 1 || !strings.HasPrefix(r.Faults[0].Detail, "not judged: stopped before the broken retry was sent") {
+		t.Errorf("outcome %s, faults %+v; want timeout_cap, the fault not judged", r.Outcome, r.Faults)
+	}
+}
+
 // TestBadRetryUnexpected: a server that does the work on a retry without
 // its state is caught; a call that gets no input_required is left alone.
 func TestBadRetryUnexpected(t *testing.T) {

@@ -81,6 +81,9 @@ type callState struct {
 	round    int
 	thinking chan struct{}
 	pending  pendingRound // the round's answers until its retry goes
+	// unsentAsk: the call was stopped while it thought over an
+	// input_required answer, which is then its last (record.go).
+	unsentAsk bool
 	// inputReqs and reqState are the last input_required result's
 	// inputRequests and requestState; inputBroken, that it broke the
 	// rules (its violation is recorded).

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/mcpchaos/mcpchaos/results"
+import (
+	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/results"
+)
 
 // record completes the call's Record once its late window has passed.
 func (cs *callState) record() *results.Record {
@@ -26,11 +29,16 @@ func (cs *callState) record() *results.Record {
 		end = cs.endAt
 	}
 	if cs.spec.Progress && !cs.sent.IsZero() {
-		progEnd := end
-		if !cs.task.created.IsZero() && cs.task.created.Before(end) {
-			progEnd = cs.task.created // no progress while a task is polled: no gap to hold against it
+		if task := cs.task.created; !task.IsZero() && task.Before(end) {
+			// No progress while a task is polled: the gap ends at the
+			// task's creation, and its progress, if any came, was not the
+			// work's whole (the task's answer is). The timeout policies
+			// still replay the whole call's silence.
+			rec.Progress = cs.prog.finish(task, false, cs.r.plan.Progress)
+			cs.prog.maxGap = max(cs.prog.maxGap, end.Sub(cs.prog.prevAt))
+		} else {
+			rec.Progress = cs.prog.finish(end, rec.ResponseUs != 0, cs.r.plan.Progress)
 		}
-		rec.Progress = cs.prog.finish(progEnd, rec.ResponseUs != 0, cs.r.plan.Progress)
 	}
 	rec.Policies = cs.policies(rec.ResponseUs != 0, end)
 	if cs.prog.count > 0 {
@@ -76,5 +84,10 @@ func (cs *callState) answer(rec *results.Record) {
 	}
 	if cs.final == finalResult {
 		rec.ResultType = cs.result.Type.String()
+	}
+	if rec.ResultType == "" && cs.unsentAsk {
+		// The server asked, and the call was stopped before it answered:
+		// counted in mrtr.input_required as "the last answer, not retried".
+		rec.ResultType = client.ResultInputRequired.String()
 	}
 }

@@ -176,6 +176,11 @@ func (cs *callState) think(d time.Duration) bool {
 	cs.pending = pendingRound{}
 	if cs.stopOutcome != "" {
 		cs.rec.ThinkUs += results.Us(min(time.Since(began), d))
+		cs.unsentAsk = !p.shed // its last answer was input_required, left unanswered
+		if b := cs.badRetry; b != nil && !b.done && b.round == cs.round {
+			b.done = true // the broken retry was never sent: nothing to judge
+			cs.rec.Faults[b.rec].Detail = "not judged: stopped before the broken retry was sent (" + cs.stopOutcome + ")"
+		}
 		return false
 	}
 	cs.countRound(p)

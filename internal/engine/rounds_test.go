@@ -243,8 +243,15 @@ func TestRoundsAbandoned(t *testing.T) {
 		t.Fatalf("%d records, want 1", len(o.recs))
 	}
 	r := o.recs[0]
-	if r.Outcome != results.TimeoutCap || r.Rounds != 0 || r.ThinkUs <= 0 || r.ThinkUs > results.Us(p.Timeouts.Max) || len(r.Inputs) != 0 {
-		t.Errorf("outcome %s, rounds %d, think %dus, inputs %v; want timeout_cap, no round or answer sent, under 300 ms thought", r.Outcome, r.Rounds, r.ThinkUs, r.Inputs)
+	// It thought until the cap stopped it: 300 ms from the send, and a
+	// wake-up's delay more on a busy machine (never the hour).
+	if r.Outcome != results.TimeoutCap || r.Rounds != 0 || r.ThinkUs <= 0 || r.ThinkUs > results.Us(p.Timeouts.Max+5*time.Second) || len(r.Inputs) != 0 {
+		t.Errorf("outcome %s, rounds %d, think %dus, inputs %v; want timeout_cap, no round or answer sent, the time to the cap thought", r.Outcome, r.Rounds, r.ThinkUs, r.Inputs)
+	}
+	// The server's ask is still counted (mrtr.input_required): the last
+	// answer, not retried.
+	if r.ResultType != "input_required" {
+		t.Errorf("result type %q; want input_required, the last answer", r.ResultType)
 	}
 	if n := len(f.received()); n != 1 {
 		t.Errorf("the server got %d tools/call, want 1 (the retry abandoned)", n)

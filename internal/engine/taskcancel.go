@@ -13,11 +13,11 @@ import (
 // cancelTask sends tasks/cancel for a call stopped while its task was
 // followed, then watches the task for orphans.grace: a task that does not
 // end cancelled in that time is leftover work. Its polls keep the task's
-// interval, counted from the server's last answer, as the follow's do; the
-// last one comes at the grace's end even when that is sooner (the status
-// then is what the verdict needs), and a server with a poll limit may
-// refuse it: a refusal counts in poll_throttled, and the status is then
-// the last one answered.
+// interval, counted from the server's last answer (or refusal), as the
+// follow's do; the last one comes at the grace's end even when that is
+// sooner (the status then is what the verdict needs), and a server with a
+// poll limit may refuse it: a refusal counts in poll_throttled, and the
+// status is then the last one answered.
 func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	cs.mu.Lock()
 	id, tr := cs.task.id, cs.rec.Task
@@ -53,6 +53,8 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 		case r.Err() == nil && err == nil:
 			tr.Status = task.Status
 			cs.task.polled = time.Now()
+		default:
+			cs.task.polled = time.Now() // an answer that is no task: still a full interval to the next
 		}
 		done := r.Err() != nil && !r.Throttled() || client.TaskTerminal(tr.Status)
 		cs.mu.Unlock()

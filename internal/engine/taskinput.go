@@ -59,7 +59,8 @@ func (cs *callState) answerTask(ctx context.Context, cl *client.Client) bool {
 	cs.mu.Unlock()
 	began := time.Now()
 	if !cs.taskWait(ans.think) {
-		// Stopped while thinking: no answer goes; the time thought counts.
+		// Stopped (or the task ended, pushed on its listen stream) while
+		// thinking: no answer goes; the time thought counts.
 		cs.mu.Lock()
 		cs.rec.ThinkUs += results.Us(min(time.Since(began), ans.think))
 		cs.mu.Unlock()

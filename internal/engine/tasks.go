@@ -39,7 +39,8 @@ type taskNotes struct {
 	answered   map[string]bool // input request keys already answered
 	listen     *taskListen     // the task's listen stream, when open (listen.go)
 	// polled is when the server last answered a poll (at first, when it
-	// made the task): the interval it asks for runs from then.
+	// made the task; in the watch after tasks/cancel, also its last
+	// refusal): the interval it asks for runs from then.
 	polled time.Time
 	// created is when the server answered the tools/call with the task:
 	// its progress ends there (a task sends none while it is polled).
@@ -188,18 +189,24 @@ func (cs *callState) taskPolled(reply client.TaskReply) bool {
 	defer cs.mu.Unlock()
 	tr := cs.rec.Task
 	tr.Polls++
+	// A poll in flight when the call was stopped still counts, and still
+	// sets when the watch after tasks/cancel may poll next.
+	throttled := reply.Throttled()
+	if throttled {
+		tr.PollThrottled++
+	} else if reply.Err() == nil {
+		cs.task.polled = time.Now()
+	}
 	if cs.stopOutcome != "" {
 		return false
 	}
-	if reply.Throttled() {
-		tr.PollThrottled++
+	if throttled {
 		return true
 	}
 	if err := reply.Err(); err != nil {
 		cs.endTaskError(reply, "tasks/get: "+err.Error())
 		return false
 	}
-	cs.task.polled = time.Now()
 	task, err := client.ParseTask(reply.Raw)
 	if err != nil || task.Status == "" {
 		cs.rec.Violations.Add(violBadTask, 1)

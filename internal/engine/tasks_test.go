@@ -202,7 +202,8 @@ func TestTasksInput(t *testing.T) {
 
 // TestTasksInputAbandoned: a think time longer than the call's cap ends
 // the call before its tasks/update: no answer is counted, and its think
-// time is what it thought before the cap, not the hour it planned (a new
+// time is what it thought before the cap (and a wake-up's delay), not the
+// hour it planned (a new
 // user counted more elicitation answers than the server got).
 func TestTasksInputAbandoned(t *testing.T) {
 	t.Parallel()
@@ -216,9 +217,9 @@ func TestTasksInputAbandoned(t *testing.T) {
 		t.Fatal("no calls")
 	}
 	for _, r := range o.recs {
-		if r.Task == nil || r.Task.Updates != 0 || len(r.Inputs) != 0 || r.ThinkUs <= 0 || r.ThinkUs > results.Us(p.Timeouts.Max) {
+		if r.Task == nil || r.Task.Updates != 0 || len(r.Inputs) != 0 || r.ThinkUs <= 0 || r.ThinkUs > results.Us(p.Timeouts.Max+5*time.Second) {
 			b, _ := json.Marshal(r)
-			t.Errorf("record %s: want no update or answer counted, under 1 s thought", b)
+			t.Errorf("record %s: want no update or answer counted, the time to the cap thought (not the hour)", b)
 		}
 	}
 	if st := tg.Server.Stats(); st.TaskUpdates != 0 {
