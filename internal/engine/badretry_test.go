@@ -76,10 +76,7 @@ func TestBadRetry(t *testing.T) {
 func TestBadRetryNotSent(t *testing.T) {
 	t.Parallel()
 	f := startRoundFake(t, func(int) string { return askConfirm })
-	c := accepting()
-	c.Elicitation.Think = scenarios.Dist{Value: time.Hour}
-	p := oneCall(f.URL, c)
-	p.Timeouts = Timeouts{Idle: 100 * time.Millisecond, Max: 300 * time.Millisecond}
+	p := thinkPastCap(f.URL)
 	p.Faults = []faults.Fault{badRetryFault(t, "drop_state")}
 	o := runLoad(t, context.Background(), p)
 	if len(o.recs) != 1 {

@@ -227,6 +227,16 @@ func TestRounds(t *testing.T) {
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
+// thinkPastCap is one call to url that accepts every confirmation after
+// an hour's think, with a cap of 300 ms: the cap stops it while it thinks.
+func thinkPastCap(url string) Plan {
+	c := accepting()
+	c.Elicitation.Think = scenarios.Dist{Value: time.Hour}
+	p := oneCall(url, c)
+	p.Timeouts = Timeouts{Idle: 100 * time.Millisecond, Max: 300 * time.Millisecond}
+	return p
+}
+
 // TestRoundsAbandoned: a think time longer than the call's cap abandons
 // the call between rounds: it ends as a cap timeout and no retry is sent,
 // so no round and no answer is counted, and its think time is the time it
@@ -234,10 +244,7 @@ func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
 func TestRoundsAbandoned(t *testing.T) {
 	t.Parallel()
 	f := startRoundFake(t, func(int) string { return askConfirm })
-	c := accepting()
-	c.Elicitation.Think = scenarios.Dist{Value: time.Hour}
-	p := oneCall(f.URL, c)
-	p.Timeouts = Timeouts{Idle: 100 * time.Millisecond, Max: 300 * time.Millisecond}
+	p := thinkPastCap(f.URL)
 	o := runLoad(t, context.Background(), p)
 	if len(o.recs) != 1 {
 		t.Fatalf("%d records, want 1", len(o.recs))
