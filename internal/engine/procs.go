@@ -30,17 +30,17 @@ import (
 // of five there, at up to a quarter more CPU. After stalls that kept
 // coming it goes back to one P only after procStallQuiet windows without
 // one; a single stall on the default still restarts the count of quiet
-// windows that the way back needs. At the end of the
-// run the default is restored. A GOMAXPROCS set in the environment is the
-// user's choice: then nothing changes.
+// windows that the way back needs. At the end of the run the default is
+// restored. A GOMAXPROCS set in the environment is the user's choice: then
+// nothing changes.
 
 // procWindow is how often the adapter reads the process's CPU time.
 // procUp is the CPU use (in CPUs, averaged over procUpWindows windows) at
 // which one P gives way to the default (as do stalls that keep coming:
-// procStallsRaise, procStallRaise); procDown the
-// use (averaged over procDownWindows, with no stall in them) under which
-// the default gives way to one P again, and procStay how long the default
-// stays at least once restored.
+// procStallsRaise, procStallRaise); procDown the use (averaged over
+// procDownWindows, with no stall in them) under which the default gives
+// way to one P again, and procStay how long the default stays at least
+// once restored.
 const (
 	procWindow      = 100 * time.Millisecond
 	procUp          = 0.5

@@ -198,12 +198,18 @@ func (cs *callState) countRound(p pendingRound) {
 	if p.shed {
 		cs.rec.LoadShed++
 	}
-	for kind, n := range p.ans.kinds {
+	cs.rec.Rounds++
+	cs.countAnswers(p.ans)
+}
+
+// countAnswers records answers that go to the server: a round's retry or
+// a task's tasks/update (cs.mu held).
+func (cs *callState) countAnswers(ans roundAnswer) {
+	for kind, n := range ans.kinds {
 		cs.rec.Inputs.Add(kind, n)
 	}
-	cs.rec.ContentMismatch += p.ans.mismatches
-	cs.rec.Rounds++
-	cs.rec.ThinkUs += results.Us(p.ans.think)
+	cs.rec.ContentMismatch += ans.mismatches
+	cs.rec.ThinkUs += results.Us(ans.think)
 }
 
 // startRound sends the next round's request. A stop that came while it

@@ -49,13 +49,12 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 		switch {
 		case r.Throttled():
 			tr.PollThrottled++
-			cs.task.polled = time.Now() // a full interval before the next: never a burst of refusals
 		case r.Err() == nil && err == nil:
 			tr.Status = task.Status
-			cs.task.polled = time.Now()
-		default:
-			cs.task.polled = time.Now() // an answer that is no task: still a full interval to the next
 		}
+		// A full interval to the next poll whatever the answer (a status,
+		// a refusal, no task): never a burst of polls.
+		cs.task.polled = time.Now()
 		done := r.Err() != nil && !r.Throttled() || client.TaskTerminal(tr.Status)
 		cs.mu.Unlock()
 		if done {

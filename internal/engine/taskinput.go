@@ -67,11 +67,7 @@ func (cs *callState) answerTask(ctx context.Context, cl *client.Client) bool {
 		return false
 	}
 	cs.mu.Lock()
-	for kind, n := range ans.kinds {
-		cs.rec.Inputs.Add(kind, n)
-	}
-	cs.rec.ContentMismatch += ans.mismatches
-	cs.rec.ThinkUs += results.Us(ans.think)
+	cs.countAnswers(ans)
 	cs.mu.Unlock()
 	rctx, cancel := cs.requestCtx(ctx)
 	reply := cl.UpdateTask(rctx, cs.task.id, ans.responses)
