@@ -53,7 +53,8 @@ func runCLI(t *testing.T, checks ...string) (int, string, string, string) {
 }
 
 // TestCLIChecksAndExitCodes drives the real binary: a failing check exits
-// 1 and prints FAIL with the value, passing checks exit 0, and a check
+// 1 and prints FAIL with the value, passing checks exit 0, a check on an
+// area the run never exercised fails with the reason, and a check
 // naming an unknown key exits 2 before any load, naming its line:column.
 func TestCLIChecksAndExitCodes(t *testing.T) {
 	t.Run("failing-check", func(t *testing.T) {
@@ -75,12 +76,25 @@ func TestCLIChecksAndExitCodes(t *testing.T) {
 	})
 	t.Run("passing-checks", func(t *testing.T) {
 		t.Parallel()
-		code, out, errOut, _ := runCLI(t, "calls.ok == 20", "progress.violations.total == 0", "p99(call) < 2s", "cancellation.orphaned == 0")
+		code, out, errOut, _ := runCLI(t, "calls.ok == 20", "progress.violations.total == 0", "p99(call) < 2s", "cancellation.cancels == 0")
 		if code != 0 {
 			t.Fatalf("exit status %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 		if !strings.Contains(out, "PASS (4 checks)") || strings.Contains(out, "FAIL") {
 			t.Errorf("stdout is not a clean pass:\n%s", out)
+		}
+	})
+	// Nothing is cancelled: a check on leftover work describes nothing,
+	// and fails saying so rather than pass on a 0.
+	t.Run("unexercised-check", func(t *testing.T) {
+		t.Parallel()
+		code, out, errOut, _ := runCLI(t, "calls.ok == 20", "cancellation.orphaned == 0")
+		if code != 1 {
+			t.Fatalf("exit status %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+		if !regexp.MustCompile(`FAIL\s+cancellation\.orphaned == 0\s+\(no call was cancelled or disconnected`).MatchString(out) ||
+			!strings.Contains(out, "FAIL (1 of 2 checks failed)") {
+			t.Errorf("stdout does not fail the check for want of a cancel:\n%s", out)
 		}
 	})
 	t.Run("unknown-key", func(t *testing.T) {

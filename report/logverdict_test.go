@@ -51,7 +51,8 @@ func TestLogProbeVerdict(t *testing.T) {
 func jsonInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestLogKeysAbsentWithoutLogProbe: the summary JSON has no
-// cancellation.log without a log probe, and a check on it reads 0.
+// cancellation.log without a log probe, and a check on it fails, saying
+// so, rather than read 0.
 func TestLogKeysAbsentWithoutLogProbe(t *testing.T) {
 	s := aggregate(call(0, results.OK, resp(5))).Summary(testMeta("2026-07-28"))
 	b, _ := json.Marshal(s.Cancellation)
@@ -59,7 +60,7 @@ func TestLogKeysAbsentWithoutLogProbe(t *testing.T) {
 		t.Errorf("cancellation = %s", b)
 	}
 	s.Evaluate([]Check{{Key: "cancellation.log.orphaned", Op: "==", Value: 0}}, true)
-	if !s.Pass {
+	if s.Pass || len(s.Checks) != 1 || !strings.Contains(s.Checks[0].Reason, "no cancellation.log section") {
 		t.Errorf("check results %+v", s.Checks)
 	}
 }

@@ -190,7 +190,7 @@ func (s starter) renderChecks(line func(string, ...any)) {
 	line("  - calls.rpc_error == 0          # JSON-RPC errors: often arguments the server rejects, or input it asks for (client: above)")
 	line("  - protocol.violations.total == 0")
 	line("  - progress.violations.total == 0")
-	line("  - cancellation.leftover_calls == 0")
+	line("  - cancellation.leftover_calls == 0  # fails, saying so, if no call was cut: then it tested nothing")
 	if s.target.url != "" {
 		line("  # - cancellation.orphaned == 0  # with a probe above: no work left running after the load")
 	}

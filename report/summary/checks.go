@@ -192,18 +192,19 @@ func holds(x float64, op string, want float64) bool {
 // Evaluate evaluates the checks against the summary, filling s.Checks, and
 // decides s.Pass: true when every check passed (or there are none) and,
 // when failOnViolation, no verdict is a violation. A check whose value
-// cannot be found fails, with the reason. A warning never fails.
+// cannot be found fails, with the reason, and so does one whose key
+// describes nothing in this run (unexercised.go). A warning never fails.
 func (s *Summary) Evaluate(checks []Check, failOnViolation bool) {
 	known := KnownKeys()
 	values := make(map[string]float64)
-	leaves, err := flatten(s)
+	leaves, objects, err := flattenObjects(s, make(map[string]bool))
 	for _, l := range leaves {
 		values[l.key] = l.value
 	}
 	s.Checks = make([]CheckResult, 0, len(checks))
 	s.Pass = true
 	for _, c := range checks {
-		r := s.evaluate(c, known, values, err)
+		r := s.evaluate(c, known, values, objects, err)
 		s.Pass = s.Pass && r.Pass
 		s.Checks = append(s.Checks, r)
 	}
@@ -275,7 +276,7 @@ func (s *Summary) resultLine() string {
 }
 
 // evaluate evaluates one check; flatErr is the error of flattening s.
-func (s *Summary) evaluate(c Check, known []string, values map[string]float64, flatErr error) CheckResult {
+func (s *Summary) evaluate(c Check, known []string, values map[string]float64, objects map[string]bool, flatErr error) CheckResult {
 	r := CheckResult{Check: c.String(), Line: c.Line}
 	// The names were checked at validation: here, any name of a map that
 	// did not occur is 0.
@@ -302,7 +303,12 @@ func (s *Summary) evaluate(c Check, known []string, values map[string]float64, f
 			r.Reason = flatErr.Error()
 			return r
 		}
-		// A known key that is absent is a kind or name that did not occur.
+		if why := s.unexercised(c.Key, objects); why != "" {
+			r.Reason = why
+			return r
+		}
+		// A known key that is absent is a kind or name that did not
+		// occur, or a count that is 0.
 		x = values[c.Key]
 		cmp = x
 		if c.Unit == unitMs && keyUnit(pattern) == unitS {

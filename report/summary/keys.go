@@ -97,21 +97,29 @@ type leaf struct {
 // object keys joined by dots. Arrays, strings, booleans and nulls are left
 // out.
 func flatten(v any) ([]leaf, error) {
+	leaves, _, err := flattenObjects(v, nil)
+	return leaves, err
+}
+
+// flattenObjects is flatten that also notes, in objects (when not nil),
+// the dotted key of every JSON object v has ("" for v itself).
+func flattenObjects(v any, objects map[string]bool) ([]leaf, map[string]bool, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("encode summary: %w", err)
+		return nil, objects, fmt.Errorf("encode summary: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var out []leaf
-	if err := walk(dec, "", &out); err != nil {
-		return nil, fmt.Errorf("flatten summary: %w", err)
+	if err := walk(dec, "", &out, objects); err != nil {
+		return nil, objects, fmt.Errorf("flatten summary: %w", err)
 	}
-	return out, nil
+	return out, objects, nil
 }
 
-// walk reads one JSON value from dec and appends its numeric leaves.
-func walk(dec *json.Decoder, prefix string, out *[]leaf) error {
+// walk reads one JSON value from dec and appends its numeric leaves, and
+// notes the objects outside arrays in objects (when not nil).
+func walk(dec *json.Decoder, prefix string, out *[]leaf, objects map[string]bool) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -124,10 +132,13 @@ func walk(dec *json.Decoder, prefix string, out *[]leaf) error {
 		}
 		*out = append(*out, leaf{prefix, f})
 	case json.Delim:
+		if t == '{' && objects != nil {
+			objects[prefix] = true
+		}
 		var discard []leaf
 		for dec.More() {
 			if t == '[' {
-				if err := walk(dec, "", &discard); err != nil {
+				if err := walk(dec, "", &discard, nil); err != nil {
 					return err
 				}
 				continue
@@ -140,7 +151,7 @@ func walk(dec *json.Decoder, prefix string, out *[]leaf) error {
 			if prefix != "" {
 				key = prefix + "." + key
 			}
-			if err := walk(dec, key, out); err != nil {
+			if err := walk(dec, key, out, objects); err != nil {
 				return err
 			}
 		}
