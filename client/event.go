@@ -27,15 +27,21 @@ const (
 	// (stdio).
 	EvEnd
 	// EvInput: a 2025 server asked for input on the call's own stream and
-	// the client answers it (input.go). Detail is the kind (see
-	// InputKind), Think the wait before the answer, ContentMismatch set
-	// when the answer is an accepted form whose content does not fit it.
+	// the client will answer it after Think (input.go). Detail is the
+	// kind (see InputKind), ContentMismatch set when the answer is an
+	// accepted form whose content does not fit it. An EvInputSent follows
+	// unless the call ends first.
 	EvInput
 	// EvListen: a notification on a subscriptions/listen stream (listen.go).
 	// Detail is its method, Raw its params (valid during OnEvent only).
 	// A notifications/cancelled naming the listen request is one too: the
 	// server's way to end the stream, no violation.
 	EvListen
+	// EvInputSent: the answer to an EvInput went, its Think over (At: when),
+	// or, with Err set, it was dropped and never goes. Detail, Think and
+	// ContentMismatch are the EvInput's. It comes only while the call is
+	// on, so an answer still thinking when the call ended never counts.
+	EvInputSent
 )
 
 func (k EventKind) String() string {
@@ -56,6 +62,8 @@ func (k EventKind) String() string {
 		return "input"
 	case EvListen:
 		return "listen"
+	case EvInputSent:
+		return "input_sent"
 	}
 	return "unknown"
 }
@@ -231,10 +239,10 @@ type Event struct {
 	Violation Violation
 	Detail    string
 
-	// EvEnd
+	// EvEnd; EvInputSent when the answer was dropped
 	Err error
 
-	// EvInput
+	// EvInput, EvInputSent
 	Think           time.Duration
 	ContentMismatch bool
 }

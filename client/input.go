@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client/rpcmsg"
@@ -80,30 +81,50 @@ func (c *Client) inputRequest(m *inMsg, call *Call, at time.Time, send func(ctx 
 		a = c.cfg.Answerer.AnswerInput(tool, method, m.params)
 	}
 	think := a.Think
-	var msg []byte
 	if !a.Declared {
 		if call != nil {
 			call.emit(Event{Kind: EvViolation, At: at, Violation: ViolUndeclaredInput, Detail: "server sent " + method + " without the capability declared"})
 		} else {
 			c.stats.undeclaredInput.Add(1)
 		}
-		msg = serverRequestAnswer(m)
-	} else {
-		if call != nil {
-			call.emit(Event{Kind: EvInput, At: at, Detail: kind, Think: think, ContentMismatch: a.ContentMismatch})
-		} else {
+		msg := serverRequestAnswer(m)
+		if !c.inputAnswering.after(think, func(ctx context.Context) { send(ctx, msg) }) {
+			c.stats.serverRequests.Add(1) // dropped: more waiting than the bound
+		}
+		return true
+	}
+	// An answer counts when it goes, not when it was asked for: the call
+	// may end while the client thinks (docs/summary.md, mrtr).
+	ev := Event{Kind: EvInput, At: at, Detail: kind, Think: think, ContentMismatch: a.ContentMismatch}
+	if call != nil {
+		call.emit(ev)
+	}
+	msg := responseTo(m, a.Result)
+	answer := func(ctx context.Context) {
+		if call == nil {
 			c.stats.countInput(kind)
 			if a.ContentMismatch {
 				c.stats.contentMismatch.Add(1)
 			}
+		} else if !call.ended() {
+			ev.Kind, ev.At = EvInputSent, time.Now()
+			call.emit(ev)
 		}
-		msg = responseTo(m, a.Result)
+		send(ctx, msg)
 	}
-	if !c.inputAnswering.after(think, func(ctx context.Context) { send(ctx, msg) }) {
+	if !c.inputAnswering.after(think, answer) {
 		c.stats.serverRequests.Add(1) // dropped: more waiting than the bound
+		if call != nil {
+			ev.Kind, ev.At, ev.Err = EvInputSent, at, errInputDropped
+			call.emit(ev)
+		}
 	}
 	return true
 }
+
+// errInputDropped: a 2025 input answer not sent, MaxInputAnswering
+// answers already waiting.
+var errInputDropped = errors.New("input answer dropped: too many answers waiting")
 
 // checkInputMethod counts an input_required answer to a request that may
 // not carry one: only tools/call, prompts/get and resources/read may.

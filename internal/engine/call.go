@@ -84,6 +84,9 @@ type callState struct {
 	// unsentAsk: the call was stopped while it thought over an
 	// input_required answer, which is then its last (record.go).
 	unsentAsk bool
+	// asks are the 2025 input requests whose answers have not gone yet
+	// (legacyinput.go).
+	asks []legacyAsk
 	// inputReqs and reqState are the last input_required result's
 	// inputRequests and requestState; inputBroken, that it broke the
 	// rules (its violation is recorded).
@@ -254,13 +257,12 @@ func (cs *callState) onEvent(ev client.Event) {
 	case client.EvViolation:
 		cs.rec.Violations.Add(ev.Violation.String(), 1)
 	case client.EvInput:
-		cs.rec.Inputs.Add(ev.Detail, 1)
-		if ev.ContentMismatch {
-			cs.rec.ContentMismatch++
-		}
-		cs.rec.ThinkUs += results.Us(ev.Think)
+		cs.onInputAsked(ev)
+	case client.EvInputSent:
+		cs.onInputSent(ev)
 	case client.EvEnd:
 		cs.endAt, cs.endErr = ev.At, ev.Err
+		cs.thinkToEnd(ev.At)
 	}
 }
 
