@@ -94,6 +94,7 @@ type runView struct {
 	OverTime    []Figure
 	Tools       []toolRow
 	Errors      report.Errors
+	Areas       []areaView
 	Scenario    string
 }
 
@@ -141,6 +142,7 @@ func buildRun(i int, r Run, multi bool) (runView, error) {
 		Outcomes: outcomeCounts(s),
 		Tools:    tools(s),
 		Errors:   s.Errors,
+		Areas:    areas(s),
 		Scenario: scenarioText(r.Scenario),
 	}
 	if multi {

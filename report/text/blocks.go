@@ -2,9 +2,7 @@ package text
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -83,50 +81,7 @@ func textServerProcesses(t *textOut, p *summary.ServerProcesses) {
 }
 
 // textGateway writes the gateway block (only with a gateway section).
-func (s view) textGateway(t *textOut) {
-	g := s.Gateway
-	if g == nil {
-		return
-	}
-	eras := "eras none"
-	if len(g.EraSeen) > 0 {
-		var parts []string
-		for _, e := range slices.Sorted(maps.Keys(g.EraSeen)) {
-			parts = append(parts, fmt.Sprintf("%s %d", e, g.EraSeen[e]))
-		}
-		eras = "eras " + strings.Join(parts, ", ")
-	}
-	t.items("Gateway", fmt.Sprintf("%s, %d executions on %s", summary.Plural(g.Calls, "call"), g.Executions, summary.Plural(len(g.Truth), "target")),
-		fmt.Sprintf("not seen %d", g.NotSeen), eras)
-	var counts []string
-	for _, k := range g.Misbehaviours() {
-		counts = append(counts, fmt.Sprintf("%s %d", strings.ReplaceAll(k.Key, "_", " "), k.N))
-	}
-	t.items("", counts...)
-	if g.Unrecorded+g.Unended+g.TruthUnread+g.EchoesAfterTruth > 0 {
-		items := []string{fmt.Sprintf("incomplete truth: unrecorded %d", g.Unrecorded), fmt.Sprintf("unended %d", g.Unended),
-			fmt.Sprintf("truth unread %d", g.TruthUnread)}
-		if g.EchoesAfterTruth > 0 {
-			items = append(items, fmt.Sprintf("echoes after the truth %d", g.EchoesAfterTruth))
-		}
-		t.items("", items...)
-	}
-	for _, st := range []struct {
-		what string
-		n    summary.StopCounts
-	}{{"cancelled", g.Stops.Cancelled}, {"disconnected", g.Stops.Disconnected}} {
-		if st.n.Total() > 0 {
-			t.items("", fmt.Sprintf("%s calls at the targets: %d stopped, %d ran on, %d unknown", st.what, st.n.Stopped, st.n.RanOn, st.n.Unknown))
-		}
-	}
-	if g.LagMs.Count > 0 {
-		t.items("", fmt.Sprintf("progress lag p50 %s   p99 %s   max %s (%d notifications)",
-			summary.FormatMs(g.LagMs.P50), summary.FormatMs(g.LagMs.P99), summary.FormatMs(g.LagMs.Max), g.LagMs.Count))
-	}
-	for _, e := range g.Errors {
-		t.items("", "truth: "+e)
-	}
-}
+func (s view) textGateway(t *textOut) { t.block("Gateway", s.Gateway.Lines()) }
 
 // textClientLimits writes the Client block: only when a limit was hit.
 func (s view) textClientLimits(t *textOut) {
@@ -163,37 +118,7 @@ func (s view) textClientLimits(t *textOut) {
 }
 
 // textTasks writes the Tasks block: only when a server made tasks.
-func (s view) textTasks(t *textOut) {
-	k := s.Tasks
-	if k.Created == 0 {
-		return
-	}
-	t.items("Tasks", fmt.Sprintf("%d created", k.Created), fmt.Sprintf("%d completed", k.Completed),
-		fmt.Sprintf("%d failed", k.Failed), fmt.Sprintf("%d cancelled", k.Cancelled),
-		fmt.Sprintf("%d polls (%d throttled)", k.Polls, k.PollThrottled), fmt.Sprintf("%d updates", k.Updates))
-	if k.Listened > 0 {
-		t.items("", fmt.Sprintf("%d listened", k.Listened), fmt.Sprintf("%d notifications/tasks", k.Pushed))
-	}
-	if k.CancelSent > 0 {
-		t.items("", fmt.Sprintf("%d tasks/cancel sent", k.CancelSent), fmt.Sprintf("%d leftover (ran on: information)", k.Leftover))
-	}
-	if k.LatencyMs.Count > 0 {
-		t.items("", "creation to end p50 "+summary.FormatMs(k.LatencyMs.P50), "p99 "+summary.FormatMs(k.LatencyMs.P99))
-	}
-}
+func (s view) textTasks(t *textOut) { t.block("Tasks", s.Tasks.Lines()) }
 
 // textMRTR writes the Input block: only when a server asked for input.
-func (s view) textMRTR(t *textOut) {
-	m := s.MRTR
-	asked := m.Elicitation + m.Sampling + m.Roots
-	if m.InputRequired+m.LoadShed+asked == 0 {
-		return
-	}
-	t.items("Input", fmt.Sprintf("%d input_required", m.InputRequired), fmt.Sprintf("%d load shed", m.LoadShed),
-		fmt.Sprintf("%d rounds on %d calls", m.Rounds, m.Calls),
-		fmt.Sprintf("elicitation %d", m.Elicitation), fmt.Sprintf("sampling %d", m.Sampling), fmt.Sprintf("roots %d", m.Roots))
-	if m.ThinkMs.Count > 0 {
-		t.items("", "think p50 "+summary.FormatMs(m.ThinkMs.P50), "p99 "+summary.FormatMs(m.ThinkMs.P99),
-			"server p50 "+summary.FormatMs(m.ServerMs.P50), "p99 "+summary.FormatMs(m.ServerMs.P99))
-	}
-}
+func (s view) textMRTR(t *textOut) { t.block("Input", s.MRTR.Lines()) }

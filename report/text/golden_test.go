@@ -67,6 +67,15 @@ func TestGoldenInput(t *testing.T) {
 	testutil.Golden(t, "mrtr.txt.golden", out.b.Bytes())
 }
 
+// TestGoldenTasks pins the Tasks block: the tasks a server made.
+func TestGoldenTasks(t *testing.T) {
+	s := view{&report.Summary{Tasks: report.Tasks{Created: 5, Completed: 3, Failed: 1, Cancelled: 1, Polls: 12, PollThrottled: 2,
+		Updates: 1, CancelSent: 1, Leftover: 0, Listened: 2, Pushed: 4, LatencyMs: report.Latency{P50: 420, P99: 1900, Count: 5}}}}
+	var out textOut
+	s.textTasks(&out)
+	testutil.Golden(t, "tasks.txt.golden", out.b.Bytes())
+}
+
 func TestTextMarksInterruptedRuns(t *testing.T) {
 	s := report.NewAggregator(report.Rules{}).Summary(report.Meta{Scenario: "golden", Era: "2026-07-28", Interrupted: true})
 	if out := render(t, s); !strings.Contains(out, "INTERRUPTED") {

@@ -57,6 +57,17 @@ func (t *textOut) items(label string, items ...string) {
 	}
 }
 
+// block writes lines of items, the first after the label, the rest
+// indented under it.
+func (t *textOut) block(label string, lines [][]string) {
+	for i, items := range lines {
+		if i > 0 {
+			label = ""
+		}
+		t.items(label, items...)
+	}
+}
+
 // view is the summary as the text reads it: its blocks are its methods.
 type view struct{ *summary.Summary }
 
