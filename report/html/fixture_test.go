@@ -1,11 +1,13 @@
 package html
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -92,7 +94,25 @@ func (f fixture) run(t testing.TB) Run {
 		Started: fixtureStart, Duration: time.Duration(f.seconds) * time.Second})
 	sum.Evaluate(f.checks, false)
 	return Run{Name: f.name + ".jsonl", Summary: sum, Agg: agg, Samples: samples, Version: "v0.0.0-test",
-		Scenario: []byte(`{"name":"` + f.name + `","seed":42,"target":{"http":{"url":"http://127.0.0.1:1/mcp","headers":{"Authorization":"[redacted]"}}}}`)}
+		Scenario: fixtureScenario(t, f.name)}
+}
+
+// fixtureSecret is the token of the fixtures' Authorization header, which
+// no page may show.
+const fixtureSecret = "fixture-token-5150"
+
+// fixtureScenario is the config a results header records for a run of
+// the scenario name: the scenario decoded, then echoed (secrets masked).
+func fixtureScenario(t testing.TB, name string) json.RawMessage {
+	t.Helper()
+	src := "name: " + name + "\nseed: 42\n" +
+		"target: {http: {url: \"http://127.0.0.1:1/mcp\", headers: {Authorization: \"Bearer " + fixtureSecret + "\"}}}\n" +
+		"load: {rate: 40/s, duration: 12s}\ncalls: [{tool: slow_task, weight: 3}, {tool: echo}]\norphans: {grace: 300ms}\n"
+	s, err := scenarios.Parse(name+".yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Echo()
 }
 
 // busy is a run with everything: throttling, progress, timeouts, tool

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 	"github.com/mcpchaos/mcpchaos/report"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -30,8 +32,8 @@ type Run struct {
 	Agg     *report.Aggregator
 	Samples []results.Sample
 	// Scenario is the scenario as run (the results header's config),
-	// already redacted by the caller. It is shown indented; nil: not
-	// recorded.
+	// already redacted by the caller. It is shown as YAML in the scenario
+	// file's keys; nil: not recorded.
 	Scenario json.RawMessage
 	Version  string
 }
@@ -168,11 +170,15 @@ func buildRun(i int, r Run, multi bool) (runView, error) {
 	return rv, nil
 }
 
-// scenarioText indents the scenario's JSON; JSON that does not parse is
-// shown as it is.
+// scenarioText writes the scenario in the keys of a scenario file, as
+// YAML (scenarios.EchoYAML); a config it cannot read is shown as indented
+// JSON, or as it is.
 func scenarioText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
+	}
+	if y, err := scenarios.EchoYAML(raw); err == nil {
+		return strings.TrimSuffix(string(y), "\n")
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, "", "  "); err != nil {

@@ -46,8 +46,8 @@ func TestWriteTwoRuns(t *testing.T) {
 				t.Errorf("run %s: the verdicts table lacks the %s evidence %q", r.Name, v.Area, v.Evidence)
 			}
 		}
-		if scen := text(p.byID(id + "-scenario")); !strings.Contains(scen, `"name": "`+r.Summary.Scenario+`"`) {
-			t.Errorf("run %s: the scenario section does not show the scenario indented:\n%s", r.Name, scen)
+		if scen := text(p.byID(id + "-scenario")); !strings.Contains(scen, "\nname: "+r.Summary.Scenario+"\n") {
+			t.Errorf("run %s: the scenario section does not show the scenario:\n%s", r.Name, scen)
 		}
 	}
 	if got, want := rowsIn(p.byID("run-1-checks")), len(b.Summary.Checks); got != want {
@@ -235,6 +235,48 @@ func TestWriteDegenerate(t *testing.T) {
 			}
 			if !strings.Contains(p.raw, tt.wantNote) {
 				t.Errorf("no note %q", tt.wantNote)
+			}
+		})
+	}
+}
+
+// TestWriteScenarioYAML: the scenario as run is shown in the keys of the
+// scenario file (orphans: grace:), not the Go field names the results
+// header's JSON has (Orphans, Grace), with its secrets still masked; a
+// config that cannot be read is shown as it is.
+func TestWriteScenarioYAML(t *testing.T) {
+	tests := []struct {
+		name     string
+		config   []byte
+		want     []string
+		wantNot  []string
+		wantNote bool
+	}{
+		{"echoed scenario", fixtureScenario(t, "yaml"),
+			[]string{"name: yaml\n", "orphans:\n  grace: 300ms\n", "max_in_flight: 10000\n", "Authorization: \"[redacted]\"", "fail_on_violation: true\n"},
+			[]string{"Orphans", "Grace", "FailOnViolation", "MaxInFlight", `"Pos"`, fixtureSecret}, false},
+		{"not an object", []byte(`["a", 1]`), []string{"[\n  \"a\",\n  1\n]"}, nil, false},
+		{"not json", []byte(`{"Name": `), []string{`{"Name": `}, nil, false},
+		{"not recorded", nil, []string{"does not record the scenario"}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := calm.run(t)
+			r.Scenario = tt.config
+			p := renderPage(t, Input{Runs: []Run{r}})
+			sec := text(p.byID("run-1-scenario"))
+			for _, w := range tt.want {
+				if !strings.Contains(sec, w) {
+					t.Errorf("the scenario section lacks %q:\n%s", w, sec)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(p.raw, w) {
+					t.Errorf("the page holds %q:\n%s", w, sec)
+				}
+			}
+			if got := len(parsedPage{root: p.byID("run-1-scenario")}.byClass("nodata")) > 0; got != tt.wantNote {
+				t.Errorf("a no-scenario note: %v, want %v", got, tt.wantNote)
 			}
 		})
 	}
