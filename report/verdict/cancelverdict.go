@@ -194,6 +194,9 @@ func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary
 	case !r.leftover:
 		v.Status = summary.StatusPass
 		v.Evidence = r.stopped + "; no work seen after a cancel"
+		if s.Tasks.Leftover > 0 {
+			v.Evidence = r.stopped + "; no work of a call seen after its cancel"
+		}
 		if w := c.Windows; w.Count > 0 {
 			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s%s)", summary.Plural(w.Count, "quiet window"), summary.FormatMs(w.LeftoverCPUS*1000),
 				summary.FormatMs(w.NoiseCPUS*1000), windowsReach(w, r.cuts), windowsSource(w))
@@ -211,7 +214,25 @@ func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary
 			v.Evidence += " (from " + vocab.FirstModern + " a disconnect is a cancel)"
 		}
 	}
+	if f := tasksCancelFact(s.Tasks); f != "" {
+		v.Evidence += "; " + f
+	}
 	return v
+}
+
+// tasksCancelFact says what the tasks/cancel sent came to, apart from the
+// calls: a task that runs on after it is information (the spec makes
+// cancelling a task cooperative), never held against the server here, and
+// the figures above, written for calls, do not say whether one did.
+func tasksCancelFact(t summary.Tasks) string {
+	switch {
+	case t.CancelSent == 0:
+		return ""
+	case t.Leftover == 0:
+		return fmt.Sprintf("%d tasks/cancel sent, every task ended cancelled within the grace", t.CancelSent)
+	}
+	return fmt.Sprintf("%d tasks/cancel sent: %s did not end cancelled within the grace (tasks.leftover: information, "+
+		"cancelling a task is cooperative; check tasks.leftover == 0 to gate on it)", t.CancelSent, summary.Plural(t.Leftover, "task"))
 }
 
 // joinedFacts is "; " and the facts joined by "; ", or "" without any.
