@@ -43,13 +43,13 @@ var exerciseRules = [...]exerciseRule{
 	{"tasks.", []string{"tasks.created"},
 		func(s *Summary) bool { return s.Tasks.Created == 0 }, "no task was created"},
 	{"mrtr.", []string{"mrtr.input_required", "mrtr.load_shed"},
-		func(s *Summary) bool { return s.MRTR.InputRequired+s.MRTR.LoadShed == 0 }, "no call was asked for input (no input_required result)"},
+		func(s *Summary) bool { return s.MRTR.InputRequired+s.MRTR.LoadShed == 0 }, "no call was asked for input"},
 	{"cancellation.", []string{"cancellation.cancels"},
-		func(s *Summary) bool { return s.verdictIs(AreaCancellation, StatusNotExercised) }, "no call was cancelled or disconnected (the cancellation verdict is not exercised)"},
+		func(s *Summary) bool { return s.verdictIs(AreaCancellation, StatusNotExercised) }, "no call was cancelled or disconnected"},
 	{"progress.", []string{"progress.notifications", "progress.calls", "progress.violations.unknown_token"},
-		func(s *Summary) bool { return s.verdictIs(AreaProgress, StatusNotExercised) }, "no call asked for progress (the progress verdict is not exercised)"},
+		func(s *Summary) bool { return s.verdictIs(AreaProgress, StatusNotExercised) }, "no call asked for progress"},
 	{"gateway.", []string{"gateway.calls", "gateway.executions", "gateway.not_seen", "gateway.unrecorded", "gateway.truth_unread"},
-		func(s *Summary) bool { return s.verdictIs(AreaGateway, StatusNotExercised) }, "no target recorded any of our calls (the gateway verdict is not exercised)"},
+		func(s *Summary) bool { return s.verdictIs(AreaGateway, StatusNotExercised) }, "no target recorded any of our calls"},
 }
 
 // unexercised returns why key describes nothing in this run, or "". objects
@@ -58,7 +58,7 @@ func (s *Summary) unexercised(key string, objects map[string]bool) string {
 	for i := len(optionalSections) - 1; i >= 0; i-- {
 		o := optionalSections[i]
 		if strings.HasPrefix(key, o.key+".") && !objects[o.key] && objects[parentKey(o.key)] {
-			return fmt.Sprintf("this run's summary has no %s section (%s), so %s describes nothing", o.key, o.when, key)
+			return fmt.Sprintf("this run's summary has no %s section (%s): %s describes nothing", o.key, o.when, key)
 		}
 	}
 	for _, r := range exerciseRules {
@@ -70,7 +70,7 @@ func (s *Summary) unexercised(key string, objects map[string]bool) string {
 				return ""
 			}
 		}
-		return fmt.Sprintf("%s in this run, so %s describes nothing (to assert that, check %s)", r.why, key, r.counts[0])
+		return fmt.Sprintf("%s in this run: %s describes nothing; to gate on that, check %s", r.why, key, r.counts[0])
 	}
 	return ""
 }
