@@ -25,6 +25,12 @@ import (
 // on, each tools/call is tagged before the SDK reads it (tagCallID): its
 // id is copied into params._meta under requestIDMeta, where the handler
 // finds it. Nothing else about the request changes.
+//
+// A tools/call served as a task (tasks.go) logs its line when the task's
+// work ends, under the tools/call's id: done when the task completed,
+// cancelled when its work stopped short (tasks/cancel, its ttl, the
+// server closing). A task that ignores tasks/cancel logs done when its
+// work ends, however long after the cancel that is.
 
 // requestIDMeta is the _meta key that carries a call's request id to its
 // handler.
@@ -58,13 +64,30 @@ func (l *callLog) ended(req *mcp.CallToolRequest, done bool) {
 	if l == nil {
 		return
 	}
-	id := "unknown"
+	var meta mcp.Meta
 	if req != nil && req.Params != nil {
-		if v, ok := req.Params.Meta[requestIDMeta]; ok {
-			if b, err := json.Marshal(v); err == nil {
-				id = string(b)
-			}
+		meta = req.Params.Meta
+	}
+	l.endedID(logID(meta), done)
+}
+
+// logID is the request id a call's line names: the one tagCallID put in
+// its _meta, as JSON (17 or "abc"), or "unknown".
+func logID(meta map[string]any) string {
+	if v, ok := meta[requestIDMeta]; ok {
+		if b, err := json.Marshal(v); err == nil {
+			return string(b)
 		}
+	}
+	return "unknown"
+}
+
+// endedID logs that the call with request id id (logID) ended: done or
+// cancelled. A task's work (taskwork.go) ends here too, under the id of
+// the tools/call that made the task.
+func (l *callLog) endedID(id string, done bool) {
+	if l == nil {
+		return
 	}
 	word := "cancelled"
 	if done {

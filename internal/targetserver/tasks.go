@@ -67,6 +67,7 @@ type task struct {
 	expiry   *time.Timer
 
 	mu       sync.Mutex
+	call     taskCall // the tools/call that made it (tasktruth.go); set before its work starts
 	truth    TaskTruth
 	updated  time.Time
 	lastPoll time.Time // the last answered tasks/get, or the creation

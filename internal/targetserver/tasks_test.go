@@ -3,6 +3,7 @@ package targetserver
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"testing"
 	"time"
 
@@ -10,18 +11,23 @@ import (
 )
 
 // taskRPC sends one 2026 request over HTTP, declaring the tasks extension
-// when declare is set, and returns its answer (result or error).
+// when declare is set, and returns its answer (result or error). Keys of
+// params["_meta"] are kept.
 func taskRPC(t *testing.T, r *Running, method, name string, params map[string]any, declare bool) map[string]any {
 	t.Helper()
 	caps := map[string]any{}
 	if declare {
 		caps["extensions"] = map[string]any{TasksExtension: map[string]any{}}
 	}
-	params["_meta"] = map[string]any{
+	meta := map[string]any{
 		vocab.MetaProtocolVersion:    vocab.FirstModern,
 		vocab.MetaClientCapabilities: caps,
 		vocab.MetaClientInfo:         map[string]any{"name": "raw", "version": "0"},
 	}
+	if m, ok := params["_meta"].(map[string]any); ok {
+		maps.Copy(meta, m) // the caller's own keys, such as a marker
+	}
+	params["_meta"] = meta
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

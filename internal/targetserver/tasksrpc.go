@@ -138,7 +138,9 @@ func (s *Server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		s.metrics.tasksCreated.Add(1)
+		call := s.beginTaskCall(req)
 		t.mu.Lock()
+		t.call = call
 		t.expiry = time.AfterFunc(t.ttl, func() { s.expireTask(t) })
 		v := t.view("task")
 		t.mu.Unlock()
@@ -230,6 +232,7 @@ func (s *Server) tasksCancel(_ context.Context, _ *mcp.ServerSession, p *taskPar
 		s.metrics.taskCancels.Add(1)
 		t.truth.CancelAt = time.Now()
 		close(t.stop)
+		t.call.cancelled()
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }

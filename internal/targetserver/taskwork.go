@@ -14,13 +14,15 @@ import (
 // or leaves it failed by its TTL. No progress is sent: the extension does
 // not support progress on tasks. The work counts in the inflight gauge
 // while it runs, so the metric probe sees work that runs on after a
-// cancel.
+// cancel; its end ends the call's truth record and logs its log_calls
+// line (tasktruth.go).
 
 // runTask does t's steps, asking for confirmation after the first with
 // task_input.
 func (s *Server) runTask(t *task, a stepArgs) {
 	s.metrics.inflight.Add(1)
 	defer s.metrics.inflight.Add(-1)
+	defer s.endTaskCall(t)
 	for i := range a.Steps {
 		if i == 1 && s.cfg.TaskInput {
 			ok, goOn := s.askTask(t)

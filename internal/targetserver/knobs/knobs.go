@@ -174,7 +174,7 @@ var Table = []Knob{
 	{Name: "exit_delay", Field: "ExitDelay", Kind: Duration, Max: 24 * 3600, Arg: "D",
 		Doc: "stdio: exit only this long after stdin closes"},
 	{Name: "log_calls", Field: "LogCalls", Kind: File, Arg: "FILE", Setting: true,
-		Doc: "log a line when a tool call ends, `call ID done` or `call ID cancelled` (ID: its JSON-RPC request id), appended to this file; `-`: stderr"},
+		Doc: "log a line when a tool call ends, `call ID done` or `call ID cancelled` (ID: its JSON-RPC request id; a call served as a task logs when the task's work ends, under the id of its tools/call), appended to this file; `-`: stderr"},
 	{Name: "confirm", Field: "Confirm", Kind: Bool,
 		Doc: "add a `deploy` tool (slow_task's arguments) that asks for confirmation first: input_required with an elicitation form in 2026, elicitation/create in 2025; it works only when the answer accepts with confirm: true"},
 	{Name: "load_shed", Field: "LoadShed", Kind: Prob, Arg: "P",
