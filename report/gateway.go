@@ -94,6 +94,9 @@ type GatewayCall struct {
 	// notifications that reached us later than our cancel plus the grace
 	// (gatewaylatecancel.go).
 	AfterCancel int
+	// Task: the server made the call a task, so a stop was a tasks/cancel,
+	// which a server may let run on (cooperative): not judged in Stops.
+	Task bool
 }
 
 // GatewayProgress is one notification received.

@@ -69,8 +69,13 @@ func unended(ex []*results.TruthCall) bool {
 }
 
 // judgeStop sorts a call we stopped (a cancel, or a 2025 disconnect) by
-// its records. A call whose answer came before our stop was not stopped.
+// its records. A call whose answer came before our stop was not stopped,
+// and a task is not judged: cancelling a task is cooperative, the spec
+// lets its work run on (tasks.leftover reports it).
 func (g *Gateway) judgeStop(c *GatewayCall, ex []*results.TruthCall) {
+	if c.Task {
+		return
+	}
 	at, counts, key := c.Cancelled, &g.Stops.Cancelled, "stops.cancelled"
 	if at.IsZero() {
 		at, counts, key = c.Disconnected, &g.Stops.Disconnected, "stops.disconnected"

@@ -213,7 +213,7 @@ func (g *gatewayRun) add(cs *callState) {
 	c := report.GatewayCall{Marker: string(cs.gw.marker), RequestID: cs.rec.ID, Response: cs.responseAt,
 		Progress: cs.gw.progress, Crossed: cs.gw.crossed, ReadPaused: !cs.pausedAt.IsZero(),
 		RetryAfter: cs.gw.hinted || (cs.rec.RetryAfterMs != nil && *cs.rec.RetryAfterMs > 0),
-		Answered:   cs.gw.answered, Echoed: cs.gw.echoed, AfterCancel: cs.rec.Violations["after_cancel"]}
+		Answered:   cs.gw.answered, Echoed: cs.gw.echoed, AfterCancel: cs.rec.Violations["after_cancel"], Task: cs.task.id != ""}
 	// A plain disconnect of a 2025 era is not a cancel.
 	if cs.stopOutcome == results.Disconnected && !cs.info.Era.Modern() {
 		c.Disconnected = cs.cancelAt
