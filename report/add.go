@@ -62,6 +62,14 @@ func (a *Aggregator) addLatencies(r *results.Record) {
 	if r.DeadlineUs > 0 {
 		vals[histTimeoutError] = r.TimeoutErrUs
 	}
+	if a.histsShared { // a Summary holds them: it keeps these, we go on with copies
+		for i, h := range a.lat {
+			c := *h
+			c.h = h.h.Clone()
+			a.lat[i] = &c
+		}
+		a.histsShared = false
+	}
 	for i, v := range vals {
 		if v >= 0 {
 			a.lat[i].record(v)

@@ -93,7 +93,9 @@ type Aggregator struct {
 	// without a gateway section.
 	gateway *Gateway
 	lat     [numHists]*hist // microseconds
-	lastEnd time.Time       // the latest end of a call seen
+	// histsShared: a Summary holds lat (build.go); the next Add copies.
+	histsShared bool
+	lastEnd     time.Time // the latest end of a call seen
 
 	progress   progressAgg
 	violations results.Counts // every per-call violation, summed
