@@ -42,8 +42,13 @@ type exerciseRule struct {
 var exerciseRules = [...]exerciseRule{
 	{"tasks.", []string{"tasks.created"},
 		func(s *Summary) bool { return s.Tasks.Created == 0 }, "no task was created"},
-	{"mrtr.", []string{"mrtr.input_required", "mrtr.load_shed"},
-		func(s *Summary) bool { return s.MRTR.InputRequired+s.MRTR.LoadShed == 0 }, "no call was asked for input"},
+	// 2026 asks in input_required results; 2025 with requests of its own,
+	// counted by kind as answered.
+	{"mrtr.", []string{"mrtr.input_required", "mrtr.load_shed", "mrtr.elicitation", "mrtr.sampling", "mrtr.roots"},
+		func(s *Summary) bool {
+			m := s.MRTR
+			return m.InputRequired+m.LoadShed+m.Elicitation+m.Sampling+m.Roots == 0
+		}, "no call was asked for input (no input_required result, no 2025 input request answered)"},
 	{"cancellation.", []string{"cancellation.cancels"},
 		func(s *Summary) bool { return s.verdictIs(AreaCancellation, StatusNotExercised) }, "no call was cancelled or disconnected"},
 	{"progress.", []string{"progress.notifications", "progress.calls", "progress.violations.unknown_token"},
