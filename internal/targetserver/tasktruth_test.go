@@ -100,18 +100,7 @@ func TestTaskCallRecords(t *testing.T) {
 				id := makeTask(t, s, tc.steps, tc.stepMs)
 				for _, op := range tc.ops {
 					time.Sleep(time.Until(start.Add(op.at)))
-					p := &taskParams{ParamsBase: mcp.ParamsBase{Meta: tasksMeta()}, TaskID: id}
-					var err error
-					if op.method == methodTasksCancel {
-						_, err = s.tasksCancel(t.Context(), nil, p)
-					} else {
-						p.InputResponses = map[string]json.RawMessage{"confirm-1": jsonOf(map[string]any{
-							"action": map[bool]string{false: "decline", true: "accept"}[op.accept], "content": map[string]any{"confirm": true}})}
-						_, err = s.tasksUpdate(t.Context(), nil, p)
-					}
-					if err != nil {
-						t.Fatalf("%s at %v: %v", op.method, op.at, err)
-					}
+					runTaskOp(t, s, id, op)
 				}
 				time.Sleep(time.Until(start.Add(2 * time.Second)))
 				synctest.Wait()
@@ -141,6 +130,24 @@ func TestTaskCallRecords(t *testing.T) {
 				s.Close()
 			})
 		})
+	}
+}
+
+// runTaskOp sends op (a tasks/cancel, or a tasks/update accepting or
+// declining the confirmation) for the task id.
+func runTaskOp(t *testing.T, s *Server, id string, op taskOp) {
+	t.Helper()
+	p := &taskParams{ParamsBase: mcp.ParamsBase{Meta: tasksMeta()}, TaskID: id}
+	var err error
+	if op.method == methodTasksCancel {
+		_, err = s.tasksCancel(t.Context(), nil, p)
+	} else {
+		p.InputResponses = map[string]json.RawMessage{"confirm-1": jsonOf(map[string]any{
+			"action": map[bool]string{false: "decline", true: "accept"}[op.accept], "content": map[string]any{"confirm": true}})}
+		_, err = s.tasksUpdate(t.Context(), nil, p)
+	}
+	if err != nil {
+		t.Fatalf("%s at %v: %v", op.method, op.at, err)
 	}
 }
 
