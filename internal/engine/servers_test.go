@@ -194,14 +194,16 @@ orphans: {grace: 100ms}
 // then cuts, so the servers' own CPU (this test process's reaped
 // children: the test is not parallel, so they are the run's servers only)
 // is the truth. Read from the running servers' trees alone, the load's CPU
-// was the last server's: under a third of it.
+// was the last server's: under a third of it. The load runs 4 s: on a
+// machine busy with the rest of the suite a server took a second to come
+// back, and 2 s saw one replacement.
 func TestProcessProbeCountsReplacedServers(t *testing.T) {
 	exe := bin.Need(t)
 	path := filepath.Join(t.TempDir(), "replaced.yaml")
 	yaml := fmt.Sprintf(`name: replaced
 target:
   stdio: {command: [%q, serve, --stdio, --burn-cpu]}
-load: {rate: 4/1s, duration: 2s}
+load: {rate: 4/1s, duration: 4s}
 calls:
   - {tool: slow_task, arguments: {steps: 20, step_ms: 50}}
 faults:
