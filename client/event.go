@@ -39,8 +39,10 @@ const (
 	EvListen
 	// EvInputSent: the answer to an EvInput went, its Think over (At: when),
 	// or, with Err set, it was dropped and never goes. Detail, Think and
-	// ContentMismatch are the EvInput's. It comes only while the call is
-	// on, so an answer still thinking when the call ended never counts.
+	// ContentMismatch are the EvInput's. It is not sent for a call that
+	// had ended when the think was over, but one that ends meanwhile may
+	// see it after its EvEnd: an observer ignores it then. It comes from
+	// the goroutine that waited out the think.
 	EvInputSent
 )
 
@@ -249,7 +251,7 @@ type Event struct {
 
 // Observer receives a call's events as they arrive. OnEvent runs on the
 // transport's goroutines (the HTTP reader, the stdio reader, the stdio
-// late-window timer), so it must be safe for concurrent use and quick. On
+// late-window timer, a 2025 input answer's wait), so it must be safe for concurrent use and quick. On
 // stdio it must not block: the reader is shared by every call of the
 // process. On HTTP each call's stream has a reader of its own, so OnEvent
 // may act on the call itself (cancel, abort, pause) before the next message

@@ -106,7 +106,7 @@ func (c *Client) inputRequest(m *inMsg, call *Call, at time.Time, send func(ctx 
 			if a.ContentMismatch {
 				c.stats.contentMismatch.Add(1)
 			}
-		} else if !call.ended() {
+		} else if !call.ended() { // racing its end: the observer ignores a late one
 			ev.Kind, ev.At = EvInputSent, time.Now()
 			call.emit(ev)
 		}

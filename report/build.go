@@ -9,9 +9,11 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// Summary builds the run's Summary from everything added so far. It does
-// not change the Aggregator; checks are not yet evaluated (Pass is true and
-// Checks empty until Evaluate), verdicts are scored.
+// Summary builds the run's Summary from everything added so far. Its
+// only mark on the Aggregator is that the latency histograms are shared
+// with the Summary until the next Add (hists); like Add, it is for the
+// Aggregator's one goroutine. Checks are not yet evaluated (Pass is true
+// and Checks empty until Evaluate); verdicts are scored.
 func (a *Aggregator) Summary(m Meta) *Summary {
 	s := &Summary{
 		Scenario:    m.Scenario,

@@ -244,7 +244,8 @@ func TestLimitsSDKServer(t *testing.T) {
 // Four workers doing 50 ms calls serve at most 80/s; past that, latency
 // grows without bound, so the p99 check holds a little below 80/s. A token
 // bucket of 30/s with no burst to spare refuses calls above 30/s, so a
-// check of no throttling holds up to 30/s.
+// check of no throttling holds up to 30/s, and a check on cancellation,
+// which a step (no faults) cannot exercise, is left out and noted.
 func TestLimitsCapacity(t *testing.T) {
 	tests := []struct {
 		name, knobs, check string
@@ -253,6 +254,8 @@ func TestLimitsCapacity(t *testing.T) {
 	}{
 		{"four workers, p99 under 300 ms", "workers: 4", "p99(call) < 300ms", 68, 84, "server"},
 		{"token bucket 30/s, nothing throttled", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 3", "calls.throttled == 0", 27, 33, "limiter"},
+		{"token bucket 30/s, and a check on cancellation", "rate_limit: 30/1s, rate_limit_kind: token_bucket, rate_limit_burst: 3",
+			"calls.throttled == 0', 'cancellation.leftover_calls == 0", 27, 33, "limiter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -264,6 +267,10 @@ func TestLimitsCapacity(t *testing.T) {
 			}
 			if b, _ := lookup(m, "limits.capacity_bound"); b != tt.bound {
 				t.Errorf("limits.capacity_bound = %v, want %s", b, tt.bound)
+			}
+			ev, _ := lookup(m, "limits.evidence")
+			if left := strings.Contains(fmt.Sprint(ev), "checks left out"); left != strings.Contains(tt.check, "cancellation.") {
+				t.Errorf("limits.evidence %v: a note of checks left out %v, want it only with the cancellation check", ev, left)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/internal/faultkinds"
 	"github.com/mcpchaos/mcpchaos/internal/faults"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -173,6 +174,9 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	if a.kind == faultkinds.Cancel && err == nil && cs.task.id != "" {
+		detail = "tasks/cancel sent" // a task's stop (taskcancel.go), whatever the transport
+	}
 	a.fired, a.rec = true, len(cs.rec.Faults)
 	cs.rec.Faults = append(cs.rec.Faults, results.Fault{Kind: a.kind, ScheduledUs: cs.us(scheduled),
 		ActualUs: cs.us(actual), ErrorUs: actual.Sub(scheduled).Microseconds(), Detail: detail})

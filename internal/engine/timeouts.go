@@ -105,7 +105,9 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	}
 	now := time.Now()
 	cs.r.lastStopNs.Store(now.UnixNano())
-	if cs.thinking == nil {
+	// A task's stop is a tasks/cancel, which the server may let run on
+	// (cooperative): the log probes do not judge it.
+	if cs.thinking == nil && cs.task.id == "" {
 		cs.r.noteCancel(cs.call, now)
 	}
 	cs.stopOutcome, cs.cancelAt = outcome, now

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -139,9 +141,9 @@ func (e *echo) mapping(path string, obj jsonObject, schema map[string]any) any {
 // fileKey is the key of props that field names, and its schema; a field
 // no key names is written in snake case (named is false).
 func fileKey(field string, props map[string]map[string]any) (key string, schema map[string]any, named bool) {
-	for name, s := range props {
+	for _, name := range slices.Sorted(maps.Keys(props)) { // sorted: the same key every time, should two match
 		if strings.ReplaceAll(name, "_", "") == strings.ToLower(field) {
-			return name, s, true
+			return name, props[name], true
 		}
 	}
 	return snakeCase(field), nil, false
@@ -165,6 +167,8 @@ func snakeCase(s string) string {
 	return b.String()
 }
 
+// isUpper reports whether c is an ASCII capital, where a Go field name
+// starts a new word.
 func isUpper(c rune) bool { return c >= 'A' && c <= 'Z' }
 
 // properties gathers the keys a schema allows, with their schemas: its
@@ -222,6 +226,7 @@ func builtinYAML(b BuiltinTarget) yaml.MapSlice {
 // jsonObject is a JSON object with its members in order.
 type jsonObject []jsonMember
 
+// jsonMember is one member of a jsonObject.
 type jsonMember struct {
 	key   string
 	value any

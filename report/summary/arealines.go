@@ -15,7 +15,7 @@ import (
 
 // Lines returns the Input block: only when a server asked for input.
 func (m MRTR) Lines() [][]string {
-	if m.InputRequired+m.LoadShed+m.Elicitation+m.Sampling+m.Roots == 0 {
+	if !m.Asked() {
 		return nil
 	}
 	lines := [][]string{{fmt.Sprintf("%d input_required", m.InputRequired), fmt.Sprintf("%d load shed", m.LoadShed),
@@ -30,7 +30,7 @@ func (m MRTR) Lines() [][]string {
 
 // Lines returns the Tasks block: only when a server made tasks.
 func (k Tasks) Lines() [][]string {
-	if k.Created == 0 {
+	if k.Created == 0 { // no task: nothing of this block happened
 		return nil
 	}
 	lines := [][]string{{fmt.Sprintf("%d created", k.Created), fmt.Sprintf("%d completed", k.Completed),

@@ -33,6 +33,14 @@ type MRTR struct {
 	ServerMs Latency `json:"server_ms"`
 }
 
+// Asked reports whether a server asked the client for input in the run:
+// a 2026 input_required result, a 2025 request answered, or one the client
+// was still thinking over when its call ended (think time without an
+// answer).
+func (m MRTR) Asked() bool {
+	return m.InputRequired+m.LoadShed+m.Elicitation+m.Sampling+m.Roots > 0 || m.ThinkMs.Count > 0
+}
+
 // Tasks is what became of the calls a server made tasks of (the tasks
 // extension, docs/long-running.md), from the records' Task.
 type Tasks struct {

@@ -303,7 +303,7 @@ func (s *Summary) evaluate(c Check, known []string, values map[string]float64, o
 			r.Reason = flatErr.Error()
 			return r
 		}
-		if why := s.unexercised(c.Key, objects); why != "" {
+		if why := s.unexercised(c.Key, objects, values); why != "" {
 			r.Reason = why
 			return r
 		}

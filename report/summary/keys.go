@@ -102,7 +102,8 @@ func flatten(v any) ([]leaf, error) {
 }
 
 // flattenObjects is flatten that also notes, in objects (when not nil),
-// the dotted key of every JSON object v has ("" for v itself).
+// the dotted key of every JSON object v has ("" for v itself) as true,
+// and of every null as false.
 func flattenObjects(v any, objects map[string]bool) ([]leaf, map[string]bool, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -118,13 +119,17 @@ func flattenObjects(v any, objects map[string]bool) ([]leaf, map[string]bool, er
 }
 
 // walk reads one JSON value from dec and appends its numeric leaves, and
-// notes the objects outside arrays in objects (when not nil).
+// notes the objects and nulls outside arrays in objects (when not nil).
 func walk(dec *json.Decoder, prefix string, out *[]leaf, objects map[string]bool) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
 	}
 	switch t := tok.(type) {
+	case nil:
+		if objects != nil {
+			objects[prefix] = false // a null: no value found
+		}
 	case json.Number:
 		f, err := t.Float64()
 		if err != nil {

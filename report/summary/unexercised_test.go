@@ -82,6 +82,22 @@ func TestUnexercisedChecksFail(t *testing.T) {
 		{name: "no process probe: nested keys fail", edit: func(s *Summary) { s.Cancellation.ProcessCPU = nil },
 			key: "cancellation.process_cpu.cpu_bound.wait_s", op: "<", value: 1, why: "no cancellation.process_cpu section"},
 		{name: "process probe: a nested key read", key: "cancellation.process_cpu.cpu_bound.wait_s", op: "<", value: 1, pass: true},
+		{name: "no cut: the stdio servers' shutdown still read", edit: func(s *Summary) {
+			setVerdict(s, AreaCancellation, StatusNotExercised)
+			s.Cancellation.ServerProcesses = &ServerProcesses{}
+		}, key: "cancellation.server_processes.killed", op: "==", pass: true},
+		{name: "no cut: the process's CPU still read", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
+			key: "cancellation.process_cpu.per_call_s", op: "<", value: 1, pass: true},
+		{name: "no cut: windows fail", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
+			key: "cancellation.windows.above", op: "==", why: "no call was cancelled or disconnected"},
+		{name: "a null: no limit found", key: "limits.rate", op: "<", value: 1000, why: "limits.rate is null"},
+		{name: "a statistic of no values", key: "mrtr.server_ms.p50", op: "<", value: 1000, why: "mrtr.server_ms has no values"},
+		{name: "a statistic with values", edit: func(s *Summary) { s.MRTR.ServerMs = Latency{Count: 3, P50: 20} },
+			key: "mrtr.server_ms.p50", op: "<", value: 1000, pass: true},
+		{name: "2025 input thought over, never answered: think read", edit: func(s *Summary) { s.MRTR = MRTR{ThinkMs: Latency{Count: 2, P50: 900}} },
+			key: "mrtr.think_ms.p50", op: ">", value: 500, pass: true},
+		{name: "no input at all: advice for both eras", edit: func(s *Summary) { s.MRTR = MRTR{} },
+			key: "mrtr.think_ms.p50", op: ">", why: "check mrtr.input_required (2026) or mrtr.elicitation (2025)"},
 		{name: "a fault kind that did not occur is still 0", key: "faults.cancel.injected", op: "==", pass: true},
 		{name: "a count that is 0 is still 0", key: "calls.dropped", op: "==", pass: true},
 	}
@@ -144,5 +160,24 @@ func TestOptionalSectionsComplete(t *testing.T) {
 		if !want[k] {
 			t.Errorf("optionalSections names %q, which cannot be absent", k)
 		}
+	}
+}
+
+// TestDescribed: a limits step's summary (no faults, no gateway) keeps
+// the checks it can judge and leaves out, with the reason, those on what
+// it never had.
+func TestDescribed(t *testing.T) {
+	s := exercised()
+	setVerdict(s, AreaCancellation, StatusNotExercised)
+	s.Gateway = nil
+	checks := []Check{{Key: "calls.throttled", Op: "==", Value: 0}, {Key: "cancellation.leftover_calls", Op: "==", Value: 0},
+		{Hist: "call", Percentile: 99, Op: "<", Value: 300}, {Key: "gateway.lost_cancels", Op: "==", Value: 0}}
+	kept, left := s.Described(checks)
+	if len(kept) != 2 || kept[0].Key != "calls.throttled" || kept[1].Hist != "call" {
+		t.Errorf("kept %+v; want calls.throttled and p99(call)", kept)
+	}
+	if len(left) != 2 || !strings.Contains(left[0], "cancellation.leftover_calls == 0: no call was cancelled") ||
+		!strings.Contains(left[1], "no gateway section") {
+		t.Errorf("left %q; want the cancellation and gateway checks, with reasons", left)
 	}
 }

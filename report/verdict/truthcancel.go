@@ -62,7 +62,11 @@ func judgeByTruth(s *summary.Summary, v summary.Verdict, stopped string, facts [
 		unknown()
 	default:
 		v.Status = summary.StatusPass
-		v.Evidence = stopped + "; no work seen after a cancel: " + records + tail
+		seen := "; no work seen after a cancel: "
+		if s.Tasks.Leftover > 0 {
+			seen = "; no work of a call seen after its cancel: "
+		}
+		v.Evidence = stopped + seen + records + tail
 	}
 	return v
 }

@@ -48,6 +48,8 @@ type findings struct {
 	capacityLeftOut time.Duration
 	capacityBound   string
 	capacityNote    string
+	// capacityLeftChecks: the checks a step could not judge were noted.
+	capacityLeftChecks bool
 }
 
 // recovery is what probing one call at a time after a refusal found.
