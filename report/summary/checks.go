@@ -90,7 +90,11 @@ func ScenarioChecks(sc *scenarios.Scenario, names Names) ([]Check, []error) {
 	var errs []error
 	for _, c := range sc.Checks {
 		rc := fromScenario(c)
-		if _, err := resolveCheck(rc, known, doms); err != nil {
+		_, err := resolveCheck(rc, known, doms)
+		if err == nil {
+			err = neverHad(sc, rc)
+		}
+		if err != nil {
 			// The position goes in front, as FILE:LINE:COLUMN, once.
 			var ce *CheckError
 			if errors.As(err, &ce) {

@@ -3,6 +3,8 @@ package summary
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 // A check on a key that describes nothing in this run fails, with the
@@ -105,6 +107,28 @@ func (r exerciseRule) evaluated(key string) bool {
 		}
 	}
 	return false
+}
+
+// neverHad is the error of a check on a section that a run of sc cannot
+// have, known before any load: a gateway's without a gateway section, a
+// log probe's without one. (The others depend on what the run meets.)
+func neverHad(sc *scenarios.Scenario, c Check) error {
+	fail := func(want string) error {
+		return &CheckError{Line: c.Line, Column: c.Column, Check: c.String(),
+			Msg: fmt.Sprintf("the scenario has no %s, so %s describes nothing in its runs (the check would fail)", want, c.Key)}
+	}
+	switch {
+	case strings.HasPrefix(c.Key, "gateway.") && sc.Gateway == nil:
+		return fail("gateway section")
+	case strings.HasPrefix(c.Key, "cancellation.log."):
+		for _, p := range sc.Orphans.Probes {
+			if p.Log != nil {
+				return nil
+			}
+		}
+		return fail("log probe (orphans.probes)")
+	}
+	return nil
 }
 
 // parentKey is the dotted key of the object that holds key ("" at the top).

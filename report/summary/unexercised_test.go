@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/internal/scenarios"
 )
 
 // exercised is a summary whose every area was exercised and whose optional
@@ -179,5 +181,37 @@ func TestDescribed(t *testing.T) {
 	if len(left) != 2 || !strings.Contains(left[0], "cancellation.leftover_calls == 0: no call was cancelled") ||
 		!strings.Contains(left[1], "no gateway section") {
 		t.Errorf("left %q; want the cancellation and gateway checks, with reasons", left)
+	}
+}
+
+// TestNeverHadAtValidation: a check on a gateway's or a log probe's keys
+// in a scenario without that section is an error before any load, naming
+// its line; with the section it is valid.
+func TestNeverHadAtValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, check string
+		want              string // "" for valid
+	}{
+		{"gateway check, no gateway", "", "gateway.lost_cancels == 0", "the scenario has no gateway section"},
+		{"log check, no log probe", "", "cancellation.log.orphaned == 0", "the scenario has no log probe"},
+		{"log check, a log probe", "orphans: {probes: [{log: {file: calls.log, done: 'call (?P<id>\\d+) done'}}]}\n",
+			"cancellation.log.orphaned == 0", ""},
+		{"other checks", "", "cancellation.orphaned == 0", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := "name: t\ntarget: {builtin: {}}\nload: {rate: 1/1s, duration: 1s}\ncalls: [{tool: echo}]\n" + tc.yaml +
+				"checks:\n  - " + tc.check + "\n"
+			sc, err := scenarios.Parse("t.yaml", []byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errs := ScenarioChecks(sc, Names{})
+			switch {
+			case tc.want == "" && len(errs) > 0:
+				t.Errorf("errors %v, want none", errs)
+			case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) || !strings.HasPrefix(errs[0].Error(), "t.yaml:")):
+				t.Errorf("errors %v, want one at t.yaml:LINE:COL saying %q", errs, tc.want)
+			}
+		})
 	}
 }
