@@ -34,76 +34,81 @@ func setVerdict(s *Summary, area, status string) {
 	}
 }
 
+// unexercisedCase is a check on a summary made from exercised() by edit.
+type unexercisedCase struct {
+	name  string
+	edit  func(*Summary)
+	key   string
+	op    string
+	value float64
+	// why is in the reason of a check that fails for want of exercise;
+	// "" when the check is evaluated (pass says how).
+	why  string
+	pass bool
+}
+
+// unexercisedCases are TestUnexercisedChecksFail's.
+var unexercisedCases = []unexercisedCase{
+	{name: "tasks exercised: leftover read", key: "tasks.leftover", op: "==", value: 1, pass: true},
+	{name: "no task: leftover == 0 fails", edit: func(s *Summary) { s.Tasks = Tasks{} },
+		key: "tasks.leftover", op: "==", why: "no task was created in this run"},
+	{name: "no task: created == 0 is evaluated", edit: func(s *Summary) { s.Tasks = Tasks{} },
+		key: "tasks.created", op: "==", pass: true},
+	{name: "no input: rounds fails", edit: func(s *Summary) { s.MRTR = MRTR{} },
+		key: "mrtr.rounds", op: ">=", why: "no call was asked for input"},
+	{name: "no input: load_shed is evaluated", edit: func(s *Summary) { s.MRTR = MRTR{} },
+		key: "mrtr.load_shed", op: "==", pass: true},
+	{name: "2025 input: elicitation read", edit: func(s *Summary) { s.MRTR = MRTR{Elicitation: 10} },
+		key: "mrtr.elicitation", op: "==", value: 10, pass: true},
+	{name: "2025 input: think read", edit: func(s *Summary) { s.MRTR = MRTR{Elicitation: 10} },
+		key: "mrtr.think_ms.count", op: "==", pass: true},
+	{name: "no cut: orphaned fails", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
+		key: "cancellation.orphaned", op: "==", why: "no call was cancelled or disconnected"},
+	{name: "no cut: cancels is evaluated", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
+		key: "cancellation.cancels", op: "==", value: 5, pass: true},
+	{name: "no progress asked: violations fail", edit: func(s *Summary) { setVerdict(s, AreaProgress, StatusNotExercised) },
+		key: "progress.violations.total", op: "==", why: "no call asked for progress"},
+	{name: "no progress asked: unknown tokens evaluated", edit: func(s *Summary) { setVerdict(s, AreaProgress, StatusNotExercised) },
+		key: "progress.violations.unknown_token", op: "==", pass: true},
+	{name: "progress asked: violations read", key: "progress.violations.total", op: "==", pass: true},
+	{name: "no gateway section", edit: func(s *Summary) { s.Gateway = nil; s.Verdicts = s.Verdicts[:2] },
+		key: "gateway.duplicate_executions", op: "==", why: "no gateway section"},
+	{name: "no gateway section: even its counts", edit: func(s *Summary) { s.Gateway = nil; s.Verdicts = s.Verdicts[:2] },
+		key: "gateway.calls", op: "==", why: "no gateway section"},
+	{name: "gateway not exercised: lost cancels fail", edit: func(s *Summary) { setVerdict(s, AreaGateway, StatusNotExercised) },
+		key: "gateway.lost_cancels", op: "==", why: "no target recorded any of our calls"},
+	{name: "gateway not exercised: not_seen evaluated", edit: func(s *Summary) { setVerdict(s, AreaGateway, StatusNotExercised) },
+		key: "gateway.not_seen", op: "==", pass: true},
+	{name: "no limits section", edit: func(s *Summary) { s.Limits = nil },
+		key: "limits.rate", op: ">", why: "no limits section"},
+	{name: "no log probe", edit: func(s *Summary) { s.Cancellation.Log = nil },
+		key: "cancellation.log.orphaned", op: "==", why: "no cancellation.log section"},
+	{name: "log probe: orphaned read", key: "cancellation.log.orphaned", op: "==", pass: true},
+	{name: "no process probe: nested keys fail", edit: func(s *Summary) { s.Cancellation.ProcessCPU = nil },
+		key: "cancellation.process_cpu.cpu_bound.wait_s", op: "<", value: 1, why: "no cancellation.process_cpu section"},
+	{name: "process probe: a nested key read", key: "cancellation.process_cpu.cpu_bound.wait_s", op: "<", value: 1, pass: true},
+	{name: "no cut: the stdio servers' shutdown still read", edit: func(s *Summary) {
+		setVerdict(s, AreaCancellation, StatusNotExercised)
+		s.Cancellation.ServerProcesses = &ServerProcesses{}
+	}, key: "cancellation.server_processes.killed", op: "==", pass: true},
+	{name: "no cut: the process's CPU still read", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
+		key: "cancellation.process_cpu.per_call_s", op: "<", value: 1, pass: true},
+	{name: "no cut: windows fail", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
+		key: "cancellation.windows.above", op: "==", why: "no call was cancelled or disconnected"},
+	{name: "a null: no limit found", key: "limits.rate", op: "<", value: 1000, why: "limits.rate is null"},
+	{name: "a statistic of no values", key: "mrtr.server_ms.p50", op: "<", value: 1000, why: "mrtr.server_ms has no values"},
+	{name: "a statistic with values", edit: func(s *Summary) { s.MRTR.ServerMs = Latency{Count: 3, P50: 20} },
+		key: "mrtr.server_ms.p50", op: "<", value: 1000, pass: true},
+	{name: "2025 input thought over, never answered: think read", edit: func(s *Summary) { s.MRTR = MRTR{ThinkMs: Latency{Count: 2, P50: 900}} },
+		key: "mrtr.think_ms.p50", op: ">", value: 500, pass: true},
+	{name: "no input at all: advice for both eras", edit: func(s *Summary) { s.MRTR = MRTR{} },
+		key: "mrtr.think_ms.p50", op: ">", why: "check mrtr.input_required (2026) or mrtr.elicitation (2025)"},
+	{name: "a fault kind that did not occur is still 0", key: "faults.cancel.injected", op: "==", pass: true},
+	{name: "a count that is 0 is still 0", key: "calls.dropped", op: "==", pass: true},
+}
+
 func TestUnexercisedChecksFail(t *testing.T) {
-	tests := []struct {
-		name  string
-		edit  func(*Summary)
-		key   string
-		op    string
-		value float64
-		// why is in the reason of a check that fails for want of
-		// exercise; "" when the check is evaluated (pass says how).
-		why  string
-		pass bool
-	}{
-		{name: "tasks exercised: leftover read", key: "tasks.leftover", op: "==", value: 1, pass: true},
-		{name: "no task: leftover == 0 fails", edit: func(s *Summary) { s.Tasks = Tasks{} },
-			key: "tasks.leftover", op: "==", why: "no task was created in this run"},
-		{name: "no task: created == 0 is evaluated", edit: func(s *Summary) { s.Tasks = Tasks{} },
-			key: "tasks.created", op: "==", pass: true},
-		{name: "no input: rounds fails", edit: func(s *Summary) { s.MRTR = MRTR{} },
-			key: "mrtr.rounds", op: ">=", why: "no call was asked for input"},
-		{name: "no input: load_shed is evaluated", edit: func(s *Summary) { s.MRTR = MRTR{} },
-			key: "mrtr.load_shed", op: "==", pass: true},
-		{name: "2025 input: elicitation read", edit: func(s *Summary) { s.MRTR = MRTR{Elicitation: 10} },
-			key: "mrtr.elicitation", op: "==", value: 10, pass: true},
-		{name: "2025 input: think read", edit: func(s *Summary) { s.MRTR = MRTR{Elicitation: 10} },
-			key: "mrtr.think_ms.count", op: "==", pass: true},
-		{name: "no cut: orphaned fails", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
-			key: "cancellation.orphaned", op: "==", why: "no call was cancelled or disconnected"},
-		{name: "no cut: cancels is evaluated", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
-			key: "cancellation.cancels", op: "==", value: 5, pass: true},
-		{name: "no progress asked: violations fail", edit: func(s *Summary) { setVerdict(s, AreaProgress, StatusNotExercised) },
-			key: "progress.violations.total", op: "==", why: "no call asked for progress"},
-		{name: "no progress asked: unknown tokens evaluated", edit: func(s *Summary) { setVerdict(s, AreaProgress, StatusNotExercised) },
-			key: "progress.violations.unknown_token", op: "==", pass: true},
-		{name: "progress asked: violations read", key: "progress.violations.total", op: "==", pass: true},
-		{name: "no gateway section", edit: func(s *Summary) { s.Gateway = nil; s.Verdicts = s.Verdicts[:2] },
-			key: "gateway.duplicate_executions", op: "==", why: "no gateway section"},
-		{name: "no gateway section: even its counts", edit: func(s *Summary) { s.Gateway = nil; s.Verdicts = s.Verdicts[:2] },
-			key: "gateway.calls", op: "==", why: "no gateway section"},
-		{name: "gateway not exercised: lost cancels fail", edit: func(s *Summary) { setVerdict(s, AreaGateway, StatusNotExercised) },
-			key: "gateway.lost_cancels", op: "==", why: "no target recorded any of our calls"},
-		{name: "gateway not exercised: not_seen evaluated", edit: func(s *Summary) { setVerdict(s, AreaGateway, StatusNotExercised) },
-			key: "gateway.not_seen", op: "==", pass: true},
-		{name: "no limits section", edit: func(s *Summary) { s.Limits = nil },
-			key: "limits.rate", op: ">", why: "no limits section"},
-		{name: "no log probe", edit: func(s *Summary) { s.Cancellation.Log = nil },
-			key: "cancellation.log.orphaned", op: "==", why: "no cancellation.log section"},
-		{name: "log probe: orphaned read", key: "cancellation.log.orphaned", op: "==", pass: true},
-		{name: "no process probe: nested keys fail", edit: func(s *Summary) { s.Cancellation.ProcessCPU = nil },
-			key: "cancellation.process_cpu.cpu_bound.wait_s", op: "<", value: 1, why: "no cancellation.process_cpu section"},
-		{name: "process probe: a nested key read", key: "cancellation.process_cpu.cpu_bound.wait_s", op: "<", value: 1, pass: true},
-		{name: "no cut: the stdio servers' shutdown still read", edit: func(s *Summary) {
-			setVerdict(s, AreaCancellation, StatusNotExercised)
-			s.Cancellation.ServerProcesses = &ServerProcesses{}
-		}, key: "cancellation.server_processes.killed", op: "==", pass: true},
-		{name: "no cut: the process's CPU still read", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
-			key: "cancellation.process_cpu.per_call_s", op: "<", value: 1, pass: true},
-		{name: "no cut: windows fail", edit: func(s *Summary) { setVerdict(s, AreaCancellation, StatusNotExercised) },
-			key: "cancellation.windows.above", op: "==", why: "no call was cancelled or disconnected"},
-		{name: "a null: no limit found", key: "limits.rate", op: "<", value: 1000, why: "limits.rate is null"},
-		{name: "a statistic of no values", key: "mrtr.server_ms.p50", op: "<", value: 1000, why: "mrtr.server_ms has no values"},
-		{name: "a statistic with values", edit: func(s *Summary) { s.MRTR.ServerMs = Latency{Count: 3, P50: 20} },
-			key: "mrtr.server_ms.p50", op: "<", value: 1000, pass: true},
-		{name: "2025 input thought over, never answered: think read", edit: func(s *Summary) { s.MRTR = MRTR{ThinkMs: Latency{Count: 2, P50: 900}} },
-			key: "mrtr.think_ms.p50", op: ">", value: 500, pass: true},
-		{name: "no input at all: advice for both eras", edit: func(s *Summary) { s.MRTR = MRTR{} },
-			key: "mrtr.think_ms.p50", op: ">", why: "check mrtr.input_required (2026) or mrtr.elicitation (2025)"},
-		{name: "a fault kind that did not occur is still 0", key: "faults.cancel.injected", op: "==", pass: true},
-		{name: "a count that is 0 is still 0", key: "calls.dropped", op: "==", pass: true},
-	}
-	for _, tt := range tests {
+	for _, tt := range unexercisedCases {
 		t.Run(tt.name, func(t *testing.T) {
 			s := exercised()
 			if tt.edit != nil {
