@@ -71,15 +71,24 @@ func (l *callLog) ended(req *mcp.CallToolRequest, done bool) {
 	l.endedID(logID(meta), done)
 }
 
-// logID is the request id a call's line names: the one tagCallID put in
-// its _meta, as JSON (17 or "abc"), or "unknown".
+// logID is the request id a call's line names (metaRequestID), or
+// "unknown".
 func logID(meta map[string]any) string {
+	if id := metaRequestID(meta); id != "" {
+		return id
+	}
+	return "unknown"
+}
+
+// metaRequestID is the request id tagCallID put in a call's _meta, as
+// JSON (17 or "abc"); "" without one.
+func metaRequestID(meta map[string]any) string {
 	if v, ok := meta[requestIDMeta]; ok {
 		if b, err := json.Marshal(v); err == nil {
 			return string(b)
 		}
 	}
-	return "unknown"
+	return ""
 }
 
 // endedID logs that the call with request id id (logID) ended: done or

@@ -201,12 +201,7 @@ func (s *Server) beginCall(req *mcp.CallToolRequest) *truthRec {
 	if marker == "" {
 		return nil
 	}
-	var id string
-	if v, ok := m[requestIDMeta]; ok {
-		if b, err := json.Marshal(v); err == nil {
-			id = string(b)
-		}
-	}
+	id := metaRequestID(m)
 	era, _ := m[vocab.MetaProtocolVersion].(string)
 	if era == "" && req.Session != nil {
 		if p := req.Session.InitializeParams(); p != nil {

@@ -200,11 +200,7 @@ func holds(x float64, op string, want float64) bool {
 // describes nothing in this run (unexercised.go). A warning never fails.
 func (s *Summary) Evaluate(checks []Check, failOnViolation bool) {
 	known := KnownKeys()
-	values := make(map[string]float64)
-	leaves, objects, err := flattenObjects(s, make(map[string]bool))
-	for _, l := range leaves {
-		values[l.key] = l.value
-	}
+	values, objects, err := s.readings()
 	s.Checks = make([]CheckResult, 0, len(checks))
 	s.Pass = true
 	for _, c := range checks {

@@ -131,6 +131,17 @@ func neverHad(sc *scenarios.Scenario, c Check) error {
 	return nil
 }
 
+// readings are the summary's numbers by dotted key, and its objects and
+// nulls (flattenObjects), for judging checks.
+func (s *Summary) readings() (values map[string]float64, objects map[string]bool, err error) {
+	leaves, objects, err := flattenObjects(s, make(map[string]bool))
+	values = make(map[string]float64, len(leaves))
+	for _, l := range leaves {
+		values[l.key] = l.value
+	}
+	return values, objects, err
+}
+
 // parentKey is the dotted key of the object that holds key ("" at the top).
 func parentKey(key string) string {
 	if i := strings.LastIndexByte(key, '.'); i >= 0 {
@@ -155,13 +166,9 @@ func (s *Summary) verdictIs(area, status string) bool {
 // part of a run by checks written for the whole (a limits search's
 // steps, which make no faults).
 func (s *Summary) Described(checks []Check) (kept []Check, left []string) {
-	leaves, objects, err := flattenObjects(s, make(map[string]bool))
+	values, objects, err := s.readings()
 	if err != nil {
 		return checks, nil
-	}
-	values := make(map[string]float64, len(leaves))
-	for _, l := range leaves {
-		values[l.key] = l.value
 	}
 	for _, c := range checks {
 		if c.Hist == "" {
