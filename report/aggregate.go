@@ -52,6 +52,11 @@ type Orphans struct {
 	// QuietWindowMs is how long after the load the final probe reading
 	// was taken.
 	QuietWindowMs float64 `json:"quiet_window_ms"`
+	// TasksRunningOn is how many tasks still worked after their
+	// tasks/cancel (allowed: cancelling a task is cooperative) when the
+	// probes were read after the load: their readings (Orphaned, the
+	// leftover CPU) are not judged (engine/taskrunon.go).
+	TasksRunningOn int `json:"tasks_running_on,omitempty"`
 	// ProbeErrors are probes that could not be read.
 	ProbeErrors []string `json:"probe_errors,omitempty"`
 	// Log is the log probe that found the most orphans, if there is one.

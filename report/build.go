@@ -155,6 +155,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		LeakedCallSeconds: o.LeakedCallSeconds,
 		WorkGraceMs:       o.WorkGraceMs,
 		QuietWindowMs:     o.QuietWindowMs,
+		TasksRunningOn:    o.TasksRunningOn,
 		ByProbe:           make(map[string]float64, len(o.ByProbe)),
 		CutTools:          maps.Clone(a.cancel.cutTools),
 	}

@@ -151,6 +151,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 	o.LeakedCallSeconds += in.LeakedCallSeconds
 	o.WorkGraceMs = max(o.WorkGraceMs, in.WorkGraceMs)
 	o.QuietWindowMs = max(o.QuietWindowMs, in.QuietWindowMs)
+	o.TasksRunningOn += in.TasksRunningOn
 	for _, e := range in.ProbeErrors {
 		if !slices.Contains(o.ProbeErrors, e) {
 			o.ProbeErrors = append(o.ProbeErrors, e)
@@ -251,6 +252,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 	if in.Shared != nil {
 		w.Starved = max(w.Starved, x.Starved)
 		w.Bursts = max(w.Bursts, x.Bursts)
+		w.TasksRunningOn = max(w.TasksRunningOn, x.TasksRunningOn)
 		w.CutCount = max(w.CutCount, x.CutCount)
 		w.CutLeftoverCPUS = max(w.CutLeftoverCPUS, x.CutLeftoverCPUS)
 		w.CutThresholdS = max(w.CutThresholdS, x.CutThresholdS)
@@ -258,6 +260,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 	}
 	w.Starved += x.Starved
 	w.Bursts += x.Bursts
+	w.TasksRunningOn += x.TasksRunningOn
 	w.CutCount += x.CutCount
 	w.CutLeftoverCPUS += x.CutLeftoverCPUS
 	w.CutThresholdS += x.CutThresholdS

@@ -8,6 +8,7 @@ import (
 type tasksAgg struct {
 	s       Tasks
 	latency *hist // microseconds
+	ranOn   *hist // microseconds, from tasks/cancel to the end of a leftover task
 }
 
 func (a *tasksAgg) add(r *results.Record) {
@@ -17,6 +18,7 @@ func (a *tasksAgg) add(r *results.Record) {
 	}
 	if a.latency == nil {
 		a.latency = newHist(latencyMaxUs)
+		a.ranOn = newHist(latencyMaxUs)
 	}
 	a.s.Created++
 	switch t.Status {
@@ -35,6 +37,9 @@ func (a *tasksAgg) add(r *results.Record) {
 	}
 	if t.Leftover {
 		a.s.Leftover++
+		if t.EndUs > 0 && t.CancelUs > 0 {
+			a.ranOn.record(max(t.EndUs-t.CancelUs, 0))
+		}
 	}
 	if t.Listened {
 		a.s.Listened++
@@ -49,6 +54,7 @@ func (a *tasksAgg) summary() Tasks {
 	s := a.s
 	if a.latency != nil {
 		s.LatencyMs = a.latency.latency()
+		s.RanOnMs = a.ranOn.latency()
 	}
 	return s
 }

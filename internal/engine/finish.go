@@ -22,15 +22,19 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	pr.windows.SkippedTicks = int(pr.r.win.skipped.Load())
 	pr.mu.Unlock()
 	if len(pr.counts) == 0 && pr.proc == nil && pr.r.logs == nil {
+		runOn := pr.r.awaitRunOn(ctx, time.Now().Add(pr.r.plan.Orphans.DrainMax))
 		close(pr.stop)
 		<-pr.done
-		return report.Orphans{Windows: pr.windows, WorkGraceMs: ms(pr.r.plan.workGrace())}
+		return report.Orphans{Windows: pr.windows, WorkGraceMs: ms(pr.r.plan.workGrace()), TasksRunningOn: runOn}
 	}
 	load := loadMark{at: time.Now()}
 	if pr.proc != nil {
 		load.proc, load.err = pr.sampleProc(ctx, pr.r.plan.Orphans.readTimeout())
 	}
 	client := pr.r.clientStall(load.at)
+	// Tasks that run on after their tasks/cancel (allowed) end before the
+	// probes read what is left, or are named as still working then.
+	runOn := pr.r.awaitRunOn(ctx, load.at.Add(pr.r.plan.Orphans.DrainMax))
 	pr.waitGrace(ctx, load.at)
 	quietFrom := time.Now()
 	vals, ps0 := pr.sampleAll(ctx, pr.r.plan.Orphans.readTimeout())
@@ -68,6 +72,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	out.Client = client
 	out.CutPings = pings
 	out.WorkGraceMs = ms(pr.r.plan.workGrace())
+	out.TasksRunningOn = runOn
 	return out
 }
 

@@ -14,6 +14,13 @@ type inflightSet struct {
 	// nil until trackTools (a process probe, several tools).
 	byTool map[string]int
 	seen   map[string]struct{}
+	// runOn counts the tasks followed after their tasks/cancel's grace
+	// (taskrunon.go): not in m, so that no stop waits for them, but live
+	// on the client's side in the peak, so that a counting probe's
+	// leaked work does not count work the spec allows. runOnBegun counts
+	// every one since the run began.
+	runOn      int
+	runOnBegun int
 }
 
 // trackTools starts keeping which tools have calls in flight.
@@ -37,7 +44,7 @@ func (s *inflightSet) add(cs *callState) {
 		s.m = make(map[*callState]struct{})
 	}
 	s.m[cs] = struct{}{}
-	s.peak = max(s.peak, len(s.m))
+	s.peak = max(s.peak, len(s.m)+s.runOn)
 	if s.byTool != nil {
 		t := cs.toolName()
 		s.byTool[t]++
@@ -70,7 +77,7 @@ func (s *inflightSet) len() int {
 func (s *inflightSet) markPeak() (only string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.peak = len(s.m)
+	s.peak = len(s.m) + s.runOn
 	if s.byTool == nil {
 		return ""
 	}
@@ -86,6 +93,30 @@ func (s *inflightSet) markPeak() (only string) {
 		}
 	}
 	return only
+}
+
+// beginRunOn counts a task followed on after its cancel's grace.
+func (s *inflightSet) beginRunOn() {
+	s.mu.Lock()
+	s.runOn++
+	s.runOnBegun++
+	s.peak = max(s.peak, len(s.m)+s.runOn)
+	s.mu.Unlock()
+}
+
+// endRunOn ends a beginRunOn.
+func (s *inflightSet) endRunOn() {
+	s.mu.Lock()
+	s.runOn--
+	s.mu.Unlock()
+}
+
+// runningOn returns the tasks followed on after their cancel now, and
+// how many began so far.
+func (s *inflightSet) runningOn() (now, begun int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runOn, s.runOnBegun
 }
 
 // peakSince returns the most calls in flight at once since markPeak.

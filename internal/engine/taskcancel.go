@@ -34,6 +34,7 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	}
 	cs.mu.Unlock()
 	deadline := now.Add(cs.r.plan.Orphans.Grace)
+	lastFailed := false
 	for time.Now().Before(deadline) {
 		cs.mu.Lock()
 		next := cs.task.polled.Add(cs.pollWaitPlain())
@@ -51,11 +52,15 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 			tr.PollThrottled++
 		case r.Err() == nil && err == nil:
 			tr.Status = task.Status
+			if client.TaskTerminal(task.Status) {
+				tr.EndUs = cs.us(r.At)
+			}
 		}
 		// A full interval to the next poll whatever the answer (a status,
 		// a refusal, no task): never a burst of polls.
 		cs.task.polled = time.Now()
-		done := r.Err() != nil && !r.Throttled() || client.TaskTerminal(tr.Status)
+		lastFailed = r.Err() != nil && !r.Throttled()
+		done := lastFailed || client.TaskTerminal(tr.Status)
 		cs.mu.Unlock()
 		if done {
 			break
@@ -63,7 +68,13 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	}
 	cs.mu.Lock()
 	tr.Leftover = tr.Status != client.TaskCancelled
+	// Still working (not the last poll's failure: a server that no longer
+	// knows the task): followed on to see when its work ends.
+	runOn := tr.Leftover && !client.TaskTerminal(tr.Status) && !lastFailed
 	cs.mu.Unlock()
+	if runOn {
+		cs.runOnTask(cl, id, tr)
+	}
 }
 
 // pollWaitPlain is the task's interval, as asked, whatever a fault says

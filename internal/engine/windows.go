@@ -166,7 +166,10 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{},
 	if !ok {
 		return
 	}
+	runOn, begun := r.inflight.runningOn()
 	res := pr.measureWindow(ctx, w.For, cut, tail)
+	_, begunAfter := r.inflight.runningOn()
+	res.TasksRunningOn = runOn + begunAfter - begun
 	res.StartMs = float64(from.Sub(r.began)) / float64(time.Millisecond)
 	res.Cancelled, res.FollowedCut = cancelled, followed
 	pr.addWindow(res)
@@ -211,6 +214,15 @@ func (pr *probeRun) addWindow(w report.Window) {
 	s.Cancelled += w.Cancelled
 	if w.FollowedCut {
 		s.Followed++
+	}
+	if w.TasksRunningOn > 0 {
+		// Its CPU and counts may be a task's work after tasks/cancel,
+		// which the spec allows: not judged, not summed.
+		s.TasksRunningOn++
+		if len(s.List) < 1000 {
+			s.List = append(s.List, w)
+		}
+		return
 	}
 	s.LeftoverCPUS += w.LeftoverCPUS
 	s.NoiseCPUS += pr.idleNoise * w.MeasuredMs / 1000

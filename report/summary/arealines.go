@@ -40,7 +40,11 @@ func (k Tasks) Lines() [][]string {
 		lines = append(lines, []string{fmt.Sprintf("%d listened", k.Listened), fmt.Sprintf("%d notifications/tasks", k.Pushed)})
 	}
 	if k.CancelSent > 0 {
-		lines = append(lines, []string{fmt.Sprintf("%d tasks/cancel sent", k.CancelSent), fmt.Sprintf("%d leftover (ran on: information)", k.Leftover)})
+		line := []string{fmt.Sprintf("%d tasks/cancel sent", k.CancelSent), fmt.Sprintf("%d leftover (ran on: information)", k.Leftover)}
+		if r := k.RanOnMs; r.Count > 0 {
+			line = append(line, fmt.Sprintf("%d ended p50 %s", r.Count, fmtMs(r.P50)), "max "+fmtMs(r.Max)+" after tasks/cancel")
+		}
+		lines = append(lines, line)
 	}
 	if k.LatencyMs.Count > 0 {
 		lines = append(lines, []string{"creation to end p50 " + fmtMs(k.LatencyMs.P50), "p99 " + fmtMs(k.LatencyMs.P99)})

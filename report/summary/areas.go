@@ -68,6 +68,10 @@ type Tasks struct {
 	// LatencyMs is the time from a task's creation to the first terminal
 	// status seen, per task that reached one.
 	LatencyMs Latency `json:"latency_ms"`
+	// RanOnMs is the time from tasks/cancel to the terminal status of
+	// each leftover task whose end was seen (the engine follows such a
+	// task until its work ends, within timeouts.max and orphans.drain_max).
+	RanOnMs Latency `json:"ran_on_ms"`
 }
 
 // ClientLimits is what our own process ran out of during the run: calls

@@ -82,19 +82,23 @@ type Cancellation struct {
 	// of LateQueued read before a ping's answer that came within a tenth
 	// of the grace (50 ms at most) of cancel + grace: the server read its
 	// input in time, no sign of a starved server.
-	LateQueued        int                `json:"late_queued"`
-	LateQueuedPrompt  int                `json:"late_queued_prompt"`
-	LateDrained       int                `json:"late_drained"`
-	CancelAnswers     int                `json:"cancel_answers"`
-	Orphaned          float64            `json:"orphaned"`
-	LeftoverCPUS      float64            `json:"leftover_cpu_s"`
-	DrainMs           float64            `json:"drain_ms"`
-	Drained           bool               `json:"drained"`
-	LeakedCallSeconds float64            `json:"leaked_call_seconds"`
-	WorkGraceMs       float64            `json:"work_grace_ms"`
-	QuietWindowMs     float64            `json:"quiet_window_ms"`
-	ByProbe           map[string]float64 `json:"by_probe"`
-	ProbeErrors       []string           `json:"probe_errors,omitempty"`
+	LateQueued        int     `json:"late_queued"`
+	LateQueuedPrompt  int     `json:"late_queued_prompt"`
+	LateDrained       int     `json:"late_drained"`
+	CancelAnswers     int     `json:"cancel_answers"`
+	Orphaned          float64 `json:"orphaned"`
+	LeftoverCPUS      float64 `json:"leftover_cpu_s"`
+	DrainMs           float64 `json:"drain_ms"`
+	Drained           bool    `json:"drained"`
+	LeakedCallSeconds float64 `json:"leaked_call_seconds"`
+	WorkGraceMs       float64 `json:"work_grace_ms"`
+	QuietWindowMs     float64 `json:"quiet_window_ms"`
+	// TasksRunningOn: tasks still working after their tasks/cancel when
+	// the probes were read after the load; Orphaned and LeftoverCPUS are
+	// then theirs as far as a probe can tell, and not judged.
+	TasksRunningOn int                `json:"tasks_running_on"`
+	ByProbe        map[string]float64 `json:"by_probe"`
+	ProbeErrors    []string           `json:"probe_errors,omitempty"`
 	// ProcessCPU, Windows, Counting, NotObservable: see windows.go.
 	// CutTools counts the calls a fault cut (cancelled or disconnected)
 	// or the server disconnected, by tool: the tools whose work the

@@ -53,7 +53,7 @@ func templateSummary() *Summary {
 //	protocol.violations.{total, server_request, not_jsonrpc, ..., duplicate_response}
 //	protocol.connection.{not_jsonrpc, oversize, unknown_responses, unknown_tokens, stale, stale_answers, server_requests, server_cancels, other_stream, get_streams}
 //	cancellation.{cancels, late_responses, late_progress, leftover_calls, leftover_max_ms, late_queued, late_queued_prompt, late_drained, cancel_answers, orphaned, leftover_cpu_s,
-//	              drain_ms, leaked_call_seconds, quiet_window_ms, counting_probes}, cancellation.by_probe.<name>,
+//	              drain_ms, leaked_call_seconds, quiet_window_ms, tasks_running_on, counting_probes}, cancellation.by_probe.<name>,
 //	              cancellation.log.{lines, matched, orphaned, max_after_cancel_ms, unseen}
 //	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above,
 //	              orphaned_max, measured_ms},
@@ -65,7 +65,7 @@ func templateSummary() *Summary {
 //	mrtr.{input_required, load_shed, rounds, calls, elicitation, sampling, roots},
 //	              mrtr.think_ms.{p50, ...}, mrtr.server_ms.{p50, ...}
 //	tasks.{created, completed, failed, cancelled, polls, poll_throttled, updates, cancel_sent, leftover, listened, pushed},
-//	              tasks.latency_ms.{p50, ...}
+//	              tasks.latency_ms.{p50, ...}, tasks.ran_on_ms.{p50, ...}
 //	faults.<kind>.{injected, skipped, unexpected, refused}, faults.<kind>.timing_error_ms.{p50, p99, max},
 //	              faults.<kind>.server.<name>
 //	gateway.{calls, executions, not_seen, duplicate_executions, misdirected_cancels, lost_cancels,

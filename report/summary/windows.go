@@ -112,9 +112,12 @@ type Windows struct {
 	Starved int `json:"starved"`
 	// Bursts is the number of windows whose leftover CPU was a burst
 	// (Window.Burst): not counted.
-	Bursts     int      `json:"bursts"`
-	MeasuredMs float64  `json:"measured_ms"` // the windows' measurements, summed
-	List       []Window `json:"list,omitempty"`
+	Bursts int `json:"bursts"`
+	// TasksRunningOn is the number of windows measured while a task ran
+	// on after its tasks/cancel (Window.TasksRunningOn): not counted.
+	TasksRunningOn int      `json:"tasks_running_on"`
+	MeasuredMs     float64  `json:"measured_ms"` // the windows' measurements, summed
+	List           []Window `json:"list,omitempty"`
 }
 
 // Window is one quiet window.
@@ -169,11 +172,18 @@ type Window struct {
 	TailCPUS float64 `json:"tail_cpu_s,omitempty"`
 	TailMs   float64 `json:"tail_ms,omitempty"`
 	Burst    bool    `json:"burst,omitempty"`
+	// TasksRunningOn is how many tasks worked on after their tasks/cancel
+	// during the measurement (allowed: cancelling a task is cooperative):
+	// the window's CPU and counts may be theirs, so it is not judged.
+	TasksRunningOn int `json:"tasks_running_on,omitempty"`
 }
 
 // Above reports whether the window showed leftover work: a count probe
 // above its baseline, or leftover CPU over the threshold that is not a
 // burst.
 func (w Window) Above() bool {
+	if w.TasksRunningOn > 0 {
+		return false
+	}
 	return w.Orphaned > 0 || (!w.Burst && w.ThresholdS > 0 && w.LeftoverCPUS > w.ThresholdS)
 }

@@ -66,8 +66,12 @@ func textWindows(t *textOut, c summary.Cancellation) {
 	if w.Auto {
 		auto = ", taken by mcpchaos: the process probe was the only server-side evidence" + summary.ExtensionNote(w)
 	}
-	t.items("", fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered%s)", w.Count, w.Cancelled, w.SkippedTicks, auto),
-		"leftover CPU "+summary.FormatMs(w.LeftoverCPUS*1000)+" ± "+summary.FormatMs(w.NoiseCPUS*1000)+" in "+summary.FormatMs(w.MeasuredMs))
+	items := []string{fmt.Sprintf("quiet windows %d (%d calls cancelled, %d ticks not offered%s)", w.Count, w.Cancelled, w.SkippedTicks, auto),
+		"leftover CPU " + summary.FormatMs(w.LeftoverCPUS*1000) + " ± " + summary.FormatMs(w.NoiseCPUS*1000) + " in " + summary.FormatMs(w.MeasuredMs)}
+	if w.TasksRunningOn > 0 {
+		items = append(items, fmt.Sprintf("%d not judged: a task ran on after tasks/cancel", w.TasksRunningOn))
+	}
+	t.items("", items...)
 }
 
 // textServerProcesses writes the notes, one per line.

@@ -59,7 +59,10 @@ func readCancellation(s *summary.Summary, ev evidence) cancelReading {
 	// was given up on; with none, the server's count above the client's
 	// is the probes' error (a starved scrape), not work after a stop.
 	leaked := exercised && c.LeakedCallSeconds > lim.allowance
-	leftover := c.Orphaned > 0 || c.LeftoverCalls > 0 || c.LeftoverCPUS > lim.cpu || leaked ||
+	// Tasks still working after their tasks/cancel when the probes read
+	// what was left after the load: those readings may be the tasks'.
+	afterLoad := c.TasksRunningOn == 0
+	leftover := afterLoad && (c.Orphaned > 0 || c.LeftoverCPUS > lim.cpu) || c.LeftoverCalls > 0 || leaked ||
 		c.Windows.Above > 0 || summedAbove(c.Windows) || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
 	lim.noStop = !exercised
 	facts := leftoverWorkFacts(c, procFact, staleAnswers, lim)
@@ -84,7 +87,11 @@ func leftoverWorkFacts(c summary.Cancellation, procFact string, staleAnswers int
 		}
 	}
 	add(procFact)
-	add(orphanedFact(c))
+	if c.TasksRunningOn > 0 {
+		add(runOnFact(c, lim.cpu))
+	} else {
+		add(orphanedFact(c))
+	}
 	if c.LeftoverCalls > 0 {
 		add(leftoverCallsFact(c))
 	}
@@ -93,7 +100,9 @@ func leftoverWorkFacts(c summary.Cancellation, procFact string, staleAnswers int
 		add(fmt.Sprintf("%s arrived after the late window for calls we had stopped: the server worked on them long after the cancel",
 			summary.Plural(int(staleAnswers), "answer")))
 	}
-	add(leftoverCPUFact(c, lim.cpu))
+	if c.TasksRunningOn == 0 {
+		add(leftoverCPUFact(c, lim.cpu))
+	}
 	if c.Windows.Above > 0 {
 		add(windowsFact(c.Windows))
 	} else if summedAbove(c.Windows) {
@@ -180,6 +189,9 @@ func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary
 	if why == "" {
 		why = starved(c) // starved.go
 	}
+	if why == "" {
+		why = runOnHides(s, ev) // runon.go
+	}
 	switch {
 	case !r.exercised && !r.leftover:
 		v.Status, v.Evidence = summary.StatusNotExercised, "no call was cancelled or disconnected"
@@ -200,7 +212,7 @@ func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary
 		if w := c.Windows; w.Count > 0 {
 			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s%s)", summary.Plural(w.Count, "quiet window"), summary.FormatMs(w.LeftoverCPUS*1000),
 				summary.FormatMs(w.NoiseCPUS*1000), windowsReach(w, r.cuts), windowsSource(w))
-			v.Evidence += burstsNote(w)
+			v.Evidence += burstsNote(w) + runOnWindowsNote(w)
 		}
 		v.Evidence += joinedFacts(r.facts)
 	case vocab.IsLegacy(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0 &&
@@ -231,8 +243,12 @@ func tasksCancelFact(t summary.Tasks) string {
 	case t.Leftover == 0:
 		return fmt.Sprintf("%d tasks/cancel sent, every task ended cancelled within the grace", t.CancelSent)
 	}
+	ended := ""
+	if r := t.RanOnMs; r.Count > 0 {
+		ended = fmt.Sprintf("; %d of them ended %s after it at most (p50 %s)", r.Count, summary.FormatMs(r.Max), summary.FormatMs(r.P50))
+	}
 	return fmt.Sprintf("%d tasks/cancel sent: %s did not end cancelled within the grace (tasks.leftover: information, "+
-		"cancelling a task is cooperative; check tasks.leftover == 0 to gate on it)", t.CancelSent, summary.Plural(t.Leftover, "task"))
+		"cancelling a task is cooperative; check tasks.leftover == 0 to gate on it)%s", t.CancelSent, summary.Plural(t.Leftover, "task"), ended)
 }
 
 // joinedFacts is "; " and the facts joined by "; ", or "" without any.
