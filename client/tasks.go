@@ -155,3 +155,21 @@ func tasksCapabilities(caps []byte) []byte {
 	out, _ := json.Marshal(m)
 	return bytes.TrimSpace(out)
 }
+
+// OffersTasks reports whether the server advertised the tasks extension
+// in its server/discover capabilities (2026 servers only: the 2025 eras
+// have no such extension).
+func (c *Client) OffersTasks() bool {
+	d := c.discover
+	if d == nil {
+		return false
+	}
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(d.Capabilities, &caps) != nil {
+		return false
+	}
+	_, ok := caps.Extensions[TasksExtension]
+	return ok
+}

@@ -71,7 +71,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	s := starter{target: t, tools: list.Tools, protocol: f.target.protocol,
-		server: serverInfo{Implementation: c.Server(), Era: c.Era(), Transport: c.Transport(), Target: t.String()}}
+		server: serverInfo{Implementation: c.Server(), Era: c.Era(), Transport: c.Transport(), Target: t.String(), Tasks: c.OffersTasks()}}
 	res, err := s.render()
 	if err != nil {
 		return fail(stderr, "init", err)

@@ -143,6 +143,12 @@ func (s starter) renderCalls(line func(string, ...any), out *starterOut) error {
 		for _, l := range entry {
 			line("  %s", l)
 		}
+		if s.server.Tasks && t.Name == out.slowest {
+			line("    # The server offers tasks (io.modelcontextprotocol/tasks): uncomment to declare them on this")
+			line("    # call, so that the server may answer with a task, polled with tasks/get and cancelled with")
+			line("    # tasks/cancel (docs/long-running.md). Declaring it can change what the server does.")
+			line("    # task: true")
+		}
 	}
 	comments, notes := skippedComments(s.left)
 	for _, c := range comments {

@@ -66,6 +66,7 @@ type serverInfo struct {
 	Era       client.Era
 	Transport string
 	Target    string
+	Tasks     bool // the server offers the tasks extension
 }
 
 // writeToolsJSON prints the tools/list result as the server sent it: the

@@ -19,6 +19,7 @@ type serverCase struct {
 	tools  []string                    // every tool it lists
 	param  string                      // a regexp a parameter row matches
 	slow   string                      // the tool init's cancel fault acts on
+	tasks  bool                        // it offers the tasks extension
 }
 
 // servers are the built-in target and official-SDK servers, over HTTP and
@@ -33,6 +34,7 @@ func servers() []serverCase {
 		}
 		return []string{"--", exe, "serve", "--stdio"}
 	}
+	selfTasks := func(t *testing.T) []string { return append(self(t), "--tasks") }
 	return []serverCase{
 		{name: "builtin-http-2026", target: func(t *testing.T) []string { return []string{builtinHTTP(t).URL} },
 			era: "2026-07-28", server: "mcpchaos-target", tools: builtinTools, param: `text\s+string\s+yes`, slow: "slow_task"},
@@ -40,6 +42,8 @@ func servers() []serverCase {
 			era: "2025-11-25", server: "mcpchaos-target", tools: builtinTools, param: `steps\s+integer\s+no\s+10`, slow: "slow_task"},
 		{name: "builtin-stdio", target: self,
 			era: "2026-07-28", server: "mcpchaos-target", tools: builtinTools, param: `step_ms\s+integer\s+no\s+100`, slow: "slow_task"},
+		{name: "builtin-stdio-tasks", target: selfTasks,
+			era: "2026-07-28", server: "mcpchaos-target", tools: builtinTools, param: `step_ms\s+integer\s+no\s+100`, slow: "slow_task", tasks: true},
 		{name: "sdk-http-2026", target: func(t *testing.T) []string { return []string{sdkHTTP(t, true)} },
 			era: "2026-07-28", server: "cmd-sdk-server", tools: sdkTools, param: `query\s+string\s+yes`, slow: "long_job"},
 		{name: "sdk-http-2025", target: func(t *testing.T) []string { return []string{sdkHTTP(t, false)} },
@@ -132,6 +136,12 @@ func TestInitAgainstServers(t *testing.T) {
 			}
 			if want := "tools: [" + sc.slow + "]"; !strings.Contains(string(body), want) {
 				t.Errorf("the cancel fault does not act on %s:\n%s", sc.slow, body)
+			}
+			// A server that offers tasks gets the key to declare them,
+			// commented out, on the tool the cancel fault acts on.
+			if hint := "- tool: " + sc.slow + "\n    arguments: {\"step_ms\":100,\"steps\":10}\n    # The server offers tasks"; sc.tasks != strings.Contains(string(body), hint) ||
+				sc.tasks != strings.Contains(string(body), "\n    # task: true\n") {
+				t.Errorf("offers tasks %v; the scenario's hint to declare them:\n%s", sc.tasks, body)
 			}
 			if strings.Contains(sc.name, "sdk") {
 				for _, want := range []string{`# - tool: wipe`, `"tz":"Europe/Paris"`, `"at":"2026-01-01T00:00:00Z"`, `"query":"example"`, "# optional, not set: limit, mode"} {
