@@ -133,6 +133,28 @@ func MergeInputs(list []RunInputs) RunInputs {
 	return out
 }
 
+// mergeLog adds one run's log probe findings to o's.
+func mergeLog(o *Orphans, in *LogOrphans) {
+	if in == nil {
+		return
+	}
+	if o.Log == nil {
+		l := *in
+		l.OrphanedIDs = slices.Clone(l.OrphanedIDs)
+		o.Log = &l
+		return
+	}
+	l := o.Log
+	l.Lines += in.Lines
+	l.Matched += in.Matched
+	l.Orphaned += in.Orphaned
+	l.Unseen += in.Unseen
+	l.MaxAfterCancelMs = max(l.MaxAfterCancelMs, in.MaxAfterCancelMs)
+	l.OrphanedIDs = append(l.OrphanedIDs, in.OrphanedIDs...)
+	slices.Sort(l.OrphanedIDs)
+	l.OrphanedIDs = l.OrphanedIDs[:min(len(l.OrphanedIDs), 100)]
+}
+
 func mergeOrphans(o *Orphans, in Orphans) {
 	if in.Shared != nil {
 		mergeShared(o, in)
@@ -157,23 +179,7 @@ func mergeOrphans(o *Orphans, in Orphans) {
 			o.ProbeErrors = append(o.ProbeErrors, e)
 		}
 	}
-	if in.Log != nil {
-		if o.Log == nil {
-			l := *in.Log
-			l.OrphanedIDs = slices.Clone(l.OrphanedIDs)
-			o.Log = &l
-		} else {
-			l := o.Log
-			l.Lines += in.Log.Lines
-			l.Matched += in.Log.Matched
-			l.Orphaned += in.Log.Orphaned
-			l.Unseen += in.Log.Unseen
-			l.MaxAfterCancelMs = max(l.MaxAfterCancelMs, in.Log.MaxAfterCancelMs)
-			l.OrphanedIDs = append(l.OrphanedIDs, in.Log.OrphanedIDs...)
-			slices.Sort(l.OrphanedIDs)
-			l.OrphanedIDs = l.OrphanedIDs[:min(len(l.OrphanedIDs), 100)]
-		}
-	}
+	mergeLog(o, in.Log)
 	o.Counting = max(o.Counting, in.Counting)
 	if o.CPU == nil && in.CPU != nil {
 		c := *in.CPU

@@ -45,7 +45,9 @@ func (a *tasksAgg) add(r *results.Record) {
 		a.s.Listened++
 	}
 	a.s.Pushed += t.Pushed
-	if t.EndUs > 0 {
+	// A task we cancelled ends when the cancel (or the work it ignored)
+	// does: that is tasks.ran_on_ms, not the task's latency.
+	if t.EndUs > 0 && t.CancelUs == 0 {
 		a.latency.record(max(t.EndUs-t.CreatedUs, 0))
 	}
 }

@@ -27,7 +27,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 		<-pr.done
 		return report.Orphans{Windows: pr.windows, WorkGraceMs: ms(pr.r.plan.workGrace()), TasksRunningOn: runOn}
 	}
-	load := loadMark{at: time.Now()}
+	load := loadMark{at: time.Now(), live: pr.liveCallSeconds()}
 	if pr.proc != nil {
 		load.proc, load.err = pr.sampleProc(ctx, pr.r.plan.Orphans.readTimeout())
 	}
@@ -82,6 +82,9 @@ type loadMark struct {
 	at   time.Time
 	proc probes.ProcessSample
 	err  error
+	// live is the client's live call-seconds by then: the load's, not
+	// those of the tasks followed after it (taskrunon.go).
+	live float64
 }
 
 // waitGrace waits for the grace after the last cancel (or after every
@@ -127,7 +130,7 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 	if dt := (load.at.Sub(pr.loadAt) - pr.r.win.pausedFor()).Seconds(); load.err == nil && dt > 0 && !pr.loadAt.IsZero() {
 		cpu.LoadRate = max(probes.LeftoverCPU(pr.loadFrom, load.proc)/dt-pr.idleCPU, 0)
 		pr.loadWait(cpu, pr.loadFrom, load.proc, dt)
-		live := pr.liveCallSeconds()
+		live := load.live
 		if live > 0 {
 			cpu.PerCallS = cpu.LoadRate * dt / live
 		}

@@ -14,13 +14,16 @@ type inflightSet struct {
 	// nil until trackTools (a process probe, several tools).
 	byTool map[string]int
 	seen   map[string]struct{}
-	// runOn counts the tasks followed after their tasks/cancel's grace
-	// (taskrunon.go): not in m, so that no stop waits for them, but live
-	// on the client's side in the peak, so that a counting probe's
-	// leaked work does not count work the spec allows. runOnBegun counts
-	// every one since the run began.
-	runOn      int
-	runOnBegun int
+	// tasks holds the tasks from their tasks/cancel until their end is
+	// seen (taskrunon.go), whether their call is still in m (the watch
+	// over the grace) or not (followed on); tasksOut counts those no
+	// longer in m, which the peak adds: live on the client's side, so that
+	// a counting probe's leaked work does not count work the spec allows,
+	// but in no stop's sweep. tasksBegun counts every one since the run
+	// began. A task whose end was never seen stays until the run's end.
+	tasks      map[*callState]struct{}
+	tasksOut   int
+	tasksBegun int
 }
 
 // trackTools starts keeping which tools have calls in flight.
@@ -44,7 +47,7 @@ func (s *inflightSet) add(cs *callState) {
 		s.m = make(map[*callState]struct{})
 	}
 	s.m[cs] = struct{}{}
-	s.peak = max(s.peak, len(s.m)+s.runOn)
+	s.peak = max(s.peak, len(s.m)+s.tasksOut)
 	if s.byTool != nil {
 		t := cs.toolName()
 		s.byTool[t]++
@@ -59,6 +62,9 @@ func (s *inflightSet) remove(cs *callState) {
 		delete(s.m, cs)
 		if s.byTool != nil {
 			s.byTool[cs.toolName()]--
+		}
+		if _, on := s.tasks[cs]; on {
+			s.tasksOut++
 		}
 	}
 	s.mu.Unlock()
@@ -77,7 +83,7 @@ func (s *inflightSet) len() int {
 func (s *inflightSet) markPeak() (only string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.peak = len(s.m) + s.runOn
+	s.peak = len(s.m) + s.tasksOut
 	if s.byTool == nil {
 		return ""
 	}
@@ -95,28 +101,43 @@ func (s *inflightSet) markPeak() (only string) {
 	return only
 }
 
-// beginRunOn counts a task followed on after its cancel's grace.
-func (s *inflightSet) beginRunOn() {
+// taskCancelled counts a task from its tasks/cancel until taskEnded.
+func (s *inflightSet) taskCancelled(cs *callState) {
 	s.mu.Lock()
-	s.runOn++
-	s.runOnBegun++
-	s.peak = max(s.peak, len(s.m)+s.runOn)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.tasks == nil {
+		s.tasks = make(map[*callState]struct{})
+	}
+	if _, on := s.tasks[cs]; on {
+		return
+	}
+	s.tasks[cs] = struct{}{}
+	s.tasksBegun++
+	if _, in := s.m[cs]; !in {
+		s.tasksOut++
+		s.peak = max(s.peak, len(s.m)+s.tasksOut)
+	}
 }
 
-// endRunOn ends a beginRunOn.
-func (s *inflightSet) endRunOn() {
+// taskEnded ends a taskCancelled: the task's end was seen.
+func (s *inflightSet) taskEnded(cs *callState) {
 	s.mu.Lock()
-	s.runOn--
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if _, on := s.tasks[cs]; !on {
+		return
+	}
+	delete(s.tasks, cs)
+	if _, in := s.m[cs]; !in {
+		s.tasksOut--
+	}
 }
 
-// runningOn returns the tasks followed on after their cancel now, and
-// how many began so far.
+// runningOn returns the tasks between their tasks/cancel and their end
+// seen now, and how many there have been so far.
 func (s *inflightSet) runningOn() (now, begun int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.runOn, s.runOnBegun
+	return len(s.tasks), s.tasksBegun
 }
 
 // peakSince returns the most calls in flight at once since markPeak.

@@ -158,15 +158,17 @@ type runner struct {
 	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
 	behind                        pacerLag      // how far behind its schedule the pacer ran
 	loadOver                      chan struct{} // closed when the load ends
-	runOnQuit                     chan struct{} // closed when tasks run on after their cancel are no longer followed (taskrunon.go)
-	runOnOnce                     sync.Once
-	lastStopNs                    atomic.Int64 // when a call was last cancelled or cut
-	starting                      atomic.Int64 // ticks handed to a worker whose call is not in flight yet (windows.go)
-	phase                         atomic.Value // string: Live.Phase
-	metricsURL                    string       // the builtin target's /metrics
-	logs                          *logProbes   // nil without a log probe
-	runID                         string       // the first part of every call's marker
-	gw                            *gatewayRun  // nil without Plan.Gateway
+	// runOn ends when the tasks that run on after their tasks/cancel are
+	// no longer followed (stopRunOn; taskrunon.go).
+	runOn      context.Context
+	stopRunOn  context.CancelFunc
+	lastStopNs atomic.Int64 // when a call was last cancelled or cut
+	starting   atomic.Int64 // ticks handed to a worker whose call is not in flight yet (windows.go)
+	phase      atomic.Value // string: Live.Phase
+	metricsURL string       // the builtin target's /metrics
+	logs       *logProbes   // nil without a log probe
+	runID      string       // the first part of every call's marker
+	gw         *gatewayRun  // nil without Plan.Gateway
 }
 
 // lastStop returns when a call was last cancelled or cut (the start of the
@@ -187,7 +189,9 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if len(plan.Calls) == 0 {
 		return nil, errors.New("run: no calls configured")
 	}
-	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{}), runOnQuit: make(chan struct{}), runID: newRunID()}
+	r := &runner{plan: plan, opts: opts, records: make(chan *results.Record, 4096), loadOver: make(chan struct{}), runID: newRunID()}
+	r.runOn, r.stopRunOn = context.WithCancel(context.Background())
+	defer r.stopRunOn()
 	r.gw = newGatewayRun(plan.Gateway, r.runID)
 	for _, c := range plan.Calls {
 		r.total += c.Weight

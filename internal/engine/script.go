@@ -112,6 +112,10 @@ func (cs *callState) snapshot() results.Record {
 	}
 	rec.Outcome, rec.ThrottleKind = v.outcome, v.throttle
 	cs.answer(&rec)
+	if rec.Task != nil {
+		t := *rec.Task // a task followed after its cancel changes it still (taskrunon.go)
+		rec.Task = &t
+	}
 	return rec
 }
 

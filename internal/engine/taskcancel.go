@@ -22,6 +22,7 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	cs.mu.Lock()
 	id, tr := cs.task.id, cs.rec.Task
 	cs.mu.Unlock()
+	cs.r.inflight.taskCancelled(cs)    // ours until its end is seen (taskrunon.go)
 	rctx, cancel := cs.requestCtx(ctx) // the end of the run stops calls, and still cancels their tasks
 	reply := cl.CancelTask(rctx, id)
 	cancel()
@@ -74,7 +75,9 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	cs.mu.Unlock()
 	if runOn {
 		cs.runOnTask(cl, id, tr)
+		return
 	}
+	cs.r.inflight.taskEnded(cs)
 }
 
 // pollWaitPlain is the task's interval, as asked, whatever a fault says

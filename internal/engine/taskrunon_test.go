@@ -78,27 +78,37 @@ func checkRunOnRecord(t *testing.T, r *results.Record, led targetserver.TaskTrut
 // TestTaskRunOnWindow: a quiet window that cuts tasks which work on after
 // tasks/cancel (allowed) is not judged by what the probes read then — the
 // target's in-flight gauge counts the tasks' work — where before it was
-// counted above its baseline, a violation.
+// counted above its baseline, a violation. With a grace longer than the
+// window's sweep (2 s), the window measures while the tasks are still in
+// the watch after their cancel: they count from their tasks/cancel.
 func TestTaskRunOnWindow(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 50 * time.Millisecond,
-		TaskIgnoreCancel: true})
-	p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 1500 * time.Millisecond, GracefulStop: 10 * time.Second}, taskCall(12, 100))
-	p.Orphans = Orphans{Grace: 200 * time.Millisecond, DrainMax: 10 * time.Second, SampleEvery: 50 * time.Millisecond,
-		Windows: &Windows{Every: 700 * time.Millisecond, For: 200 * time.Millisecond},
-		Probes:  []ProbeSpec{{Name: "gauge", Metric: &MetricProbe{URL: tg.MetricsURL, Name: "mcpchaos_target_inflight"}}}}
-	o := runLoad(t, context.Background(), p)
-	w := o.info.Orphans.Windows
-	if w.Count == 0 {
-		t.Fatalf("windows %+v: want one", w)
-	}
-	if w.TasksRunningOn == 0 || w.Above != 0 {
-		t.Errorf("windows: %d of %d beside tasks running on, %d above: want the windows that cut tasks not judged, none above",
-			w.TasksRunningOn, w.Count, w.Above)
-	}
-	for _, x := range w.List {
-		if x.Orphaned > 0 && x.TasksRunningOn == 0 {
-			t.Errorf("window at %.0fms read %.0f calls running and no task running on", x.StartMs, x.Orphaned)
-		}
+	for _, grace := range []time.Duration{200 * time.Millisecond, 2500 * time.Millisecond} {
+		t.Run(grace.String(), func(t *testing.T) {
+			// The load ends during a window that outlasts it: long enough
+			// for the first window's sweep (up to 2 s) and grace.
+			load := max(1500*time.Millisecond, 3*grace)
+			t.Parallel()
+			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 50 * time.Millisecond,
+				TaskIgnoreCancel: true})
+			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: load, GracefulStop: 10 * time.Second}, taskCall(50, 100))
+			p.Orphans = Orphans{Grace: grace, DrainMax: 10 * time.Second, SampleEvery: 50 * time.Millisecond,
+				Windows: &Windows{Every: 700 * time.Millisecond, For: 200 * time.Millisecond},
+				Probes:  []ProbeSpec{{Name: "gauge", Metric: &MetricProbe{URL: tg.MetricsURL, Name: "mcpchaos_target_inflight"}}}}
+			o := runLoad(t, context.Background(), p)
+			w := o.info.Orphans.Windows
+			if w.Count == 0 {
+				t.Fatalf("windows %+v: want one", w)
+			}
+			if w.TasksRunningOn == 0 || w.Above != 0 {
+				t.Errorf("windows: %d of %d beside tasks running on, %d above: want the windows that cut tasks not judged, none above",
+					w.TasksRunningOn, w.Count, w.Above)
+			}
+			for _, x := range w.List {
+				if x.Orphaned > 0 && x.TasksRunningOn == 0 {
+					t.Errorf("window at %.0fms read %.0f calls running and no task running on", x.StartMs, x.Orphaned)
+				}
+			}
+		})
 	}
 }

@@ -55,7 +55,7 @@ func templateSummary() *Summary {
 //	cancellation.{cancels, late_responses, late_progress, leftover_calls, leftover_max_ms, late_queued, late_queued_prompt, late_drained, cancel_answers, orphaned, leftover_cpu_s,
 //	              drain_ms, leaked_call_seconds, quiet_window_ms, tasks_running_on, counting_probes}, cancellation.by_probe.<name>,
 //	              cancellation.log.{lines, matched, orphaned, max_after_cancel_ms, unseen}
-//	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above,
+//	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above, tasks_running_on,
 //	              orphaned_max, measured_ms},
 //	              cancellation.process_cpu.{pid, idle_rate, idle_noise, load_rate, per_call_s, threshold_s},
 //	              cancellation.server_processes.{signalled, killed, leftover}

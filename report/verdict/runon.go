@@ -36,20 +36,29 @@ func runOnFact(c summary.Cancellation, cpuLimit float64) string {
 // runOnHides says why the probes cannot judge the calls cut in a run whose
 // tasks ran on after tasks/cancel while the probes measured; "" when no
 // task did, when every cut was a task's (the tasks are reported on their
-// own), or when other evidence judges the calls: a counting probe (its
-// leaked work leaves the tasks out), a log probe, a window with no task
-// running on.
+// own), or when a probe judges every call whatever the tasks do: a
+// counting probe (its leaked work leaves the tasks out) or a log probe
+// (it leaves task calls out). A quiet window measured beside no task
+// judges only the calls it cut, so one clean window is not enough: the
+// calls cut elsewhere may be the ones that ran on.
 func runOnHides(s *summary.Summary, ev evidence) string {
 	c := s.Cancellation
 	if c.TasksRunningOn == 0 && c.Windows.TasksRunningOn == 0 {
 		return ""
 	}
 	calls := c.Cancels + ev.disconnects - s.Tasks.CancelSent
-	if calls <= 0 || c.Counting > 0 || c.Windows.Count > c.Windows.TasksRunningOn || (c.Log != nil && c.Log.Matched > 0) {
+	if calls <= 0 || c.Counting > 0 || (c.Log != nil && c.Log.Matched > 0) {
 		return ""
 	}
-	return fmt.Sprintf("%s ran on after tasks/cancel (allowed) while the probes measured, so the work they saw after the %s cut may be the tasks'",
-		summary.Plural(s.Tasks.Leftover, "task"), summary.Plural(calls, "call"))
+	what := summary.Plural(c.Windows.TasksRunningOn, "quiet window")
+	if c.TasksRunningOn > 0 {
+		what = "the reading after the load"
+		if c.Windows.TasksRunningOn > 0 {
+			what = summary.Plural(c.Windows.TasksRunningOn, "quiet window") + " and the reading after the load"
+		}
+	}
+	return fmt.Sprintf("tasks ran on after tasks/cancel (allowed) while the process probe measured (%s), so the work it saw after the %s cut may be the tasks'",
+		what, summary.Plural(calls, "call"))
 }
 
 // runOnWindowsNote says how many quiet windows were not judged because a

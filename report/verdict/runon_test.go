@@ -32,12 +32,21 @@ func TestTaskRunOnVerdict(t *testing.T) {
 			c.Cancels, c.ProcessCPU = 5, visible
 			c.Windows = summary.Windows{Count: 2, TasksRunningOn: 2}
 		}, summary.Tasks{Created: 2, CancelSent: 2, Leftover: 2}, summary.StatusNotObservable,
-			[]string{"2 tasks ran on after tasks/cancel (allowed) while the probes measured, so the work they saw after the 3 calls cut may be the tasks'"}},
-		{"one window clean", func(c *summary.Cancellation) {
+			[]string{"tasks ran on after tasks/cancel (allowed) while the process probe measured (2 quiet windows), so the work it saw after the 3 calls cut may be the tasks'"}},
+		{"one window clean: the calls cut elsewhere are not judged", func(c *summary.Cancellation) {
 			c.Cancels, c.ProcessCPU = 5, visible
+			c.Windows = summary.Windows{Count: 2, TasksRunningOn: 1}
+		}, summary.Tasks{Created: 2, CancelSent: 2, Leftover: 2}, summary.StatusNotObservable,
+			[]string{"(1 quiet window), so the work it saw after the 3 calls cut may be the tasks'"}},
+		{"a counting probe judges the calls", func(c *summary.Cancellation) {
+			c.Cancels, c.Counting, c.ProcessCPU = 5, 1, visible
 			c.Windows = summary.Windows{Count: 2, TasksRunningOn: 1}
 		}, summary.Tasks{Created: 2, CancelSent: 2, Leftover: 2}, summary.StatusPass,
 			[]string{"1 quiet window not judged: a task ran on after tasks/cancel while it measured"}},
+		{"a leak the counting probe saw beside tasks running on", func(c *summary.Cancellation) {
+			c.Cancels, c.Counting, c.LeakedCallSeconds, c.WorkGraceMs, c.TasksRunningOn = 5, 1, 30, 300, 1
+		}, summary.Tasks{Created: 2, CancelSent: 2, Leftover: 2}, summary.StatusViolation,
+			[]string{"30 call-seconds of server work nobody waited for"}},
 		{"tasks ran on and ended", func(c *summary.Cancellation) {
 			c.Cancels, c.Counting = 2, 1
 		}, summary.Tasks{Created: 2, CancelSent: 2, Leftover: 2, RanOnMs: summary.Latency{Count: 2, P50: 900, Max: 1500}}, summary.StatusPass,
