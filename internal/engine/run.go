@@ -153,22 +153,20 @@ type runner struct {
 	deadlines *deadlines
 
 	scheduled, completed, dropped atomic.Int64
-	missed                        atomic.Int64  // ticks due before a late start (--start-at), dropped
-	late                          time.Duration // how late the load started after plan.StartAt
-	retriesNotMade                atomic.Int64  // throttled calls not retried: the load ended first
-	behind                        pacerLag      // how far behind its schedule the pacer ran
-	loadOver                      chan struct{} // closed when the load ends
-	// runOn ends when the tasks that run on after their tasks/cancel are
-	// no longer followed (stopRunOn; taskrunon.go).
-	runOn      context.Context
-	stopRunOn  context.CancelFunc
-	lastStopNs atomic.Int64 // when a call was last cancelled or cut
-	starting   atomic.Int64 // ticks handed to a worker whose call is not in flight yet (windows.go)
-	phase      atomic.Value // string: Live.Phase
-	metricsURL string       // the builtin target's /metrics
-	logs       *logProbes   // nil without a log probe
-	runID      string       // the first part of every call's marker
-	gw         *gatewayRun  // nil without Plan.Gateway
+	missed                        atomic.Int64       // ticks due before a late start (--start-at), dropped
+	late                          time.Duration      // how late the load started after plan.StartAt
+	retriesNotMade                atomic.Int64       // throttled calls not retried: the load ended first
+	behind                        pacerLag           // how far behind its schedule the pacer ran
+	loadOver                      chan struct{}      // closed when the load ends
+	runOn                         context.Context    // ends when tasks run on after tasks/cancel are no longer followed (taskrunon.go)
+	stopRunOn                     context.CancelFunc // ends runOn
+	lastStopNs                    atomic.Int64       // when a call was last cancelled or cut
+	starting                      atomic.Int64       // ticks handed to a worker whose call is not in flight yet (windows.go)
+	phase                         atomic.Value       // string: Live.Phase
+	metricsURL                    string             // the builtin target's /metrics
+	logs                          *logProbes         // nil without a log probe
+	runID                         string             // the first part of every call's marker
+	gw                            *gatewayRun        // nil without Plan.Gateway
 }
 
 // lastStop returns when a call was last cancelled or cut (the start of the
