@@ -239,6 +239,9 @@ func runScenario(b *testing.B, scenario string, o runOpts) runResult {
 	if o.results {
 		args = append(args, "--output", filepath.Join(dir, "results.jsonl"))
 	}
+	if os.Getenv("MCPCHAOS_BENCH_REALTIME") != "" {
+		args = append(args, "--realtime") // `run` at real-time priority (timing_test.go)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.limit)
 	defer cancel()
 	cmd := pinned(clientCPU, bin, args...)

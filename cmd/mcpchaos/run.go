@@ -39,6 +39,8 @@ type runFlags struct {
 	shards shardFlags
 	// metricsListen: serve live Prometheus metrics there (livemetrics).
 	metricsListen string
+	// realtime: this process at real-time priority (realtime_linux.go).
+	realtime bool
 }
 
 func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
@@ -61,6 +63,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.leaveChildren, "leave-children", false, "leave running the processes stdio servers left behind (default: kill them at the end)")
 	f.shards.define(fs)
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve live Prometheus metrics of the run on /metrics at `ADDR` (e.g. 127.0.0.1:9090)")
+	fs.BoolVar(&f.realtime, "realtime", false, "run at real-time priority (Linux: SCHED_FIFO 1; root or CAP_SYS_NICE), so faults and timeouts act within a millisecond of their moment beside a busy server; back to normal priority if this process needs more than half a CPU")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -88,6 +91,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// one part of the aggregate that grows with a run's length.
 	r.agg.KeepSeconds(exp.html != nil || exp.hlog != nil)
 	shortSlices()
+	if f.realtime {
+		defer realtime(ctx, stderr)()
+	}
 	if exp.html != nil {
 		exp.html.scenario = rp.plan.Config
 	}
@@ -176,7 +182,10 @@ func (r *runOutput) options(f *runFlags, rp runPlan, stderr io.Writer) engine.Op
 		}
 	}
 	opts := engine.Options{Sink: sink, Writer: r.w, Tick: r.status.tick, Version: version, OnSample: r.exp.sample,
-		Evaluation: report.Evaluation(report.ScenarioRules(rp.sc), rp.checks, rp.failOnViolation), Subreaper: subreaper, AdaptProcs: adaptProcs}
+		Evaluation: report.Evaluation(report.ScenarioRules(rp.sc), rp.checks, rp.failOnViolation), Subreaper: subreaper,
+		// At real-time priority a woken thread runs at once; it then needs
+		// a P of its own too, so the runtime keeps its default.
+		AdaptProcs: adaptProcs && !f.realtime}
 	if !f.noSchemaCheck {
 		opts.BeforeLoad = checkTools(rp.sc, stderr)
 	}
