@@ -273,6 +273,9 @@ func runScenario(b *testing.B, scenario string, o runOpts) runResult {
 	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 && code != 3 { // 3: a client limit, in the summary
 		b.Fatalf("mcpchaos run: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
+	if os.Getenv("MCPCHAOS_BENCH_REALTIME") != "" && strings.Contains(errb.String(), "--realtime:") {
+		b.Fatalf("mcpchaos run --realtime did not keep real-time priority; its figures are not real-time ones:\n%s", errb.String())
+	}
 	r := runResult{Wall: wall, Stdout: out.String(), Dir: dir, Exit: cmd.ProcessState.ExitCode(),
 		User: cmd.ProcessState.UserTime(), Sys: cmd.ProcessState.SystemTime()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,13 +20,16 @@ import (
 // turn, and the runtime on its default Ps (no one-P adapter), so that the
 // woken goroutine finds one free: faults and timeouts then act within a
 // millisecond of their moment, for more of our own CPU
-// (docs/performance.md). Reset on fork: the stdio servers mcpchaos starts
-// keep the normal policy. Threads the Go runtime starts later are raised
-// on the next look (every realtimeLook). A process at real-time priority
-// takes the CPU from every normal one, the server under test included, so
-// once this process uses more than realtimeBudget over a second (a whole
-// CPU: a client at 1,000 calls/s uses a third to a half of one) it goes
-// back to the normal policy for the rest of the run, and says so.
+// (docs/performance.md). Reset on fork: the stdio servers mcpchaos starts,
+// and the threads the Go runtime starts later, begin at the normal policy;
+// the threads are raised on the next look (every realtimeLook). A process
+// at real-time priority takes the CPU from every normal one, the server
+// under test included, so once this process uses more than realtimeBudget
+// over a second (a whole CPU: a client at 1,000 calls/s uses a third to a
+// half of one) it goes back to its normal policy for the rest of the run,
+// and says so. Going back keeps the reset-on-fork flag, which an
+// unprivileged process may not clear, and restores the nice value and
+// time slice the threads had.
 
 const (
 	realtimeLook   = 250 * time.Millisecond
@@ -34,28 +38,49 @@ const (
 )
 
 // realtime raises the process's threads and keeps them raised until the
-// returned stop, which lowers them; on a refusal it says so on stderr and
-// returns a stop that does nothing.
-func realtime(ctx context.Context, stderr io.Writer) (stop func()) {
-	if err := setPolicy(true); err != nil {
+// returned stop, which lowers them, or until the budget is spent; ok is
+// false when it changed nothing (a refusal, or a process already at a
+// real-time policy), which it says on stderr.
+func realtime(ctx context.Context, stderr io.Writer) (stop func(), ok bool) {
+	base, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: --realtime: read this thread's scheduling policy: %v; running as started\n", err)
+		return func() {}, false
+	}
+	if base.Policy != unix.SCHED_NORMAL {
+		fmt.Fprintf(stderr, "mcpchaos run: --realtime: this process already runs at scheduling policy %d; left as it is\n", base.Policy)
+		return func() {}, false
+	}
+	p := policy{base: *base}
+	if err := p.set(true); err != nil {
 		fmt.Fprintf(stderr, "mcpchaos run: --realtime: the kernel refused SCHED_FIFO (%v): run as root, give the binary "+
 			"CAP_SYS_NICE (setcap cap_sys_nice+ep), or allow it with `ulimit -r 1`; running at normal priority\n", err)
-		_ = setPolicy(false)
-		return func() {}
+		p.lower(stderr)
+		return func() {}, false
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// Only stop ends the watch: after a first interrupt the run still
+	// drains and reads its probes, at real-time priority.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { keepRealtime(ctx, stderr) })
+	wg.Go(func() { p.keep(ctx, stderr) })
 	return func() {
 		cancel()
 		wg.Wait()
-		_ = setPolicy(false)
-	}
+		p.lower(stderr)
+	}, true
 }
 
-// keepRealtime raises new threads every realtimeLook, until ctx ends or
-// the process uses more than its budget.
-func keepRealtime(ctx context.Context, stderr io.Writer) {
+// policy raises and lowers the process's threads; base is the normal
+// policy they had (its nice value and time slice).
+type policy struct {
+	base    unix.SchedAttr
+	mu      sync.Mutex
+	lowered bool
+}
+
+// keep raises new threads every realtimeLook, until ctx ends or the
+// process uses more than its budget.
+func (p *policy) keep(ctx context.Context, stderr io.Writer) {
 	t := time.NewTicker(realtimeLook)
 	defer t.Stop()
 	last, at := ownCPU(), time.Now()
@@ -68,14 +93,14 @@ func keepRealtime(ctx context.Context, stderr io.Writer) {
 		if looks%realtimeSpan == 0 {
 			cpu, now := ownCPU(), time.Now()
 			if rate := (cpu - last).Seconds() / now.Sub(at).Seconds(); overBudget(rate) {
-				_ = setPolicy(false)
 				fmt.Fprintf(stderr, "mcpchaos run: --realtime: this process used %.2f CPU-s a second, more than %.1f: back to normal priority "+
 					"for the rest of the run, so that it does not take the server's CPU\n", rate, realtimeBudget)
+				p.lower(stderr)
 				return
 			}
 			last, at = cpu, now
 		}
-		_ = setPolicy(true)
+		_ = p.set(true) // a thread that refuses now was raised before, or ended
 	}
 }
 
@@ -92,13 +117,27 @@ func ownCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// setPolicy puts every thread of the process at SCHED_FIFO 1, reset on
-// fork (raise), or back at the normal policy; the first refusal is the
-// error, the other threads are still tried.
-func setPolicy(raise bool) error {
+// lower puts every thread back at the normal policy (once), saying on
+// stderr when the kernel refused.
+func (p *policy) lower(stderr io.Writer) {
+	if err := p.set(false); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos run: --realtime: back to normal priority: %v\n", err)
+	}
+}
+
+// set puts every thread of the process at SCHED_FIFO 1, reset on fork
+// (raise), or back at the base policy; the first refusal is the error,
+// the other threads are still tried. Once lowered, it raises no more.
+func (p *policy) set(raise bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lowered {
+		return nil
+	}
+	p.lowered = !raise
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return err
+		return fmt.Errorf("list this process's threads: %w", err)
 	}
 	var first error
 	for _, t := range tasks {
@@ -107,18 +146,16 @@ func setPolicy(raise bool) error {
 			continue
 		}
 		attr, err := unix.SchedGetAttr(tid, 0)
-		if err != nil {
-			continue // the thread ended
+		if err != nil || raise == (attr.Policy == unix.SCHED_FIFO) {
+			continue // the thread ended, or is as wanted
 		}
-		if raise == (attr.Policy == unix.SCHED_FIFO) {
-			continue
-		}
-		attr.Policy, attr.Priority, attr.Flags = unix.SCHED_NORMAL, 0, 0
+		want := p.base
+		want.Flags = unix.SCHED_FLAG_RESET_ON_FORK // only a privileged process may clear it
 		if raise {
-			attr.Policy, attr.Priority, attr.Flags = unix.SCHED_FIFO, 1, unix.SCHED_FLAG_RESET_ON_FORK
+			want.Policy, want.Priority, want.Nice, want.Runtime = unix.SCHED_FIFO, 1, 0, 0
 		}
-		if err := unix.SchedSetAttr(tid, attr, 0); err != nil && first == nil && err != unix.ESRCH {
-			first = err
+		if err := unix.SchedSetAttr(tid, &want, 0); err != nil && first == nil && !errors.Is(err, unix.ESRCH) {
+			first = fmt.Errorf("sched_setattr thread %d: %w", tid, err)
 		}
 	}
 	return first

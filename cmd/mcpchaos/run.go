@@ -63,7 +63,7 @@ func newRunFlags(stdout io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.leaveChildren, "leave-children", false, "leave running the processes stdio servers left behind (default: kill them at the end)")
 	f.shards.define(fs)
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve live Prometheus metrics of the run on /metrics at `ADDR` (e.g. 127.0.0.1:9090)")
-	fs.BoolVar(&f.realtime, "realtime", false, "run at real-time priority (Linux: SCHED_FIFO 1; root or CAP_SYS_NICE), so faults and timeouts act within a millisecond of their moment beside a busy server; back to normal priority if this process needs more than half a CPU")
+	fs.BoolVar(&f.realtime, "realtime", false, "run at real-time priority (Linux: SCHED_FIFO 1; root or CAP_SYS_NICE), so faults and timeouts act within a millisecond of their moment beside a busy server; back to normal priority if this process uses more than a whole CPU")
 	fs.Lookup("duration").DefValue = "" // no default: the scenario's
 	return fs, f
 }
@@ -92,7 +92,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	r.agg.KeepSeconds(exp.html != nil || exp.hlog != nil)
 	shortSlices()
 	if f.realtime {
-		defer realtime(ctx, stderr)()
+		stop, ok := realtime(ctx, stderr)
+		defer stop()
+		r.realtime = ok
 	}
 	if exp.html != nil {
 		exp.html.scenario = rp.plan.Config
@@ -171,6 +173,7 @@ type runOutput struct {
 	outs      *outputs
 	status    *statusLine
 	exportErr error // the first error of an export, reported at the end
+	realtime  bool  // --realtime took effect (realtime_linux.go)
 }
 
 // options are the engine's options for a run with these outputs.
@@ -185,7 +188,7 @@ func (r *runOutput) options(f *runFlags, rp runPlan, stderr io.Writer) engine.Op
 		Evaluation: report.Evaluation(report.ScenarioRules(rp.sc), rp.checks, rp.failOnViolation), Subreaper: subreaper,
 		// At real-time priority a woken thread runs at once; it then needs
 		// a P of its own too, so the runtime keeps its default.
-		AdaptProcs: adaptProcs && !f.realtime}
+		AdaptProcs: adaptProcs && !r.realtime}
 	if !f.noSchemaCheck {
 		opts.BeforeLoad = checkTools(rp.sc, stderr)
 	}

@@ -132,6 +132,14 @@ func (s *inflightSet) taskEnded(cs *callState) {
 	}
 }
 
+// watching returns the tasks between their tasks/cancel and the end of
+// its grace's watch: their calls are still in flight.
+func (s *inflightSet) watching() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tasks) - s.tasksOut
+}
+
 // runningOn returns the tasks between their tasks/cancel and their end
 // seen now, and how many there have been so far.
 func (s *inflightSet) runningOn() (now, begun int) {

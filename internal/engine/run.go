@@ -160,6 +160,7 @@ type runner struct {
 	loadOver                      chan struct{}      // closed when the load ends
 	runOn                         context.Context    // ends when tasks run on after tasks/cancel are no longer followed (taskrunon.go)
 	stopRunOn                     context.CancelFunc // ends runOn
+	following                     atomic.Int64       // tasks followed after their cancel now (taskrunon.go)
 	lastStopNs                    atomic.Int64       // when a call was last cancelled or cut
 	starting                      atomic.Int64       // ticks handed to a worker whose call is not in flight yet (windows.go)
 	phase                         atomic.Value       // string: Live.Phase

@@ -60,7 +60,7 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 		// A full interval to the next poll whatever the answer (a status,
 		// a refusal, no task): never a burst of polls.
 		cs.task.polled = time.Now()
-		lastFailed = r.Err() != nil && !r.Throttled()
+		lastFailed = taskGone(r)
 		done := lastFailed || client.TaskTerminal(tr.Status)
 		cs.mu.Unlock()
 		if done {
@@ -69,8 +69,9 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	}
 	cs.mu.Lock()
 	tr.Leftover = tr.Status != client.TaskCancelled
-	// Still working (not the last poll's failure: a server that no longer
-	// knows the task): followed on to see when its work ends.
+	// Still working (not a server that no longer knows the task: an
+	// answer that never came is not the task's end): followed on to see
+	// when its work ends.
 	runOn := tr.Leftover && !client.TaskTerminal(tr.Status) && !lastFailed
 	cs.mu.Unlock()
 	if runOn {

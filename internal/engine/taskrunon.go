@@ -17,46 +17,49 @@ import (
 // after the load, does not judge the server's CPU or counts
 // (Window.TasksRunningOn, Orphans.TasksRunningOn). A task still working
 // when its cancel's grace ends is followed on its own goroutine, at its
-// poll interval, until its status is terminal, timeouts.max after the
-// cancel, or the end of the run's wait for such tasks (runner.runOn): its
-// record then says when its work ended (Task.EndUs), and tasks.ran_on_ms
-// how long after the cancel. A task whose end is never seen counts as
-// ours until the run's end.
+// poll interval (at least runOnSlow apart once timeouts.max has passed
+// since the cancel), until its status is terminal, the server answers that
+// it does not know it, or the run's wait for such tasks ends
+// (runner.runOn): its record then says when its work ended (Task.EndUs),
+// and tasks.ran_on_ms how long after the cancel. A poll that gets no
+// answer (a timeout, a refused connection) is not the task's end. A task
+// whose end is never seen counts as ours until the run's end.
+
+// runOnSlow is the least wait between polls of a task followed for longer
+// than timeouts.max after its cancel.
+const runOnSlow = 5 * time.Second
 
 // runOnTask follows a task whose cancel's grace ended with it still
 // working; the call's record waits for it (acting).
 func (cs *callState) runOnTask(cl *client.Client, id string, tr *results.Task) {
 	cs.mu.Lock()
 	cs.acting++
-	cancelAt := cs.cancelSent
+	slowFrom := cs.cancelSent.Add(cs.r.plan.Timeouts.Max)
 	cs.mu.Unlock()
+	cs.r.following.Add(1)
 	go func() {
 		defer func() {
+			cs.r.following.Add(-1)
 			cs.mu.Lock()
 			cs.endActing()
 			cs.mu.Unlock()
 		}()
-		var capped <-chan time.Time // timeouts.max after the cancel; none without a cap
-		if m := cs.r.plan.Timeouts.Max; m > 0 {
-			deadline := time.NewTimer(max(time.Until(cancelAt.Add(m)), 0))
-			defer deadline.Stop()
-			capped = deadline.C
-		}
 		for {
 			cs.mu.Lock()
-			next := cs.task.polled.Add(cs.pollWaitPlain())
+			wait := cs.pollWaitPlain()
+			if cs.r.plan.Timeouts.Max > 0 && time.Now().After(slowFrom) {
+				wait = max(wait, runOnSlow)
+			}
+			next := cs.task.polled.Add(wait)
 			cs.mu.Unlock()
 			t := time.NewTimer(max(time.Until(next), 0))
 			select {
 			case <-t.C:
-			case <-capped:
-				t.Stop()
-				return
 			case <-cs.r.runOn.Done():
 				t.Stop()
 				return
 			}
-			if !cs.pollRunOn(cl, id, tr) {
+			if cs.pollRunOn(cl, id, tr) {
 				cs.r.inflight.taskEnded(cs)
 				return
 			}
@@ -64,10 +67,10 @@ func (cs *callState) runOnTask(cl *client.Client, id string, tr *results.Task) {
 	}()
 }
 
-// pollRunOn polls a task followed after its cancel once; false when it is
-// over (terminal, or the server no longer knows it). The poll ends when
-// the run stops following such tasks.
-func (cs *callState) pollRunOn(cl *client.Client, id string, tr *results.Task) bool {
+// pollRunOn polls a task followed after its cancel once; true when its
+// end is seen (a terminal status, or the server no longer knows it). The
+// poll ends when the run stops following such tasks.
+func (cs *callState) pollRunOn(cl *client.Client, id string, tr *results.Task) (ended bool) {
 	rctx, cancel := context.WithTimeout(cs.r.runOn, cs.r.plan.Timeouts.Idle)
 	r := cl.GetTask(rctx, id)
 	cancel()
@@ -79,30 +82,31 @@ func (cs *callState) pollRunOn(cl *client.Client, id string, tr *results.Task) b
 	switch {
 	case r.Throttled():
 		tr.PollThrottled++
-		return true
-	case cs.r.runOn.Err() != nil:
-		return true // stopped following: the end was not seen
-	case r.Err() != nil || err != nil:
+		return false
+	case r.Err() == nil && err == nil:
+		tr.Status = task.Status
+		if client.TaskTerminal(task.Status) {
+			tr.EndUs = cs.us(r.At)
+			return true
+		}
 		return false
 	}
-	tr.Status = task.Status
-	if client.TaskTerminal(task.Status) {
-		tr.EndUs = cs.us(r.At)
-		return false
-	}
-	return true
+	return taskGone(r)
 }
 
-// awaitRunOn waits until no task is between its tasks/cancel and its end,
-// until deadline or until ctx ends, then stops following the rest; it
-// returns how many were still working.
+// taskGone reports whether a tasks/get reply says the server no longer
+// knows the task: a JSON-RPC error (-32602 for an unknown or expired id),
+// not a reply that never came.
+func taskGone(r client.TaskReply) bool { return r.RPCErr != nil }
+
+// awaitRunOn waits until no task is followed after its cancel, until
+// deadline or until ctx ends, then stops following the rest; it returns
+// how many tasks were still working (their end unseen).
 func (r *runner) awaitRunOn(ctx context.Context, deadline time.Time) int {
-	for {
-		n, _ := r.inflight.runningOn()
-		if n == 0 || !time.Now().Before(deadline) || ctx.Err() != nil {
-			r.stopRunOn()
-			return n
-		}
+	for r.following.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		sleep(ctx, 20*time.Millisecond)
 	}
+	r.stopRunOn()
+	n, _ := r.inflight.runningOn()
+	return n
 }

@@ -80,29 +80,37 @@ func checkRunOnRecord(t *testing.T, r *results.Record, led targetserver.TaskTrut
 // target's in-flight gauge counts the tasks' work — where before it was
 // counted above its baseline, a violation. With a grace longer than the
 // window's sweep (2 s), the window measures while the tasks are still in
-// the watch after their cancel: they count from their tasks/cancel.
+// the watch after their cancel: they count from their tasks/cancel. Tasks
+// that stop at their cancel, polled less often than the grace (the watch's
+// last look comes after the window's grace), leave the window judged.
 func TestTaskRunOnWindow(t *testing.T) {
 	t.Parallel()
-	for _, grace := range []time.Duration{200 * time.Millisecond, 2500 * time.Millisecond} {
-		t.Run(grace.String(), func(t *testing.T) {
-			// The load ends during a window that outlasts it: long enough
-			// for the first window's sweep (up to 2 s) and grace.
-			load := max(1500*time.Millisecond, 3*grace)
+	for _, tc := range []struct {
+		name          string
+		grace, poll   time.Duration
+		ignore, judge bool
+	}{
+		{"ignored, short grace", 200 * time.Millisecond, 50 * time.Millisecond, true, false},
+		{"ignored, grace past the sweep", 2500 * time.Millisecond, 50 * time.Millisecond, true, false},
+		{"honoured, grace past the sweep, polled less often", 2500 * time.Millisecond, 3 * time.Second, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 50 * time.Millisecond,
-				TaskIgnoreCancel: true})
+			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: tc.poll,
+				TaskIgnoreCancel: tc.ignore})
+			// Long enough for the first window's sweep (up to 2 s) and grace.
+			load := max(1500*time.Millisecond, 3*tc.grace)
 			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: load, GracefulStop: 10 * time.Second}, taskCall(50, 100))
-			p.Orphans = Orphans{Grace: grace, DrainMax: 10 * time.Second, SampleEvery: 50 * time.Millisecond,
+			p.Orphans = Orphans{Grace: tc.grace, DrainMax: 10 * time.Second, SampleEvery: 50 * time.Millisecond,
 				Windows: &Windows{Every: 700 * time.Millisecond, For: 200 * time.Millisecond},
 				Probes:  []ProbeSpec{{Name: "gauge", Metric: &MetricProbe{URL: tg.MetricsURL, Name: "mcpchaos_target_inflight"}}}}
 			o := runLoad(t, context.Background(), p)
 			w := o.info.Orphans.Windows
-			if w.Count == 0 {
-				t.Fatalf("windows %+v: want one", w)
+			if w.Count == 0 || w.Above != 0 {
+				t.Fatalf("windows %+v: want one, none above", w)
 			}
-			if w.TasksRunningOn == 0 || w.Above != 0 {
-				t.Errorf("windows: %d of %d beside tasks running on, %d above: want the windows that cut tasks not judged, none above",
-					w.TasksRunningOn, w.Count, w.Above)
+			if judged := w.TasksRunningOn == 0; judged != tc.judge {
+				t.Errorf("windows: %d of %d beside tasks running on; want them judged: %v", w.TasksRunningOn, w.Count, tc.judge)
 			}
 			for _, x := range w.List {
 				if x.Orphaned > 0 && x.TasksRunningOn == 0 {

@@ -166,6 +166,14 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{},
 	if !ok {
 		return
 	}
+	// A task's watch after its tasks/cancel ends with its last look, at
+	// its cancel's grace: wait for it, so that a task that stopped is not
+	// taken for one that runs on (taskrunon.go).
+	for until := time.Now().Add(o.Grace); r.inflight.watching() > 0 && time.Now().Before(until); {
+		if !sleep(ctx, 10*time.Millisecond) {
+			return
+		}
+	}
 	runOn, begun := r.inflight.runningOn()
 	res := pr.measureWindow(ctx, w.For, cut, tail)
 	_, begunAfter := r.inflight.runningOn()

@@ -57,7 +57,7 @@ func runOnHides(s *summary.Summary, ev evidence) string {
 			what = summary.Plural(c.Windows.TasksRunningOn, "quiet window") + " and the reading after the load"
 		}
 	}
-	return fmt.Sprintf("tasks ran on after tasks/cancel (allowed) while the process probe measured (%s), so the work it saw after the %s cut may be the tasks'",
+	return fmt.Sprintf("tasks ran on after tasks/cancel (allowed) while the probes measured (%s), so the work they saw after the %s cut may be the tasks'",
 		what, summary.Plural(calls, "call"))
 }
 

@@ -32,12 +32,12 @@ func TestTaskRunOnVerdict(t *testing.T) {
 			c.Cancels, c.ProcessCPU = 5, visible
 			c.Windows = summary.Windows{Count: 2, TasksRunningOn: 2}
 		}, summary.Tasks{Created: 2, CancelSent: 2, Leftover: 2}, summary.StatusNotObservable,
-			[]string{"tasks ran on after tasks/cancel (allowed) while the process probe measured (2 quiet windows), so the work it saw after the 3 calls cut may be the tasks'"}},
+			[]string{"tasks ran on after tasks/cancel (allowed) while the probes measured (2 quiet windows), so the work they saw after the 3 calls cut may be the tasks'"}},
 		{"one window clean: the calls cut elsewhere are not judged", func(c *summary.Cancellation) {
 			c.Cancels, c.ProcessCPU = 5, visible
 			c.Windows = summary.Windows{Count: 2, TasksRunningOn: 1}
 		}, summary.Tasks{Created: 2, CancelSent: 2, Leftover: 2}, summary.StatusNotObservable,
-			[]string{"(1 quiet window), so the work it saw after the 3 calls cut may be the tasks'"}},
+			[]string{"(1 quiet window), so the work they saw after the 3 calls cut may be the tasks'"}},
 		{"a counting probe judges the calls", func(c *summary.Cancellation) {
 			c.Cancels, c.Counting, c.ProcessCPU = 5, 1, visible
 			c.Windows = summary.Windows{Count: 2, TasksRunningOn: 1}
