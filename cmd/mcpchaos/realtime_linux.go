@@ -111,9 +111,7 @@ func overBudget(rate float64) bool { return rate > realtimeBudget }
 // ownCPU is the CPU time this process has used.
 func ownCPU() time.Duration {
 	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // on an error it stays zero
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
