@@ -23,11 +23,10 @@ func TestTaskRunOnFollowed(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		t.Run(map[bool]string{false: "honoured", true: "ignored"}[ignore], func(t *testing.T) {
 			t.Parallel()
-			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 50 * time.Millisecond,
-				TaskIgnoreCancel: ignore})
+			tg := taskTarget(t, 50*time.Millisecond, ignore)
 			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 1200 * time.Millisecond, GracefulStop: 10 * time.Second}, taskCall(12, 100))
 			p.Orphans = Orphans{Grace: 300 * time.Millisecond, DrainMax: 10 * time.Second, SampleEvery: 50 * time.Millisecond,
-				Probes: []ProbeSpec{{Name: "gauge", Metric: &MetricProbe{URL: tg.MetricsURL, Name: "mcpchaos_target_inflight"}}}}
+				Probes: gaugeProbe(tg)}
 			p.Faults = []faults.Fault{scenarioFault(t, "{kind: cancel, after: 250ms}")}
 			o := runLoad(t, context.Background(), p)
 			if len(o.recs) == 0 {
@@ -96,14 +95,13 @@ func TestTaskRunOnWindow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: tc.poll,
-				TaskIgnoreCancel: tc.ignore})
+			tg := taskTarget(t, tc.poll, tc.ignore)
 			// Long enough for the first window's sweep (up to 2 s) and grace.
 			load := max(1500*time.Millisecond, 3*tc.grace)
 			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: load, GracefulStop: 10 * time.Second}, taskCall(50, 100))
 			p.Orphans = Orphans{Grace: tc.grace, DrainMax: 10 * time.Second, SampleEvery: 50 * time.Millisecond,
 				Windows: &Windows{Every: 700 * time.Millisecond, For: 200 * time.Millisecond},
-				Probes:  []ProbeSpec{{Name: "gauge", Metric: &MetricProbe{URL: tg.MetricsURL, Name: "mcpchaos_target_inflight"}}}}
+				Probes:  gaugeProbe(tg)}
 			o := runLoad(t, context.Background(), p)
 			w := o.info.Orphans.Windows
 			if w.Count == 0 || w.Above != 0 {
@@ -119,4 +117,17 @@ func TestTaskRunOnWindow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// taskTarget is the built-in target serving tasks polled every poll,
+// ignoring tasks/cancel when ignore.
+func taskTarget(t *testing.T, poll time.Duration, ignore bool) *targetserver.Running {
+	t.Helper()
+	return newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: poll, TaskIgnoreCancel: ignore})
+}
+
+// gaugeProbe reads the target's count of running calls, task work
+// included.
+func gaugeProbe(tg *targetserver.Running) []ProbeSpec {
+	return []ProbeSpec{{Name: "gauge", Metric: &MetricProbe{URL: tg.MetricsURL, Name: "mcpchaos_target_inflight"}}}
 }

@@ -81,8 +81,7 @@ func TestTasksCancelFault(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		t.Run(map[bool]string{false: "honoured", true: "ignored"}[ignore], func(t *testing.T) {
 			t.Parallel()
-			tg := newTarget(t, targetserver.Config{Era: targetserver.Era2026, Tasks: true, TaskPollInterval: 50 * time.Millisecond,
-				TaskIgnoreCancel: ignore})
+			tg := taskTarget(t, 50*time.Millisecond, ignore)
 			p := httpPlan(tg.URL, Load{Rate: perSec(5), Duration: 600 * time.Millisecond, GracefulStop: 10 * time.Second}, taskCall(20, 100))
 			p.Orphans = Orphans{Grace: 2 * time.Second}
 			p.Faults = []faults.Fault{scenarioFault(t, "{kind: cancel, after: 250ms}")}
