@@ -65,14 +65,16 @@ func TestBlackBoxMatrix(t *testing.T) {
 		{"burn/leak-0.3", "burn_cpu=true,leak_on_cancel=0.3", false, false},
 		{"burn/leak-all", "burn_cpu=true,leak_on_cancel=1", false, false},
 		{"burn/stop-delay-100ms", "burn_cpu=true,stop_delay=100ms", false, false},
-		// A small, steady leak: every cut call stops 200 ms past the grace,
-		// about 200 ms of CPU in the window that follows a cut. 100 ms past
-		// it (stop_delay 400ms) read 88–120 ms, and a window's threshold is
-		// 3 × the idle noise + 10 ms: 30–46 ms mostly, but 94 ms in one CI
-		// run whose idle noise read ±28 ms/s, which passed that leak
-		// (docs/decisions.md, the sixth run). The matrix asserts leaks the
+		// A small, steady leak: every cut call stops 300 ms past the grace,
+		// about 300 ms of CPU in the window that follows a cut. A window's
+		// threshold is 3 × the idle noise + 10 ms: 30–46 ms mostly, but 94 ms
+		// in one CI run whose idle noise read ±28 ms/s, which passed a leak
+		// of 100 ms past the grace (stop_delay 400ms, 88–120 ms read), and
+		// 204 ms in another (±64.7 ms/s, other packages' tests beside it),
+		// which passed one of 200 ms (stop_delay 500ms, 187 ms read;
+		// docs/decisions.md, the sixth run). The matrix asserts leaks the
 		// window can resolve; the agreement benchmark counts the marginal.
-		{"burn/stop-delay-500ms", "burn_cpu=true,stop_delay=500ms", false, false},
+		{"burn/stop-delay-600ms", "burn_cpu=true,stop_delay=600ms", false, false},
 		{"burn/stop-delay-800ms", "burn_cpu=true,stop_delay=800ms", false, false},
 		{"sleep/leak-all", "leak_on_cancel=1", true, false},
 		// Over stdio: the fences weigh the late messages, and the process
