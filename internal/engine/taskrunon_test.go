@@ -104,16 +104,25 @@ func TestTaskRunOnWindow(t *testing.T) {
 				Probes:  gaugeProbe(tg)}
 			o := runLoad(t, context.Background(), p)
 			w := o.info.Orphans.Windows
-			if w.Count == 0 || w.Above != 0 {
-				t.Fatalf("windows %+v: want one, none above", w)
-			}
-			if judged := w.TasksRunningOn == 0; judged != tc.judge {
-				t.Errorf("windows: %d of %d beside tasks running on; want them judged: %v", w.TasksRunningOn, w.Count, tc.judge)
-			}
+			// A window that cuts a call before its task's id has reached us
+			// (Cancelled counts those: a task's own stop is not counted
+			// there) may leave a task we cannot follow, which the gauge
+			// reads: that race is not this test's (docs/long-running.md).
+			racy := 0
 			for _, x := range w.List {
+				if x.Cancelled > 0 {
+					racy++
+					continue
+				}
 				if x.Orphaned > 0 && x.TasksRunningOn == 0 {
 					t.Errorf("window at %.0fms read %.0f calls running and no task running on", x.StartMs, x.Orphaned)
 				}
+			}
+			if w.Count == 0 || w.Above > racy {
+				t.Fatalf("windows %+v: want one, none above but those that cut a call before its task was made", w)
+			}
+			if judged := w.TasksRunningOn == 0; judged != tc.judge {
+				t.Errorf("windows: %d of %d beside tasks running on; want them judged: %v", w.TasksRunningOn, w.Count, tc.judge)
 			}
 		})
 	}
