@@ -42,28 +42,8 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 		cs.mu.Unlock()
 		t := time.NewTimer(max(min(time.Until(next), time.Until(deadline)), 0))
 		<-t.C
-		rctx, cancel := cs.requestCtx(ctx)
-		r := cl.GetTask(rctx, id)
-		cancel()
-		task, err := client.ParseTask(r.Raw)
-		cs.mu.Lock()
-		tr.Polls++
-		switch {
-		case r.Throttled():
-			tr.PollThrottled++
-		case r.Err() == nil && err == nil:
-			tr.Status = task.Status
-			if client.TaskTerminal(task.Status) {
-				tr.EndUs = cs.us(r.At)
-			}
-		}
-		// A full interval to the next poll whatever the answer (a status,
-		// a refusal, no task): never a burst of polls.
-		cs.task.polled = time.Now()
-		lastFailed = taskGone(r)
-		done := lastFailed || client.TaskTerminal(tr.Status)
-		cs.mu.Unlock()
-		if done {
+		terminal, gone := cs.pollAfterCancel(context.WithoutCancel(ctx), cl, id, tr)
+		if lastFailed = gone; terminal || gone {
 			break
 		}
 	}

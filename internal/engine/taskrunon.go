@@ -59,7 +59,7 @@ func (cs *callState) runOnTask(cl *client.Client, id string, tr *results.Task) {
 				t.Stop()
 				return
 			}
-			if cs.pollRunOn(cl, id, tr) {
+			if terminal, gone := cs.pollAfterCancel(cs.r.runOn, cl, id, tr); terminal || gone {
 				cs.r.inflight.taskEnded(cs)
 				return
 			}
@@ -67,11 +67,13 @@ func (cs *callState) runOnTask(cl *client.Client, id string, tr *results.Task) {
 	}()
 }
 
-// pollRunOn polls a task followed after its cancel once; true when its
-// end is seen (a terminal status, or the server no longer knows it). The
-// poll ends when the run stops following such tasks.
-func (cs *callState) pollRunOn(cl *client.Client, id string, tr *results.Task) (ended bool) {
-	rctx, cancel := context.WithTimeout(cs.r.runOn, cs.r.plan.Timeouts.Idle)
+// pollAfterCancel polls a task after its tasks/cancel once, bounded by
+// the idle timeout and by ctx: terminal when its status is, gone when the
+// server answered that it does not know it (a refusal as too soon, or an
+// answer that never came, is neither). The next poll waits a full
+// interval from now whatever the answer: never a burst of polls.
+func (cs *callState) pollAfterCancel(ctx context.Context, cl *client.Client, id string, tr *results.Task) (terminal, gone bool) {
+	rctx, cancel := context.WithTimeout(ctx, cs.r.plan.Timeouts.Idle)
 	r := cl.GetTask(rctx, id)
 	cancel()
 	task, err := client.ParseTask(r.Raw)
@@ -82,16 +84,16 @@ func (cs *callState) pollRunOn(cl *client.Client, id string, tr *results.Task) (
 	switch {
 	case r.Throttled():
 		tr.PollThrottled++
-		return false
+		return false, false
 	case r.Err() == nil && err == nil:
 		tr.Status = task.Status
 		if client.TaskTerminal(task.Status) {
 			tr.EndUs = cs.us(r.At)
-			return true
+			return true, false
 		}
-		return false
+		return false, false
 	}
-	return taskGone(r)
+	return false, taskGone(r)
 }
 
 // taskGone reports whether a tasks/get reply says the server no longer
