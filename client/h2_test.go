@@ -115,16 +115,18 @@ func (f *h2Fixture) protos() (protos, addrs []string) {
 }
 
 // TestHTTP2CallsShareAConnection: in both eras, tools/list, echo and slow
-// calls with progress, run at once, go as streams of one HTTP/2 connection.
+// calls with progress, run at once, go as streams of one HTTP/2 connection,
+// and so does a 2025 session's GET stream.
 func TestHTTP2CallsShareAConnection(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		stateless bool
 		era       Era
+		gets      int64
 	}{
-		{"2026", true, Era20260728},
-		{"2025", false, Era20251125},
+		{"2026", true, Era20260728, 0},
+		{"2025", false, Era20251125, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -163,6 +165,10 @@ func TestHTTP2CallsShareAConnection(t *testing.T) {
 				if i%2 == 1 {
 					checkProgressRun(t, evs, 4)
 				}
+			}
+			testutil.Poll(testutil.WaitLong, func() bool { return c.Stats().GetStreams >= tc.gets })
+			if got := c.Stats().GetStreams; got != tc.gets {
+				t.Errorf("GET streams opened: %d, want %d", got, tc.gets)
 			}
 			protos, addrs := f.protos()
 			if !slices.Equal(protos, []string{"HTTP/2.0"}) || len(addrs) != 1 {

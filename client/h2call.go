@@ -15,7 +15,7 @@ import (
 
 // startH2 sends a call on a stream of its own.
 func (t *httpTransport) startH2(ctx context.Context, call *Call) error {
-	s, err := t.h2.send(ctx, t.h2Request(call.method, call.name, call.headers, call.body))
+	s, err := t.sendH2(ctx, call.method, call.name, call.headers, call.body)
 	if err != nil {
 		if err == errUseH1 {
 			return err
@@ -36,7 +36,7 @@ func (t *httpTransport) startH2(ctx context.Context, call *Call) error {
 // exchangeH2 is exchange on a stream: the answer's status, its body read
 // (bounded) and dropped.
 func (t *httpTransport) exchangeH2(ctx context.Context, method string, body []byte) (int, error) {
-	s, err := t.h2.send(ctx, t.h2Request(method, "", nil, body))
+	s, err := t.sendH2(ctx, method, "", nil, body)
 	if err != nil {
 		return 0, err
 	}
@@ -66,27 +66,23 @@ func (t *httpTransport) httpVersion() string {
 	return "HTTP/1.1"
 }
 
-// h2Request builds the request writeRequest would write over HTTP/1.1:
-// the same headers, for method (a DELETE when body is nil).
-func (t *httpTransport) h2Request(method, name string, extra, body []byte) *http.Request {
-	req := &http.Request{Method: http.MethodPost, URL: t.url, Host: t.url.Host, Header: t.h2Header(method, name, extra),
-		Proto: "HTTP/2.0", ProtoMajor: 2, ContentLength: int64(len(body))}
+// sendH2 sends on a stream the request writeRequest would write over
+// HTTP/1.1: the same headers, for method (a DELETE when body is nil).
+func (t *httpTransport) sendH2(ctx context.Context, method, name string, extra, body []byte) (*h2Stream, error) {
+	verb := http.MethodPost
 	if body == nil {
-		req.Method = http.MethodDelete
-	} else {
-		req.Body = io.NopCloser(bytes.NewReader(body))
+		verb = http.MethodDelete
 	}
-	return req
+	return t.h2.send(ctx, verb, t.h2Header(method, name, extra), body)
 }
 
 // maxH2Headers bounds the header maps kept for reuse (h2Header).
 const maxH2Headers = 64
 
 // h2Header returns the header of a request for method, tool name and extra
-// header lines. The standard library's HTTP/2 transport only reads a
-// request's header, and keeps the request for as long as its stream is
-// open: requests with the same header share one map (up to maxH2Headers
-// of them), so 10,000 open calls of one tool hold one map, not 10,000.
+// header lines. The header is only read (h2Conn.writeHeaders): requests
+// with the same header share one map (up to maxH2Headers of them), built
+// once for them all.
 func (t *httpTransport) h2Header(method, name string, extra []byte) http.Header {
 	sid := t.sessionID()
 	var kb [256]byte

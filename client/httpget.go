@@ -94,7 +94,14 @@ func (t *httpTransport) listenLoop(l *listener) {
 func (t *httpTransport) listenOnce(l *listener, answered func()) (again bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), t.dialer.Timeout)
 	defer cancel()
-	conn, err := t.dial(ctx)
+	var conn *httpConn
+	var err error
+	if !t.onH2() {
+		conn, err = t.dial(ctx)
+	}
+	if conn == nil && (t.onH2() || err == errUseH2) {
+		conn, err = t.getH2(ctx)
+	}
 	if err != nil {
 		return false
 	}
@@ -116,19 +123,7 @@ func (t *httpTransport) listenOnce(l *listener, answered func()) (again bool) {
 	if stopped {
 		return false
 	}
-	req := "GET " + t.path + " HTTP/1.1\r\n" + t.static +
-		"MCP-Protocol-Version: " + string(t.c.era) + "\r\n"
-	if sid := t.sessionID(); sid != "" {
-		req += "Mcp-Session-Id: " + sid + "\r\n"
-	}
-	req += "\r\n"
-	_ = conn.nc.SetDeadline(time.Now().Add(t.dialer.Timeout))
-	if _, err := conn.nc.Write([]byte(req)); err != nil {
-		return false
-	}
-	conn.lim.n, conn.lim.max = 0, maxHeaderBytes
-	resp, err := http.ReadResponse(conn.br, nil)
-	conn.lim.max = 0
+	resp, err := t.listenAnswer(conn)
 	answered()
 	if err != nil {
 		return false
@@ -139,8 +134,8 @@ func (t *httpTransport) listenOnce(l *listener, answered func()) (again bool) {
 	}
 	_ = conn.nc.SetDeadline(time.Time{})
 	t.c.stats.getStreams.Add(1)
-	conn.body.Reset(resp.Body)
-	conn.sse.reset(conn.body)
+	conn.lines(resp.Body)
+	defer conn.stream.release()
 	var m inMsg
 	for {
 		data, err := conn.sse.next()
@@ -165,6 +160,39 @@ func (t *httpTransport) listenOnce(l *listener, answered func()) (again bool) {
 		}
 		t.routeListened(&conn.sc, &m, at)
 	}
+}
+
+// getH2 opens the GET stream as a stream of an HTTP/2 connection.
+func (t *httpTransport) getH2(ctx context.Context) (*httpConn, error) {
+	s, err := t.h2.send(ctx, http.MethodGet, t.h2Header("", "", nil), nil)
+	if err != nil {
+		return nil, err
+	}
+	conn := &httpConn{nc: s, h2: s}
+	conn.sse = newSSEReader(&conn.stream, t.c.cfg.MaxMessageBytes)
+	return conn, nil
+}
+
+// listenAnswer sends the GET (on HTTP/1.1; an HTTP/2 stream's is sent)
+// and reads its answer's headers, within the dial timeout.
+func (t *httpTransport) listenAnswer(conn *httpConn) (*http.Response, error) {
+	_ = conn.nc.SetDeadline(time.Now().Add(t.dialer.Timeout))
+	if conn.h2 != nil {
+		return conn.h2.response()
+	}
+	req := "GET " + t.path + " HTTP/1.1\r\n" + t.static +
+		"MCP-Protocol-Version: " + string(t.c.era) + "\r\n"
+	if sid := t.sessionID(); sid != "" {
+		req += "Mcp-Session-Id: " + sid + "\r\n"
+	}
+	req += "\r\n"
+	if _, err := conn.nc.Write([]byte(req)); err != nil {
+		return nil, err
+	}
+	conn.lim.n, conn.lim.max = 0, maxHeaderBytes
+	resp, err := http.ReadResponse(conn.br, nil)
+	conn.lim.max = 0
+	return resp, err
 }
 
 // routeListened settles one message read on the GET stream.

@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"mime"
@@ -18,6 +19,32 @@ import (
 
 // maxHeaderBytes bounds a response's status line and headers.
 const maxHeaderBytes = 1 << 20
+
+// countingReader counts the bytes read from a connection, so a stale
+// keep-alive connection (closed before answering anything) can be told
+// from one that failed mid-response.
+type countingReader struct {
+	r io.Reader
+	n int64
+	// max, while above 0, stops reading at max bytes (set while reading
+	// response headers, which http.ReadResponse would read without bound).
+	max int64
+}
+
+// errHeadersTooLarge reports response headers over maxHeaderBytes.
+var errHeadersTooLarge = fmt.Errorf("response headers exceed %d bytes", maxHeaderBytes)
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	if r.max > 0 {
+		if r.n >= r.max {
+			return 0, errHeadersTooLarge
+		}
+		p = p[:min(int64(len(p)), r.max-r.n)]
+	}
+	n, err := r.r.Read(p)
+	r.n += int64(n)
+	return n, err
+}
 
 // wait reads a call's response: on 2026 HTTP on the calling goroutine,
 // on a 2025 session on one of its own (see waitLegacy).
@@ -39,7 +66,14 @@ func (t *httpTransport) wait(call *Call) {
 // cost 8 KiB of stack each rather than 16 KiB (docs/performance.md).
 func (t *httpTransport) read(call *Call) {
 	defer t.untrack(call)
-	conn, resp, ct := t.readHead(call)
+	var conn *httpConn
+	var resp *http.Response
+	var ct string
+	if c := call.h2Conn(); c != nil {
+		conn, resp, ct = t.readHeadH2(call, c)
+	} else {
+		conn, resp, ct = t.readHead(call)
+	}
 	if resp == nil {
 		return
 	}

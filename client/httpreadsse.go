@@ -21,6 +21,9 @@ import (
 func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response) bool {
 	src := conn.lines(resp.Body)
 	defer conn.stream.release()
+	if conn.h2 != nil {
+		return t.readSSEH2(call, conn, src)
+	}
 	var st sseState
 	for {
 		call.waitGate(call.done)

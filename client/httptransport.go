@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -72,32 +71,8 @@ type httpConn struct {
 	// partial: the server answered before the request's body was all
 	// written, so the connection cannot carry another request.
 	partial bool
-}
-
-// countingReader counts the bytes read from a connection, so a stale
-// keep-alive connection (closed before answering anything) can be told
-// from one that failed mid-response.
-type countingReader struct {
-	r io.Reader
-	n int64
-	// max, while above 0, stops reading at max bytes (set while reading
-	// response headers, which http.ReadResponse would read without bound).
-	max int64
-}
-
-// errHeadersTooLarge reports response headers over maxHeaderBytes.
-var errHeadersTooLarge = fmt.Errorf("response headers exceed %d bytes", maxHeaderBytes)
-
-func (r *countingReader) Read(p []byte) (int, error) {
-	if r.max > 0 {
-		if r.n >= r.max {
-			return 0, errHeadersTooLarge
-		}
-		p = p[:min(int64(len(p)), r.max-r.n)]
-	}
-	n, err := r.r.Read(p)
-	r.n += int64(n)
-	return n, err
+	// step is the deep work of reading an HTTP/2 stream (httpreadh2.go).
+	step h2Step
 }
 
 func newHTTPTransport(c *Client, cfg *HTTPConfig) (*httpTransport, error) {
@@ -330,7 +305,12 @@ const maxCopiedBody = 32 << 10
 
 func (t *httpTransport) start(ctx context.Context, call *Call) error {
 	t.track(call) // before the request: its progress may come on another stream at once
-	err := t.startOn(ctx, call)
+	var err error
+	if t.onH2() {
+		err = t.startDeep(ctx, call) // httpreadh2.go
+	} else {
+		err = t.startOn(ctx, call)
+	}
 	if err != nil {
 		t.forgetToken(call)
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"bufio"
 	"io"
+	"sync"
 )
 
 // maxSSELine bounds an SSE line that carries no data: a comment, or an
@@ -22,6 +23,7 @@ type sseReader struct {
 	max     int // bound on one event's data
 	maxLine int // bound on a line without data
 	data    []byte
+	box     *[]byte // data's holder in sseDataBufs (shed)
 	// event is the name of the event next returned ("" for the default,
 	// message), kept when its line fits in the read buffer.
 	event []byte
@@ -39,10 +41,37 @@ func (r *sseReader) reset(br lineSource) {
 	}
 }
 
+// sseDataBuf is the size of the data buffers an event stream that waits
+// gives back (shed): the smallest that grow makes.
+const sseDataBuf = 512
+
+var sseDataBufs = sync.Pool{New: func() any { b := make([]byte, 0, sseDataBuf); return &b }}
+
+// shed gives the data buffer of the last event back to sseDataBufs, to be
+// taken again by next: an HTTP/2 stream's reader sheds it while it waits
+// for its next message, so open calls do not each keep one. The pool's
+// holders travel with their buffers: neither allocates again.
+func (r *sseReader) shed() {
+	if cap(r.data) != sseDataBuf {
+		return
+	}
+	if r.box == nil {
+		r.box = new([]byte)
+	}
+	*r.box = r.data[:0]
+	sseDataBufs.Put(r.box)
+	r.box, r.data = nil, nil
+}
+
 // next returns the data of the next event, valid until the next call.
 func (r *sseReader) next() ([]byte, error) {
 	if cap(r.data) > keepMax {
 		r.data = nil // grown for one large event: do not keep it
+	}
+	if r.data == nil && r.box == nil {
+		if b, ok := sseDataBufs.Get().(*[]byte); ok {
+			r.box, r.data = b, (*b)[:0]
+		}
 	}
 	r.data = r.data[:0]
 	r.event = r.event[:0]

@@ -25,6 +25,11 @@ import (
 const (
 	envMemProfile   = "MCPCHAOS_MEMPROFILE"
 	envMemProfileAt = "MCPCHAOS_MEMPROFILE_AT"
+	// envMemProfileGC, when set, adds to FILE.memstats the heap and the
+	// stacks after each of three forced collections, and writes the heap
+	// profile after them to FILE.aftergc (the run's own memory is then no
+	// longer what it would have been: a diagnosis only).
+	envMemProfileGC = "MCPCHAOS_MEMPROFILE_GC"
 )
 
 // memProfileLater arms the profile when the environment asks for one and
@@ -93,6 +98,19 @@ func writeMemProfile(path string) error {
 		"stack_inuse %d\nmspan_inuse %d\ngc_sys %d\nother_sys %d\nsys %d\nnum_gc %d\n",
 		goroutines, ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.NextGC,
 		ms.StackInuse, ms.MSpanInuse, ms.GCSys, ms.OtherSys, ms.Sys, ms.NumGC)
+	if os.Getenv(envMemProfileGC) != "" {
+		// What collections would give back: each halves the stacks that
+		// use under a quarter of theirs.
+		for i := 1; i <= 3; i++ {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			fmt.Fprintf(f, "after_gc%d heap_alloc %d stack_inuse %d\n", i, ms.HeapAlloc, ms.StackInuse)
+		}
+		if err := writeProfile(path+".aftergc", "heap", 0); err != nil {
+			f.Close()
+			return err
+		}
+	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %q: %w", path+".memstats", err)
 	}

@@ -1,0 +1,76 @@
+package client
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Deep work handed over: a goroutine that waits a long time (an open
+// call's, between its events) keeps the stack its deepest work ever
+// needed until garbage collections halve it, one halving each, and a
+// load whose receive path allocates nothing sees few collections. A
+// message's delivery is deep (the call's observer: the engine's records,
+// faults and histograms, more than 8 KiB of frames with an Event copied
+// into each), so an HTTP/2 stream's goroutine hands each step of its
+// reading to one of a few goroutines kept for it and waits for it there,
+// in a small frame: 50,000 open calls then hold 4 KiB of stack each, not
+// 16 KiB (docs/performance.md). The waiting goroutine does nothing
+// meanwhile, so the work is done in the same order as on its own.
+
+// deepTask is work handed to a deep goroutine.
+type deepTask interface{ runDeep() }
+
+type deepJob struct {
+	task deepTask
+	done chan struct{} // a token when the task ran
+}
+
+const (
+	// maxDeep bounds the deep goroutines; past it, a task waits for one.
+	maxDeep = 256
+	// deepIdle is how long a deep goroutine waits for work before it ends.
+	deepIdle = 10 * time.Second
+)
+
+var (
+	deepWork  = make(chan deepJob) // to an idle deep goroutine
+	deepCount atomic.Int32
+)
+
+// runDeep runs task on a deep goroutine and returns when it ran; done is
+// the caller's own channel (buffered, one slot), reused from task to task.
+//
+// A task may wait for its stream's data (an event received in part), not
+// for other calls: so waiting for a deep goroutine cannot deadlock, as the
+// stdio reader, which delivers every call's messages on one goroutine,
+// cannot.
+func runDeep(task deepTask, done chan struct{}) {
+	job := deepJob{task: task, done: done}
+	select {
+	case deepWork <- job:
+	default:
+		if deepCount.Add(1) <= maxDeep {
+			go deepWorker(job)
+		} else {
+			deepCount.Add(-1)
+			deepWork <- job
+		}
+	}
+	<-done
+}
+
+func deepWorker(job deepJob) {
+	defer deepCount.Add(-1)
+	idle := time.NewTimer(deepIdle)
+	defer idle.Stop()
+	for {
+		job.task.runDeep()
+		job.done <- struct{}{}
+		idle.Reset(deepIdle)
+		select {
+		case job = <-deepWork:
+		case <-idle.C:
+			return
+		}
+	}
+}
