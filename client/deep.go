@@ -26,8 +26,10 @@ type deepJob struct {
 }
 
 const (
-	// maxDeep bounds the deep goroutines; past it, a task waits for one.
-	maxDeep = 256
+	// maxDeep bounds the deep goroutines; past it, a task waits for one
+	// for up to deepWait, then runs on its own goroutine.
+	maxDeep  = 256
+	deepWait = 50 * time.Millisecond
 	// deepIdle is how long a deep goroutine waits for work before it ends.
 	deepIdle = 10 * time.Second
 )
@@ -40,10 +42,12 @@ var (
 // runDeep runs task on a deep goroutine and returns when it ran; done is
 // the caller's own channel (buffered, one slot), reused from task to task.
 //
-// A task may wait for its stream's data (an event received in part), not
-// for other calls: so waiting for a deep goroutine cannot deadlock, as the
-// stdio reader, which delivers every call's messages on one goroutine,
-// cannot.
+// A task may wait: for the rest of a message its stream received in part,
+// or for an answer to a server's request to be sent. So a caller that
+// finds every deep goroutine busy waits for one only for deepWait, then
+// runs the task itself, at the cost of its own stack: a server that stalls
+// hundreds of streams mid-message holds their deep goroutines, never the
+// other calls' messages.
 func runDeep(task deepTask, done chan struct{}) {
 	job := deepJob{task: task, done: done}
 	select {
@@ -51,9 +55,16 @@ func runDeep(task deepTask, done chan struct{}) {
 	default:
 		if deepCount.Add(1) <= maxDeep {
 			go deepWorker(job)
-		} else {
-			deepCount.Add(-1)
-			deepWork <- job
+			break
+		}
+		deepCount.Add(-1)
+		timer := time.NewTimer(deepWait)
+		select {
+		case deepWork <- job:
+			timer.Stop()
+		case <-timer.C:
+			task.runDeep()
+			return
 		}
 	}
 	<-done

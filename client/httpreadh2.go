@@ -90,21 +90,14 @@ func (call *Call) h2Conn() *httpConn {
 	return nil
 }
 
-// h2Start is startOn handed to a deep goroutine (startDeep).
-type h2Start struct {
-	t    *httpTransport
-	ctx  context.Context
-	call *Call
-	err  error
-}
-
-func (s *h2Start) runDeep() { s.err = s.t.startOn(s.ctx, s.call) }
-
-// startDeep sends the call (startOn) on a deep goroutine: building and
-// framing the request is deeper than the rest of the call's life on its
-// own goroutine, which then keeps a 4 KiB stack.
+// startDeep sends the call (startOn) on a goroutine of its own: building
+// and framing the request (and, for the first call of a kind or when every
+// connection is full, its header map and a TLS handshake) is deeper than
+// the rest of the call's life on the caller's goroutine, which then keeps a
+// 4 KiB stack. Not on a deep goroutine: a send may wait for a connection to
+// be dialed, and the deep goroutines must not wait behind it.
 func (t *httpTransport) startDeep(ctx context.Context, call *Call) error {
-	s := &h2Start{t: t, ctx: ctx, call: call}
-	runDeep(s, make(chan struct{}, 1))
-	return s.err
+	done := make(chan error, 1)
+	go func() { done <- t.startOn(ctx, call) }()
+	return <-done
 }
