@@ -216,8 +216,10 @@ func (call *Call) setState(bit uint32) bool {
 // closed, a connection reads nothing more, so whatever is parsed after the
 // close was in our buffers at the close, however long a busy machine kept
 // the reader from parsing it.
-func (call *Call) readAt() time.Time {
-	now := time.Now()
+func (call *Call) readAt() time.Time { return call.readAtFrom(time.Now()) }
+
+// readAtFrom is readAt for a read that ended at now.
+func (call *Call) readAtFrom(now time.Time) time.Time {
 	if d := time.Duration(call.closedAt.Load()); d != 0 && d < now.Sub(clockBase) {
 		return clockBase.Add(d)
 	}

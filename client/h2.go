@@ -170,7 +170,7 @@ func (p *h2Conns) send(ctx context.Context, method string, h http.Header, body [
 		s, err := cc.send(ctx, method, p.t.path, h, body)
 		// A connection that failed or got GOAWAY before the request went
 		// out: once more on another.
-		if err == errH2Gone && attempt < 2 && ctx.Err() == nil {
+		if err == errH2Gone && attempt == 0 && ctx.Err() == nil {
 			continue
 		}
 		return s, err

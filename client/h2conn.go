@@ -41,6 +41,7 @@ type h2Conn struct {
 	out     *bytes.Buffer // frames not yet handed to the flusher
 	spare   *bytes.Buffer // the flusher's buffer, back from its last write
 	drained chan struct{} // closed (and replaced) when the flusher takes out
+	written chan struct{} // closed (and replaced) when what it took is written
 	kick    chan struct{} // a token: out has frames to write
 	done    chan struct{} // closed when the connection failed
 	henc    *hpack.Encoder
@@ -67,6 +68,11 @@ type h2Conn struct {
 // h2OutMax is how many bytes of frames may wait for the flusher before a
 // request's writer waits for it to catch up.
 const h2OutMax = 1 << 20
+
+// h2OutLimit bounds the frames waiting for the flusher: past it (our
+// acknowledgements of a server's PINGs and SETTINGS piling up while it
+// reads nothing), the connection fails.
+const h2OutLimit = 16 << 20
 
 // h2OutKeep is the largest frames' buffer kept for the next writes.
 const h2OutKeep = 64 << 10
@@ -96,7 +102,8 @@ func newH2Conn(ctx context.Context, nc net.Conn, display, authority string) (*h2
 		streams: map[uint32]*h2Stream{}, nextID: 1, maxStreams: 100, initWin: 65535, maxFrame: 16384,
 		tableSize: 4096, sendWin: 65535, winGrew: make(chan struct{}), recvWin: h2ConnWindow,
 		settled: make(chan struct{}), out: new(bytes.Buffer), spare: new(bytes.Buffer),
-		drained: make(chan struct{}), kick: make(chan struct{}, 1), done: make(chan struct{})}
+		drained: make(chan struct{}), written: make(chan struct{}), kick: make(chan struct{}, 1),
+		done: make(chan struct{})}
 	cc.fr = http2.NewFramer(h2Out{cc}, bufio.NewReaderSize(nc, 16<<10))
 	cc.fr.SetReuseFrames()
 	cc.fr.SetMaxReadFrameSize(h2MaxFrame)
@@ -204,8 +211,19 @@ func (cc *h2Conn) stream(id uint32) *h2Stream {
 // and has the flusher write them.
 func (cc *h2Conn) frame(write func(fr *http2.Framer)) {
 	cc.wmu.Lock()
+	select {
+	case <-cc.done: // failed: nothing more is written
+		cc.wmu.Unlock()
+		return
+	default:
+	}
 	write(cc.fr)
+	over := cc.out.Len() > h2OutLimit
 	cc.wmu.Unlock()
+	if over {
+		cc.fail(fmt.Errorf("over %d bytes of frames wait to be written: the server sends more than it reads (a flood of PINGs or SETTINGS?)", h2OutLimit))
+		return
+	}
 	cc.flush()
 }
 
@@ -230,8 +248,8 @@ func (cc *h2Conn) flushLoop() {
 		cc.wmu.Lock()
 		buf := cc.out
 		cc.out, cc.spare = cc.spare, nil
-		drained := cc.drained
-		cc.drained = make(chan struct{})
+		drained, written := cc.drained, cc.written
+		cc.drained, cc.written = make(chan struct{}), make(chan struct{})
 		cc.wmu.Unlock()
 		close(drained)
 		if buf.Len() > 0 {
@@ -241,6 +259,7 @@ func (cc *h2Conn) flushLoop() {
 				return
 			}
 		}
+		close(written)
 		buf.Reset()
 		if buf.Cap() > h2OutKeep {
 			buf = new(bytes.Buffer) // a rush of requests or a large body passed: let its buffer go

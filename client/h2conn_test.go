@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -34,8 +35,9 @@ type rawH2 struct {
 
 // h2Peer is the server's side of one connection.
 type h2Peer struct {
-	t   *testing.T
-	fr  *http2.Framer
+	t    *testing.T
+	conn net.Conn
+	fr   *http2.Framer
 	enc *hpack.Encoder
 	buf bytes.Buffer
 }
@@ -69,7 +71,7 @@ func startRawH2(t *testing.T, settings []http2.Setting, script func(p *h2Peer)) 
 				if _, err := io.ReadFull(tc, preface); err != nil {
 					return
 				}
-				p := &h2Peer{t: t, fr: http2.NewFramer(tc, tc)}
+				p := &h2Peer{t: t, conn: tc, fr: http2.NewFramer(tc, tc)}
 				p.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 				p.enc = hpack.NewEncoder(&p.buf)
 				if p.fr.WriteSettings(settings...) != nil {
@@ -246,6 +248,73 @@ func TestH2ConnAgainstAScriptedServer(t *testing.T) {
 		s.Close()
 		if !cc.reserve() {
 			t.Error("no stream could be reserved after the first was closed")
+		}
+	})
+	t.Run("data before the headers fails the stream, not hangs it", func(t *testing.T) {
+		t.Parallel()
+		r := startRawH2(t, nil, func(p *h2Peer) {
+			id := p.next(http2.FrameHeaders).Header().StreamID
+			_ = p.fr.WriteData(id, true, body)
+			p.next()
+		})
+		if _, err := readAll(t, request(t, r.dial(t))); err == nil || !strings.Contains(err.Error(), "before the response's headers") {
+			t.Errorf("read: %v, want the data before the headers named", err)
+		}
+	})
+	t.Run("a stream ended on an interim answer fails", func(t *testing.T) {
+		t.Parallel()
+		r := startRawH2(t, nil, func(p *h2Peer) {
+			id := p.next(http2.FrameHeaders).Header().StreamID
+			p.buf.Reset()
+			_ = p.enc.WriteField(hpack.HeaderField{Name: ":status", Value: "103"})
+			_ = p.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: p.buf.Bytes(), EndHeaders: true, EndStream: true})
+			p.next()
+		})
+		if _, err := readAll(t, request(t, r.dial(t))); err == nil || !strings.Contains(err.Error(), "interim 103") {
+			t.Errorf("read: %v, want the interim answer named", err)
+		}
+	})
+	t.Run("a frame size under 16384 fails the connection", func(t *testing.T) {
+		t.Parallel()
+		r := startRawH2(t, []http2.Setting{{ID: http2.SettingMaxFrameSize, Val: 0}}, func(p *h2Peer) { p.next() })
+		nc, err := tls.Dial("tcp", r.ln.Addr().String(), &tls.Config{RootCAs: r.roots, NextProtos: []string{"h2"}, ServerName: "127.0.0.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cc, err := newH2Conn(ctxT(t), nc, "raw", "127.0.0.1"); err == nil {
+			cc.close()
+			t.Fatal("a connection whose server set SETTINGS_MAX_FRAME_SIZE 0 was taken")
+		} else if !strings.Contains(err.Error(), "SETTINGS_MAX_FRAME_SIZE") {
+			t.Errorf("error %v does not name the setting", err)
+		}
+	})
+	t.Run("a server that floods PINGs and reads nothing fails its connection", func(t *testing.T) {
+		t.Parallel()
+		r := startRawH2(t, nil, func(p *h2Peer) {
+			bw := bufio.NewWriterSize(p.conn, 64<<10)
+			flood := http2.NewFramer(bw, nil)
+			for range (h2OutLimit/17)*2 + 1 { // twice the acknowledgements the bound holds
+				if flood.WritePing(false, [8]byte{}) != nil {
+					return
+				}
+			}
+			_ = bw.Flush()
+			time.Sleep(testutil.WaitLong) // never reading
+		})
+		cc := r.dial(t)
+		most := 0
+		testutil.Poll(testutil.WaitLong, func() bool {
+			cc.wmu.Lock()
+			most = max(most, cc.out.Len())
+			cc.wmu.Unlock()
+			return cc.Err() != nil
+		})
+		if err := cc.Err(); err == nil || !strings.Contains(err.Error(), "sends more than it reads") {
+			t.Errorf("the connection's error: %v, want the flood named", err)
+		}
+		// A few acknowledgements may follow the one that passed the bound.
+		if most > h2OutLimit+4<<10 {
+			t.Errorf("%d bytes of frames waited, over the bound %d", most, h2OutLimit)
 		}
 	})
 	t.Run("a header list over the bound fails its stream", func(t *testing.T) {

@@ -106,6 +106,9 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) {
 		return
 	}
 	if code < 200 {
+		if f.StreamEnded() {
+			s.localFail(fmt.Errorf("the stream ended on an interim %d answer", code), true)
+		}
 		return // an interim answer (100 Continue, 103 Early Hints)
 	}
 	regular := f.RegularFields()
@@ -137,13 +140,16 @@ func (cc *h2Conn) onSettings(f *http2.SettingsFrame) error {
 			if st.Val > 1<<31-1 {
 				return errors.New("the server's SETTINGS_INITIAL_WINDOW_SIZE is over 2^31-1")
 			}
-			delta := int32(st.Val) - cc.initWin
+			delta := int64(st.Val) - int64(cc.initWin)
 			cc.initWin = int32(st.Val)
 			for _, s := range cc.streams {
 				s.growSend(delta)
 			}
 			cc.windowGrewLocked()
 		case http2.SettingMaxFrameSize:
+			if st.Val < 1<<14 || st.Val > 1<<24-1 {
+				return fmt.Errorf("the server's SETTINGS_MAX_FRAME_SIZE is %d, outside 16384 to 16777215", st.Val)
+			}
 			cc.maxFrame = st.Val
 		case http2.SettingHeaderTableSize:
 			cc.tableSize = st.Val
@@ -177,7 +183,7 @@ func (cc *h2Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 			return errors.New("the server's WINDOW_UPDATEs took the connection's window over 2^31-1")
 		}
 	} else if s := cc.streams[f.StreamID]; s != nil {
-		s.growSend(int32(f.Increment))
+		s.growSend(int64(f.Increment))
 	}
 	cc.windowGrewLocked()
 	return nil

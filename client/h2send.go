@@ -17,11 +17,19 @@ import (
 
 // send frames a request (method, path, header and body: nil for none) on
 // a new stream, for which reserve made room, and returns once its frames
-// are buffered for the flusher. errH2Gone says nothing was framed: the
-// connection takes no new streams. ctx bounds the waits for the server's
-// flow-control window and for the flusher.
+// are written. errH2Gone says none of it was written: the connection takes
+// no new streams, or failed before its frames went out. ctx bounds the
+// waits for the server's flow-control window and for the flusher.
 func (cc *h2Conn) send(ctx context.Context, method, path string, h http.Header, body []byte) (*h2Stream, error) {
 	cc.wmu.Lock()
+	if err := cc.roomForHeaders(ctx); err != nil {
+		cc.mu.Lock()
+		cc.active--
+		cc.closeIfDoneLocked()
+		cc.mu.Unlock()
+		cc.wmu.Unlock()
+		return nil, err
+	}
 	cc.mu.Lock()
 	if cc.err != nil || cc.goAway {
 		cc.active--
@@ -36,7 +44,7 @@ func (cc *h2Conn) send(ctx context.Context, method, path string, h http.Header, 
 		cc.goAway = true // stream ids used up: the next request goes elsewhere
 	}
 	cc.streams[s.id] = s
-	s.sendWin = cc.initWin
+	s.sendWin = int64(cc.initWin)
 	table, maxFrame := cc.tableSize, int(cc.maxFrame)
 	cc.mu.Unlock()
 
@@ -46,8 +54,18 @@ func (cc *h2Conn) send(ctx context.Context, method, path string, h http.Header, 
 	if len(body) > 0 {
 		err = cc.writeBody(ctx, s, body)
 	}
+	drained, written := cc.drained, cc.written
 	cc.wmu.Unlock()
 	cc.flush()
+	select {
+	case <-written:
+	case <-cc.done:
+		select {
+		case <-drained: // taken by the flusher: it may have reached the server
+		default:
+			return nil, errH2Gone // the stream failed with its connection
+		}
+	}
 	switch {
 	case err == errAnsweredEarly:
 		return s, nil // read the answer; the rest of the body is not needed
@@ -63,6 +81,39 @@ func (cc *h2Conn) send(ctx context.Context, method, path string, h http.Header, 
 		cc.release(s)
 	}
 	return s, nil
+}
+
+// roomForHeaders waits (wmu let go meanwhile) while more than h2OutMax of
+// frames wait for the flusher, for at most h2WriteTimeout.
+func (cc *h2Conn) roomForHeaders(ctx context.Context) error {
+	if cc.out.Len() <= h2OutMax {
+		return nil
+	}
+	timer := time.NewTimer(h2WriteTimeout)
+	defer timer.Stop()
+	deadline := time.Now().Add(h2WriteTimeout)
+	for cc.out.Len() > h2OutMax {
+		drained := cc.drained
+		cc.wmu.Unlock()
+		cc.flush()
+		select {
+		case <-drained:
+		case <-cc.done:
+		case <-ctx.Done():
+		case <-timer.C:
+		}
+		cc.wmu.Lock()
+		if cc.Err() != nil {
+			return errH2Gone
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("write to %s: %w", cc.display, ctx.Err())
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("write to %s: the frames before this request were not written in %v", cc.display, h2WriteTimeout)
+		}
+	}
+	return nil
 }
 
 // writeHeaders writes the request's HEADERS (and CONTINUATIONs past the
@@ -134,8 +185,11 @@ func (cc *h2Conn) writeBody(ctx context.Context, s *h2Stream, body []byte) error
 		}
 	}()
 	for len(body) > 0 {
+		if err := s.over(); err != nil {
+			return err
+		}
 		cc.mu.Lock()
-		n := min(int64(len(body)), int64(cc.maxFrame), cc.sendWin, int64(s.sendWin))
+		n := min(int64(len(body)), int64(cc.maxFrame), cc.sendWin, s.sendWin)
 		if cc.out.Len() > h2OutMax {
 			n = 0
 		}
@@ -147,12 +201,9 @@ func (cc *h2Conn) writeBody(ctx context.Context, s *h2Stream, body []byte) error
 			wait = cc.winGrew
 		} else {
 			cc.sendWin -= n
-			s.sendWin -= int32(n)
+			s.sendWin -= n
 		}
 		cc.mu.Unlock()
-		if err := s.over(); err != nil {
-			return err // a window taken is not given back: the stream is over
-		}
 		if wait == nil {
 			_ = cc.fr.WriteData(s.id, int(n) == len(body), body[:n])
 			body = body[n:]

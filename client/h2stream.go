@@ -38,7 +38,7 @@ type h2Stream struct {
 	timer    *time.Timer
 	timedOut atomic.Bool
 
-	sendWin int32 // our send window on the stream: under cc.mu
+	sendWin int64 // our send window on the stream: under cc.mu
 }
 
 func newH2Stream(cc *h2Conn, id uint32) *h2Stream {
@@ -55,8 +55,12 @@ func (s *h2Stream) signal() {
 	}
 }
 
-// growSend adds to the stream's send window (under cc.mu).
-func (s *h2Stream) growSend(d int32) { s.sendWin += d }
+// growSend adds to the stream's send window (under cc.mu). A window the
+// server takes past 2^31-1 is its flow-control error: the body's writer
+// then sees no room and the stream ends when its wait does.
+func (s *h2Stream) growSend(d int64) {
+	s.sendWin = min(s.sendWin+d, 1<<31-1)
+}
 
 func (s *h2Stream) hasResponse() bool {
 	s.mu.Lock()
@@ -100,9 +104,15 @@ func (s *h2Stream) take(data []byte, n int64, end bool) bool {
 		s.localFail(errors.New("the server sent past the stream's flow-control window"), true)
 		return false
 	}
+	if s.resp == nil {
+		s.mu.Unlock()
+		s.localFail(errors.New("the server sent data before the response's headers"), true)
+		return false
+	}
 	if len(data) > 0 {
 		s.append(data)
 	}
+	s.unacked += n - int64(len(data)) // padding: given back with the next reads
 	s.ended = end
 	done := end && s.sentEnd
 	s.mu.Unlock()

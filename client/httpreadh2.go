@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"time"
 )
 
 // Reading a call's answer on an HTTP/2 stream with the goroutine that
@@ -26,7 +27,8 @@ type h2Step struct {
 	// an SSE message's
 	src      lineSource
 	st       sseState
-	over     bool // the stream ended: reusable says what sseEnd said
+	ready    time.Time // when the step was handed over
+	over     bool      // the stream ended: reusable says what sseEnd said
 	reusable bool
 }
 
@@ -35,8 +37,9 @@ func (s *h2Step) runDeep() {
 		s.headConn, s.resp, s.ct = s.t.readHead(s.call)
 		return
 	}
+	queued := time.Since(s.ready) // the hand-over's wait, not the stream's
 	data, err := s.conn.sse.next()
-	at := s.call.readAt()
+	at := s.call.readAtFrom(time.Now().Add(-queued))
 	if err != nil {
 		s.over, s.reusable = true, s.t.sseEnd(s.call, err, at, &s.st)
 		return
@@ -73,6 +76,7 @@ func (t *httpTransport) readSSEH2(call *Call, conn *httpConn, src lineSource) bo
 			conn.sse.shed()
 			conn.h2.awaitData()
 		}
+		st.ready = time.Now()
 		runDeep(st, st.done)
 		if st.over {
 			return st.reusable
