@@ -15,9 +15,10 @@ import (
 // BenchmarkScaleH2 holds MCPCHAOS_SCALE_CALLS (default 10,000) slow_task
 // calls open at once over HTTP/2 (steps of 1 s, progress after each; see
 // openScale), ramped in at 2,500/s, against `mcpchaos serve
-// --tls-self-signed` in its own process: every call is a stream of a few
-// TLS connections instead of a connection of its own, so the descriptor
-// limit no longer caps a process near 10k calls. It reports the client's
+// --tls-self-signed --h2-max-streams 1000` in its own process: every call
+// is a stream of a few TLS connections (1,000 streams each, where the Go
+// standard library's server takes 250) instead of a connection of its
+// own, so the descriptor limit no longer caps a process near 10k calls. It reports the client's
 // RSS per call in flight: VmRSS at the plateau (the server's in-flight
 // gauge within 10 of its most, the reading with the most RSS) minus VmRSS
 // before the load (the last reading before the gauge rose), over the
@@ -29,7 +30,7 @@ func BenchmarkScaleH2(b *testing.B) {
 	sc := newOpenScale(b)
 	ca := filepath.Join(b.TempDir(), "ca.pem")
 	srv, m := startListening(b, serverCPU, regexp.MustCompile(`MCP on (https://\S+), metrics on (https://\S+) `),
-		"serve", "--listen", "127.0.0.1:0", "--tls-self-signed", ca)
+		"serve", "--listen", "127.0.0.1:0", "--tls-self-signed", ca, "--h2-max-streams", "1000")
 	srv.URL, srv.MetricsURL = m[0], m[1]
 	scenario := fmt.Sprintf(`name: scale-h2
 seed: 1

@@ -245,6 +245,9 @@ func StartHTTPS(ctx context.Context, cfg Config, addr string, cert *tls.Certific
 		srv.Protocols = new(http.Protocols)
 		srv.Protocols.SetHTTP1(true)
 		srv.Protocols.SetHTTP2(true)
+		if cfg.H2MaxStreams > 0 {
+			srv.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: cfg.H2MaxStreams}
+		}
 	}
 	r := &Running{
 		Server:     s,

@@ -76,7 +76,7 @@ func TestReadmeScenarioKeys(t *testing.T) {
 // each naming the flag and the scenario key.
 func TestReadmeFlags(t *testing.T) {
 	rows := tableAfter(t, targetDoc, "## Knobs")
-	cell := regexp.MustCompile("^\\| `--([a-z-]+)[^`]*` \\| `([a-z_]+)")
+	cell := regexp.MustCompile("^\\| `--([a-z0-9-]+)[^`]*` \\| `([a-z0-9_]+)")
 	var got, want []string
 	for _, r := range rows {
 		m := cell.FindStringSubmatch(r)

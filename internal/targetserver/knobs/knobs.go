@@ -96,6 +96,7 @@ type Config struct {
 	RefusalWork           time.Duration
 	ConcurrencyLimit      int
 	Workers               int
+	H2MaxStreams          int
 	ExitDelay             time.Duration
 	LogCalls              string
 	BurnCPU               bool
@@ -167,6 +168,8 @@ var Table = []Knob{
 		Doc: "a refused tools/call first burns CPU for D, as a server that computes (parses, authenticates, looks up) before it refuses, so a process probe sees refusals cost work (0: none)"},
 	{Name: "workers", Field: "Workers", Kind: Int, Max: maxLimitCount, Arg: "N",
 		Doc: "at most N tools/call run at once; the others wait their turn, so latency grows past the capacity instead of refusals (0: no limit)"},
+	{Name: "h2_max_streams", Field: "H2MaxStreams", Kind: Int, Max: 1 << 20, Arg: "N", Setting: true, NotInFile: true,
+		Doc: "HTTPS: the HTTP/2 streams one connection may have open at once, SETTINGS_MAX_CONCURRENT_STREAMS (0: the Go standard library's 250); a client opens more connections past it"},
 	{Name: "burn_cpu", Field: "BurnCPU", Kind: Bool,
 		Doc: "step tools burn CPU for each step instead of sleeping (slow_task works like cpu_task), so a process probe sees their work"},
 	{Name: "x_accel_buffering", Field: "XAccelBuffering", Kind: Bool,
