@@ -27,7 +27,7 @@ type deepJob struct {
 
 const (
 	// maxDeep bounds the deep goroutines; past it, a task waits for one
-	// for up to deepWait, then runs on its own goroutine.
+	// for up to deepWait, then runs on its caller's goroutine.
 	maxDeep  = 256
 	deepWait = 50 * time.Millisecond
 	// deepIdle is how long a deep goroutine waits for work before it ends.

@@ -246,6 +246,12 @@ func (cc *h2Conn) flushLoop() {
 			return
 		}
 		cc.wmu.Lock()
+		select {
+		case <-cc.done: // failed meanwhile: what is buffered never goes out
+			cc.wmu.Unlock()
+			return
+		default:
+		}
 		buf := cc.out
 		cc.out, cc.spare = cc.spare, nil
 		drained, written := cc.drained, cc.written

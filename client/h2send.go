@@ -45,26 +45,31 @@ func (cc *h2Conn) send(ctx context.Context, method, path string, h http.Header, 
 	}
 	cc.streams[s.id] = s
 	s.sendWin = int64(cc.initWin)
-	table, maxFrame := cc.tableSize, int(cc.maxFrame)
+	table, maxFrame := cc.tableSize, min(int(cc.maxFrame), h2MaxFrame)
 	cc.mu.Unlock()
 
 	cc.henc.SetMaxDynamicTableSizeLimit(table)
 	cc.writeHeaders(s.id, method, path, h, body, maxFrame)
+	// headersOut closes when the flusher takes the HEADERS: from then on
+	// the request may have reached the server, and is never sent again.
+	headersOut := cc.drained
 	var err error
 	if len(body) > 0 {
-		err = cc.writeBody(ctx, s, body)
+		err = cc.writeBody(ctx, s, body, maxFrame)
 	}
-	drained, written := cc.drained, cc.written
+	written := cc.written
 	cc.wmu.Unlock()
 	cc.flush()
 	select {
 	case <-written:
 	case <-cc.done:
 		select {
-		case <-drained: // taken by the flusher: it may have reached the server
+		case <-headersOut: // taken by the flusher: it may have reached the server
 		default:
 			return nil, errH2Gone // the stream failed with its connection
 		}
+	case <-ctx.Done():
+		err = fmt.Errorf("write to %s: %w", cc.display, ctx.Err())
 	}
 	switch {
 	case err == errAnsweredEarly:
@@ -173,11 +178,13 @@ func h2Lower(k string) string {
 	return strings.ToLower(k)
 }
 
-// writeBody frames the body in DATA frames as the server's windows allow,
+// writeBody frames the body in DATA frames of at most maxFrame (the
+// server's frame size, but no more than h2MaxFrame, so the frames' buffer
+// stays far under h2OutLimit) as the server's windows allow,
 // the last one ending the stream; it is called and returns with wmu held.
 // While it waits (for a window, or for the flusher to take more than
 // h2OutMax buffered) it lets wmu go, for at most h2WriteTimeout.
-func (cc *h2Conn) writeBody(ctx context.Context, s *h2Stream, body []byte) error {
+func (cc *h2Conn) writeBody(ctx context.Context, s *h2Stream, body []byte, maxFrame int) error {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -189,7 +196,7 @@ func (cc *h2Conn) writeBody(ctx context.Context, s *h2Stream, body []byte) error
 			return err
 		}
 		cc.mu.Lock()
-		n := min(int64(len(body)), int64(cc.maxFrame), cc.sendWin, s.sendWin)
+		n := min(int64(len(body)), int64(maxFrame), cc.sendWin, s.sendWin)
 		if cc.out.Len() > h2OutMax {
 			n = 0
 		}

@@ -55,9 +55,9 @@ func (s *h2Stream) signal() {
 	}
 }
 
-// growSend adds to the stream's send window (under cc.mu). A window the
-// server takes past 2^31-1 is its flow-control error: the body's writer
-// then sees no room and the stream ends when its wait does.
+// growSend adds to the stream's send window (under cc.mu), held at
+// 2^31-1: a server that takes it past that (its flow-control error) only
+// gets no more room than the protocol allows.
 func (s *h2Stream) growSend(d int64) {
 	s.sendWin = min(s.sendWin+d, 1<<31-1)
 }
