@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchaos/mcpchaos/report/verdict"
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
@@ -135,6 +136,50 @@ func TestOneStallIsNoLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.pacer.cpuLimit(); got != tc.want {
 				t.Errorf("cpuLimit(%+v) = %v, want %v", tc.pacer, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestProtocolUnderClientLimit: streams left open past the late window
+// while the client was short of CPU are not held against the server (the
+// protocol verdict cannot tell, and says so); other broken rules still are;
+// and without a client limit the same streams are a violation.
+func TestProtocolUnderClientLimit(t *testing.T) {
+	starved := RunInputs{Pacer: PacerLag{Ticks: 200000, Late: 65166, MaxLagMs: 2262, BoundMs: 1000, LateSpanMs: 3258}}
+	for _, tc := range []struct {
+		name      string
+		in        RunInputs
+		notClosed int
+		other     bool // one more violation: a bad content type
+		want      string
+	}{
+		{"starved, streams left open", starved, 3, false, StatusNotObservable},
+		{"starved, streams left open and a broken rule", starved, 3, true, StatusViolation},
+		{"within means, streams left open", RunInputs{}, 3, false, StatusViolation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := NewAggregator(Rules{})
+			a.SetInputs(tc.in)
+			a.Add(call(0, results.OK, resp(5)))
+			s := a.Summary(Meta{Scenario: "s"})
+			s.Protocol.Violations.StreamNotClosed = tc.notClosed
+			s.Protocol.Violations.Total = tc.notClosed
+			if tc.other {
+				s.Protocol.Violations.ContentType = 1
+				s.Protocol.Violations.Total++
+			}
+			var got Verdict
+			for _, v := range verdict.Score(s, a.Evidence()) {
+				if v.Area == AreaProtocol {
+					got = v
+				}
+			}
+			if got.Status != tc.want {
+				t.Errorf("protocol verdict %q (%s), want %q", got.Status, got.Evidence, tc.want)
+			}
+			if tc.in.Pacer.Late > 0 && !strings.Contains(got.Evidence, "not held against the server") {
+				t.Errorf("evidence %q does not say the open streams are not held against the server", got.Evidence)
 			}
 		})
 	}
