@@ -85,16 +85,22 @@ func startRawH2(t *testing.T, settings []http2.Setting, script func(p *h2Peer)) 
 // dial opens our connection to the server.
 func (r *rawH2) dial(t *testing.T) *h2Conn {
 	t.Helper()
-	nc, err := tls.Dial("tcp", r.ln.Addr().String(), &tls.Config{RootCAs: r.roots, NextProtos: []string{"h2"}, ServerName: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := newH2Conn(ctxT(t), nc, "raw", "127.0.0.1")
+	cc, err := newH2Conn(ctxT(t), r.handshake(t), "raw", "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cc.close)
 	return cc
+}
+
+// handshake opens a TLS connection to the server that chose h2.
+func (r *rawH2) handshake(t *testing.T) net.Conn {
+	t.Helper()
+	nc, err := tls.Dial("tcp", r.ln.Addr().String(), &tls.Config{RootCAs: r.roots, NextProtos: []string{"h2"}, ServerName: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc
 }
 
 // request sends a POST on a new stream of cc.
@@ -290,11 +296,7 @@ func TestH2ConnInterimEnd(t *testing.T) {
 func TestH2ConnFrameSizeSetting(t *testing.T) {
 	t.Parallel()
 	r := startRawH2(t, []http2.Setting{{ID: http2.SettingMaxFrameSize, Val: 0}}, func(p *h2Peer) { p.next() })
-	nc, err := tls.Dial("tcp", r.ln.Addr().String(), &tls.Config{RootCAs: r.roots, NextProtos: []string{"h2"}, ServerName: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cc, err := newH2Conn(ctxT(t), nc, "raw", "127.0.0.1"); err == nil {
+	if cc, err := newH2Conn(ctxT(t), r.handshake(t), "raw", "127.0.0.1"); err == nil {
 		cc.close()
 		t.Fatal("a connection whose server set SETTINGS_MAX_FRAME_SIZE 0 was taken")
 	} else if !strings.Contains(err.Error(), "SETTINGS_MAX_FRAME_SIZE") {
