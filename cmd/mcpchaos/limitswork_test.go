@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +13,10 @@ import (
 // around the hold and an idle span: with refusal_work (each refusal burns
 // 20 ms of CPU first) refusals are costly at several CPU-ms each, without
 // it they cost no work; over HTTP, served in our own process, there is no
-// process probe and the answer is unknown.
+// process probe and the answer is unknown. It runs the built binary, not
+// the test's own: a target built with -race costs 1.5 to 2.7 CPU-ms a
+// call, at the 2 ms that makes a refusal costly, and read costly on a busy
+// CI machine.
 func TestLimitsRefusalWork(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -37,10 +41,13 @@ calls: [{tool: echo, arguments: {text: hi}}]
 orphans: {grace: 100ms}
 `, tt.transport, tt.knob))
 			sum := filepath.Join(t.TempDir(), "s.json")
-			code, stdout, stderr := runCLI(t, t.Context(), "limits", path, "-q", "--budget", "15s", "--max-rate", "40/1s", "--summary-json", sum)
-			if code != 0 {
-				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			var out, errb strings.Builder
+			cmd := exec.CommandContext(t.Context(), bin.Need(t), "limits", path, "-q", "--budget", "15s", "--max-rate", "40/1s", "--summary-json", sum)
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("mcpchaos limits: %v; stderr:\n%s", err, errb.String())
 			}
+			stdout := out.String()
 			for _, line := range strings.Split(stdout, "\n") {
 				if strings.Contains(line, "refusal work") {
 					t.Log(strings.TrimSpace(line))

@@ -106,8 +106,8 @@ type Overload struct {
 	// accepted call: the server works before it refuses).
 	RefusalCost string `json:"refusal_cost,omitempty"`
 	// RefusalWork says, from the process probe, whether refused calls
-	// cost the server work: costly (2 CPU-ms or more each, beyond the
-	// accepted calls' share, and over twice an accepted call), none, or
+	// cost the server work: costly (2 CPU-ms or more each beyond an
+	// accepted call, and over twice one), none, or
 	// unknown (no process probe, a reading failed, too few refusals, or
 	// no budget for the idle span).
 	// RefusalCPUMs is the CPU-ms per refused call (nil when unknown).
