@@ -1,0 +1,94 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/report"
+)
+
+// portsNamespace is the shell that runs mcpchaos in a network namespace
+// of its own whose ephemeral port range is ten ports wide: loopback is
+// brought up, the range narrowed (a per-namespace sysctl), and mcpchaos
+// exec'd with the arguments after it.
+const portsNamespace = `ip link set lo up && echo "40000 40009" > /proc/sys/net/ipv4/ip_local_port_range && exec "$0" "$@"`
+
+// TestRunOutOfLocalPorts runs the real binary in a network namespace of
+// its own (unshare -n, which needs root) with ten ephemeral ports, and
+// about 100 calls of 1 s in flight over HTTP/1.1 against the built-in
+// target, served in the same process: each call in flight holds a
+// connection, and every connection past the tenth finds no local port
+// (EADDRNOTAVAIL). Those calls must end client_limit with the limit
+// "ports", not transport_error; no verdict may blame the server; the
+// summary must name the limit and how to widen it; and the run must fail
+// with exit status 3. Without root (no new namespace) it skips, unless CI
+// is set.
+func TestRunOutOfLocalPorts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary with 200 calls")
+	}
+	if err := exec.Command("unshare", "-n", "sh", "-c", "ip link set lo up").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("unshare -n with ip: %v (CI runs as root with iproute2: .ci/run installs it)", err)
+		}
+		t.Skipf("no network namespace of our own here (unshare -n, ip link): %v", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ports.yaml")
+	src := `name: ports
+target: {builtin: {transport: http}}
+load: {rate: 100/1s, duration: 2s, max_in_flight: 500}
+timeouts: {idle: 10s, max: 20s}
+calls: [{tool: slow_task, arguments: {steps: 1, step_ms: 1000}}]
+orphans: {grace: 200ms}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sumPath := filepath.Join(dir, "s.json")
+	cmd := exec.CommandContext(t.Context(), "unshare", "-n", "sh", "-c", portsNamespace,
+		bin.Need(t), "run", "-q", "--summary-json", sumPath, path)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitClientLimit {
+		t.Fatalf("mcpchaos run with ten local ports: %v, want exit status %d\n%s", err, exitClientLimit, out)
+	}
+	raw, err := os.ReadFile(sumPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s report.Summary
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	c := s.ClientLimits
+	if !c.Hit || c.Ports == 0 || c.Calls != c.Ports || s.Calls.ClientLimit != c.Ports {
+		t.Errorf("client_limits %+v, calls.client_limit %d: want ports calls counted there", c, s.Calls.ClientLimit)
+	}
+	if s.Calls.OK == 0 {
+		t.Errorf("no call ok: the ten ports should have carried some\n%s", out)
+	}
+	if s.Calls.TransportError != 0 {
+		t.Errorf("%d calls transport_error: a limit of our own counted against the server\n%s", s.Calls.TransportError, out)
+	}
+	for _, v := range s.Verdicts {
+		if v.Status == report.StatusViolation {
+			t.Errorf("verdict %s is a violation: %s", v.Area, v.Evidence)
+		}
+	}
+	text := string(out)
+	t.Logf("mcpchaos run with ten local ports:\n%s", text)
+	for _, want := range []string{"Client limit", "ip_local_port_range", "assign requested address",
+		"FAIL (the client ran out of local ports"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text summary has no %q:\n%s", want, text)
+		}
+	}
+}
