@@ -174,7 +174,11 @@ func (cs *callState) startCall(ctx context.Context, cl *client.Client, process i
 		cs.starting = false
 		cs.r.starting.Add(-1)
 	}
-	call, err := cl.Start(ctx, *req)
+	err := cs.r.mem.refuse()
+	var call *client.Call
+	if err == nil {
+		call, err = cl.Start(ctx, *req)
+	}
 	cs.mu.Lock()
 	if err != nil {
 		cs.endErr, cs.endAt, cs.sent = err, time.Now(), time.Time{}

@@ -145,6 +145,7 @@ type runner struct {
 	ext      loadExtension // the load extended for more quiet windows (extend.go)
 	fences   fences        // stdio fences after cancels (fence.go)
 	lag      readLag       // this process's own stalls (readlag.go)
+	mem      *memGuard     // this process's memory against its limit (memlimit.go); nil: none
 	cutPings *cutPings     // pings after cuts over HTTP (cutping.go); nil: none
 	// lateQ holds finished calls for their late window (latequeue.go);
 	// deadlines, the calls' timers (deadlines.go). Nil in a runner built
@@ -220,16 +221,19 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The read-lag monitor also hands over the late queue's records and
-	// adapts GOMAXPROCS: one periodic wake-up for the three.
+	// The read-lag monitor also hands over the late queue's records,
+	// adapts GOMAXPROCS and reads the memory: one periodic wake-up for
+	// the four.
 	r.lateQ = &lateQueue{r: r}
 	var procs *procAdapter
 	if opts.AdaptProcs {
 		procs = newProcAdapter(r.lag.total)
 	}
+	r.mem = newMemGuard("/sys/fs/cgroup")
 	stopPeriodic := r.lag.start(func(now time.Time) {
 		r.lateQ.tick(now)
 		procs.tick(now)
+		r.mem.tick(now)
 	})
 	var stopDeadlines func()
 	r.deadlines, stopDeadlines = startDeadlines(true)
