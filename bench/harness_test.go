@@ -30,6 +30,9 @@ var bin string
 // benchmark is going to run. MCPCHAOS_BENCH_BIN names a binary to use
 // instead (to compare two builds).
 func TestMain(m *testing.M) {
+	if os.Getenv(cheapEnv) == "1" { // re-executed as the cheap server (cheapserver_test.go)
+		os.Exit(serveCheap())
+	}
 	if c, ok, err := stepserver.FromEnv(); ok { // re-executed as a step server (agreement_test.go)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -119,13 +122,23 @@ func startServer(b *testing.B, knobs ...string) *server {
 // The process is stopped when the benchmark ends.
 func startListening(b *testing.B, cpu string, re *regexp.Regexp, args ...string) (*server, []string) {
 	b.Helper()
-	s := &server{cmd: pinned(cpu, bin, args...), done: make(chan struct{})}
+	return startProgram(b, cpu, re, nil, bin, args...)
+}
+
+// startProgram is startListening for any program, with env added to its
+// environment.
+func startProgram(b *testing.B, cpu string, re *regexp.Regexp, env []string, prog string, args ...string) (*server, []string) {
+	b.Helper()
+	s := &server{cmd: pinned(cpu, prog, args...), done: make(chan struct{})}
+	if len(env) > 0 {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
 	if err := s.cmd.Start(); err != nil {
-		b.Fatalf("start mcpchaos %s: %v", args[0], err)
+		b.Fatalf("start %s %v: %v", prog, args, err)
 	}
 	b.Cleanup(s.stop)
 	ready := make(chan []string, 1)
@@ -151,9 +164,9 @@ func startListening(b *testing.B, cpu string, re *regexp.Regexp, args ...string)
 	case m := <-ready:
 		return s, m
 	case <-s.done:
-		b.Fatalf("mcpchaos %s exited: %s", args[0], s.stderr())
+		b.Fatalf("%s %v exited: %s", prog, args, s.stderr())
 	case <-time.After(10 * time.Second):
-		b.Fatalf("mcpchaos %s did not say where it listens within 10s: %s", args[0], s.stderr())
+		b.Fatalf("%s %v did not say where it listens within 10s: %s", prog, args, s.stderr())
 	}
 	return nil, nil
 }

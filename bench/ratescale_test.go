@@ -28,8 +28,13 @@ import (
 // client limit; above that the summary must say that the client is the
 // bottleneck, and never blame the server.
 //
+// With MCPCHAOS_RATE_SERVER=cheap the HTTP server is the cheap one
+// (cheapserver_test.go), and with MCPCHAOS_BENCH_PIN=1 it runs on one
+// core and the client on the other: the client's own saturation point.
+//
 //	go test -run '^$' -bench 'RateScale$' -benchtime=1x -timeout 30m ./bench/
 //	MCPCHAOS_RATE_TRANSPORT=stdio go test -run '^$' -bench 'RateScale$' -benchtime=1x -timeout 30m ./bench/
+//	MCPCHAOS_RATE_SERVER=cheap MCPCHAOS_BENCH_PIN=1 MCPCHAOS_RATES=2000,4000,8000 go test -run '^$' -bench 'RateScale$' -benchtime=1x -timeout 30m ./bench/
 func BenchmarkRateScale(b *testing.B) {
 	setup(b)
 	rs := newRateScale(b)
@@ -47,6 +52,7 @@ type rateScale struct {
 	rates     []int
 	seconds   int
 	transport string // "http" or "stdio"
+	cheap     bool   // the cheap HTTP server instead of the built-in target
 }
 
 // Bounds on the environment: every run is bounded in count and time
@@ -80,6 +86,16 @@ func newRateScale(b *testing.B) rateScale {
 	default:
 		b.Fatalf("MCPCHAOS_RATE_TRANSPORT=%q: want http or stdio", v)
 	}
+	switch v := os.Getenv("MCPCHAOS_RATE_SERVER"); v {
+	case "", "builtin":
+	case "cheap":
+		if rs.transport != "http" {
+			b.Fatalf("MCPCHAOS_RATE_SERVER=cheap serves HTTP only, not MCPCHAOS_RATE_TRANSPORT=%s", rs.transport)
+		}
+		rs.cheap = true
+	default:
+		b.Fatalf("MCPCHAOS_RATE_SERVER=%q: want builtin or cheap", v)
+	}
 	return rs
 }
 
@@ -107,7 +123,12 @@ func (rs rateScale) target(b *testing.B) rateTarget {
 			serverCPU: func(w *rateWatch) time.Duration { return w.childrenCPU() },
 		}
 	}
-	srv := startServer(b)
+	var srv *server
+	if rs.cheap {
+		srv = startCheap(b) // no metrics: server-got/s is not reported
+	} else {
+		srv = startServer(b)
+	}
 	cpu0, _ := procCPU(srv.cmd.Process.Pid)
 	return rateTarget{
 		yaml:    fmt.Sprintf("http: {url: %q}", srv.URL),
