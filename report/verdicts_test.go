@@ -199,7 +199,7 @@ func TestProgressVerdict(t *testing.T) {
 	}
 	tests := []verdictCase{
 		{"clean progress", []*results.Record{withProgress(results.Progress{Count: 5, MaxRateHz: 3})}, client.Stats{}, StatusPass, "5 notifications on 1 call"},
-		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, client.Stats{}, StatusPass, "0 notifications"},
+		{"asked, none sent", []*results.Record{withProgress(results.Progress{})}, client.Stats{}, StatusPass, "1 call asked for progress and the server sent none"},
 		{"non-monotonic", []*results.Record{withProgress(results.Progress{Count: 5}, violation("non_monotonic", 1))}, client.Stats{}, StatusViolation, "non_monotonic 1"},
 		{"unknown tokens on the connection", []*results.Record{withProgress(results.Progress{Count: 5})}, client.Stats{UnknownTokens: 2}, StatusViolation, "unknown_token 2"},
 		{"flood", []*results.Record{withProgress(results.Progress{Count: 500, Flood: true})}, client.Stats{}, StatusWarning, "1 flood (> 100 Hz)"},
