@@ -37,7 +37,9 @@ var echoFaultKinds = []FaultKind{{Name: "any", PerCall: true, Timed: true}}
 // fault's own keys stand beside its kind; a check is the text it was
 // written as; target.builtin has one key per knob, valued as serve reads
 // it. The defaults the decoder filled in are shown; null values (absent
-// sections) and positions are not. A key no table names (an older file's
+// sections), fields left at their zero (0, "", 0s: no key in the file)
+// and positions are not, so the YAML reads back as the same scenario
+// (TestEchoYAMLReadsBack). A key no table names (an older file's
 // field) keeps its name in snake case. It only renames keys: a masked
 // value stays masked.
 func EchoYAML(config json.RawMessage) ([]byte, error) {
@@ -116,7 +118,7 @@ func (e *echo) mapping(path string, obj jsonObject, schema map[string]any) any {
 	}
 	out := yaml.MapSlice{}
 	for _, m := range obj {
-		if m.value == nil || echoSkipped[m.key] {
+		if m.value == nil || echoSkipped[m.key] || unset(m.value) || echoAbsentWhenZero[m.key] && allUnset(m.value) {
 			continue
 		}
 		if params, ok := m.value.(jsonObject); ok && m.key == "Params" {
@@ -136,6 +138,33 @@ func (e *echo) mapping(path string, obj jsonObject, schema map[string]any) any {
 		out = append(out, yaml.MapItem{Key: key, Value: e.value(join(path, key), m.value, sub)})
 	}
 	return out
+}
+
+// echoAbsentWhenZero are the mappings whose zero is their absence: load.ids
+// read from an empty mapping takes its defaults (sequential, one
+// connection), and the run differs from one without it.
+var echoAbsentWhenZero = map[string]bool{"IDs": true}
+
+// allUnset reports whether v is a mapping with every field unset.
+func allUnset(v any) bool {
+	obj, ok := v.(jsonObject)
+	return ok && !slices.ContainsFunc(obj, func(m jsonMember) bool { return m.value != nil && !echoSkipped[m.key] && !unset(m.value) })
+}
+
+// unset reports whether a field's value is its type's zero, which the
+// decoder leaves where the file had no key: 0, "" or 0s. Written out, such a value may not read back: `concurrency: 0`
+// is an error where no concurrency is the open model. A false stays, as
+// a key set to false may differ from its default.
+func unset(v any) bool {
+	switch x := v.(type) {
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case string:
+		return x == "" || x == "0s"
+	}
+	return false // a mapping stays, empty or not: process: {} is a probe
 }
 
 // fileKey is the key of props that field names, and its schema; a field

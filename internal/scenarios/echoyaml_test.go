@@ -128,3 +128,50 @@ func TestEchoYAMLOlderFields(t *testing.T) {
 		}
 	}
 }
+
+// TestEchoYAMLReadsBack: the YAML an example scenario (and the full test
+// scenario, and echoSources) is echoed as reads back without an error,
+// and as the same scenario, whose echo is the same YAML (the built-in
+// target's knobs are written as serve reads them, a default by its name):
+// a reader can run what the report shows.
+func TestEchoYAMLReadsBack(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example scenario: %v", err)
+	}
+	files = append(files, "testdata/full.yaml")
+	srcs := map[string]func() (*Scenario, error){}
+	for _, f := range files {
+		srcs[f] = func() (*Scenario, error) { return Load(f) }
+	}
+	for name, src := range echoSources {
+		srcs[name] = func() (*Scenario, error) { return Parse(name+".yaml", []byte(src)) }
+	}
+	body := func(y []byte) string { // the YAML without its "# read from" line
+		_, rest, _ := strings.Cut(string(y), "\n")
+		return rest
+	}
+	for name, load := range srcs {
+		t.Run(name, func(t *testing.T) {
+			s, err := load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := EchoYAML(s.Echo())
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Parse("echo.yaml", out)
+			if err != nil {
+				t.Fatalf("the echo does not read back: %v\n%s", err, out)
+			}
+			out2, err := EchoYAML(again.Echo())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body(out) != body(out2) {
+				t.Errorf("the echo reads back as another scenario:\n%s\nechoed again:\n%s", out, out2)
+			}
+		})
+	}
+}

@@ -213,6 +213,9 @@ var parseErrorCases = []parseErrorCase{
 	{"policy with timeout and idle", withHead("timeouts:", "  policies:", "    - {name: p, timeout: 1s, idle: 1s}"), []string{
 		`x.yaml:6:30: timeouts.policies[0]: want exactly one of timeout or idle, got both timeout and idle`,
 	}},
+	{"policy reset with timeout", withHead("timeouts:", "  policies:", "    - {name: p, timeout: 1s, reset_on_progress: true}"), []string{
+		`x.yaml:6:30: timeouts.policies[0].reset_on_progress: applies only with idle, not with timeout`,
+	}},
 	{"policy max with timeout", withHead("timeouts:", "  policies:", "    - {name: p, timeout: 1s, max: 2s}"), []string{
 		`x.yaml:6:30: timeouts.policies[0].max: applies only with idle, not with timeout`,
 	}},
