@@ -97,8 +97,8 @@ var limitAdvice = map[string]string{
 		"or lower load.max_in_flight (each call in flight holds a connection over HTTP/1.1)",
 	results.LimitPorts: "out of local ports: widen net.ipv4.ip_local_port_range (sysctl), enable net.ipv4.tcp_tw_reuse, " +
 		"or lower load.max_in_flight / the rate (every new connection takes a port)",
-	results.LimitMemory: "out of memory: new calls waited while the client held 90% of its memory limit; raise GOMEMLIMIT " +
-		"or the container's memory limit (cgroup memory.max), or lower load.max_in_flight",
+	results.LimitMemory: "out of memory (the system's ENOMEM, or calls not sent while the client needed 85% of its memory limit): " +
+		"raise GOMEMLIMIT or the container's memory limit (cgroup memory.max), or lower load.max_in_flight",
 	results.LimitCPU: "out of CPU: the pacer fell behind its schedule; lower the rate, give the client more CPU " +
 		"(keep the server off its cores), or split the load into shards (--shard)",
 }

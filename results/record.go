@@ -87,7 +87,7 @@ func (s Shard) Validate() error {
 const (
 	LimitFDs    = "fds"    // EMFILE, ENFILE: open file descriptors
 	LimitPorts  = "ports"  // EADDRNOTAVAIL: local (ephemeral) ports
-	LimitMemory = "memory" // ENOMEM, ENOBUFS
+	LimitMemory = "memory" // ENOMEM, ENOBUFS, or the client's memory near its limit (engine/memlimit.go)
 	LimitCPU    = "cpu"    // the pacer fell behind its schedule
 )
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,39 +11,42 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// TestRunOutOfMemory runs the real binary under GOMEMLIMIT=24MiB with
-// 3,000 calls of 4 s in flight over stdio (the built-in target, a process
-// of its own whose memory is not ours): past 90% of the limit new calls
-// are not sent. They must end client_limit with the limit "memory"; no
-// verdict may blame the server; the summary must name the limit, its
-// source and how to raise it; and the run must fail with exit status 3.
-// Without the guard the garbage collector works harder and every call is
-// sent: the run passes.
+// TestRunOutOfMemory runs the real binary under GOMEMLIMIT=32MiB with
+// 2,000 calls a second of 2 s over stdio for 6 s (about 4,000 in flight;
+// the server is a process of its own, started without the limit): from
+// 85% of the limit new calls are not sent, and once the first calls end
+// and a collection has made room, calls go again. The refused calls must
+// end client_limit with the limit "memory"; some calls must end ok after
+// the first refusal; no verdict may blame the server; the summary must
+// name the limit, its source and how to raise it; and the run must fail
+// with exit status 3. Without the guard the collector works harder and
+// every call is sent: the run passes.
 func TestRunOutOfMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts the real binary with 3,000 calls")
+		t.Skip("starts the real binary with 12,000 calls")
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "memory.yaml")
-	src := `name: memory
-target: {builtin: {transport: stdio}}
-load: {rate: 1000/1s, duration: 3s, max_in_flight: 20000}
+	src := fmt.Sprintf(`name: memory
+target: {stdio: {command: [env, -u, GOMEMLIMIT, %q, serve, --stdio]}}
+load: {rate: 2000/1s, duration: 6s, max_in_flight: 20000}
 timeouts: {idle: 10s, max: 20s}
-calls: [{tool: slow_task, arguments: {steps: 1, step_ms: 4000}}]
+calls: [{tool: slow_task, arguments: {steps: 1, step_ms: 2000}}]
 orphans: {grace: 200ms}
-`
+`, bin.Need(t))
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sumPath := filepath.Join(dir, "s.json")
-	cmd := exec.CommandContext(t.Context(), bin.Need(t), "run", "-q", "--summary-json", sumPath, path)
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=24MiB")
+	sumPath, resPath := filepath.Join(dir, "s.json"), filepath.Join(dir, "r.jsonl")
+	cmd := exec.CommandContext(t.Context(), bin.Need(t), "run", "-q", "--summary-json", sumPath, "--output", resPath, path)
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT=32MiB")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != exitClientLimit {
-		t.Fatalf("mcpchaos run under GOMEMLIMIT=24MiB: %v, want exit status %d\n%s", err, exitClientLimit, out)
+		t.Fatalf("mcpchaos run under GOMEMLIMIT=32MiB: %v, want exit status %d\n%s", err, exitClientLimit, out)
 	}
 	raw, err := os.ReadFile(sumPath)
 	if err != nil {
@@ -56,13 +60,17 @@ orphans: {grace: 200ms}
 	if !c.Hit || c.Memory == 0 || c.Calls != c.Memory || s.Calls.ClientLimit != c.Memory {
 		t.Errorf("client_limits %+v, calls.client_limit %d: want memory calls counted there", c, s.Calls.ClientLimit)
 	}
-	if s.Calls.OK == 0 {
-		t.Errorf("no call ok: the calls sent before the limit should have ended ok\n%s", out)
+	if s.Pass {
+		t.Error("the summary passed")
 	}
 	for _, v := range s.Verdicts {
 		if v.Status == report.StatusViolation {
 			t.Errorf("verdict %s is a violation: %s", v.Area, v.Evidence)
 		}
+	}
+	firstRefused, okAfter := resumed(t, resPath)
+	if firstRefused < 0 || okAfter == 0 {
+		t.Errorf("first refused call %d, ok calls after it %d: want calls sent again once the first ended\n%s", firstRefused, okAfter, out)
 	}
 	text := strings.Join(strings.Fields(string(out)), " ") // the summary wraps its lines
 	for _, want := range []string{"Client limit", "memory limit (GOMEMLIMIT)", "raise GOMEMLIMIT",
@@ -71,4 +79,33 @@ orphans: {grace: 200ms}
 			t.Errorf("the text summary has no %q:\n%s", want, out)
 		}
 	}
+}
+
+// resumed reads a results file: the seq of the first call that ended
+// client_limit (-1: none) and how many calls after it ended ok.
+func resumed(t *testing.T, path string) (firstRefused int64, okAfter int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []results.Record
+	for line := range strings.SplitSeq(string(b), "\n") {
+		var r results.Record
+		if json.Unmarshal([]byte(line), &r) == nil && r.Type == results.TypeCall {
+			calls = append(calls, r)
+		}
+	}
+	firstRefused = -1
+	for _, r := range calls {
+		if r.Outcome == results.ClientLimit && (firstRefused < 0 || int64(r.Seq) < firstRefused) {
+			firstRefused = int64(r.Seq)
+		}
+	}
+	for _, r := range calls {
+		if firstRefused >= 0 && r.Outcome == results.OK && int64(r.Seq) > firstRefused {
+			okAfter++
+		}
+	}
+	return firstRefused, okAfter
 }

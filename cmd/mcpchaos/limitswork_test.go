@@ -14,9 +14,9 @@ import (
 // 20 ms of CPU first) refusals are costly at several CPU-ms each, without
 // it they cost no work; over HTTP, served in our own process, there is no
 // process probe and the answer is unknown. It runs the built binary, not
-// the test's own: a target built with -race costs 1.5 to 2.7 CPU-ms a
-// call, at the 2 ms that makes a refusal costly, and read costly on a busy
-// CI machine.
+// the test's own: a target built with -race read 1.5 to 2.7 CPU-ms a
+// refusal (1.1 to 2.0 an accepted call), near the 2 ms that makes a
+// refusal costly, and read costly on a busy CI machine.
 func TestLimitsRefusalWork(t *testing.T) {
 	tests := []struct {
 		name      string

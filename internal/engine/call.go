@@ -174,7 +174,10 @@ func (cs *callState) startCall(ctx context.Context, cl *client.Client, process i
 		cs.starting = false
 		cs.r.starting.Add(-1)
 	}
-	err := cs.r.mem.refuse()
+	var err error
+	if !cs.r.win.paused.Load() { // a call a window will cut is no load to refuse
+		err = cs.r.mem.refuse()
+	}
 	var call *client.Call
 	if err == nil {
 		call, err = cl.Start(ctx, *req)

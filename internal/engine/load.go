@@ -102,6 +102,7 @@ func (r *runner) closedLoad(ctx context.Context) {
 				// Numbered k·N + I: distinct across the shards of a run.
 				n := (seq.Add(1)-1)*r.plan.Shard.step() + r.plan.Shard.first()
 				r.do(ctx, tick{seq: n, scheduled: time.Now()})
+				r.mem.await(ctx, deadline) // a refused call is back at once
 			}
 		}()
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,9 +14,10 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// TestCgroupMemoryMax: the limit of the process's cgroup, v2 or v1, at
-// its path or (a container seeing its own cgroup as the root) at the
-// root; none for "max", v1's largest value, no memory line or no file.
+// TestCgroupMemoryMax: the limit of the process's cgroup, v2 (the least
+// from its cgroup up to the root) or v1 (hierarchical), at its path or (a
+// container seeing its own cgroup as the root) at the root; none for
+// "max", v1's largest value, no memory line or no file.
 func TestCgroupMemoryMax(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -26,6 +29,12 @@ func TestCgroupMemoryMax(t *testing.T) {
 		{"v2 at its path", map[string]string{"a/b/memory.max": "104857600\n"}, "0::/a/b\n", 104857600, true},
 		{"v2 no limit", map[string]string{"a/memory.max": "max\n"}, "0::/a\n", 0, false},
 		{"v2 at the root", map[string]string{"memory.max": "2048\n"}, "0::/not/here\n", 2048, true},
+		{"v2 a parent's limit", map[string]string{"a/memory.max": "4096\n", "a/b/memory.max": "max\n"}, "0::/a/b\n", 4096, true},
+		{"v2 the least on the path", map[string]string{"memory.max": "1099511627776\n", "a/memory.max": "8192\n", "a/b/memory.max": "4096\n"},
+			"0::/a/b\n", 4096, true},
+		{"v1 hierarchical", map[string]string{"memory/x/memory.stat": "cache 0\nhierarchical_memory_limit 65536\nrss 1\n",
+			"memory/x/memory.limit_in_bytes": "9223372036854771712\n"}, "4:memory:/x\n", 65536, true},
+		{"hybrid: v1 memory, v2 unified", map[string]string{"memory/x/memory.limit_in_bytes": "4096\n"}, "4:memory:/x\n0::/\n", 4096, true},
 		{"v1 at its path", map[string]string{"memory/x/memory.limit_in_bytes": "4096\n"},
 			"5:cpu,cpuacct:/x\n4:memory:/x\n0::/\n", 4096, true},
 		{"v1 no limit", map[string]string{"memory/x/memory.limit_in_bytes": "9223372036854771712\n"},
@@ -55,7 +64,7 @@ func TestCgroupMemoryMax(t *testing.T) {
 	}
 }
 
-// TestMemGuard: calls stop at 90% of the limit and start again under 80%;
+// TestMemGuard: calls stop at 85% of the limit and start again under 75%;
 // the refusal is client_limit "memory" and names the limit's source; no
 // guard refuses nothing.
 func TestMemGuard(t *testing.T) {
@@ -68,7 +77,7 @@ func TestMemGuard(t *testing.T) {
 	steps := []struct {
 		usedMiB   uint64
 		wantShort bool
-	}{{50, false}, {89, false}, {90, true}, {85, true}, {80, true}, {79, false}, {95, true}}
+	}{{50, false}, {84, false}, {85, true}, {80, true}, {75, true}, {74, false}, {95, true}}
 	for _, s := range steps {
 		g.set(s.usedMiB << 20)
 		err := g.refuse()
@@ -82,7 +91,7 @@ func TestMemGuard(t *testing.T) {
 		if !errors.As(err, &errno) || errno != syscall.ENOMEM || clientLimit(err) != results.LimitMemory {
 			t.Errorf("refusal %v: not ENOMEM, limit %q", err, clientLimit(err))
 		}
-		if want := "95.0 MiB of its 100.0 MiB memory limit (GOMEMLIMIT)"; s.usedMiB == 95 && !strings.Contains(err.Error(), want) {
+		if want := "needed 95.0 MiB of its 100.0 MiB memory limit (GOMEMLIMIT)"; s.usedMiB == 95 && !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q, want %q in it", err, want)
 		}
 	}
@@ -101,5 +110,41 @@ func TestMemGuardReads(t *testing.T) {
 	}
 	if g.refuse() == nil || g.used.Load() < 1<<20 {
 		t.Errorf("after %d ticks: used %d bytes, short %v; want over a MiB and short", memEvery, g.used.Load(), g.short.Load())
+	}
+}
+
+// TestMemGuardResumes: memory the process needed trips the guard, and
+// once it is garbage the collection the guard asks for (nothing else in
+// this test allocates) lets calls go again.
+func TestMemGuardResumes(t *testing.T) {
+	g := &memGuard{source: "test", samples: memSamples()}
+	runtime.GC()
+	metrics.Read(g.samples)
+	g.limit = memNeeded(g.samples) + 64<<20
+	block := make([]byte, 64<<20)
+	for i := range block {
+		block[i] = byte(i)
+	}
+	runtime.GC() // the block is live
+	now := time.Now()
+	for range memEvery {
+		g.tick(now)
+	}
+	if g.refuse() == nil {
+		t.Fatalf("needing %d of %d bytes, the guard lets calls go", g.used.Load(), g.limit)
+	}
+	runtime.KeepAlive(block)
+	block = nil
+	for i := 0; i < 100 && g.refuse() != nil; i++ {
+		for g.inGC.Load() { // the collection asked for
+			time.Sleep(time.Millisecond)
+		}
+		now = now.Add(memNudge)
+		for range memEvery {
+			g.tick(now)
+		}
+	}
+	if err := g.refuse(); err != nil {
+		t.Errorf("the block is garbage and the guard still refuses: %v", err)
 	}
 }

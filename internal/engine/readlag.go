@@ -70,6 +70,24 @@ func (l *readLag) start(each func(now time.Time)) (stop func()) {
 	}
 }
 
+// startPeriodic starts the read-lag monitor, which also hands over the
+// late queue's records, adapts GOMAXPROCS (Options.AdaptProcs; procs is
+// nil without) and reads the memory against its limit: one periodic
+// wake-up for the four.
+func (r *runner) startPeriodic() (stop func(), procs *procAdapter) {
+	r.lateQ = &lateQueue{r: r}
+	if r.opts.AdaptProcs {
+		procs = newProcAdapter(r.lag.total)
+	}
+	r.mem = newMemGuard("/sys/fs/cgroup")
+	stop = r.lag.start(func(now time.Time) {
+		r.lateQ.tick(now)
+		procs.tick(now)
+		r.mem.tick(now)
+	})
+	return stop, procs
+}
+
 // note keeps one stall.
 func (l *readLag) note(from, to time.Time) {
 	l.mu.Lock()

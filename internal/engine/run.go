@@ -221,20 +221,7 @@ func Run(ctx context.Context, plan Plan, opts Options) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The read-lag monitor also hands over the late queue's records,
-	// adapts GOMAXPROCS and reads the memory: one periodic wake-up for
-	// the four.
-	r.lateQ = &lateQueue{r: r}
-	var procs *procAdapter
-	if opts.AdaptProcs {
-		procs = newProcAdapter(r.lag.total)
-	}
-	r.mem = newMemGuard("/sys/fs/cgroup")
-	stopPeriodic := r.lag.start(func(now time.Time) {
-		r.lateQ.tick(now)
-		procs.tick(now)
-		r.mem.tick(now)
-	})
+	stopPeriodic, procs := r.startPeriodic()
 	var stopDeadlines func()
 	r.deadlines, stopDeadlines = startDeadlines(true)
 	collected := make(chan struct{})

@@ -28,9 +28,12 @@ type workProbe struct {
 	idleD   time.Duration
 }
 
-// costlyCPU is the least CPU a refused call must cost the server for
-// refusal_work to be costly: at 2 ms a core refuses at most 500 calls a
-// second, so refusing is itself a load.
+// costlyCPU is the least CPU a refused call must cost the server beyond
+// an accepted call for refusal_work to be costly: 2 ms of work before
+// refusing holds a core to 500 refusals a second, so refusing is itself a
+// load. Taking the accepted call's cost out takes out what answering any
+// call costs, and with it most of what a busy machine adds to every
+// call's CPU.
 const costlyCPU = 2 * time.Millisecond
 
 // cpuFloor is the least CPU above idle over the hold that says anything:
@@ -132,7 +135,7 @@ func refusalWork(w workProbe, accepted, refused int) (string, *float64, string) 
 	evidence := fmt.Sprintf("%s read %.0f CPU-ms over the %.1fs hold, %.0f over an idle %.1fs; less %d accepted calls at %.2f CPU-ms each, %s CPU-ms per refused call (%d)",
 		w.probe, w.holdCPU*1000, w.holdD.Seconds(), w.idleCPU*1000, w.idleD.Seconds(), accepted, perOK*1000, num(ms), refused)
 	switch {
-	case perRefusal*float64(time.Second) < float64(costlyCPU):
+	case perRefusal*float64(time.Second) < float64(costlyCPU): // then under it beyond a call too; said plainly
 		return "none", &ms, evidence + fmt.Sprintf(": under %v", costlyCPU)
 	case perRefusal < 2*perOK:
 		return "none", &ms, evidence + ": under twice an accepted call's, what answering any call costs"
