@@ -354,7 +354,17 @@ func (s *h2Stream) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
+// expire fails the stream at its read deadline, unless the server ended
+// it already: then what it sent is read to its end. A reader that did not
+// get the CPU between the end and the deadline must not take a stream the
+// server closed in time for one it left open (stream_not_closed).
 func (s *h2Stream) expire() {
+	s.mu.Lock()
+	ended := s.ended && s.err == nil
+	s.mu.Unlock()
+	if ended {
+		return
+	}
 	s.timedOut.Store(true)
 	s.localFail(os.ErrDeadlineExceeded, true)
 }
