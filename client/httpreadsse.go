@@ -30,6 +30,10 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 		data, err := conn.sse.next()
 		at := call.readAt()
 		if err != nil {
+			// A read past its deadline fails without reading: the end the
+			// server sent in time may be waiting in our socket, for a
+			// reader that did not get the CPU (HTTP/2: h2Stream.expire).
+			st.endWaited = st.final && isTimeout(err) && conn.h2 == nil && pendingIn(conn.tcp) > 0
 			return t.sseEnd(call, err, at, &st)
 		}
 		if !t.sseMessage(call, conn, src, data, at, &st) {
@@ -43,6 +47,9 @@ type sseState struct {
 	final bool
 	// strayMsg is the first message that was none of the call's answer.
 	strayMsg string
+	// endWaited: the late window passed with bytes from the server waiting
+	// unread in our socket (its stream's end, read late by us).
+	endWaited bool
 }
 
 // sseEnd ends the call when its stream failed or ended with err, and
@@ -57,6 +64,8 @@ func (t *httpTransport) sseEnd(call *Call, err error, at time.Time, st *sseState
 	case IsOversize(err):
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolOversize, Detail: err.Error()})
 		call.end(at, err)
+	case st.final && isTimeout(err) && st.endWaited:
+		call.end(at, nil) // not reusable: its body's reader failed
 	case st.final && isTimeout(err) && !call.stopped():
 		call.emit(Event{Kind: EvViolation, At: at, Violation: ViolStreamNotClosed, Detail: "stream still open " + t.c.cfg.LateWindow.String() + " after the final response"})
 		call.end(at, nil)

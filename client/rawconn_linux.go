@@ -114,3 +114,23 @@ func (c *rawTCP) Write(p []byte) (int, error) {
 func (c *rawTCP) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
+
+// pendingIn returns how many bytes wait unread in tc's receive queue
+// (TIOCINQ, which is SIOCINQ on a socket); 0 when tc is nil or the kernel does not say.
+func pendingIn(tc *net.TCPConn) int {
+	if tc == nil {
+		return 0
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) {
+		var v int32
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&v))); e == 0 {
+			n = int(v)
+		}
+	})
+	return n
+}

@@ -104,3 +104,31 @@ func TestRawTCP(t *testing.T) {
 		}
 	})
 }
+
+// TestPendingIn: the bytes the server sent that we have not read, as the
+// kernel counts them: none, then five, then none once read.
+func TestPendingIn(t *testing.T) {
+	c, srv := rawPair(t)
+	if n := pendingIn(c.TCPConn); n != 0 {
+		t.Fatalf("pending %d before the server wrote", n)
+	}
+	if _, err := srv.Write([]byte("0\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for pendingIn(c.TCPConn) < 5 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := pendingIn(c.TCPConn); n != 5 {
+		t.Fatalf("pending %d, want the 5 bytes written", n)
+	}
+	if _, err := io.ReadFull(c, make([]byte, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if n := pendingIn(c.TCPConn); n != 0 {
+		t.Errorf("pending %d after reading them all", n)
+	}
+	if n := pendingIn(nil); n != 0 {
+		t.Errorf("pending %d on no connection", n)
+	}
+}
