@@ -40,10 +40,24 @@ orphans: {grace: 200ms}
 	sumPath := filepath.Join(dir, "s.json")
 	cmd := exec.CommandContext(t.Context(), "sh", "-c", `ulimit -n 128 && exec "$0" "$@"`,
 		bin.Need(t), "run", "-q", "--summary-json", sumPath, path)
+	s, out := runAtClientLimit(t, cmd, sumPath, "fds", func(c report.ClientLimits) int { return c.FDs })
+	if s.Calls.TransportError != 0 {
+		t.Errorf("%d calls transport_error: a limit of our own counted against the server\n%s", s.Calls.TransportError, out)
+	}
+	wantText(t, out, "Client limit", "ulimit -n", "too many open files", "FAIL (the client ran out of file descriptors")
+}
+
+// runAtClientLimit runs cmd (`mcpchaos run` with --summary-json sumPath),
+// which must hit the client limit named (exit status 3); the summary must
+// count the limit's calls (of counts them) as every client_limit call,
+// must not pass, and no verdict may be a violation. It returns the
+// summary and the command's output.
+func runAtClientLimit(t *testing.T, cmd *exec.Cmd, sumPath, limit string, of func(report.ClientLimits) int) (report.Summary, string) {
+	t.Helper()
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != exitClientLimit {
-		t.Fatalf("mcpchaos run under ulimit -n 128: %v, want exit status %d\n%s", err, exitClientLimit, out)
+		t.Fatalf("%s: %v, want exit status %d\n%s", cmd, err, exitClientLimit, out)
 	}
 	raw, err := os.ReadFile(sumPath)
 	if err != nil {
@@ -53,12 +67,8 @@ orphans: {grace: 200ms}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatal(err)
 	}
-	c := s.ClientLimits
-	if !c.Hit || c.FDs == 0 || c.Calls != c.FDs || s.Calls.ClientLimit != c.FDs {
-		t.Errorf("client_limits %+v, calls.client_limit %d: want fds calls counted there", c, s.Calls.ClientLimit)
-	}
-	if s.Calls.TransportError != 0 {
-		t.Errorf("%d calls transport_error: a limit of our own counted against the server\n%s", s.Calls.TransportError, out)
+	if c := s.ClientLimits; !c.Hit || of(c) == 0 || c.Calls != of(c) || s.Calls.ClientLimit != of(c) {
+		t.Errorf("client_limits %+v, calls.client_limit %d: want %s calls counted there", c, s.Calls.ClientLimit, limit)
 	}
 	if s.Pass {
 		t.Error("the summary passed")
@@ -68,11 +78,17 @@ orphans: {grace: 200ms}
 			t.Errorf("verdict %s is a violation: %s", v.Area, v.Evidence)
 		}
 	}
-	text := string(out)
-	for _, want := range []string{"Client limit", "ulimit -n", "too many open files",
-		"FAIL (the client ran out of file descriptors"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the text summary has no %q:\n%s", want, text)
+	return s, string(out)
+}
+
+// wantText checks that a run's text summary says each of want, its
+// wrapped lines joined.
+func wantText(t *testing.T, out string, want ...string) {
+	t.Helper()
+	text := strings.Join(strings.Fields(out), " ")
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("the text summary has no %q:\n%s", w, out)
 		}
 	}
 }

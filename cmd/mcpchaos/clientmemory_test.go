@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,57 +27,23 @@ func TestRunOutOfMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary with 12,000 calls")
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "memory.yaml")
-	src := fmt.Sprintf(`name: memory
+	path := writeScenario(t, "memory.yaml", fmt.Sprintf(`name: memory
 target: {stdio: {command: [env, -u, GOMEMLIMIT, %q, serve, --stdio]}}
 load: {rate: 2000/1s, duration: 6s, max_in_flight: 20000}
 timeouts: {idle: 10s, max: 20s}
 calls: [{tool: slow_task, arguments: {steps: 1, step_ms: 2000}}]
 orphans: {grace: 200ms}
-`, bin.Need(t))
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`, bin.Need(t)))
+	dir := t.TempDir()
 	sumPath, resPath := filepath.Join(dir, "s.json"), filepath.Join(dir, "r.jsonl")
 	cmd := exec.CommandContext(t.Context(), bin.Need(t), "run", "-q", "--summary-json", sumPath, "--output", resPath, path)
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT=32MiB")
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitClientLimit {
-		t.Fatalf("mcpchaos run under GOMEMLIMIT=32MiB: %v, want exit status %d\n%s", err, exitClientLimit, out)
-	}
-	raw, err := os.ReadFile(sumPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s report.Summary
-	if err := json.Unmarshal(raw, &s); err != nil {
-		t.Fatal(err)
-	}
-	c := s.ClientLimits
-	if !c.Hit || c.Memory == 0 || c.Calls != c.Memory || s.Calls.ClientLimit != c.Memory {
-		t.Errorf("client_limits %+v, calls.client_limit %d: want memory calls counted there", c, s.Calls.ClientLimit)
-	}
-	if s.Pass {
-		t.Error("the summary passed")
-	}
-	for _, v := range s.Verdicts {
-		if v.Status == report.StatusViolation {
-			t.Errorf("verdict %s is a violation: %s", v.Area, v.Evidence)
-		}
-	}
+	_, out := runAtClientLimit(t, cmd, sumPath, "memory", func(c report.ClientLimits) int { return c.Memory })
 	firstRefused, okAfter := resumed(t, resPath)
 	if firstRefused < 0 || okAfter == 0 {
 		t.Errorf("first refused call %d, ok calls after it %d: want calls sent again once the first ended\n%s", firstRefused, okAfter, out)
 	}
-	text := strings.Join(strings.Fields(string(out)), " ") // the summary wraps its lines
-	for _, want := range []string{"Client limit", "memory limit (GOMEMLIMIT)", "raise GOMEMLIMIT",
-		"FAIL (the client ran out of memory"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the text summary has no %q:\n%s", want, out)
-		}
-	}
+	wantText(t, out, "Client limit", "memory limit (GOMEMLIMIT)", "raise GOMEMLIMIT", "FAIL (the client ran out of memory")
 }
 
 // resumed reads a results file: the seq of the first call that ended

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,58 +52,23 @@ func TestRunOutOfLocalPorts(t *testing.T) {
 		}
 		t.Skipf("no network namespace of our own here (%s)", strings.Join(tried, "; "))
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "ports.yaml")
-	src := `name: ports
+	path := writeScenario(t, "ports.yaml", `name: ports
 target: {builtin: {transport: http}}
 load: {rate: 100/1s, duration: 2s, max_in_flight: 500}
 timeouts: {idle: 10s, max: 20s}
 calls: [{tool: slow_task, arguments: {steps: 1, step_ms: 1000}}]
 orphans: {grace: 200ms}
-`
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sumPath := filepath.Join(dir, "s.json")
+`)
+	sumPath := filepath.Join(t.TempDir(), "s.json")
 	cmd := exec.CommandContext(t.Context(), unshare[0], append(unshare[1:], "sh", "-c", portsNamespace,
 		bin.Need(t), "run", "-q", "--summary-json", sumPath, path)...)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitClientLimit {
-		t.Fatalf("mcpchaos run with ten local ports: %v, want exit status %d\n%s", err, exitClientLimit, out)
-	}
-	raw, err := os.ReadFile(sumPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s report.Summary
-	if err := json.Unmarshal(raw, &s); err != nil {
-		t.Fatal(err)
-	}
-	c := s.ClientLimits
-	if !c.Hit || c.Ports == 0 || c.Calls != c.Ports || s.Calls.ClientLimit != c.Ports {
-		t.Errorf("client_limits %+v, calls.client_limit %d: want ports calls counted there", c, s.Calls.ClientLimit)
-	}
+	s, out := runAtClientLimit(t, cmd, sumPath, "ports", func(c report.ClientLimits) int { return c.Ports })
 	if s.Calls.OK == 0 {
 		t.Errorf("no call ok: the ten ports should have carried some\n%s", out)
-	}
-	if s.Pass {
-		t.Error("the summary passed")
 	}
 	if s.Calls.TransportError != 0 {
 		t.Errorf("%d calls transport_error: a limit of our own counted against the server\n%s", s.Calls.TransportError, out)
 	}
-	for _, v := range s.Verdicts {
-		if v.Status == report.StatusViolation {
-			t.Errorf("verdict %s is a violation: %s", v.Area, v.Evidence)
-		}
-	}
-	text := string(out)
-	t.Logf("mcpchaos run with ten local ports:\n%s", text)
-	for _, want := range []string{"Client limit", "ip_local_port_range", "assign requested address",
-		"FAIL (the client ran out of local ports"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the text summary has no %q:\n%s", want, text)
-		}
-	}
+	t.Logf("mcpchaos run with ten local ports:\n%s", out)
+	wantText(t, out, "Client limit", "ip_local_port_range", "assign requested address", "FAIL (the client ran out of local ports")
 }
