@@ -31,12 +31,15 @@ type h2Stream struct {
 	headDone bool
 	data     *[]byte // received and unread: (*data)[r:]
 	r        int
-	ended    bool  // the server's END_STREAM came
-	sentEnd  bool  // the request was written whole (END_STREAM sent)
-	err      error // the stream failed (after the data received, unless ours)
-	unacked  int64 // bytes read, not yet given back to the stream's window
-	timer    *time.Timer
-	timedOut atomic.Bool
+	ended    bool // the server's END_STREAM came
+	// endedNs is when it came, deadlineNs the read deadline (both since
+	// clockBase; 0: none): expire weighs the one against the other.
+	endedNs, deadlineNs int64
+	sentEnd             bool  // the request was written whole (END_STREAM sent)
+	err                 error // the stream failed (after the data received, unless ours)
+	unacked             int64 // bytes read, not yet given back to the stream's window
+	timer               *time.Timer
+	timedOut            atomic.Bool
 
 	sendWin int64 // our send window on the stream: under cc.mu
 }
@@ -72,6 +75,7 @@ func (s *h2Stream) hasResponse() bool {
 func (s *h2Stream) answered(resp *http.Response, end bool) {
 	s.mu.Lock()
 	s.resp = resp
+	s.noteEnd(end)
 	s.ended = s.ended || end
 	s.closeHeadLocked()
 	done := s.ended && s.sentEnd
@@ -113,6 +117,7 @@ func (s *h2Stream) take(data []byte, n int64, end bool) bool {
 		s.append(data)
 	}
 	s.unacked += n - int64(len(data)) // padding: given back with the next reads
+	s.noteEnd(end)
 	s.ended = end
 	done := end && s.sentEnd
 	s.mu.Unlock()
@@ -339,6 +344,10 @@ func (s *h2Stream) SetWriteDeadline(time.Time) error { return nil }
 // reads then fail with os.ErrDeadlineExceeded.
 func (s *h2Stream) SetReadDeadline(t time.Time) error {
 	s.mu.Lock()
+	s.deadlineNs = 0
+	if !t.IsZero() {
+		s.deadlineNs = int64(t.Sub(clockBase))
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil
@@ -354,13 +363,21 @@ func (s *h2Stream) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
+// noteEnd notes when the server's END_STREAM came (under s.mu).
+func (s *h2Stream) noteEnd(end bool) {
+	if end && s.endedNs == 0 {
+		s.endedNs = max(int64(time.Since(clockBase)), 1)
+	}
+}
+
 // expire fails the stream at its read deadline, unless the server ended
-// it already: then what it sent is read to its end. A reader that did not
-// get the CPU between the end and the deadline must not take a stream the
-// server closed in time for one it left open (stream_not_closed).
+// it by then: then what it sent is read to its end. A reader (or this
+// timer) that did not get the CPU between the end and the deadline must
+// not take a stream the server closed in time for one it left open
+// (stream_not_closed).
 func (s *h2Stream) expire() {
 	s.mu.Lock()
-	ended := s.ended && s.err == nil
+	ended := s.ended && s.err == nil && s.endedNs != 0 && s.endedNs <= s.deadlineNs
 	s.mu.Unlock()
 	if ended {
 		return

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -33,7 +34,7 @@ func (t *httpTransport) readSSE(call *Call, conn *httpConn, resp *http.Response)
 			// A read past its deadline fails without reading: the end the
 			// server sent in time may be waiting in our socket, for a
 			// reader that did not get the CPU (HTTP/2: h2Stream.expire).
-			st.endWaited = st.final && isTimeout(err) && conn.h2 == nil && pendingIn(conn.tcp) > 0
+			st.endWaited = st.final && isTimeout(err) && conn.chunkedEndWaits()
 			return t.sseEnd(call, err, at, &st)
 		}
 		if !t.sseMessage(call, conn, src, data, at, &st) {
@@ -47,8 +48,8 @@ type sseState struct {
 	final bool
 	// strayMsg is the first message that was none of the call's answer.
 	strayMsg string
-	// endWaited: the late window passed with bytes from the server waiting
-	// unread in our socket (its stream's end, read late by us).
+	// endWaited: the late window passed with the stream's end waiting
+	// unread in our socket (the server sent it; we read late).
 	endWaited bool
 }
 
@@ -75,6 +76,18 @@ func (t *httpTransport) sseEnd(call *Call, err error, at time.Time, st *sseState
 		call.end(at, t.endErr(call, err))
 	}
 	return false
+}
+
+// chunkedEndWaits says whether the next bytes waiting unread in a plain
+// HTTP/1.1 connection's socket are a chunked body's end ("0\r\n"): after
+// the final answer, the stream's end, sent but not read. Over TLS the
+// bytes waiting are records that say nothing: false.
+func (conn *httpConn) chunkedEndWaits() bool {
+	if _, tls := conn.nc.(*tls.Conn); tls || conn.h2 != nil {
+		return false
+	}
+	var buf [3]byte
+	return bytes.Equal(peekIn(conn.tcp, buf[:]), []byte("0\r\n"))
 }
 
 // sseMessage delivers one event's data; false when it ended the call.

@@ -115,22 +115,22 @@ func (c *rawTCP) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
 
-// pendingIn returns how many bytes wait unread in tc's receive queue
-// (TIOCINQ, which is SIOCINQ on a socket); 0 when tc is nil or the kernel does not say.
-func pendingIn(tc *net.TCPConn) int {
-	if tc == nil {
-		return 0
+// peekIn returns up to len(buf) of the bytes waiting unread in tc's
+// receive queue, leaving them there (MSG_PEEK, without waiting); none when
+// tc is nil or nothing waits.
+func peekIn(tc *net.TCPConn, buf []byte) []byte {
+	if tc == nil || len(buf) == 0 {
+		return nil
 	}
 	rc, err := tc.SyscallConn()
 	if err != nil {
-		return 0
+		return nil
 	}
 	n := 0
 	_ = rc.Control(func(fd uintptr) {
-		var v int32
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&v))); e == 0 {
-			n = int(v)
+		if got, _, err := syscall.Recvfrom(int(fd), buf, syscall.MSG_PEEK|syscall.MSG_DONTWAIT); err == nil {
+			n = got
 		}
 	})
-	return n
+	return buf[:n]
 }

@@ -105,30 +105,33 @@ func TestRawTCP(t *testing.T) {
 	})
 }
 
-// TestPendingIn: the bytes the server sent that we have not read, as the
-// kernel counts them: none, then five, then none once read.
-func TestPendingIn(t *testing.T) {
+// TestPeekIn: the bytes the server sent that we have not read, left
+// where they are: none, then the five written (and still there to read),
+// then none once read.
+func TestPeekIn(t *testing.T) {
 	c, srv := rawPair(t)
-	if n := pendingIn(c.TCPConn); n != 0 {
-		t.Fatalf("pending %d before the server wrote", n)
+	var buf [8]byte
+	if got := peekIn(c.TCPConn, buf[:]); len(got) != 0 {
+		t.Fatalf("peeked %q before the server wrote", got)
 	}
 	if _, err := srv.Write([]byte("0\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for pendingIn(c.TCPConn) < 5 && time.Now().Before(deadline) {
+	for len(peekIn(c.TCPConn, buf[:])) < 5 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if n := pendingIn(c.TCPConn); n != 5 {
-		t.Fatalf("pending %d, want the 5 bytes written", n)
+	if got := peekIn(c.TCPConn, buf[:3]); string(got) != "0\r\n" {
+		t.Fatalf("peeked %q, want the first 3 bytes written", got)
 	}
-	if _, err := io.ReadFull(c, make([]byte, 5)); err != nil {
-		t.Fatal(err)
+	got := make([]byte, 5)
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "0\r\n\r\n" {
+		t.Fatalf("read %q, %v after peeking: want the bytes written", got, err)
 	}
-	if n := pendingIn(c.TCPConn); n != 0 {
-		t.Errorf("pending %d after reading them all", n)
+	if got := peekIn(c.TCPConn, buf[:]); len(got) != 0 {
+		t.Errorf("peeked %q after reading them all", got)
 	}
-	if n := pendingIn(nil); n != 0 {
-		t.Errorf("pending %d on no connection", n)
+	if got := peekIn(nil, buf[:]); len(got) != 0 {
+		t.Errorf("peeked %q on no connection", got)
 	}
 }

@@ -14,6 +14,6 @@ func tcpOf(nc net.Conn) *net.TCPConn {
 	return tc
 }
 
-// pendingIn returns 0: how many bytes wait in a socket is asked of Linux
-// only (rawconn_linux.go).
-func pendingIn(*net.TCPConn) int { return 0 }
+// peekIn returns nothing: the bytes waiting in a socket are peeked at on
+// Linux only (rawconn_linux.go).
+func peekIn(*net.TCPConn, []byte) []byte { return nil }
