@@ -13,8 +13,8 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-// TestRunOutOfMemory runs the real binary under GOMEMLIMIT=32MiB with
-// 2,000 calls a second of 2 s over stdio for 6 s (about 4,000 in flight;
+// TestRunOutOfMemory runs the real binary under GOMEMLIMIT=48MiB with
+// 3,000 calls a second of 2 s over stdio for 6 s (about 6,000 in flight;
 // the server is a process of its own, started without the limit): from
 // 85% of the limit new calls are not sent, and once the first calls end
 // and a collection has made room, calls go again. The refused calls must
@@ -25,11 +25,11 @@ import (
 // every call is sent: the run passes.
 func TestRunOutOfMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts the real binary with 12,000 calls")
+		t.Skip("starts the real binary with 18,000 calls")
 	}
 	path := writeScenario(t, "memory.yaml", fmt.Sprintf(`name: memory
 target: {stdio: {command: [env, -u, GOMEMLIMIT, %q, serve, --stdio]}}
-load: {rate: 2000/1s, duration: 6s, max_in_flight: 20000}
+load: {rate: 3000/1s, duration: 6s, max_in_flight: 20000}
 timeouts: {idle: 10s, max: 20s}
 calls: [{tool: slow_task, arguments: {steps: 1, step_ms: 2000}}]
 orphans: {grace: 200ms}
@@ -37,7 +37,7 @@ orphans: {grace: 200ms}
 	dir := t.TempDir()
 	sumPath, resPath := filepath.Join(dir, "s.json"), filepath.Join(dir, "r.jsonl")
 	cmd := exec.CommandContext(t.Context(), bin.Need(t), "run", "-q", "--summary-json", sumPath, "--output", resPath, path)
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=32MiB")
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT=48MiB")
 	_, out := runAtClientLimit(t, cmd, sumPath, "memory", func(c report.ClientLimits) int { return c.Memory })
 	firstRefused, okAfter := resumed(t, resPath)
 	if firstRefused < 0 || okAfter == 0 {

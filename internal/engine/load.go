@@ -58,8 +58,8 @@ func (r *runner) dispatch(ctx context.Context, t tick) {
 		return
 	default:
 	}
-	if r.nworkers < r.plan.Load.MaxInFlight {
-		r.nworkers++
+	if r.nworkers.Load() < int64(r.plan.Load.MaxInFlight) {
+		r.nworkers.Add(1)
 		r.workers.Add(1)
 		go r.worker(ctx, t)
 		return
@@ -71,10 +71,22 @@ func (r *runner) dispatch(ctx context.Context, t tick) {
 	r.emit(&cs.rec)
 }
 
+// worker runs ticks until the load ends; while the client's memory is
+// short (memlimit.go) it ends after its tick, and the pool gives back its
+// stacks: a worker kept idle holds its grown stack, and a pool grown to
+// thousands of calls would hold the memory shut.
 func (r *runner) worker(ctx context.Context, first tick) {
 	defer r.workers.Done()
 	r.do(ctx, first)
-	for t := range r.ticks {
+	for {
+		if r.mem.isShort() {
+			r.nworkers.Add(-1)
+			return
+		}
+		t, ok := <-r.ticks
+		if !ok {
+			return
+		}
 		r.do(ctx, t)
 	}
 }

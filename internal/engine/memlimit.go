@@ -75,11 +75,14 @@ type memGuard struct {
 	inGC    atomic.Bool // a collection asked for is running
 }
 
-// cgroupSoftOnce sets Go's soft limit from the cgroup's once per process;
-// ourSoft is what it set (0: none), which is then no limit of the user's.
+// softMu guards Go's soft limit while newMemGuard reads it and may set it
+// from the cgroup's, once per process (softSet); ourSoft is what it set
+// (0: none), which is then no limit of the user's. The setting is the
+// whole process's: in a test binary, every later run's too.
 var (
-	cgroupSoftOnce sync.Once
-	ourSoft        atomic.Int64
+	softMu  sync.Mutex
+	softSet bool
+	ourSoft int64
 )
 
 // newMemGuard returns a guard for the process's limit: the lower of
@@ -87,7 +90,9 @@ var (
 // neither.
 func newMemGuard(cgroupRoot string) *memGuard {
 	g := &memGuard{samples: memSamples()}
-	if soft := debug.SetMemoryLimit(-1); soft > 0 && soft < math.MaxInt64 && soft != ourSoft.Load() {
+	softMu.Lock()
+	defer softMu.Unlock()
+	if soft := debug.SetMemoryLimit(-1); soft > 0 && soft < math.MaxInt64 && soft != ourSoft {
 		g.limit, g.source = uint64(soft), "GOMEMLIMIT"
 	}
 	procCgroup, _ := os.ReadFile("/proc/self/cgroup")
@@ -95,13 +100,12 @@ func newMemGuard(cgroupRoot string) *memGuard {
 	if !ok {
 		return g.orNil()
 	}
-	cgroupSoftOnce.Do(func() {
-		if g.limit == 0 && debug.SetMemoryLimit(-1) == math.MaxInt64 {
-			soft := int64(cgroupSoft * float64(cg))
-			debug.SetMemoryLimit(soft)
-			ourSoft.Store(soft)
-		}
-	})
+	// GOMEMLIMIT=off is the user's word too: no soft limit then.
+	if _, userSet := os.LookupEnv("GOMEMLIMIT"); !softSet && !userSet && debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		ourSoft = int64(cgroupSoft * float64(cg))
+		debug.SetMemoryLimit(ourSoft)
+	}
+	softSet = true
 	if g.limit == 0 || cg < g.limit {
 		g.limit, g.source = cg, fmt.Sprintf("the cgroup's %q", path)
 	}
@@ -124,26 +128,24 @@ func memSamples() []metrics.Sample {
 		{Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
 		{Name: "/memory/classes/heap/unused:bytes"},
-		{Name: "/memory/classes/heap/stacks:bytes"},
 		{Name: "/gc/heap/live:bytes"},
-		{Name: "/gc/scan/stack:bytes"},
 	}
 }
 
 // memNeeded is what the process needs of the memory it holds: all of it
-// (total) but the heap's free, released and unused spans, its objects and
-// its stacks, plus the objects and the stacks the last collection found
-// live. Stack memory of goroutines that ended stays held for the next
-// goroutine (a call refused is one), and would keep the guard shut.
+// (total) but the heap's free, released and unused spans and its objects,
+// plus the objects the last collection found live. Goroutine stacks count
+// whole (the collections the guard asks for give back those of goroutines
+// that ended).
 func memNeeded(s []metrics.Sample) uint64 {
-	var v [8]uint64
+	var v [6]uint64
 	for i := range min(len(s), len(v)) {
 		if s[i].Value.Kind() == metrics.KindUint64 {
 			v[i] = s[i].Value.Uint64()
 		}
 	}
-	held := v[1] + v[2] + v[3] + v[4] + v[5]
-	return v[0] - min(v[0], held) + v[6] + v[7]
+	held := v[1] + v[2] + v[3] + v[4]
+	return v[0] - min(v[0], held) + v[5]
 }
 
 // cgroupMemoryMax reads the memory limit of the cgroup this process is in
@@ -273,11 +275,14 @@ func (g *memGuard) refuse() error {
 	return &memShortError{used: g.used.Load(), limit: g.limit, source: g.source}
 }
 
+// isShort says whether new calls are refused now.
+func (g *memGuard) isShort() bool { return g != nil && g.short.Load() }
+
 // await waits while new calls are refused, until ctx ends or deadline:
 // a closed-model worker whose call was refused would otherwise refuse the
 // next one at once, over and over, each a record of its own.
 func (g *memGuard) await(ctx context.Context, deadline time.Time) {
-	for g != nil && g.short.Load() && time.Now().Before(deadline) {
+	for g.isShort() && time.Now().Before(deadline) {
 		if !sleep(ctx, memEvery*lagTick) {
 			return
 		}

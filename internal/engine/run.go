@@ -135,7 +135,7 @@ type runner struct {
 	pending  sync.WaitGroup // records waiting for their late window
 	ticks    chan tick
 	workers  sync.WaitGroup
-	nworkers int
+	nworkers atomic.Int64 // the open load's workers: grown by the pacer, shrunk while memory is short
 	began    time.Time
 	pace     pacer
 	typical  typicals
