@@ -170,12 +170,7 @@ func (d *decoder) timeouts(o *object) Timeouts {
 		switch po.exactlyOne("timeout", "idle") {
 		case "timeout":
 			p.Timeout = po.positive("timeout", 0)
-			// reset_on_progress: false says what a timeout does anyway
-			// (a report's scenario writes it out).
-			if po.present("reset_on_progress") && po.boolOr("reset_on_progress", false) {
-				d.errorf(po.keyAt("reset_on_progress"), join(po.path, "reset_on_progress"), "applies only with idle, not with timeout")
-			}
-			for _, k := range []string{"max"} {
+			for _, k := range []string{"reset_on_progress", "max"} {
 				if po.present(k) {
 					d.errorf(po.keyAt(k), join(po.path, k), "applies only with idle, not with timeout")
 				}

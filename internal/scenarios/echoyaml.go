@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +38,7 @@ var echoFaultKinds = []FaultKind{{Name: "any", PerCall: true, Timed: true}}
 // fault's own keys stand beside its kind; a check is the text it was
 // written as; target.builtin has one key per knob, valued as serve reads
 // it. The defaults the decoder filled in are shown; null values (absent
-// sections), fields left at their zero (0, "", 0s: no key in the file)
+// sections), fields whose zero is no key in the file (echoZeroAbsent)
 // and positions are not, so the YAML reads back as the same scenario
 // (TestEchoYAMLReadsBack). A key no table names (an older file's
 // field) keeps its name in snake case. It only renames keys: a masked
@@ -118,7 +119,7 @@ func (e *echo) mapping(path string, obj jsonObject, schema map[string]any) any {
 	}
 	out := yaml.MapSlice{}
 	for _, m := range obj {
-		if m.value == nil || echoSkipped[m.key] || unset(m.value) || echoAbsentWhenZero[m.key] && allUnset(m.value) {
+		if m.value == nil || echoSkipped[m.key] || zeroIsAbsent(path, m.key, m.value, obj) || echoAbsentWhenZero[m.key] && allUnset(m.value) {
 			continue
 		}
 		if params, ok := m.value.(jsonObject); ok && m.key == "Params" {
@@ -145,16 +146,47 @@ func (e *echo) mapping(path string, obj jsonObject, schema map[string]any) any {
 // connection), and the run differs from one without it.
 var echoAbsentWhenZero = map[string]bool{"IDs": true}
 
+// echoZeroAbsent names the fields whose zero the decoder leaves where the
+// file had no key, and which, written out, would not read back
+// (`concurrency: 0` is an error where no concurrency is the open model), by
+// the path of their mapping (indexes as []) and their field. Elsewhere a
+// zero is written: it may differ from the key's absence (`seed: 0`,
+// `probability: 0`, `grace: 0s`).
+var echoZeroAbsent = map[string]map[string]bool{
+	"load":                {"Concurrency": true},
+	"load.ids":            {"Mode": true},
+	"timeouts.policies[]": {"Timeout": true, "Idle": true, "Max": true, "ResetOnProgress": true},
+	"faults[]":            {"AfterProgress": true},
+}
+
+// indexes matches a path's list indexes, for echoZeroAbsent.
+var indexes = regexp.MustCompile(`\[\d+\]`)
+
+// zeroIsAbsent reports whether the field key of the mapping obj at path is
+// to be left out: a zero in echoZeroAbsent, or load.ids.connections at its
+// default (1, or 2 when colliding), which a stdio target may not name.
+func zeroIsAbsent(path, key string, v any, obj jsonObject) bool {
+	if path == "load.ids" && key == "Connections" {
+		def := int64(1)
+		if obj.get("Mode") == IDsColliding {
+			def = 2
+		}
+		return v == def
+	}
+	if !echoZeroAbsent[indexes.ReplaceAllString(path, "[]")][key] {
+		return false
+	}
+	return unset(v)
+}
+
 // allUnset reports whether v is a mapping with every field unset.
 func allUnset(v any) bool {
 	obj, ok := v.(jsonObject)
 	return ok && !slices.ContainsFunc(obj, func(m jsonMember) bool { return m.value != nil && !echoSkipped[m.key] && !unset(m.value) })
 }
 
-// unset reports whether a field's value is its type's zero, which the
-// decoder leaves where the file had no key: 0, "" or 0s. Written out, such a value may not read back: `concurrency: 0`
-// is an error where no concurrency is the open model. A false stays, as
-// a key set to false may differ from its default.
+// unset reports whether a field's value is its type's zero: 0, "", 0s or
+// false.
 func unset(v any) bool {
 	switch x := v.(type) {
 	case int64:
@@ -163,8 +195,10 @@ func unset(v any) bool {
 		return x == 0
 	case string:
 		return x == "" || x == "0s"
+	case bool:
+		return !x
 	}
-	return false // a mapping stays, empty or not: process: {} is a probe
+	return false
 }
 
 // fileKey is the key of props that field names, and its schema; a field

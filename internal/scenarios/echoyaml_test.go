@@ -17,6 +17,10 @@ var echoSources = map[string]string{
 	"stdio and windows": lines("target: {stdio: {command: [node, server.js], env: {MY_VAR: v}, dir: /tmp, processes: 2}}",
 		"load: {rate: 2/s, duration: 1s}", "calls: [{tool: echo}]",
 		"orphans: {probes: [{name: cpu, process: {}}], windows: {every: 10s, for: 2s}}"),
+	"zeros that are no absence": lines("seed: 0", "target: {builtin: {}}", "load: {rate: 2/s, duration: 1s, graceful_stop: 1ms}",
+		"calls: [{tool: echo, weight: 1}]", "faults: [{kind: cancel, probability: 0, after: 0s}]",
+		"orphans: {grace: 1ms}", "throttling: {retry: {max: 0}}"),
+	"stdio with ids": lines("target: {stdio: {command: [srv]}}", "load: {rate: 2/s, duration: 1s, ids: {mode: shuffled}}", "calls: [{tool: echo}]"),
 	"tls": lines(`target: {http: {url: "https://h:8443/mcp", tls: {ca_file: ca.pem, cert_file: c.pem, key_file: k.pem, server_name: mcp.test}}}`,
 		"load: {rate: 2/s, duration: 1s}", "calls: [{tool: echo}]"),
 }
@@ -139,7 +143,8 @@ func TestEchoYAMLReadsBack(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example scenario: %v", err)
 	}
-	files = append(files, "testdata/full.yaml")
+	gateways, _ := filepath.Glob("../../examples/gateways/*.yaml")
+	files = append(append(files, gateways...), "testdata/full.yaml")
 	srcs := map[string]func() (*Scenario, error){}
 	for _, f := range files {
 		srcs[f] = func() (*Scenario, error) { return Load(f) }
