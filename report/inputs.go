@@ -116,6 +116,9 @@ func MergeInputs(list []RunInputs) RunInputs {
 		out.Pacer.MaxLagMs = max(out.Pacer.MaxLagMs, in.Pacer.MaxLagMs)
 		out.Pacer.EndLagMs = max(out.Pacer.EndLagMs, in.Pacer.EndLagMs)
 		out.Pacer.BoundMs = max(out.Pacer.BoundMs, in.Pacer.BoundMs)
+		if in.Pacer.CPUShare > out.Pacer.CPUShare { // the busiest shard's
+			out.Pacer.CPUShare, out.Pacer.CPUs = in.Pacer.CPUShare, in.Pacer.CPUs
+		}
 		mergeGateway(&out.Gateway, in.Gateway)
 		for _, b := range in.Background {
 			sum := bg[b.Kind]

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -70,4 +71,26 @@ func (p *pacerLag) result() report.PacerLag {
 	return report.PacerLag{Ticks: int(p.ticks.Load()), Late: int(p.late.Load()),
 		MaxLagMs: float64(p.maxNs.Load()) / 1e6, BoundMs: float64(pacerLateBound / time.Millisecond),
 		LateSpanMs: float64(p.lateSpanNs.Load()) / 1e6, EndLagMs: float64(p.lastNs.Load()) / 1e6}
+}
+
+// measureLoadCPU reads this process's CPU time now and returns what, when
+// the load has ended, notes the share of its CPUs it used over the load
+// (report.PacerLag.CPUShare). Not with the built-in target served in this
+// process, whose work it would count as the client's, nor where the
+// process's CPU time cannot be read.
+func (r *runner) measureLoadCPU() func() {
+	if b := r.plan.Target.Builtin; b != nil && b.Transport != "stdio" {
+		return func() {}
+	}
+	cpu0, ok := processCPU()
+	t0 := time.Now()
+	return func() {
+		cpu1, ok1 := processCPU()
+		wall := time.Since(t0)
+		if !ok || !ok1 || wall <= 0 {
+			return
+		}
+		r.loadCPUs = runtime.NumCPU()
+		r.loadCPUShare = (cpu1 - cpu0).Seconds() / (wall.Seconds() * float64(r.loadCPUs))
+	}
 }

@@ -158,6 +158,8 @@ type runner struct {
 	late                          time.Duration      // how late the load started after plan.StartAt
 	retriesNotMade                atomic.Int64       // throttled calls not retried: the load ended first
 	behind                        pacerLag           // how far behind its schedule the pacer ran
+	loadCPUShare                  float64            // the share of its CPUs the process used over the load (clientlimit.go)
+	loadCPUs                      int                // the CPUs it may run on
 	loadOver                      chan struct{}      // closed when the load ends
 	runOn                         context.Context    // ends when tasks run on after tasks/cancel are no longer followed (taskrunon.go)
 	stopRunOn                     context.CancelFunc // ends runOn

@@ -62,6 +62,7 @@ func (r *runner) begin(ctx context.Context) (*Info, error) {
 // load sends the load, with the background faults and the quiet windows
 // beside it, until it is over or ctx is cancelled.
 func (r *runner) load(ctx context.Context, info *Info, pr *probeRun) {
+	defer r.measureLoadCPU()()
 	r.gw.start(context.WithoutCancel(ctx))
 	stopBackground := r.background(ctx, info)
 	stopWindows := r.quietWindows(ctx, pr)
@@ -107,6 +108,7 @@ func (r *runner) wrapUp(ctx context.Context, info *Info, pr *probeRun, collected
 	info.Conn, info.Stderr, info.Restarts = r.clients.stats()
 	info.RetriesNotMade = int(r.retriesNotMade.Load())
 	info.Pacer = r.behind.result()
+	info.Pacer.CPUShare, info.Pacer.CPUs = r.loadCPUShare, r.loadCPUs
 	info.Missed = int(r.missed.Load())
 	r.clients.closeAll()
 	// After the close: every answer the clients read is in hand.

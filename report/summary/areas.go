@@ -91,7 +91,8 @@ type ClientLimits struct {
 	// CPU: the pacer fell behind its schedule (PacerLate ticks more than
 	// PacerBoundMs late, over 1% of them, covering PacerLateSpanMs of the
 	// schedule, at least 5 s; or at least 2 s, with 10% of the ticks late;
-	// or at least 1 s, and PacerEndLagMs over the bound).
+	// or at least 1 s, and PacerEndLagMs over the bound), or the client
+	// used its CPUs whole and dropped calls (CPUShare).
 	CPU             bool    `json:"cpu"`
 	PacerLate       int     `json:"pacer_late"`
 	PacerMaxLagMs   float64 `json:"pacer_max_lag_ms"`
@@ -101,6 +102,12 @@ type ClientLimits struct {
 	// the bound, with at least 1 s of the schedule late, is the CPU limit
 	// too (the pacer never caught up).
 	PacerEndLagMs float64 `json:"pacer_end_lag_ms"`
+	// CPUShare is the share of its CPUs the client used over the load
+	// (CPUs: how many it may run on; 0: unknown). 0.9 or more with calls
+	// dropped is the CPU limit too: the client could not read its answers
+	// as fast as they came.
+	CPUShare float64 `json:"cpu_share"`
+	CPUs     int     `json:"cpus"`
 	// Advice says, for each limit hit, how to raise it.
 	Advice []string `json:"advice,omitempty"`
 	// Example is the error of one call per limit, as the system gave it.

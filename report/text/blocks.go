@@ -105,6 +105,9 @@ func (s view) textClientLimits(t *textOut) {
 	if c.CPU {
 		items = append(items, fmt.Sprintf("pacer late %d ticks (> %s behind; max %s; %s of the schedule; %s behind at the end)", c.PacerLate,
 			summary.FormatMs(c.PacerBoundMs), summary.FormatMs(c.PacerMaxLagMs), summary.FormatMs(c.PacerLateSpanMs), summary.FormatMs(c.PacerEndLagMs)))
+		if c.CPUs > 0 {
+			items = append(items, fmt.Sprintf("client CPU %.0f%% of its %d over the load", 100*c.CPUShare, c.CPUs))
+		}
 	}
 	t.items("Client limit", items...)
 	var more []string
