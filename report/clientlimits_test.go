@@ -10,17 +10,22 @@ import (
 	"github.com/mcpchaos/mcpchaos/results"
 )
 
-func TestClientLimits(t *testing.T) {
+// clientLimitCase is one case of TestClientLimits: a run's records and
+// pacer, whether a limit (the CPU) is hit, and what the run then says.
+type clientLimitCase struct {
+	name     string
+	records  []*results.Record
+	pacer    PacerLag
+	wantHit  bool
+	wantCPU  bool
+	wantText []string
+}
+
+// clientLimitCases are TestClientLimits' cases.
+func clientLimitCases() []clientLimitCase {
 	fds := func(r *results.Record) { r.Limit, r.Error = results.LimitFDs, "dial tcp: socket: too many open files" }
 	ports := func(r *results.Record) { r.Limit = results.LimitPorts }
-	for _, tc := range []struct {
-		name     string
-		records  []*results.Record
-		pacer    PacerLag
-		wantHit  bool
-		wantCPU  bool
-		wantText []string
-	}{
+	return []clientLimitCase{
 		{name: "none", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 1000, Late: 10}},
 		{name: "out of fds", records: []*results.Record{call(0, results.OK, resp(5)), call(0, results.ClientLimit, fds), call(0, results.ClientLimit, fds)},
 			wantHit: true, wantText: []string{"ulimit -n", "too many open files", "FAIL (the client ran out of file descriptors"}},
@@ -61,7 +66,11 @@ func TestClientLimits(t *testing.T) {
 		{name: "calls dropped, client not busy", records: []*results.Record{call(0, results.OK, resp(5)), call(0, results.Dropped)},
 			pacer: PacerLag{Ticks: 1000, BoundMs: 1000, CPUShare: 0.6, CPUs: 2}},
 		{name: "pacer late, too few ticks", records: []*results.Record{call(0, results.OK, resp(5))}, pacer: PacerLag{Ticks: 100, Late: 9, BoundMs: 500}},
-	} {
+	}
+}
+
+func TestClientLimits(t *testing.T) {
+	for _, tc := range clientLimitCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			a := NewAggregator(Rules{})
 			a.SetInputs(RunInputs{Pacer: tc.pacer})
