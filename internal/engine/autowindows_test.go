@@ -129,21 +129,28 @@ func TestLastWindowDue(t *testing.T) {
 		starting    int64
 		loadLeft    time.Duration
 		interrupted bool
+		cutSince    bool // a fault cut since the last window (its signal waiting)
 		want        bool
 	}{
-		{"none taken, calls in flight", auto, 0, 2, 0, 0, false, true},
-		{"none taken, a call starting", auto, 0, 0, 1, 0, false, true},
-		{"a window taken", auto, 1, 2, 0, 0, false, false},
-		{"nothing in flight", auto, 0, 0, 0, 0, false, false},
-		{"windows asked for", asked, 0, 2, 0, 0, false, false},
-		{"no windows", nil, 0, 2, 0, 0, false, false},
-		{"before the load's end", auto, 0, 2, 0, time.Second, false, false},
-		{"interrupted", auto, 0, 2, 0, 0, true, false},
+		{"none taken, calls in flight", auto, 0, 2, 0, 0, false, false, true},
+		{"none taken, a call starting", auto, 0, 0, 1, 0, false, false, true},
+		{"a window taken", auto, 1, 2, 0, 0, false, false, false},
+		{"nothing in flight", auto, 0, 0, 0, 0, false, false, false},
+		{"windows asked for", asked, 0, 2, 0, 0, false, false, false},
+		{"no windows", nil, 0, 2, 0, 0, false, false, false},
+		{"before the load's end", auto, 0, 2, 0, time.Second, false, false, false},
+		{"interrupted", auto, 0, 2, 0, 0, true, false, false},
+		{"a window taken, a cut since", auto, 1, 0, 0, 0, false, true, true},
+		{"a window taken, a cut since, interrupted", auto, 1, 2, 0, 0, true, true, false},
+		{"windows asked for, a cut since", asked, 1, 2, 0, 0, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := Plan{Load: Load{Duration: 3 * time.Second}}
 			p.Orphans.Windows = tc.windows
-			r := &runner{plan: p, began: time.Now().Add(-3*time.Second + tc.loadLeft)}
+			r := &runner{plan: p, began: time.Now().Add(-3*time.Second + tc.loadLeft), cuts: make(chan struct{}, 1)}
+			if tc.cutSince {
+				r.cutSignal()
+			}
 			for range tc.inflight {
 				r.inflight.add(&callState{})
 			}
