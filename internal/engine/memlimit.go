@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,7 +181,7 @@ func cgroupMemoryMax(root, procCgroup string) (limit uint64, path string, ok boo
 			}
 			continue
 		}
-		if !hasController(parts[1], "memory") {
+		if !slices.Contains(strings.Split(parts[1], ","), "memory") { // v1: its controllers
 			continue
 		}
 		dir := filepath.Join(root, "memory", rel)
@@ -220,16 +221,6 @@ func readLimit(p, key string) (n uint64, read bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-// hasController says whether a v1 line's controller list names c.
-func hasController(list, c string) bool {
-	for _, name := range strings.Split(list, ",") {
-		if name == c {
-			return true
-		}
-	}
-	return false
 }
 
 // tick is called by the periodic monitor: every memEvery ticks it reads
