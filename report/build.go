@@ -184,6 +184,10 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		p := *o.CutPings
 		s.Cancellation.CutPings = &p
 	}
+	if o.Contention != nil {
+		c := *o.Contention
+		s.Cancellation.Contention = &c
+	}
 	s.Cancellation.Windows = o.Windows
 	s.Cancellation.Windows.List = append([]Window(nil), o.Windows.List...)
 	s.Cancellation.ServerProcesses = o.Processes.Clone()

@@ -17,3 +17,27 @@ func mergeCutPings(o *Orphans, in Orphans) {
 	p.WorstMs = max(p.WorstMs, x.WorstMs)
 	p.GraceMs = max(p.GraceMs, x.GraceMs)
 }
+
+// mergeContention adds in's projection to o's (MergeInputs): separate
+// servers' cuts add, and the worst is the latest to end.
+func mergeContention(o *Orphans, in Orphans) {
+	x := in.Contention
+	if x == nil {
+		return
+	}
+	if o.Contention == nil {
+		c := *x
+		o.Contention = &c
+		return
+	}
+	c := o.Contention
+	c.Cuts += x.Cuts
+	c.Contended += x.Contended
+	c.PastGrace += x.PastGrace
+	c.Windows += x.Windows
+	c.WorkPerCutS = max(c.WorkPerCutS, x.WorkPerCutS)
+	c.GraceMs, c.MarginMs = max(c.GraceMs, x.GraceMs), max(c.MarginMs, x.MarginMs)
+	if x.WorstEndMs > c.WorstEndMs {
+		c.WorstAtMs, c.WorstEndMs, c.WorstShare, c.WorstLive = x.WorstAtMs, x.WorstEndMs, x.WorstShare, x.WorstLive
+	}
+}

@@ -256,6 +256,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 		o.Client = &cl
 	}
 	mergeCutPings(o, in)
+	mergeContention(o, in)
 	w, x := &o.Windows, in.Windows
 	mergeExtension(w, x)
 	if in.Shared != nil {

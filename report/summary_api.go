@@ -30,6 +30,7 @@ type (
 	ProtocolViolations = summary.ProtocolViolations
 	Cancellation       = summary.Cancellation
 	CutPings           = summary.CutPings
+	Contention         = summary.Contention
 	CPUBound           = summary.CPUBound
 	LogOrphans         = summary.LogOrphans
 	ProcessCPU         = summary.ProcessCPU

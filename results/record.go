@@ -312,6 +312,20 @@ type Sample struct {
 	ClientInFlight int                `json:"client_inflight"`
 	OfferedRate    float64            `json:"offered_rate"`
 	Probes         map[string]float64 `json:"probes,omitempty"`
+	// Sched is the server's threads since the previous sample (a process
+	// probe on a kernel that keeps schedstat), absent otherwise.
+	Sched *SchedInterval `json:"sched,omitempty"`
+}
+
+// SchedInterval is what the server's threads did between two samples:
+// their time on a CPU and waiting for one (summed thread by thread), the
+// longest any one of them was runnable, and the client's calls' live
+// time (the calls in flight integrated over the interval), all in seconds.
+type SchedInterval struct {
+	OnCPUS   float64 `json:"on_cpu_s"`
+	WaitS    float64 `json:"wait_s"`
+	BusiestS float64 `json:"busiest_s"`
+	LiveS    float64 `json:"live_s"`
 }
 
 // Trailer ends a run that finished normally: what only the run as a whole

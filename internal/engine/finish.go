@@ -71,6 +71,7 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	pr.r.noteExtension(&out.Windows)
 	out.Client = client
 	out.CutPings = pings
+	out.Contention = pr.contention()
 	out.WorkGraceMs = ms(pr.r.plan.workGrace())
 	out.TasksRunningOn = runOn
 	return out

@@ -1,6 +1,9 @@
 package engine
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // inflightSet holds the calls in flight, so the end of the run can cancel
 // them, the most that were in flight at once since the last look, and
@@ -24,6 +27,27 @@ type inflightSet struct {
 	tasks      map[*callState]struct{}
 	tasksOut   int
 	tasksBegun int
+	// live is the calls' live time summed (the count in flight integrated
+	// over time) up to changed, when the count last changed
+	// (contention.go).
+	live    time.Duration
+	changed time.Time
+}
+
+// integrate adds the time since the count last changed. s.mu is held.
+func (s *inflightSet) integrate(now time.Time) {
+	if !s.changed.IsZero() {
+		s.live += time.Duration(len(s.m)) * now.Sub(s.changed)
+	}
+	s.changed = now
+}
+
+// liveTime returns the calls' live time summed, up to now.
+func (s *inflightSet) liveTime(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.integrate(now)
+	return s.live
 }
 
 // trackTools starts keeping which tools have calls in flight.
@@ -46,6 +70,7 @@ func (s *inflightSet) add(cs *callState) {
 	if s.m == nil {
 		s.m = make(map[*callState]struct{})
 	}
+	s.integrate(time.Now())
 	s.m[cs] = struct{}{}
 	s.peak = max(s.peak, len(s.m)+s.tasksOut)
 	if s.byTool != nil {
@@ -59,6 +84,7 @@ func (s *inflightSet) add(cs *callState) {
 func (s *inflightSet) remove(cs *callState) {
 	s.mu.Lock()
 	if _, ok := s.m[cs]; ok {
+		s.integrate(time.Now())
 		delete(s.m, cs)
 		if s.byTool != nil {
 			s.byTool[cs.toolName()]--

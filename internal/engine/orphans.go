@@ -129,9 +129,15 @@ type probeRun struct {
 	// reading (toolcpu.go).
 	byTool   map[string]*toolCPU
 	toolPrev toolSample
-	errors   []string
-	stop     chan struct{}
-	done     chan struct{}
+	// intervals are the load's sampling intervals, schedPrev and schedAt
+	// the last reading (contention.go).
+	intervals []loadInterval
+	schedPrev probes.ProcessSample
+	schedAt   time.Time
+	schedLive time.Duration
+	errors    []string
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // slotCaller calls a tool on the current client of one stdio slot (the
@@ -244,6 +250,7 @@ func (pr *probeRun) sampler() {
 			} else {
 				pr.mu.Lock()
 				pr.toolPrev = toolSample{} // no interval spans a quiet window
+				pr.restInterval()
 				pr.mu.Unlock()
 			}
 		}
@@ -258,7 +265,7 @@ func (pr *probeRun) sampler() {
 func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[string]float64 {
 	began := time.Now()
 	only := pr.r.inflight.markPeak()
-	vals, _ := pr.sampleAll(ctx, max(timeout, time.Second))
+	vals, ps := pr.sampleAll(ctx, max(timeout, time.Second))
 	if pr.servers != nil && pr.servers != pr.proc {
 		pr.sampleServers(ctx)
 	}
@@ -273,11 +280,15 @@ func (pr *probeRun) record(ctx context.Context, timeout time.Duration) map[strin
 		cpu = math.NaN()
 	}
 	pr.noteTool(only, now, cpu)
+	var sched *results.SchedInterval
+	if pr.proc != nil {
+		sched = pr.noteInterval(ps, now)
+	}
 	pr.client.add(probes.Point{T: now, V: float64(inflight)})
 	pr.mu.Unlock()
 	if w, on := pr.r.opts.Writer, pr.r.opts.OnSample; w != nil || on != nil {
 		s := &results.Sample{Type: results.TypeSample, T: now, ReadUs: max(now.Sub(began).Microseconds(), 1),
-			ClientInFlight: inflight, Probes: map[string]float64{}}
+			ClientInFlight: inflight, Probes: map[string]float64{}, Sched: sched}
 		if pr.r.pace != nil {
 			s.OfferedRate = pr.r.pace.Rate(now.Sub(pr.r.began))
 		}

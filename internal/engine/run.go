@@ -132,6 +132,7 @@ type runner struct {
 	inflight inflightSet
 	records  chan *results.Record
 	cuts     chan struct{}  // fault cuts, for automatic windows (autowindows.go)
+	cutTimes cutLog         // when the faults cut calls (contention.go)
 	pending  sync.WaitGroup // records waiting for their late window
 	ticks    chan tick
 	workers  sync.WaitGroup

@@ -148,3 +148,34 @@ func OnCPUBetween(before, after ProcessSample) (float64, bool) {
 	}
 	return sum, true
 }
+
+// ThreadsDelta is what the trees' threads did between two samples,
+// thread by thread (a thread new since the first counts from zero, one
+// that ended counts nothing): their time on a CPU and waiting for one,
+// and the longest any one of them was runnable. A thread runnable the
+// whole time is saturated: a server whose calls share one thread (an
+// event loop) gives a call no more than that thread's time, whatever the
+// machine's idle CPUs.
+type ThreadsDelta struct {
+	OnCPU, Wait, Busiest float64 // seconds
+}
+
+// ThreadsBetween returns the ThreadsDelta between two samples, and whether
+// both were known.
+func ThreadsBetween(before, after ProcessSample) (ThreadsDelta, bool) {
+	if !before.Sched.Known || !after.Sched.Known {
+		return ThreadsDelta{}, false
+	}
+	var d ThreadsDelta
+	for tid, a := range after.Sched.ByThread {
+		b := before.Sched.ByThread[tid]
+		if b.Slices > a.Slices {
+			b = ThreadTimes{} // a thread id reused by another thread
+		}
+		on, wait := max(a.OnCPU-b.OnCPU, 0), max(a.Wait-b.Wait, 0)
+		d.OnCPU += on
+		d.Wait += wait
+		d.Busiest = max(d.Busiest, on+wait)
+	}
+	return d, true
+}

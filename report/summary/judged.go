@@ -112,6 +112,9 @@ type Cancellation struct {
 	Client *ClientStall `json:"client,omitempty"`
 	// CutPings: pings sent after cuts over HTTP (cutpings.go).
 	CutPings *CutPings `json:"cut_pings,omitempty"`
+	// Contention: the faults' cuts projected through the load's
+	// contention (contention.go).
+	Contention *Contention `json:"contention,omitempty"`
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.
 	Log *LogOrphans `json:"log,omitempty"`

@@ -28,6 +28,7 @@ func templateSummary() *Summary {
 	s.Cancellation.ProcessCPU = &ProcessCPU{}
 	s.Cancellation.Client = &ClientStall{}
 	s.Cancellation.CutPings = &CutPings{}
+	s.Cancellation.Contention = &Contention{}
 	s.Cancellation.ServerProcesses = &ServerProcesses{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
 	s.Tools = map[string]ToolStats{placeholderTool: {ByOutcome: map[string]int{placeholderOutcome: 0}}}
