@@ -19,7 +19,8 @@ func mergeCutPings(o *Orphans, in Orphans) {
 }
 
 // mergeContention adds in's projection to o's (MergeInputs): separate
-// servers' cuts add, and the worst is the latest to end.
+// servers' cuts and windows add, the work per cut is the largest of their
+// medians, and the worst is the latest to end.
 func mergeContention(o *Orphans, in Orphans) {
 	x := in.Contention
 	if x == nil {

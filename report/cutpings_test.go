@@ -70,3 +70,32 @@ func TestMergeCutPings(t *testing.T) {
 		t.Errorf("merged %+v, want %+v", o.CutPings, want)
 	}
 }
+
+// TestMergeContention: merged runs add their cuts and windows, keep the
+// largest work per cut, and the worst is the cut that ended the latest,
+// with its own figures; the summary carries it (a copy, not the input).
+func TestMergeContention(t *testing.T) {
+	var o Orphans
+	mergeContention(&o, Orphans{})
+	if o.Contention != nil {
+		t.Fatalf("merging a run without a projection made %+v, want nil", o.Contention)
+	}
+	first := &Contention{WorkPerCutS: 0.09, Windows: 3, Cuts: 20, Contended: 15, PastGrace: 2, GraceMs: 300, MarginMs: 30,
+		WorstAtMs: 9000, WorstEndMs: 420, WorstShare: 0.2, WorstLive: 3}
+	mergeContention(&o, Orphans{Contention: first})
+	mergeContention(&o, Orphans{Contention: &Contention{WorkPerCutS: 0.12, Windows: 2, Cuts: 10, Contended: 4, PastGrace: 1, GraceMs: 300, MarginMs: 30,
+		WorstAtMs: 4000, WorstEndMs: 510, WorstShare: 0.15, WorstLive: 5.5}})
+	want := Contention{WorkPerCutS: 0.12, Windows: 5, Cuts: 30, Contended: 19, PastGrace: 3, GraceMs: 300, MarginMs: 30,
+		WorstAtMs: 4000, WorstEndMs: 510, WorstShare: 0.15, WorstLive: 5.5}
+	if o.Contention == nil || *o.Contention != want {
+		t.Errorf("merged %+v, want %+v", o.Contention, want)
+	}
+	if first.Cuts != 20 {
+		t.Errorf("the merge changed its input: %+v", first)
+	}
+	a := NewAggregator(Rules{})
+	a.SetOrphans(o)
+	if c := a.Summary(testMeta("2026-07-28")).Cancellation.Contention; c == nil || *c != want {
+		t.Errorf("summary contention %+v, want %+v", c, want)
+	}
+}

@@ -33,6 +33,10 @@ type loadInterval struct {
 	wait    float64 // their time waiting for a CPU
 	busiest float64 // the longest one thread was runnable
 	live    float64 // the client's calls in flight, on average
+	// unknown: schedstat was not read at one end, or the read was slow
+	// (longer than the sampler's gap): the interval's figures are not
+	// known, but the load ran through it.
+	unknown bool
 }
 
 // maxIntervals bounds the intervals kept: an hour at the default 100 ms
@@ -50,15 +54,21 @@ func (pr *probeRun) noteInterval(ps probes.ProcessSample, now time.Time) *result
 	pr.schedPrev, pr.schedAt, pr.schedLive = ps, now, live
 	d, ok := probes.ThreadsBetween(prev, ps)
 	el := now.Sub(at)
-	if !ok || at.IsZero() || el <= 0 || el > pr.client.gap {
+	if at.IsZero() || el <= 0 { // the first reading, or the first after a pause
+		return nil
+	}
+	if !ok || el > pr.client.gap {
+		if len(pr.intervals) < maxIntervals {
+			pr.intervals = append(pr.intervals, loadInterval{end: now, secs: el.Seconds(), unknown: true})
+		}
 		return nil
 	}
 	if len(pr.intervals) < maxIntervals {
 		pr.intervals = append(pr.intervals, loadInterval{end: now, secs: el.Seconds(), cpu: d.OnCPU, wait: d.Wait,
-			busiest: d.Busiest, live: float64(live-live0) / float64(el)})
+			busiest: d.Busiest, live: float64(max(live-live0, 0)) / float64(el)})
 	}
 	return &results.SchedInterval{OnCPUS: round6(d.OnCPU), WaitS: round6(d.Wait), BusiestS: round6(d.Busiest),
-		LiveS: round6((live - live0).Seconds())}
+		LiveS: round6(max(live-live0, 0).Seconds())}
 }
 
 // restInterval forgets the last reading: no interval spans a quiet window.
@@ -73,6 +83,10 @@ type cutLog struct {
 	mu    sync.Mutex
 	times []time.Time
 }
+
+// horizonGraces is how many graces after its cut a projected cut is
+// followed (report/verdict/contention.go says "not done" past it).
+const horizonGraces = 3
 
 // maxCuts bounds the cuts kept; later ones are not projected.
 const maxCuts = 100000
@@ -111,11 +125,11 @@ func (pr *probeRun) contention() *report.Contention {
 	}
 	grace := pr.r.plan.workGrace()
 	margin := pr.r.plan.workProof() - grace
-	c := &report.Contention{WorkPerCutS: round6(work), Windows: n, GraceMs: ms(grace), MarginMs: ms(margin)}
+	c := &report.Contention{WorkPerCutS: round6(work), Windows: n, GraceMs: ms(grace), MarginMs: ms(margin), WorstShare: 1}
 	if work < cpuTick {
 		return c
 	}
-	for _, p := range projectCuts(pr.intervals, cuts, work, float64(runtime.NumCPU()), 3*grace) {
+	for _, p := range projectCuts(pr.intervals, cuts, work, float64(runtime.NumCPU()), horizonGraces*grace) {
 		c.Cuts++
 		if p.share < 1 {
 			c.Contended++

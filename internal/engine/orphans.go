@@ -129,8 +129,9 @@ type probeRun struct {
 	// reading (toolcpu.go).
 	byTool   map[string]*toolCPU
 	toolPrev toolSample
-	// intervals are the load's sampling intervals, schedPrev and schedAt
-	// the last reading (contention.go).
+	// intervals are the load's sampling intervals; schedPrev, schedAt and
+	// schedLive the last reading and the client's live time then
+	// (contention.go).
 	intervals []loadInterval
 	schedPrev probes.ProcessSample
 	schedAt   time.Time

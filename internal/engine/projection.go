@@ -63,9 +63,11 @@ type pending struct {
 // projectCuts runs work (CPU-s a cut call costs after its cut) for each
 // cut (in time order) through the intervals (in time order) and returns
 // when each ended, up to horizon after its cut. A stretch between two
-// intervals (a quiet window paused the sampler and the load), and the time
-// after the last, give each call a CPU of its own. Cuts after the last
-// interval are not projected.
+// intervals (a quiet window paused the sampler and the load), the time
+// before the first and the time after the last (the load's end, or its
+// last window) give each call a CPU of its own; an interval whose reading
+// failed (unknown) gives the share of the one before it. Cuts after the
+// last interval are not projected.
 func projectCuts(ivs []loadInterval, cuts []time.Time, work, cpus float64, horizon time.Duration) []projected {
 	if len(ivs) == 0 || work <= 0 {
 		return nil
@@ -74,6 +76,7 @@ func projectCuts(ivs []loadInterval, cuts []time.Time, work, cpus float64, horiz
 	var run []pending
 	next := 0
 	var last time.Time
+	prevShare := 1.0
 	add := func(before time.Time) {
 		for next < len(cuts) && cuts[next].Before(before) {
 			out = append(out, projected{cut: cuts[next], end: horizon, share: 1})
@@ -83,12 +86,16 @@ func projectCuts(ivs []loadInterval, cuts []time.Time, work, cpus float64, horiz
 	}
 	for _, iv := range ivs {
 		start := iv.end.Add(-secsDur(iv.secs))
-		if !last.IsZero() && start.After(last) {
-			add(start) // cut before or in the pause
+		if start.After(last) { // a pause, or the time before the first interval
+			add(start)
 			run = advance(run, out, last, start, 1)
 		}
 		add(iv.end)
 		sh := iv.share(iv.live+float64(len(run)), cpus)
+		if iv.unknown {
+			sh = prevShare // not read: as the interval before it
+		}
+		prevShare = sh
 		for _, p := range run {
 			if sh < out[p.i].share {
 				out[p.i].share, out[p.i].live = sh, iv.live

@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/report"
@@ -53,6 +54,17 @@ func TestProjectCuts(t *testing.T) {
 			[]time.Duration{105 * time.Millisecond}, []float64{0.5}},
 		{"a cut in a pause", append(ivs(t0, 2, busy), ivs(at(3000), 5, busy)...), []time.Time{at(1000)}, 0.1,
 			[]time.Duration{100 * time.Millisecond}, []float64{1}},
+		{"a cut before the first interval runs alone until it",
+			ivs(at(200), 10, busy), []time.Time{at(110)}, 0.15,
+			// 190 ms alone (90 ms to the first interval at 300 ms), then 60 ms more at 0.5: 120 ms.
+			[]time.Duration{210 * time.Millisecond}, []float64{0.5}},
+		{"an interval not read takes the share of the one before it",
+			append(ivs(t0, 2, busy), func() []loadInterval {
+				u := ivs(at(200), 4, loadInterval{unknown: true})
+				return append(u, ivs(at(600), 5, idle)...)
+			}()...), []time.Time{at(150)}, 0.2,
+			// 50 ms at 0.5, 400 ms not read at 0.5 (225 ms of work so far: done at 0.5 by 350 ms).
+			[]time.Duration{400 * time.Millisecond}, []float64{0.5}},
 		{"past the last interval the rest runs alone", ivs(t0, 3, busy), []time.Time{at(250)}, 0.1,
 			[]time.Duration{125 * time.Millisecond}, []float64{0.5}},
 		{"a cut after the last interval is not projected", ivs(t0, 3, busy), []time.Time{at(400)}, 0.1, nil, nil},
@@ -123,4 +135,22 @@ func TestWorkPerCut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLiveTime: the calls' live time is the count in flight integrated
+// over time, the count before each change counting up to it.
+func TestLiveTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var s inflightSet
+		a, b := &callState{}, &callState{}
+		s.add(a)
+		time.Sleep(100 * time.Millisecond)
+		s.add(b)
+		time.Sleep(50 * time.Millisecond)
+		s.remove(a)
+		time.Sleep(30 * time.Millisecond)
+		if got, want := s.liveTime(time.Now()), 100*time.Millisecond+2*50*time.Millisecond+30*time.Millisecond; got != want {
+			t.Errorf("live time %v, want %v", got, want)
+		}
+	})
 }

@@ -154,3 +154,22 @@ func TestBusyBetweenLoadSlice(t *testing.T) {
 		t.Errorf("in a window: %+v, want one CPU-bound thread preempted 80 times", got)
 	}
 }
+
+// TestThreadsBetween: thread by thread, a new thread from zero, one that
+// ended nothing, a reused id from zero; the busiest is the longest one
+// thread was runnable (on a CPU or waiting).
+func TestThreadsBetween(t *testing.T) {
+	t.Parallel()
+	before := threads(map[int]ThreadTimes{1: {OnCPU: 1, Wait: 0.5, Slices: 100}, 2: {OnCPU: 2, Slices: 50},
+		3: {OnCPU: 9, Wait: 9, Slices: 900}, 4: {OnCPU: 7, Slices: 70}})
+	after := threads(map[int]ThreadTimes{1: {OnCPU: 1.06, Wait: 0.53, Slices: 110}, 2: {OnCPU: 2.01, Slices: 51},
+		3: {OnCPU: 0.02, Slices: 3}, 5: {OnCPU: 0.005, Wait: 0.001, Slices: 1}})
+	got, ok := ThreadsBetween(before, after)
+	want := ThreadsDelta{OnCPU: 0.06 + 0.01 + 0.02 + 0.005, Wait: 0.03 + 0.001, Busiest: 0.09}
+	if !ok || !near(got.OnCPU, want.OnCPU) || !near(got.Wait, want.Wait) || !near(got.Busiest, want.Busiest) {
+		t.Errorf("ThreadsBetween = %+v, %v, want %+v", got, ok, want)
+	}
+	if _, ok := ThreadsBetween(ProcessSample{}, after); ok {
+		t.Error("ThreadsBetween with a reading without schedstat: known, want unknown")
+	}
+}

@@ -20,20 +20,29 @@ import (
 // pass says what it projected, so that a user can add the count or log
 // probe that tells, or gate on cancellation.contention.past_grace.
 
+// horizonGraces is how many graces after its cut the engine follows a
+// projected cut (internal/engine/contention.go): one not done by then is
+// "not done" then.
+const horizonGraces = 3
+
 // contentionNote says, in a pass, what the projection of the cuts made
 // under contention found; "" when no cut met contention.
 func contentionNote(c *summary.Contention) string {
 	switch {
-	case c == nil || c.Contended == 0:
+	case c == nil || c.PastGrace == 0 && c.Contended == 0:
 		return ""
 	case c.PastGrace == 0:
 		return fmt.Sprintf("; %d of the faults' %s met the load's contention, and at %s of CPU a cut (the windows' figure) none would have run past the grace",
 			c.Contended, summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.WorkPerCutS*1000))
 	}
-	return fmt.Sprintf("; but the server works on after a cut: the quiet windows measured %s of CPU a cut call costs it after its cut, with the load paused, "+
+	end := "about " + summary.FormatMs(c.WorstEndMs)
+	if c.WorstEndMs >= horizonGraces*c.GraceMs {
+		end = "not done " + summary.FormatMs(c.WorstEndMs)
+	}
+	return fmt.Sprintf("; the server goes on with a cut call for a while: the quiet windows measured %s of CPU a cut call costs it after its cut, with the load paused, "+
 		"and projected through the load's contention %d of the %s the faults made during the load may have ended past the %s grace "+
-		"(the latest, cut %s into the load with %.1f calls in flight beside it, at %.2f of a CPU: about %s after its cut); "+
+		"(the latest, cut %s into the load with %.1f calls in flight beside it, at %.2f of a CPU: %s after its cut); "+
 		"a projection, not a verdict: a count or log probe would tell",
 		summary.FormatMs(c.WorkPerCutS*1000), c.PastGrace, summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.GraceMs),
-		summary.FormatMs(c.WorstAtMs), c.WorstLive, c.WorstShare, summary.FormatMs(c.WorstEndMs))
+		summary.FormatMs(c.WorstAtMs), c.WorstLive, c.WorstShare, end)
 }
