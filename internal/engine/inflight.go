@@ -29,9 +29,18 @@ type inflightSet struct {
 	tasksBegun int
 	// live is the calls' live time summed (the count in flight integrated
 	// over time) up to changed, when the count last changed
-	// (contention.go).
+	// (contention.go); kept only once timeLive was called (a process
+	// probe), so that a call's start and end read no clock otherwise.
 	live    time.Duration
 	changed time.Time
+	timed   bool
+}
+
+// timeLive starts keeping the calls' live time.
+func (s *inflightSet) timeLive() {
+	s.mu.Lock()
+	s.timed = true
+	s.mu.Unlock()
 }
 
 // integrate adds the time since the count last changed. s.mu is held.
@@ -70,7 +79,9 @@ func (s *inflightSet) add(cs *callState) {
 	if s.m == nil {
 		s.m = make(map[*callState]struct{})
 	}
-	s.integrate(time.Now())
+	if s.timed {
+		s.integrate(time.Now())
+	}
 	s.m[cs] = struct{}{}
 	s.peak = max(s.peak, len(s.m)+s.tasksOut)
 	if s.byTool != nil {
@@ -84,7 +95,9 @@ func (s *inflightSet) add(cs *callState) {
 func (s *inflightSet) remove(cs *callState) {
 	s.mu.Lock()
 	if _, ok := s.m[cs]; ok {
-		s.integrate(time.Now())
+		if s.timed {
+			s.integrate(time.Now())
+		}
 		delete(s.m, cs)
 		if s.byTool != nil {
 			s.byTool[cs.toolName()]--

@@ -224,6 +224,9 @@ func (r *runner) newProbeRun(metricsURL string) *probeRun {
 	if pr.proc != nil && len(r.plan.toolNames()) > 1 && !r.plan.SharesServer() {
 		r.inflight.trackTools()
 	}
+	if pr.proc != nil {
+		r.inflight.timeLive() // the load's intervals (contention.go)
+	}
 	if stdio {
 		pr.servers = pr.proc
 		if pr.pid != 0 {

@@ -142,6 +142,7 @@ func TestWorkPerCut(t *testing.T) {
 func TestLiveTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var s inflightSet
+		s.timeLive()
 		a, b := &callState{}, &callState{}
 		s.add(a)
 		time.Sleep(100 * time.Millisecond)
