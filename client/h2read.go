@@ -156,7 +156,10 @@ func (cc *h2Conn) onSettings(f *http2.SettingsFrame) error {
 		}
 		return nil
 	})
-	if !cc.gotSettngs {
+	// A bad setting fails the connection (readLoop), and fail closes
+	// settled once the error is set: closed here first, newH2Conn could
+	// read no error yet and take the connection.
+	if err == nil && !cc.gotSettngs {
 		cc.gotSettngs = true
 		close(cc.settled)
 	}
