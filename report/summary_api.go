@@ -96,6 +96,10 @@ const (
 	AreaGateway      = summary.AreaGateway
 )
 
+// ContentionHorizonGraces is how far a projected cut is followed, in
+// graces (summary.ContentionHorizonGraces).
+const ContentionHorizonGraces = summary.ContentionHorizonGraces
+
 // KnownKeys returns every dotted numeric key a check may use
 // (summary.KnownKeys).
 func KnownKeys() []string { return summary.KnownKeys() }

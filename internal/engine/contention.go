@@ -20,9 +20,9 @@ import (
 // sampler keeps, for each interval of the load, the server's CPU, its
 // threads' run-queue wait, its busiest thread and the client's calls in
 // flight (loadInterval), and the faults' cut times; the windows measure
-// what one cut call costs the server after its cut; and contention.go's
-// projection shares each interval's CPU among the calls then runnable
-// (projection.go).
+// what one cut call costs the server after its cut; and the projection
+// (projection.go) shares each interval's CPU among the calls then
+// runnable.
 
 // loadInterval is one sampling interval of the load, from the server's
 // threads (schedstat) and the client.
@@ -84,10 +84,6 @@ type cutLog struct {
 	times []time.Time
 }
 
-// horizonGraces is how many graces after its cut a projected cut is
-// followed (report/verdict/contention.go says "not done" past it).
-const horizonGraces = 3
-
 // maxCuts bounds the cuts kept; later ones are not projected.
 const maxCuts = 100000
 
@@ -129,7 +125,7 @@ func (pr *probeRun) contention() *report.Contention {
 	if work < cpuTick {
 		return c
 	}
-	for _, p := range projectCuts(pr.intervals, cuts, work, float64(runtime.NumCPU()), horizonGraces*grace) {
+	for _, p := range projectCuts(pr.intervals, cuts, work, float64(runtime.NumCPU()), report.ContentionHorizonGraces*grace) {
 		c.Cuts++
 		if p.share < 1 {
 			c.Contended++

@@ -14,7 +14,8 @@ import (
 // runnable the whole interval, or it used every CPU there is), each call
 // then runnable, the client's live ones and the cut ones not yet done, got
 // an even share of the CPU the server had. A cut whose work ends past its
-// grace is a call the server most likely went on with past it.
+// grace is a call the server may have gone on with past it: information
+// in a pass, not a verdict (report/verdict/contention.go).
 
 // Contention thresholds, per interval: the server's threads waited for a
 // CPU at least contendedWait of the interval's length (summed over its

@@ -1,5 +1,9 @@
 package summary
 
+// ContentionHorizonGraces is how many graces after its cut the engine
+// follows a projected cut: one not done by then ends there, "not done".
+const ContentionHorizonGraces = 3
+
 // Contention is the projection of the faults' cuts through the load's
 // contention (internal/engine/projection.go): the work one cut call costs
 // the server after its cut, as the quiet windows measured it, run through

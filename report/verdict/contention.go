@@ -20,11 +20,6 @@ import (
 // pass says what it projected, so that a user can add the count or log
 // probe that tells, or gate on cancellation.contention.past_grace.
 
-// horizonGraces is how many graces after its cut the engine follows a
-// projected cut (internal/engine/contention.go): one not done by then is
-// "not done" then.
-const horizonGraces = 3
-
 // contentionNote says, in a pass, what the projection of the cuts made
 // under contention found; "" when no cut met contention.
 func contentionNote(c *summary.Contention) string {
@@ -36,7 +31,7 @@ func contentionNote(c *summary.Contention) string {
 			c.Contended, summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.WorkPerCutS*1000))
 	}
 	end := "about " + summary.FormatMs(c.WorstEndMs)
-	if c.WorstEndMs >= horizonGraces*c.GraceMs {
+	if c.WorstEndMs >= summary.ContentionHorizonGraces*c.GraceMs {
 		end = "not done " + summary.FormatMs(c.WorstEndMs)
 	}
 	return fmt.Sprintf("; the server goes on with a cut call for a while: the quiet windows measured %s of CPU a cut call costs it after its cut, with the load paused, "+
