@@ -262,6 +262,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 	if in.Shared != nil {
 		w.Starved = max(w.Starved, x.Starved)
 		w.Bursts = max(w.Bursts, x.Bursts)
+		w.WaitBursts = max(w.WaitBursts, x.WaitBursts)
 		w.TasksRunningOn = max(w.TasksRunningOn, x.TasksRunningOn)
 		w.CutCount = max(w.CutCount, x.CutCount)
 		w.CutLeftoverCPUS = max(w.CutLeftoverCPUS, x.CutLeftoverCPUS)
@@ -270,6 +271,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 	}
 	w.Starved += x.Starved
 	w.Bursts += x.Bursts
+	w.WaitBursts += x.WaitBursts
 	w.TasksRunningOn += x.TasksRunningOn
 	w.CutCount += x.CutCount
 	w.CutLeftoverCPUS += x.CutLeftoverCPUS

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -40,7 +41,7 @@ func TestJudgeBurst(t *testing.T) {
 		if w.Orphaned == 0 {
 			at = t0.Add(-5 * time.Millisecond)
 		}
-		judgeBurst(&w, cutSample{ps: idle, at: at}, idle, onCPU(10.13), t0, time.Second)
+		judgeBurst(&w, cutSample{ps: idle, at: at}, idle, onCPU(10.13), t0, time.Second, tailNoise)
 		if w.Burst || !w.Above() {
 			t.Errorf("%s: burst %v, above %v; want a window counted as before", name, w.Burst, w.Above())
 		}
@@ -51,23 +52,33 @@ func TestJudgeBurst(t *testing.T) {
 		leftover      float64
 		noSched       bool
 		want          bool
+		floor         float64 // the tail's idle rate; tailNoise when 0
 	}{
-		{"node's collection after an idle grace", 0.0004, 0.124, 0.13, false, true},
-		{"a leak that runs through the grace", 0.1, 1.0, 1.0, false, false},
-		{"a small steady leak", 0.005, 0.05, 0.05, false, false},
-		{"a leak winding down in the measurement", 0.2, 0.3, 0.3, false, false},
-		{"under the threshold: nothing to judge", 0, 0.02, 0.02, false, false},
-		{"just under a quarter of the rate", 0.0029, 0.124, 0.13, false, true},
-		{"just over a quarter of the rate", 0.0032, 0.124, 0.13, false, false},
-		{"no schedstat: counted as before", 0, 0.13, 0.13, true, false},
+		{"node's collection after an idle grace", 0.0004, 0.124, 0.13, false, true, 0},
+		{"a leak that runs through the grace", 0.1, 1.0, 1.0, false, false, 0},
+		{"a small steady leak", 0.005, 0.05, 0.05, false, false, 0},
+		{"a leak winding down in the measurement", 0.2, 0.3, 0.3, false, false, 0},
+		{"under the threshold: nothing to judge", 0, 0.02, 0.02, false, false, 0},
+		{"just under a quarter of the rate", 0.0029, 0.124, 0.13, false, true, 0},
+		{"just over a quarter of the rate", 0.0032, 0.124, 0.13, false, false, 0},
+		{"no schedstat: counted as before", 0, 0.13, 0.13, true, false, 0},
+		// The stopping TypeScript server of December 6: its threads ran
+		// at 1 % of a CPU in the tail, over a quarter of the window's
+		// rate (0.8 ms), under the floor.
+		{"node's threads at 1 % of a CPU in the tail", 0.00098, 0.0332, 0.04, false, true, 0},
+		{"a slow leak at 3 % of a CPU", 0.003, 0.035, 0.04, false, false, 0},
+		{"the same leak under a measured floor of 4 %", 0.003, 0.035, 0.04, false, true, 0.04},
 	} {
+		if tc.floor == 0 {
+			tc.floor = tailNoise
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			tail, ps0, ps1 := onCPU(10, 30), onCPU(10+tc.tail), onCPU(10+tc.tail+tc.measure)
 			if tc.noSched {
 				tail.Sched.Known = false
 			}
 			w := report.Window{LeftoverCPUS: tc.leftover, ThresholdS: 0.03}
-			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second) // a thread of 30 s ended in the tail
+			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tc.floor) // a thread of 30 s ended in the tail
 			if w.Burst != tc.want {
 				t.Errorf("burst = %v (tail %v s in %v ms), want %v", w.Burst, w.TailCPUS, w.TailMs, tc.want)
 			}
@@ -109,5 +120,68 @@ func TestTailOf(t *testing.T) {
 		if got := tailOf(tc.g); got != tc.want {
 			t.Errorf("tailOf(%v) = %v, want %v", tc.g, got, tc.want)
 		}
+	}
+}
+
+// TestTailFloor: the tail's floor is the idle rate plus the larger of
+// tailNoise and the noise rate the windows that cut nothing measured.
+func TestTailFloor(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		idle, quiet, want float64
+	}{
+		{"no noise measured", 0, 0, tailNoise},
+		{"an idle rate before the load", 0.01, 0, 0.01 + tailNoise},
+		{"a quiet window's noise over tailNoise", 0.01, 0.05, 0.06},
+		{"a quiet window's noise under tailNoise", 0, 0.005, tailNoise},
+	} {
+		pr := &probeRun{idleCPU: tc.idle, quietRate: tc.quiet}
+		if got := pr.tailFloor(); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: tailFloor() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestJudgeWaitBurst: a starved window whose grace's tail wanted no CPU
+// (on it or waiting) is a wait burst, not starved; the figures of the
+// stopping TypeScript server's window of December 6 (24 ms on a CPU, 36
+// ms waiting, after a tail of 1.2 ms) beside a server held off the CPU
+// through its grace.
+func TestJudgeWaitBurst(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	tailAt := t0.Add(-100 * time.Millisecond)
+	for _, tc := range []struct {
+		name                 string
+		tailCPU, tailWait    float64 // seconds in the tail (100 ms)
+		measureCPU, measWait float64 // seconds in the measurement (1 s)
+		starved              bool    // as judgeWait left it
+		wantStarved, wantWB  bool
+	}{
+		{"node's collector after an idle grace", 0.0012, 0, 0.0236, 0.0363, true, false, true},
+		{"held off the CPU through the grace", 0.002, 0.08, 0.02, 0.5, true, true, false},
+		{"running through the grace, then waiting", 0.05, 0.01, 0.02, 0.2, true, true, false},
+		{"waiting under a quarter of the rate, over the floor", 0.001, 0.003, 0.02, 0.3, true, false, true},
+		{"not starved: nothing to judge", 0.0001, 0, 0.01, 0.01, false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tail, ps0, ps1 := onCPU(10), onCPU(10+tc.tailCPU), onCPU(10+tc.tailCPU+tc.measureCPU)
+			ps0.Sched.WaitSeconds = 5 + tc.tailWait
+			tail.Sched.WaitSeconds = 5
+			ps1.Sched.WaitSeconds = 5 + tc.tailWait + tc.measWait
+			w := report.Window{LeftoverCPUS: tc.measureCPU, ThresholdS: 0.03, RunWaitS: tc.measWait, WaitThresholdS: 0.03, Starved: tc.starved}
+			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailNoise)
+			if w.Starved != tc.wantStarved || w.WaitBurst != tc.wantWB {
+				t.Errorf("starved %v, wait burst %v; want %v, %v", w.Starved, w.WaitBurst, tc.wantStarved, tc.wantWB)
+			}
+			if math.Abs(w.TailWaitS-tc.tailWait) > 1e-9 {
+				t.Errorf("tail_wait_s = %v, want %v", w.TailWaitS, tc.tailWait)
+			}
+		})
+	}
+	pr := &probeRun{}
+	pr.addWindow(report.Window{MeasuredMs: 1000, LeftoverCPUS: 0.02, ThresholdS: 0.03, WaitBurst: true})
+	pr.addWindow(report.Window{MeasuredMs: 1000, LeftoverCPUS: 0.02, ThresholdS: 0.03, Starved: true})
+	if pr.windows.WaitBursts != 1 || pr.windows.Starved != 1 {
+		t.Errorf("windows: wait bursts %d, starved %d; want 1, 1", pr.windows.WaitBursts, pr.windows.Starved)
 	}
 }

@@ -245,6 +245,9 @@ func (pr *probeRun) addWindow(w report.Window) {
 	if w.Starved {
 		s.Starved++
 	}
+	if w.WaitBurst {
+		s.WaitBursts++
+	}
 	if w.Cancelled > 0 && w.MeasuredMs > 0 && !w.Burst {
 		pr.cutMeasured += w.MeasuredMs / 1000
 		s.CutCount++

@@ -113,6 +113,9 @@ type Windows struct {
 	// Bursts is the number of windows whose leftover CPU was a burst
 	// (Window.Burst): not counted.
 	Bursts int `json:"bursts"`
+	// WaitBursts is the number of windows whose run-queue wait was a
+	// burst (Window.WaitBurst): not counted as starved.
+	WaitBursts int `json:"wait_bursts"`
 	// TasksRunningOn is the number of windows measured while a task ran
 	// on after its tasks/cancel (Window.TasksRunningOn): not counted.
 	TasksRunningOn int      `json:"tasks_running_on"`
@@ -172,6 +175,14 @@ type Window struct {
 	TailCPUS float64 `json:"tail_cpu_s,omitempty"`
 	TailMs   float64 `json:"tail_ms,omitempty"`
 	Burst    bool    `json:"burst,omitempty"`
+	// TailWaitS is the run-queue wait of the server's threads in the
+	// grace's tail. WaitBurst: the window's wait was over its threshold,
+	// but the tail wanted the CPU (on it or waiting) under a quarter of
+	// the measurement's rate: a server held off the CPU with a cut call's
+	// work pending wanted it through the grace's end too, so the wait is
+	// something new and the window is not starved (engine/burst.go).
+	TailWaitS float64 `json:"tail_wait_s,omitempty"`
+	WaitBurst bool    `json:"wait_burst,omitempty"`
 	// TasksRunningOn is how many tasks worked on after their tasks/cancel
 	// during the measurement (allowed: cancelling a task is cooperative):
 	// the window's CPU and counts may be theirs, so it is not judged.

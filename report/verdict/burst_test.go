@@ -44,3 +44,31 @@ func TestBurstIsNotLeftover(t *testing.T) {
 		t.Errorf("verdict %q (%s), want a violation naming the window at 15.2 s and the burst left out", v.Status, v.Evidence)
 	}
 }
+
+// TestWaitBurstIsNotStarved: the TypeScript SDK's stopping server under
+// issue 25's ramp (seed 5, December 6): a window that cut nothing read
+// 20 ms of CPU and 36.3 ms of waiting, after a grace whose tail wanted
+// 1.2 ms. Starved, the run was not_observable; as a wait burst it passes
+// and says what it left out.
+func TestWaitBurstIsNotStarved(t *testing.T) {
+	list := []summary.Window{
+		{StartMs: 6003, MeasuredMs: 1001, ThresholdS: 0.03},
+		{StartMs: 11623, FollowedCut: true, MeasuredMs: 1002, LeftoverCPUS: 0.02, ThresholdS: 0.03, RunWaitS: 0.0363,
+			WaitThresholdS: 0.03, TailMs: 102, TailCPUS: 0.0012, WaitBurst: true},
+	}
+	w := summary.Windows{Count: 2, Followed: 1, Auto: true, LeftoverCPUS: 0.02, MeasuredMs: 2003, WaitBursts: 1, List: list}
+	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 13, Windows: w,
+		ProcessCPU: &summary.ProcessCPU{Probe: "server", LoadRate: 0.6, PerCallS: 0.2, ThresholdS: 0.05}}}
+	v := cancellationVerdict(s, evidence{})
+	if v.Status != summary.StatusPass || !strings.Contains(v.Evidence, "in 1 window the server's threads waited for a CPU only after a grace") {
+		t.Errorf("verdict %q (%s), want a pass that names the wait burst", v.Status, v.Evidence)
+	}
+	w.WaitBursts, w.Starved = 0, 1
+	w.List = append([]summary.Window(nil), list...)
+	w.List[1].WaitBurst, w.List[1].Starved = false, true
+	s.Cancellation.Windows = w
+	v = cancellationVerdict(s, evidence{})
+	if v.Status != summary.StatusNotObservable || !strings.Contains(v.Evidence, "short of CPU") {
+		t.Errorf("verdict %q (%s), want not_observable for a starved window", v.Status, v.Evidence)
+	}
+}

@@ -116,6 +116,16 @@ func burstsNote(w summary.Windows) string {
 		"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted"
 }
 
+// waitBurstsNote says how many windows' run-queue wait was a burst, not
+// counted as starved (summary.Window.WaitBurst); "" when none was.
+func waitBurstsNote(w summary.Windows) string {
+	if w.WaitBursts == 0 {
+		return ""
+	}
+	return "; in " + summary.Plural(w.WaitBursts, "window") + " the server's threads waited for a CPU only after a grace " +
+		"that ended with them wanting none: a burst of its own (a runtime's collector on more threads than CPUs), not a starved cut call, not counted"
+}
+
 // windowsSource says who asked for the windows, when mcpchaos did.
 func windowsSource(w summary.Windows) string {
 	if !w.Auto {

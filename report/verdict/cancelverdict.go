@@ -212,7 +212,7 @@ func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary
 		if w := c.Windows; w.Count > 0 {
 			v.Evidence += fmt.Sprintf(" (%s: %s CPU ±%s%s%s)", summary.Plural(w.Count, "quiet window"), summary.FormatMs(w.LeftoverCPUS*1000),
 				summary.FormatMs(w.NoiseCPUS*1000), windowsReach(w, r.cuts), windowsSource(w))
-			v.Evidence += burstsNote(w) + runOnWindowsNote(w)
+			v.Evidence += burstsNote(w) + waitBurstsNote(w) + runOnWindowsNote(w)
 		}
 		v.Evidence += contentionNote(c.Contention)
 		v.Evidence += joinedFacts(r.facts)
