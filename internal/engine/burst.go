@@ -28,8 +28,9 @@ import (
 // that rate is under 1 ms in 100 ms). So the tail must also run above a
 // floor: the idle rate measured before the load plus the larger of
 // tailNoise and the noise rate of the windows that cut nothing
-// (windownoise.go). Work a window can see at all runs at its threshold's
-// rate, three ticks a second, above that floor when spread evenly.
+// (windownoise.go), never more than the rate the window's threshold
+// stands for: work a window can see at all runs at that rate when
+// spread evenly (three ticks a second in a window of one).
 //
 // The price: a tool that sleeps through the grace after its cut and only
 // then computes shows as a burst; a process probe cannot tell that from a
@@ -76,65 +77,70 @@ func (pr *probeRun) awaitGrace(ctx context.Context, quit <-chan struct{}, end ti
 	return tail, sleepUntil(ctx, time.Until(end), quit)
 }
 
-// tailFloor is the rate, in CPU-s per second, under which a grace's tail
-// is idle (pr.mu not held).
-func (pr *probeRun) tailFloor() float64 {
+// A wait burst (issue 25): a starved window (starved.go) whose grace
+// ended with the server wanting no CPU is not starved. A server held off
+// the CPU with a cut call's work to do (reading the cancel, or going on)
+// wanted the CPU, on it or waiting for it, through the grace's end too;
+// one whose threads wanted under max(burstShare of the measurement's
+// rate, the floor) there had nothing pending, and its wait afterwards is
+// something new: node's collector after a load ran five threads on two
+// CPUs for 24 ms of CPU and 36 ms of waiting in a second, after a tail
+// of 1.2 ms (the stopping TypeScript server, issue 25's ramp, December 6:
+// a not_observable). The window is then a wait burst, not counted as
+// starved. The price: a server starved by another process while its cut
+// calls slept through the grace reads as one.
+
+// tailFloors are the rates, in CPU-s per second, under which a grace's
+// tail is idle: cpu for its time on a CPU, want for that and its
+// run-queue wait. Each is the idle rate before the load plus the larger
+// of tailNoise and the windows' quiet noise, capped at the rate the
+// window's own threshold stands for (a window longer than a second has a
+// lower one, and work it sees must not be under the floor).
+type tailFloors struct{ cpu, want float64 }
+
+// tailFloors returns the floors of a window measured for el with the
+// thresholds w holds (pr.mu not held).
+func (pr *probeRun) tailFloors(w report.Window, el time.Duration) tailFloors {
 	pr.mu.Lock()
 	quiet := pr.quietRate
 	pr.mu.Unlock()
-	return pr.idleCPU + max(tailNoise, quiet)
+	noise, s := max(tailNoise, quiet), el.Seconds()
+	if s <= 0 {
+		return tailFloors{cpu: pr.idleCPU + noise, want: pr.idleCPU + pr.idleWait + noise}
+	}
+	return tailFloors{
+		cpu:  pr.idleCPU + min(noise, w.ThresholdS/s),
+		want: pr.idleCPU + pr.idleWait + min(noise, w.WaitThresholdS/s),
+	}
 }
 
 // judgeBurst fills in the grace's tail from its sample to ps0 (the
 // measurement's start) and whether the window's leftover CPU is a burst;
-// el is the measurement's length, ps1 its end, floor the rate under which
-// the tail is idle (tailFloor). The times on a CPU are
-// summed thread by thread, so a thread that ended in between (a replaced
-// server's, a runtime's worker) does not make a busy tail read idle. A
-// window whose count probes saw calls running is no burst. Without
-// schedstat at all three readings it is unknown, and the leftover counts
-// as before.
-func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample, t0 time.Time, el time.Duration, floor float64) {
+// el is the measurement's length, ps1 its end, floors the rates under
+// which the tail is idle. The times are summed thread by thread, so a
+// thread that ended in between (a replaced server's, a runtime's worker)
+// does not make a busy tail read idle. A window whose count probes saw
+// calls running is no burst. Without schedstat at all three readings it
+// is unknown, and the leftover counts as before.
+func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample, t0 time.Time, el time.Duration, floors tailFloors) {
 	if tail.at.IsZero() || w.Orphaned > 0 {
 		return
 	}
 	td := t0.Sub(tail.at)
-	inTail, ok0 := probes.OnCPUBetween(tail.ps, ps0)
-	inMeasure, ok1 := probes.OnCPUBetween(ps0, ps1)
+	inTail, ok0 := probes.ThreadsBetween(tail.ps, ps0)
+	inMeasure, ok1 := probes.ThreadsBetween(ps0, ps1)
 	if !ok0 || !ok1 || td < minTail || el <= 0 {
 		return
 	}
 	w.TailMs = ms(td)
-	w.TailCPUS = inTail
-	rate := inMeasure / el.Seconds()
-	w.Burst = w.LeftoverCPUS > w.ThresholdS && w.TailCPUS < max(burstShare*rate, floor)*td.Seconds()
-	judgeWaitBurst(w, tail, ps0, ps1, td, el, inTail+inMeasure, floor)
-}
-
-// judgeWaitBurst: a starved window (starved.go) whose grace ended with
-// the server wanting no CPU is not starved. A server held off the CPU
-// with a cut call's work to do (reading the cancel, or going on) wanted
-// the CPU, on it or waiting for it, through the grace's end too; one
-// whose threads wanted under max(burstShare of the measurement's rate,
-// floor) there had nothing pending, and its wait afterwards is something
-// new: node's collector after a load ran five threads on two CPUs for
-// 24 ms of CPU and 36 ms of waiting in a second, after a tail of 1.2 ms
-// (the stopping TypeScript server, issue 25's ramp, December 6: a
-// not_observable). The window is then a wait burst (not counted as
-// starved). onCPU is the threads' time on a CPU from the tail to the
-// measurement's end.
-func judgeWaitBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample, td, el time.Duration, onCPU, floor float64) {
-	waitTail, ok0 := probes.WaitBetween(tail.ps, ps0)
-	waitMeasure, ok1 := probes.WaitBetween(ps0, ps1)
-	if !ok0 || !ok1 {
-		return
-	}
-	w.TailWaitS = waitTail
-	if !w.Starved {
-		return
-	}
-	want := (onCPU - w.TailCPUS + waitMeasure) / el.Seconds()
-	if w.TailCPUS+waitTail < max(burstShare*want, floor)*td.Seconds() {
+	w.TailCPUS = inTail.OnCPU
+	w.TailWaitS = inTail.Wait
+	rate := inMeasure.OnCPU / el.Seconds()
+	w.Burst = w.LeftoverCPUS > w.ThresholdS && w.TailCPUS < max(burstShare*rate, floors.cpu)*td.Seconds()
+	// A wait burst (below): a starved window whose grace ended with the
+	// server wanting no CPU.
+	want := (inMeasure.OnCPU + inMeasure.Wait) / el.Seconds()
+	if w.Starved && inTail.OnCPU+inTail.Wait < max(burstShare*want, floors.want)*td.Seconds() {
 		w.Starved, w.WaitBurst = false, true
 	}
 }

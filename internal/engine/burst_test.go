@@ -22,6 +22,20 @@ func onCPU(s float64, others ...float64) probes.ProcessSample {
 	return ps
 }
 
+// waiting is a process sample whose threads ran and waited the seconds
+// each pair gives ({on a CPU, waiting}), schedstat known.
+func waiting(threads ...[2]float64) probes.ProcessSample {
+	var ps probes.ProcessSample
+	ps.Sched.Known = true
+	ps.Sched.ByThread = map[int]probes.ThreadTimes{}
+	for i, v := range threads {
+		ps.Sched.ByThread[100+i] = probes.ThreadTimes{OnCPU: v[0], Wait: v[1], Slices: int64(v[0] * 1e4)}
+		ps.Sched.OnCPUSeconds += v[0]
+		ps.Sched.WaitSeconds += v[1]
+	}
+	return ps
+}
+
 // TestJudgeBurst: leftover CPU over the threshold is a burst when the
 // grace's last 100 ms ran under a quarter of the measurement's rate;
 // the figures of the false violations under issue 25's ramp (node's
@@ -41,7 +55,7 @@ func TestJudgeBurst(t *testing.T) {
 		if w.Orphaned == 0 {
 			at = t0.Add(-5 * time.Millisecond)
 		}
-		judgeBurst(&w, cutSample{ps: idle, at: at}, idle, onCPU(10.13), t0, time.Second, tailNoise)
+		judgeBurst(&w, cutSample{ps: idle, at: at}, idle, onCPU(10.13), t0, time.Second, tailFloors{tailNoise, tailNoise})
 		if w.Burst || !w.Above() {
 			t.Errorf("%s: burst %v, above %v; want a window counted as before", name, w.Burst, w.Above())
 		}
@@ -78,7 +92,7 @@ func TestJudgeBurst(t *testing.T) {
 				tail.Sched.Known = false
 			}
 			w := report.Window{LeftoverCPUS: tc.leftover, ThresholdS: 0.03}
-			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tc.floor) // a thread of 30 s ended in the tail
+			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailFloors{tc.floor, tc.floor}) // a thread of 30 s ended in the tail
 			if w.Burst != tc.want {
 				t.Errorf("burst = %v (tail %v s in %v ms), want %v", w.Burst, w.TailCPUS, w.TailMs, tc.want)
 			}
@@ -123,21 +137,28 @@ func TestTailOf(t *testing.T) {
 	}
 }
 
-// TestTailFloor: the tail's floor is the idle rate plus the larger of
-// tailNoise and the noise rate the windows that cut nothing measured.
-func TestTailFloor(t *testing.T) {
+// TestTailFloors: the tail's floors are the idle rate (and idle wait,
+// for what the threads wanted) plus the larger of tailNoise and the
+// noise rate the windows that cut nothing measured, capped at the rate a
+// window's threshold stands for.
+func TestTailFloors(t *testing.T) {
 	for _, tc := range []struct {
-		name              string
-		idle, quiet, want float64
+		name                     string
+		idle, idleWait, quiet    float64
+		el                       time.Duration
+		threshold, waitThreshold float64
+		wantCPU, wantWant        float64
 	}{
-		{"no noise measured", 0, 0, tailNoise},
-		{"an idle rate before the load", 0.01, 0, 0.01 + tailNoise},
-		{"a quiet window's noise over tailNoise", 0.01, 0.05, 0.06},
-		{"a quiet window's noise under tailNoise", 0, 0.005, tailNoise},
+		{"no noise measured", 0, 0, 0, time.Second, 0.03, 0.03, tailNoise, tailNoise},
+		{"an idle rate and wait before the load", 0.01, 0.004, 0, time.Second, 0.03, 0.03, 0.01 + tailNoise, 0.014 + tailNoise},
+		{"a quiet window's noise over tailNoise", 0.01, 0, 0.025, time.Second, 0.036, 0.03, 0.035, 0.035},
+		{"a quiet window's noise under tailNoise", 0, 0, 0.005, time.Second, 0.03, 0.03, tailNoise, tailNoise},
+		{"a 5 s window: capped at its threshold's rate", 0, 0, 0, 5 * time.Second, 0.03, 0.05, 0.006, 0.01},
 	} {
-		pr := &probeRun{idleCPU: tc.idle, quietRate: tc.quiet}
-		if got := pr.tailFloor(); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("%s: tailFloor() = %v, want %v", tc.name, got, tc.want)
+		pr := &probeRun{idleCPU: tc.idle, idleWait: tc.idleWait, quietRate: tc.quiet}
+		got := pr.tailFloors(report.Window{ThresholdS: tc.threshold, WaitThresholdS: tc.waitThreshold}, tc.el)
+		if math.Abs(got.cpu-tc.wantCPU) > 1e-12 || math.Abs(got.want-tc.wantWant) > 1e-12 {
+			t.Errorf("%s: tailFloors = %+v, want {cpu:%v want:%v}", tc.name, got, tc.wantCPU, tc.wantWant)
 		}
 	}
 }
@@ -156,20 +177,24 @@ func TestJudgeWaitBurst(t *testing.T) {
 		measureCPU, measWait float64 // seconds in the measurement (1 s)
 		starved              bool    // as judgeWait left it
 		wantStarved, wantWB  bool
+		endsInTail           bool // a thread that had waited 30 s ends in the tail
 	}{
-		{"node's collector after an idle grace", 0.0012, 0, 0.0236, 0.0363, true, false, true},
-		{"held off the CPU through the grace", 0.002, 0.08, 0.02, 0.5, true, true, false},
-		{"running through the grace, then waiting", 0.05, 0.01, 0.02, 0.2, true, true, false},
-		{"waiting under a quarter of the rate, over the floor", 0.001, 0.003, 0.02, 0.3, true, false, true},
-		{"not starved: nothing to judge", 0.0001, 0, 0.01, 0.01, false, false, false},
+		{"node's collector after an idle grace", 0.0012, 0, 0.0236, 0.0363, true, false, true, false},
+		{"held off the CPU through the grace", 0.002, 0.08, 0.02, 0.5, true, true, false, false},
+		{"held off, while a thread that had waited 30 s ended", 0.002, 0.08, 0.02, 0.5, true, true, false, true},
+		{"running through the grace, then waiting", 0.05, 0.01, 0.02, 0.2, true, true, false, false},
+		{"waiting under a quarter of the rate, over the floor", 0.001, 0.003, 0.02, 0.3, true, false, true, false},
+		{"not starved: nothing to judge", 0.0001, 0, 0.01, 0.01, false, false, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tail, ps0, ps1 := onCPU(10), onCPU(10+tc.tailCPU), onCPU(10+tc.tailCPU+tc.measureCPU)
-			ps0.Sched.WaitSeconds = 5 + tc.tailWait
-			tail.Sched.WaitSeconds = 5
-			ps1.Sched.WaitSeconds = 5 + tc.tailWait + tc.measWait
+			tail := waiting([2]float64{10, 5})
+			ps0 := waiting([2]float64{10 + tc.tailCPU, 5 + tc.tailWait})
+			ps1 := waiting([2]float64{10 + tc.tailCPU + tc.measureCPU, 5 + tc.tailWait + tc.measWait})
+			if tc.endsInTail {
+				tail = waiting([2]float64{10, 5}, [2]float64{1, 30})
+			}
 			w := report.Window{LeftoverCPUS: tc.measureCPU, ThresholdS: 0.03, RunWaitS: tc.measWait, WaitThresholdS: 0.03, Starved: tc.starved}
-			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailNoise)
+			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailFloors{tailNoise, tailNoise})
 			if w.Starved != tc.wantStarved || w.WaitBurst != tc.wantWB {
 				t.Errorf("starved %v, wait burst %v; want %v, %v", w.Starved, w.WaitBurst, tc.wantStarved, tc.wantWB)
 			}

@@ -141,6 +141,6 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut, tai
 	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
 	w.ThresholdS = pr.windowThreshold(el)
 	pr.judgeWait(&w, ps0, ps1, el)
-	judgeBurst(&w, tail, ps0, ps1, t0, el, pr.tailFloor()) // burst.go
+	judgeBurst(&w, tail, ps0, ps1, t0, el, pr.tailFloors(w, el)) // burst.go
 	return w
 }

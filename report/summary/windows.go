@@ -168,7 +168,8 @@ type Window struct {
 	// TailCPUS is the time the server's threads ran in the last TailMs of
 	// the grace (schedstat). Burst: the leftover CPU was over the
 	// threshold but the tail ran under a quarter of the measurement's
-	// rate: work a cut call goes on with runs through the end of the
+	// rate, or under a floor (the idle rate plus 2 % of a CPU, or the
+	// windows' quiet noise, at most the threshold's rate): work a cut call goes on with runs through the end of the
 	// grace, and CPU that begins after an idle tail is something new (a
 	// runtime collecting garbage once the load stops, a timer). A burst
 	// is not counted above the threshold (engine/burst.go).
@@ -178,9 +179,11 @@ type Window struct {
 	// TailWaitS is the run-queue wait of the server's threads in the
 	// grace's tail. WaitBurst: the window's wait was over its threshold,
 	// but the tail wanted the CPU (on it or waiting) under a quarter of
-	// the measurement's rate: a server held off the CPU with a cut call's
-	// work pending wanted it through the grace's end too, so the wait is
-	// something new and the window is not starved (engine/burst.go).
+	// the measurement's rate, or under a floor (the idle rate and wait
+	// plus 2 % of a CPU, or the windows' quiet noise): a server held off
+	// the CPU with a cut call's work pending wanted it through the grace's
+	// end too, so the wait is something new and the window is not starved
+	// (engine/burst.go).
 	TailWaitS float64 `json:"tail_wait_s,omitempty"`
 	WaitBurst bool    `json:"wait_burst,omitempty"`
 	// TasksRunningOn is how many tasks worked on after their tasks/cancel
