@@ -77,19 +77,6 @@ func (pr *probeRun) awaitGrace(ctx context.Context, quit <-chan struct{}, end ti
 	return tail, sleepUntil(ctx, time.Until(end), quit)
 }
 
-// A wait burst (issue 25): a starved window (starved.go) whose grace
-// ended with the server wanting no CPU is not starved. A server held off
-// the CPU with a cut call's work to do (reading the cancel, or going on)
-// wanted the CPU, on it or waiting for it, through the grace's end too;
-// one whose threads wanted under max(burstShare of the measurement's
-// rate, the floor) there had nothing pending, and its wait afterwards is
-// something new: node's collector after a load ran five threads on two
-// CPUs for 24 ms of CPU and 36 ms of waiting in a second, after a tail
-// of 1.2 ms (the stopping TypeScript server, issue 25's ramp, December 6:
-// a not_observable). The window is then a wait burst, not counted as
-// starved. The price: a server starved by another process while its cut
-// calls slept through the grace reads as one.
-
 // tailFloors are the rates, in CPU-s per second, under which a grace's
 // tail is idle: cpu for its time on a CPU, want for that and its
 // run-queue wait. Each is the idle rate before the load plus the larger
@@ -104,10 +91,7 @@ func (pr *probeRun) tailFloors(w report.Window, el time.Duration) tailFloors {
 	pr.mu.Lock()
 	quiet := pr.quietRate
 	pr.mu.Unlock()
-	noise, s := max(tailNoise, quiet), el.Seconds()
-	if s <= 0 {
-		return tailFloors{cpu: pr.idleCPU + noise, want: pr.idleCPU + pr.idleWait + noise}
-	}
+	noise, s := max(tailNoise, quiet), el.Seconds() // el > 0: judgeBurst reads no floor otherwise
 	return tailFloors{
 		cpu:  pr.idleCPU + min(noise, w.ThresholdS/s),
 		want: pr.idleCPU + pr.idleWait + min(noise, w.WaitThresholdS/s),
@@ -122,6 +106,19 @@ func (pr *probeRun) tailFloors(w report.Window, el time.Duration) tailFloors {
 // does not make a busy tail read idle. A window whose count probes saw
 // calls running is no burst. Without schedstat at all three readings it
 // is unknown, and the leftover counts as before.
+//
+// It also judges a wait burst (issue 25): a starved window (starved.go)
+// whose grace ended with the server wanting no CPU is not starved. A
+// server held off the CPU with a cut call's work to do (reading the
+// cancel, or going on) wanted the CPU, on it or waiting for it, through
+// the grace's end too; one whose threads wanted under max(burstShare of
+// the measurement's rate, the floor) there had nothing pending, and its
+// wait afterwards is something new: node's collector after a load ran
+// five threads on two CPUs for 24 ms of CPU and 36 ms of waiting in a
+// second, after a tail of 1.2 ms (the stopping TypeScript server, issue
+// 25's ramp, December 6: a not_observable). The window is then a wait
+// burst, not counted as starved. The price: a server starved by another
+// process while its cut calls slept through the grace reads as one.
 func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample, t0 time.Time, el time.Duration, floors tailFloors) {
 	if tail.at.IsZero() || w.Orphaned > 0 {
 		return
@@ -137,8 +134,6 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 	w.TailWaitS = inTail.Wait
 	rate := inMeasure.OnCPU / el.Seconds()
 	w.Burst = w.LeftoverCPUS > w.ThresholdS && w.TailCPUS < max(burstShare*rate, floors.cpu)*td.Seconds()
-	// A wait burst (below): a starved window whose grace ended with the
-	// server wanting no CPU.
 	want := (inMeasure.OnCPU + inMeasure.Wait) / el.Seconds()
 	if w.Starved && inTail.OnCPU+inTail.Wait < max(burstShare*want, floors.want)*td.Seconds() {
 		w.Starved, w.WaitBurst = false, true

@@ -12,14 +12,11 @@ import (
 // onCPU is a process sample whose one thread ran s seconds on a CPU
 // (schedstat known), and whose others ran others[i].
 func onCPU(s float64, others ...float64) probes.ProcessSample {
-	var ps probes.ProcessSample
-	ps.Sched.Known = true
-	ps.Sched.ByThread = map[int]probes.ThreadTimes{}
-	for i, v := range append([]float64{s}, others...) {
-		ps.Sched.ByThread[100+i] = probes.ThreadTimes{OnCPU: v, Slices: int64(v * 1e4)}
-		ps.Sched.OnCPUSeconds += v
+	threads := [][2]float64{{s, 0}}
+	for _, v := range others {
+		threads = append(threads, [2]float64{v, 0})
 	}
-	return ps
+	return waiting(threads...)
 }
 
 // waiting is a process sample whose threads ran and waited the seconds

@@ -169,10 +169,11 @@ type Window struct {
 	// the grace (schedstat). Burst: the leftover CPU was over the
 	// threshold but the tail ran under a quarter of the measurement's
 	// rate, or under a floor (the idle rate plus 2 % of a CPU, or the
-	// windows' quiet noise, at most the threshold's rate): work a cut call goes on with runs through the end of the
-	// grace, and CPU that begins after an idle tail is something new (a
-	// runtime collecting garbage once the load stops, a timer). A burst
-	// is not counted above the threshold (engine/burst.go).
+	// windows' quiet noise, at most the threshold's rate): work a cut
+	// call goes on with runs through the end of the grace, and CPU that
+	// begins after an idle tail is something new (a runtime collecting
+	// garbage once the load stops, a timer). A burst is not counted above
+	// the threshold (engine/burst.go).
 	TailCPUS float64 `json:"tail_cpu_s,omitempty"`
 	TailMs   float64 `json:"tail_ms,omitempty"`
 	Burst    bool    `json:"burst,omitempty"`
