@@ -120,6 +120,7 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.lateQueuedPrompt += r.LateQueuedPrompt
 	c.lateDrained += r.LateDrained
 	c.cancelAnswers += r.CancelAnswers
+	a.fenced.add(r)
 	if r.LeftoverUs > 0 { // work past cut + work grace (engine's Plan.workGrace)
 		c.leftover++
 		c.leftoverMaxUs = max(c.leftoverMaxUs, r.LeftoverUs)

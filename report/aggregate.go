@@ -109,6 +109,7 @@ type Aggregator struct {
 	violations results.Counts // every per-call violation, summed
 
 	cancel cancelAgg
+	fenced fencedAgg // work a fence alone proved (fenced.go)
 
 	throttleKinds map[string]int
 	retryAfter    *hist // milliseconds

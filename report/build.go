@@ -58,7 +58,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 func (a *Aggregator) Evidence() verdict.Evidence {
 	return verdict.Evidence{
 		ProgressRequested:       a.progress.requested,
-		LeftoverNotDisconnected: a.cancel.leftoverNotDisconnected,
+		LeftoverNotDisconnected: a.leftovers().notDisconnected,
 		Disconnects:             a.cancel.disconnects,
 	}
 }
@@ -137,13 +137,16 @@ func (a *Aggregator) buildProtocol(s *Summary) {
 
 func (a *Aggregator) buildCancellation(s *Summary) {
 	o := a.orphans
+	l := a.leftovers()
 	s.Cancellation = Cancellation{
 		Cancels:           a.cancel.cancels,
 		LateResponses:     a.cancel.lateResponses,
 		LateProgress:      a.cancel.lateProgress,
-		LeftoverCalls:     a.cancel.leftover,
-		LeftoverIDs:       slices.Clone(a.cancel.leftoverIDs),
-		LeftoverMaxMs:     float64(a.cancel.leftoverMaxUs) / 1000,
+		LeftoverCalls:     l.calls,
+		LeftoverIDs:       l.ids,
+		LeftoverMaxMs:     float64(l.maxUs) / 1000,
+		FencedCalls:       a.fenced.calls,
+		WriterOrdered:     a.writerOrdered(),
 		LateQueued:        a.cancel.lateQueued,
 		LateQueuedPrompt:  a.cancel.lateQueuedPrompt,
 		LateDrained:       a.cancel.lateDrained,

@@ -111,6 +111,9 @@ func (l *lexer) recordTimeMember(key string, r *Record) uint64 {
 	case "leftover_us":
 		r.LeftoverUs = l.int64()
 		return 1 << 30
+	case "fenced_us":
+		r.FencedUs = l.int64()
+		return 1 << 53
 	case "cancel_sent_us":
 		r.CancelSentUs = l.int64()
 		return 1 << 44
@@ -327,6 +330,9 @@ func (l *lexer) progressMember(key string, p *Progress) uint64 {
 	case "incomplete":
 		p.Incomplete = l.bool()
 		return 1 << 8
+	case "lead_us":
+		p.LeadUs = l.int64()
+		return 1 << 9
 	}
 	return 0
 }

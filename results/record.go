@@ -161,6 +161,13 @@ type Record struct {
 	// LeftoverUs is how long after our cancel the server was last seen
 	// working on this call (stdio and open legacy streams).
 	LeftoverUs int64 `json:"leftover_us,omitempty"`
+	// FencedUs is how long after our cancel the last message was read that
+	// came after the answer to the ping sent at cancel + the work grace
+	// (stdio), when that is all that shows work after the grace: by the
+	// clock it came within the fence's give or take (a tenth of the
+	// grace). It counts as leftover work only when the server writes in
+	// order (the summary's cancellation.writer_ordered).
+	FencedUs int64 `json:"fenced_us,omitempty"`
 	// LateQueued counts messages later than our cancel plus the grace that
 	// were read before the answer to a ping sent after it (stdio): the
 	// server may have written them before it saw the cancel, so they show
@@ -269,6 +276,10 @@ type Progress struct {
 	// Incomplete: the result arrived while the last progress was below the
 	// total last announced.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// LeadUs is how long before the call's answer its last progress
+	// notification was read (at least 1 µs; absent when progress came
+	// after the answer, or no answer came).
+	LeadUs int64 `json:"lead_us,omitempty"`
 }
 
 // MaxValues bounds Progress.Values.

@@ -44,6 +44,9 @@ type callState struct {
 	cancelSent time.Time // when the cancel's act returned (beyondGrace)
 	endAt      time.Time
 	lastSeen   time.Time // the last message received after our cancel
+	// fencedSeen: the last message read after the work fence's answer
+	// that by the clock was within its give or take (settleLate).
+	fencedSeen time.Time
 	fence      *fence    // the stdio fence sent the progress grace after our cancel (fence.go)
 	workFence  *fence    // the one sent the work grace after it (fence itself when the graces are equal)
 	late       []lateMsg // late messages to weigh against it

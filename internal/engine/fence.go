@@ -211,6 +211,13 @@ func (cs *callState) settleLate() {
 		}
 		switch {
 		case !m.work:
+			// Past the grace, within its give or take by the clock, but
+			// read after the work fence's answer: from a server that
+			// writes in order, written after it read that ping (the
+			// summary decides, report/build.go).
+			if !workAt.IsZero() && m.at.After(workAt) && m.at.After(cs.fencedSeen) {
+				cs.fencedSeen = m.at
+			}
 		case workAt.IsZero() || !m.at.After(workAt):
 			if !m.lagged {
 				cs.rec.LateQueued++

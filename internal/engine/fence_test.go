@@ -167,3 +167,33 @@ func TestNoteLateOnStdio(t *testing.T) {
 		t.Errorf("kept %+v; want three, only the last past the work grace and a tenth of it", cs.late)
 	}
 }
+
+// TestSettleLateFenced: a message past the grace but within the fence's
+// give or take by the clock (work false) proves nothing on its own; read
+// after the work fence's answer it is kept apart (fencedSeen, the
+// record's fenced_us), for the summary to count when the server writes in
+// order (report/fenced.go).
+func TestSettleLateFenced(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	for _, tc := range []struct {
+		name     string
+		fenceAt  time.Time
+		late     []lateMsg
+		fenced   time.Time
+		lastSeen time.Time
+	}{
+		{"after the answer", ms(305), []lateMsg{{at: ms(310), progress: true}, {at: ms(325), progress: true}}, ms(325), time.Time{}},
+		{"before the answer", ms(330), []lateMsg{{at: ms(310), progress: true}, {at: ms(325), progress: true}}, time.Time{}, time.Time{}},
+		{"no answer", time.Time{}, []lateMsg{{at: ms(325), progress: true}}, time.Time{}, time.Time{}},
+		{"work past the give or take too", ms(305), []lateMsg{{at: ms(320), progress: true}, {at: ms(340), progress: true, work: true}}, ms(320), ms(340)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := &callState{fence: &fence{at: tc.fenceAt}, late: tc.late}
+			cs.settleLate()
+			if !cs.fencedSeen.Equal(tc.fenced) || !cs.lastSeen.Equal(tc.lastSeen) {
+				t.Errorf("fenced %v, last seen %v; want %v, %v", cs.fencedSeen, cs.lastSeen, tc.fenced, tc.lastSeen)
+			}
+		})
+	}
+}

@@ -85,6 +85,7 @@ type progressTracker struct {
 	fresh    bool      // a new round's token: its first value starts again
 	prevAt   time.Time // the send, then each notification
 	firstAt  time.Time
+	lastAt   time.Time // the last notification
 	maxGap   time.Duration
 	// window holds the receive times (ns) of the last second's
 	// notifications, oldest first, from head on.
@@ -123,7 +124,7 @@ func (p *progressTracker) add(at time.Time, v, total float64, hasTotal bool) (no
 	if gap := at.Sub(p.prevAt); gap > p.maxGap {
 		p.maxGap = gap
 	}
-	p.prevAt = at
+	p.prevAt, p.lastAt = at, at
 	p.rate(at.UnixNano())
 	return nonMonotonic
 }
@@ -161,6 +162,9 @@ func (p *progressTracker) finish(end time.Time, answered bool, rules ProgressRul
 	out.Stalled = rules.Stall > 0 && p.maxGap > rules.Stall
 	out.Flood = rules.FloodHz > 0 && float64(p.maxRate) > rules.FloodHz
 	out.Incomplete = answered && p.hasTotal && p.count > 0 && p.last < p.total
+	if answered && !p.lastAt.IsZero() && end.After(p.lastAt) {
+		out.LeadUs = max(1, results.Us(end.Sub(p.lastAt)))
+	}
 	return out
 }
 

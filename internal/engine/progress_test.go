@@ -38,7 +38,7 @@ func TestProgressTracker(t *testing.T) {
 		want    results.Progress // Values are checked only when set
 	}{
 		{name: "increasing", notes: notes(100*ms, 1, 2, 3), end: 350 * ms, answered: true,
-			want: results.Progress{Count: 3, Values: []float64{1, 2, 3}, Last: 3, MaxGapUs: 100000, MaxRateHz: 3}},
+			want: results.Progress{Count: 3, Values: []float64{1, 2, 3}, Last: 3, MaxGapUs: 100000, MaxRateHz: 3, LeadUs: 50000}},
 		{name: "equal is a violation", notes: notes(10*ms, 1, 2, 2, 3),
 			nonMono: []int{2}, want: results.Progress{Count: 4, Last: 3, MaxGapUs: 10000, MaxRateHz: 4}},
 		{name: "lower is a violation, then recovering is not", notes: notes(10*ms, 0.5, 1, 0.25, 0.3, 2),
@@ -46,7 +46,7 @@ func TestProgressTracker(t *testing.T) {
 		{name: "a first value of zero is fine", notes: notes(10*ms, 0, 0),
 			nonMono: []int{1}, want: results.Progress{Count: 2, MaxGapUs: 10000, MaxRateHz: 2}},
 		{name: "first gap is from the send", notes: []note{{400 * ms, 1, 0}, {450 * ms, 2, 0}}, end: 460 * ms, answered: true,
-			want: results.Progress{Count: 2, Last: 2, MaxGapUs: 400000, MaxRateHz: 2}},
+			want: results.Progress{Count: 2, Last: 2, MaxGapUs: 400000, MaxRateHz: 2, LeadUs: 10000}},
 		{name: "middle gap", notes: []note{{10 * ms, 1, 0}, {20 * ms, 2, 0}, {770 * ms, 3, 0}, {780 * ms, 4, 0}}, end: 800 * ms,
 			want: results.Progress{Count: 4, Last: 4, MaxGapUs: 750000, MaxRateHz: 4}},
 		{name: "trailing gap counts", notes: notes(100*ms, 1, 2), end: 1500 * ms, rules: ProgressRules{Stall: time.Second},
@@ -66,12 +66,16 @@ func TestProgressTracker(t *testing.T) {
 		{name: "exactly the flood rate is not a flood", notes: notes(20*ms, seq(50)...),
 			rules: ProgressRules{FloodHz: 50}, want: results.Progress{Count: 50, Last: 50, MaxGapUs: 20000, MaxRateHz: 50}},
 		{name: "answered below the total is incomplete", notes: []note{{10 * ms, 1, 10}, {20 * ms, 9, 10}}, end: 30 * ms, answered: true,
-			want: results.Progress{Count: 2, Last: 9, Total: 10, MaxGapUs: 10000, MaxRateHz: 2, Incomplete: true}},
+			want: results.Progress{Count: 2, Last: 9, Total: 10, MaxGapUs: 10000, MaxRateHz: 2, Incomplete: true, LeadUs: 10000}},
 		{name: "answered at the total is complete", notes: []note{{10 * ms, 1, 10}, {20 * ms, 10, 10}}, end: 30 * ms, answered: true,
-			want: results.Progress{Count: 2, Last: 10, Total: 10, MaxGapUs: 10000, MaxRateHz: 2}},
+			want: results.Progress{Count: 2, Last: 10, Total: 10, MaxGapUs: 10000, MaxRateHz: 2, LeadUs: 10000}},
 		{name: "not answered is never incomplete", notes: []note{{10 * ms, 1, 10}}, end: 30 * ms,
 			want: results.Progress{Count: 1, Last: 1, Total: 10, MaxGapUs: 20000, MaxRateHz: 1}},
 		{name: "no total is never incomplete", notes: notes(10*ms, 1), end: 20 * ms, answered: true,
+			want: results.Progress{Count: 1, Last: 1, MaxGapUs: 10000, MaxRateHz: 1, LeadUs: 10000}},
+		{name: "a lead under a microsecond is 1", notes: notes(10*ms, 1), end: 10*ms + 100, answered: true,
+			want: results.Progress{Count: 1, Last: 1, MaxGapUs: 10000, MaxRateHz: 1, LeadUs: 1}},
+		{name: "no answer, no lead", notes: notes(10*ms, 1), end: 20 * ms,
 			want: results.Progress{Count: 1, Last: 1, MaxGapUs: 10000, MaxRateHz: 1}},
 	}
 	for _, tt := range tests {
@@ -137,7 +141,7 @@ func notes2(start, step time.Duration, from, to int) []note {
 func equalProgress(a, b results.Progress) bool {
 	return a.Count == b.Count && slices.Equal(a.Values, b.Values) && a.Last == b.Last && a.Total == b.Total &&
 		a.MaxGapUs == b.MaxGapUs && a.MaxRateHz == b.MaxRateHz && a.Stalled == b.Stalled && a.Flood == b.Flood &&
-		a.Incomplete == b.Incomplete
+		a.Incomplete == b.Incomplete && a.LeadUs == b.LeadUs
 }
 
 // TestBeyondGraceFromDelivery: the progress grace runs from when the

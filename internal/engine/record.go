@@ -21,6 +21,9 @@ func (cs *callState) record() *results.Record {
 	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.workGrace() {
 		rec.LeftoverUs = results.Us(cs.lastSeen.Sub(cs.cancelAt))
 	}
+	if rec.LeftoverUs == 0 && !cs.fencedSeen.IsZero() && !cs.cancelAt.IsZero() && cs.fencedSeen.Sub(cs.cancelAt) > cs.r.plan.workGrace() {
+		rec.FencedUs = results.Us(cs.fencedSeen.Sub(cs.cancelAt))
+	}
 	end := cs.responseAt
 	if end.IsZero() || (!cs.cancelAt.IsZero() && cs.cancelAt.Before(end)) {
 		end = cs.cancelAt

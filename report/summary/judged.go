@@ -75,6 +75,13 @@ type Cancellation struct {
 	// seen after it on the wire.
 	LeftoverIDs   []int64 `json:"leftover_ids,omitempty"`
 	LeftoverMaxMs float64 `json:"leftover_max_ms"`
+	// FencedCalls: cut calls whose only evidence of work past the grace
+	// is a message read after the answer to a ping sent at cancel + the
+	// work grace (stdio), within a tenth of the grace by the clock. They
+	// are in LeftoverCalls when WriterOrdered: the run showed the server
+	// writes its messages in order (report/fenced.go).
+	FencedCalls   int  `json:"fenced_calls"`
+	WriterOrdered bool `json:"writer_ordered"`
 	// LateQueued: late messages that prove no work (fence.go in engine);
 	// LateDrained: late progress read after its call's answer, which came
 	// within cancel + grace, a write queue draining (engine/latedrain.go);

@@ -147,7 +147,7 @@ func TestSummaryReferenceMatchesKnownKeys(t *testing.T) {
 	}
 	// Keys a check cannot use, documented for the JSON reader.
 	textual := []string{"scenario", "era", "transport", "http_version", "target", "server", "started", "interrupted",
-		"cancellation.probe_errors", "cancellation.drained", "cancellation.log.probe", "cancellation.log.orphaned_ids", "cancellation.windows.auto",
+		"cancellation.probe_errors", "cancellation.drained", "cancellation.writer_ordered", "cancellation.log.probe", "cancellation.log.orphaned_ids", "cancellation.windows.auto",
 		"cancellation.cut_tools", "cancellation.process_cpu.tools",
 		"errors.top", "checks", "pass", "fail_on_violation", "verdicts", "gateway.truth", "gateway.errors",
 		"limits.signal", "limits.hints", "limits.window", "limits.confidence", "limits.retry_after.verdict", "limits.tools",

@@ -17,6 +17,9 @@ func leftoverCallsFact(c summary.Cancellation) string {
 		their = "its"
 	}
 	f := summary.Plural(c.LeftoverCalls, "call") + " seen working after " + their + " cancel"
+	if c.WriterOrdered && c.FencedCalls > 0 {
+		f += fmt.Sprintf(" (%d by a message read after the answer to a ping sent at cancel + grace, from a server seen to write in order)", c.FencedCalls)
+	}
 	if len(c.LeftoverIDs) == 0 {
 		return f
 	}
