@@ -214,7 +214,7 @@ func (cs *callState) settleLate() {
 			// Past the grace, within its give or take by the clock, but
 			// read after the work fence's answer: from a server that
 			// writes in order, written after it read that ping (the
-			// summary decides, report/build.go).
+			// summary decides, report/fenced.go).
 			if !workAt.IsZero() && m.at.After(workAt) && m.at.After(cs.fencedSeen) {
 				cs.fencedSeen = m.at
 			}

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // TestSettleLate: late messages on stdio are weighed against the fence's
@@ -193,6 +195,37 @@ func TestSettleLateFenced(t *testing.T) {
 			cs.settleLate()
 			if !cs.fencedSeen.Equal(tc.fenced) || !cs.lastSeen.Equal(tc.lastSeen) {
 				t.Errorf("fenced %v, last seen %v; want %v, %v", cs.fencedSeen, cs.lastSeen, tc.fenced, tc.lastSeen)
+			}
+		})
+	}
+}
+
+// TestRecordLead: a call answered after its progress keeps how long
+// before the answer the last progress came (the summary's test of a
+// writer in order, report/fenced.go); a call cut before its answer keeps
+// none, since its lead would run to the cut.
+func TestRecordLead(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name   string
+		cutAt  time.Duration // 0: not cut
+		wantUs int64
+	}{
+		{"answered", 0, 2000},
+		{"cut, then answered", 11 * time.Millisecond, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := &callState{r: &runner{}, spec: &CallSpec{Tool: "work", Progress: true}, sent: now,
+				responseAt: now.Add(12 * time.Millisecond), final: finalResult}
+			cs.rec = results.Record{Type: results.TypeCall, Scheduled: now, ResponseUs: 12000}
+			cs.prog.start(now)
+			cs.prog.add(now.Add(10*time.Millisecond), 1, 0, false)
+			if tc.cutAt > 0 {
+				cs.cancelAt = now.Add(tc.cutAt)
+			}
+			rec := cs.record()
+			if rec.Progress == nil || rec.Progress.LeadUs != tc.wantUs {
+				t.Fatalf("progress %+v; want lead_us %d", rec.Progress, tc.wantUs)
 			}
 		})
 	}
