@@ -100,6 +100,9 @@ func (a *Aggregator) addProgress(r *results.Record) {
 	if p.Incomplete {
 		a.progress.incomplete++
 	}
+	if p.LeadUs > 0 && p.LeadUs <= tightLeadUs {
+		a.fenced.tight++
+	}
 }
 
 func (a *Aggregator) addCancel(r *results.Record) {
@@ -120,16 +123,10 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.lateQueuedPrompt += r.LateQueuedPrompt
 	c.lateDrained += r.LateDrained
 	c.cancelAnswers += r.CancelAnswers
-	a.fenced.add(r)
 	if r.LeftoverUs > 0 { // work past cut + work grace (engine's Plan.workGrace)
-		c.leftover++
-		c.leftoverMaxUs = max(c.leftoverMaxUs, r.LeftoverUs)
-		if len(c.leftoverIDs) < maxLeftoverIDs {
-			c.leftoverIDs = append(c.leftoverIDs, r.ID)
-		}
-		if !disconnected {
-			c.leftoverNotDisconnected++
-		}
+		c.leftover.add(r.ID, r.LeftoverUs, disconnected)
+	} else if r.FencedUs > 0 { // past it by a fence alone (fenced.go)
+		a.fenced.calls.add(r.ID, r.FencedUs, disconnected)
 	}
 }
 

@@ -151,19 +151,12 @@ type cancelAgg struct {
 	cancels       int // calls with a cancel issued
 	lateResponses int
 	lateProgress  int
-	leftover      int // calls with wire evidence of work after the cancel
-	lateQueued    int // late messages read before the stdio fence's answer
+	leftover      callSet // calls with wire evidence of work after the cancel (fenced.go)
+	lateQueued    int     // late messages read before the stdio fence's answer
 	// lateQueuedPrompt: those of lateQueued read before a prompt answer
 	lateQueuedPrompt int
 	lateDrained      int // late progress read after its call's in-time answer
 	cancelAnswers    int // answers after the cancel that say it was cancelled
-	// leftoverIDs are the first maxLeftoverIDs leftover calls' ids;
-	// leftoverMaxUs the longest time from a cancel to the work seen after it.
-	leftoverIDs   []int64
-	leftoverMaxUs int64
-	// leftoverNotDisconnected: leftover calls whose outcome is not
-	// "disconnected" (in a legacy era those are real violations).
-	leftoverNotDisconnected int
 	// disconnects: calls that ended disconnected or had a disconnect fault.
 	disconnects int
 	// cutTools counts the calls a fault cut (cancelled or disconnected)

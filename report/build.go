@@ -30,6 +30,7 @@ func (a *Aggregator) Summary(m Meta) *Summary {
 		Histograms:  a.hists(),
 	}
 	s.SchemaVersion = results.SchemaVersion
+	a.fenced.mixed = mixedSources(m)
 	d := m.Duration
 	if d <= 0 && !a.timeline.first.IsZero() {
 		d = a.lastEnd.Sub(a.timeline.first)
@@ -142,10 +143,10 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		Cancels:           a.cancel.cancels,
 		LateResponses:     a.cancel.lateResponses,
 		LateProgress:      a.cancel.lateProgress,
-		LeftoverCalls:     l.calls,
+		LeftoverCalls:     l.n,
 		LeftoverIDs:       l.ids,
 		LeftoverMaxMs:     float64(l.maxUs) / 1000,
-		FencedCalls:       a.fenced.calls,
+		FencedCalls:       a.fenced.calls.n,
 		WriterOrdered:     a.writerOrdered(),
 		LateQueued:        a.cancel.lateQueued,
 		LateQueuedPrompt:  a.cancel.lateQueuedPrompt,

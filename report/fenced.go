@@ -2,8 +2,7 @@ package report
 
 import (
 	"slices"
-
-	"github.com/mcpchaos/mcpchaos/results"
+	"strings"
 )
 
 // Work proved by a fence alone (issue 25). On stdio a ping is sent at a
@@ -17,68 +16,77 @@ import (
 // work when the run showed the server writes in order: no call's progress
 // came after its own answer, and at least minTightLeads calls' last
 // progress came within tightLeadUs of their answer, so a writer that held
-// notifications back behind answers would have shown it.
+// notifications back behind answers would have shown it. Files of
+// different targets, servers or transports merged into one report
+// (report/merge) show nothing of each other's writers: their fenced calls
+// are not counted.
 
 const (
 	tightLeadUs   = 2000
 	minTightLeads = 5
 )
 
-// fencedAgg counts the calls whose only evidence of work past the grace
-// is a message read after the work fence's answer, and the calls whose
-// last progress came just before their answer.
-type fencedAgg struct {
-	calls, notDisconnected int
-	maxUs                  int64
-	ids                    []int64
-	tight                  int
+// callSet counts calls with evidence of work past the grace: how many,
+// how many did not end disconnected, the longest time from a cancel to
+// the work, and the first maxLeftoverIDs ids.
+type callSet struct {
+	n, notDisconnected int
+	maxUs              int64
+	ids                []int64
 }
 
-// add counts r.
-func (f *fencedAgg) add(r *results.Record) {
-	if p := r.Progress; p != nil && p.LeadUs > 0 && p.LeadUs <= tightLeadUs {
-		f.tight++
+// add counts call id, seen working us after its cancel.
+func (c *callSet) add(id, us int64, disconnected bool) {
+	c.n++
+	c.maxUs = max(c.maxUs, us)
+	if len(c.ids) < maxLeftoverIDs {
+		c.ids = append(c.ids, id)
 	}
-	if r.FencedUs <= 0 || r.LeftoverUs > 0 {
-		return
+	if !disconnected {
+		c.notDisconnected++
 	}
-	f.calls++
-	f.maxUs = max(f.maxUs, r.FencedUs)
-	if len(f.ids) < maxLeftoverIDs {
-		f.ids = append(f.ids, r.ID)
+}
+
+// plus returns c and o together (ids: c's first, up to maxLeftoverIDs).
+func (c callSet) plus(o callSet) callSet {
+	out := callSet{n: c.n + o.n, notDisconnected: c.notDisconnected + o.notDisconnected, maxUs: max(c.maxUs, o.maxUs),
+		ids: slices.Clone(c.ids)}
+	for _, id := range o.ids {
+		if len(out.ids) < maxLeftoverIDs {
+			out.ids = append(out.ids, id)
+		}
 	}
-	if r.Outcome != results.Disconnected {
-		f.notDisconnected++
-	}
+	return out
+}
+
+// fencedAgg counts the calls a fence alone proved, and the answered calls
+// whose last progress came just before their answer.
+type fencedAgg struct {
+	calls callSet
+	tight int
+	// mixed: the report merges files of more than one target, server or
+	// transport (set by Summary).
+	mixed bool
+}
+
+// mixedSources reports whether m joins more than one target, server or
+// transport (report/merge lists them comma-separated).
+func mixedSources(m Meta) bool {
+	return strings.Contains(m.Target, ", ") || strings.Contains(m.Server, ", ") || strings.Contains(m.Transport, ", ")
 }
 
 // writerOrdered reports whether the run showed that the server writes its
 // messages in order (see above).
 func (a *Aggregator) writerOrdered() bool {
-	return a.fenced.tight >= minTightLeads && a.violations["after_response"] == 0
+	return !a.fenced.mixed && a.fenced.tight >= minTightLeads && a.violations["after_response"] == 0
 }
 
 // leftovers is the calls with wire evidence of work past the grace: those
 // the engine counted, and those the fence alone proved when the server
 // writes in order.
-type leftovers struct {
-	calls, notDisconnected int
-	maxUs                  int64
-	ids                    []int64
-}
-
-func (a *Aggregator) leftovers() leftovers {
-	c := &a.cancel
-	l := leftovers{c.leftover, c.leftoverNotDisconnected, c.leftoverMaxUs, slices.Clone(c.leftoverIDs)}
-	if f := &a.fenced; f.calls > 0 && a.writerOrdered() {
-		l.calls += f.calls
-		l.notDisconnected += f.notDisconnected
-		l.maxUs = max(l.maxUs, f.maxUs)
-		for _, id := range f.ids {
-			if len(l.ids) < maxLeftoverIDs {
-				l.ids = append(l.ids, id)
-			}
-		}
+func (a *Aggregator) leftovers() callSet {
+	if a.fenced.calls.n > 0 && a.writerOrdered() {
+		return a.cancel.leftover.plus(a.fenced.calls)
 	}
-	return l
+	return a.cancel.leftover.plus(callSet{})
 }

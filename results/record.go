@@ -276,9 +276,11 @@ type Progress struct {
 	// Incomplete: the result arrived while the last progress was below the
 	// total last announced.
 	Incomplete bool `json:"incomplete,omitempty"`
-	// LeadUs is how long before the call's answer its last progress
-	// notification was read (at least 1 µs; absent when progress came
-	// after the answer, or no answer came).
+	// LeadUs is how long before the call's answer its last in-order
+	// progress notification was read (at least 1 µs; absent with no
+	// progress before the answer, for a call cut before its answer, and
+	// for a task). Progress after the answer (the after_response
+	// violation) does not move it.
 	LeadUs int64 `json:"lead_us,omitempty"`
 }
 

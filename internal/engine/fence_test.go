@@ -203,7 +203,8 @@ func TestSettleLateFenced(t *testing.T) {
 // TestRecordLead: a call answered after its progress keeps how long
 // before the answer the last progress came (the summary's test of a
 // writer in order, report/fenced.go); a call cut before its answer keeps
-// none, since its lead would run to the cut.
+// none: its answer is not the record's (answer), and a lead would run to
+// the cut.
 func TestRecordLead(t *testing.T) {
 	now := time.Now()
 	for _, tc := range []struct {
@@ -217,7 +218,7 @@ func TestRecordLead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := &callState{r: &runner{}, spec: &CallSpec{Tool: "work", Progress: true}, sent: now,
 				responseAt: now.Add(12 * time.Millisecond), final: finalResult}
-			cs.rec = results.Record{Type: results.TypeCall, Scheduled: now, ResponseUs: 12000}
+			cs.rec = results.Record{Type: results.TypeCall, Scheduled: now}
 			cs.prog.start(now)
 			cs.prog.add(now.Add(10*time.Millisecond), 1, 0, false)
 			if tc.cutAt > 0 {

@@ -33,15 +33,17 @@ func (cs *callState) drainedAfterAnswer(at time.Time) bool {
 	return !cs.responseAt.IsZero() && cs.responseAt.Before(at) && !cs.beyondGrace(cs.responseAt)
 }
 
-// noteLagged keeps a result read later than the cancel plus the grace by
-// the clock, though not once our own stalls are taken off (beyondGrace),
-// to be weighed against a stdio fence: read after the work fence's answer,
-// it was written after the server read that ping, whatever our read lag.
-// Without a fence, or within the work grace by the clock, it is nothing
-// (a result breaks no progress rule; cs.mu held).
+// noteLagged keeps a result read later than the cancel plus the work
+// grace by the clock, though not once our own stalls are taken off
+// (beyondGrace), to be weighed against a stdio fence: read after the work
+// fence's answer, it was written after the server read that ping,
+// whatever our read lag (work when past the fence's give or take as well,
+// Plan.workProof; fenced otherwise, settleLate). Without a fence, or
+// within the work grace by the clock, it is nothing (a result breaks no
+// progress rule; cs.mu held).
 func (cs *callState) noteLagged(at time.Time) {
-	if cs.fence == nil || cs.cancelSent.IsZero() || at.Sub(cs.cancelSent) <= cs.r.plan.workProof() {
+	if cs.fence == nil || cs.cancelSent.IsZero() || at.Sub(cs.cancelSent) <= cs.r.plan.workGrace() {
 		return
 	}
-	cs.keepLate(lateMsg{at: at, lagged: true, work: true})
+	cs.keepLate(lateMsg{at: at, lagged: true, work: at.Sub(cs.cancelSent) > cs.r.plan.workProof()})
 }

@@ -87,12 +87,16 @@ func TestLateResultWeighedByFence(t *testing.T) {
 		ev       client.Event
 		lastSeen time.Time
 		queued   int
+		fenced   time.Time
 	}{
-		{"stdio: result after the fence's answer", ms(330), resultEv(ms(358), "worked 8 steps of 25 ms", false), ms(358), 0},
-		{"stdio: result before the fence's answer", ms(400), resultEv(ms(358), "worked 8 steps of 25 ms", false), time.Time{}, 0},
-		{"HTTP: result within the grace less our stall", time.Time{}, resultEv(ms(358), "worked 8 steps of 25 ms", false), time.Time{}, 0},
-		{"stdio: progress within the grace less our stall", ms(330), client.Event{Kind: client.EvProgress, At: ms(358), Late: true, Progress: 8}, time.Time{}, 0},
-		{"stdio: a cancel answer is no work", ms(330), resultEv(ms(358), "stopped at step 6", false), time.Time{}, 0},
+		{"stdio: result after the fence's answer", ms(330), resultEv(ms(358), "worked 8 steps of 25 ms", false), ms(358), 0, time.Time{}},
+		{"stdio: result before the fence's answer", ms(400), resultEv(ms(358), "worked 8 steps of 25 ms", false), time.Time{}, 0, time.Time{}},
+		{"HTTP: result within the grace less our stall", time.Time{}, resultEv(ms(358), "worked 8 steps of 25 ms", false), time.Time{}, 0, time.Time{}},
+		{"stdio: progress within the grace less our stall", ms(330), client.Event{Kind: client.EvProgress, At: ms(358), Late: true, Progress: 8}, time.Time{}, 0, time.Time{}},
+		{"stdio: a cancel answer is no work", ms(330), resultEv(ms(358), "stopped at step 6", false), time.Time{}, 0, time.Time{}},
+		// Within the fence's give or take by the clock, after its answer:
+		// fenced (counted when the server writes in order), our lag or not.
+		{"stdio: result within the give or take, after the fence's answer", ms(305), resultEv(ms(318), "worked 8 steps of 25 ms", false), time.Time{}, 0, ms(318)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := drainedCall(t0, tc.fenceAt, 80*time.Millisecond)
@@ -104,9 +108,9 @@ func TestLateResultWeighedByFence(t *testing.T) {
 			if cs.fence != nil {
 				cs.settleLate()
 			}
-			if !cs.lastSeen.Equal(tc.lastSeen) || cs.rec.LateQueued != tc.queued || cs.rec.Violations["after_cancel"] != 0 {
-				t.Errorf("last seen %v, late_queued %d, after_cancel %d; want %v, %d, 0",
-					cs.lastSeen, cs.rec.LateQueued, cs.rec.Violations["after_cancel"], tc.lastSeen, tc.queued)
+			if !cs.lastSeen.Equal(tc.lastSeen) || cs.rec.LateQueued != tc.queued || cs.rec.Violations["after_cancel"] != 0 || !cs.fencedSeen.Equal(tc.fenced) {
+				t.Errorf("last seen %v, late_queued %d, after_cancel %d, fenced %v; want %v, %d, 0, %v",
+					cs.lastSeen, cs.rec.LateQueued, cs.rec.Violations["after_cancel"], cs.fencedSeen, tc.lastSeen, tc.queued, tc.fenced)
 			}
 		})
 	}

@@ -41,9 +41,6 @@ func (cs *callState) record() *results.Record {
 			cs.prog.maxGap = max(cs.prog.maxGap, end.Sub(cs.prog.prevAt))
 		} else {
 			rec.Progress = cs.prog.finish(end, rec.ResponseUs != 0, cs.r.plan.Progress)
-			if !end.Equal(cs.responseAt) {
-				rec.Progress.LeadUs = 0 // cut before its answer: no lead to tell a writer by
-			}
 		}
 	}
 	rec.Policies = cs.policies(rec.ResponseUs != 0, end)

@@ -118,7 +118,7 @@ var (
 
 func orphanFields() fields {
 	return fields{
-		{Name: "grace", Type: DurationType(), Doc: "wait this long after the load before judging; a message from the server later than this after a cut (or than progress.grace, when longer), and a tenth more, is leftover work"},
+		{Name: "grace", Type: DurationType(), Doc: "wait this long after the load before judging; a message from the server later than this after a cut (or than progress.grace, when longer), and a tenth more, is leftover work (on stdio, from a server seen to write in order, read after the answer to a ping sent then: no tenth more)"},
 		{Name: "drain_max", Type: DurationType(), Doc: "wait at most this long for the probes to return to baseline"},
 		{Name: "sample_every", Type: DurationType(), Doc: "probe sampling period during the run"},
 		{Name: "probes", Type: ListOf(oneKeyOf(probeFields(), probeKinds...)), Doc: "ways to see server-side work"},

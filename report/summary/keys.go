@@ -53,7 +53,7 @@ func templateSummary() *Summary {
 //	progress.violations.{total, non_monotonic, after_response, after_cancel, unknown_token, wrong_stream}
 //	protocol.violations.{total, server_request, not_jsonrpc, ..., duplicate_response}
 //	protocol.connection.{not_jsonrpc, oversize, unknown_responses, unknown_tokens, stale, stale_answers, server_requests, server_cancels, other_stream, get_streams}
-//	cancellation.{cancels, late_responses, late_progress, leftover_calls, leftover_max_ms, late_queued, late_queued_prompt, late_drained, cancel_answers, orphaned, leftover_cpu_s,
+//	cancellation.{cancels, late_responses, late_progress, leftover_calls, leftover_max_ms, fenced_calls, late_queued, late_queued_prompt, late_drained, cancel_answers, orphaned, leftover_cpu_s,
 //	              drain_ms, leaked_call_seconds, quiet_window_ms, tasks_running_on, counting_probes}, cancellation.by_probe.<name>,
 //	              cancellation.log.{lines, matched, orphaned, max_after_cancel_ms, unseen}
 //	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above, tasks_running_on,

@@ -17,17 +17,21 @@ func leftoverCallsFact(c summary.Cancellation) string {
 		their = "its"
 	}
 	f := summary.Plural(c.LeftoverCalls, "call") + " seen working after " + their + " cancel"
-	if c.WriterOrdered && c.FencedCalls > 0 {
-		f += fmt.Sprintf(" (%d by a message read after the answer to a ping sent at cancel + grace, from a server seen to write in order)", c.FencedCalls)
+	var in []string
+	if len(c.LeftoverIDs) > 0 {
+		in = append(in, "ids "+joinIDs(c.LeftoverIDs, c.LeftoverCalls))
+		if c.LeftoverMaxMs > 0 {
+			in = append(in, "up to "+summary.FormatMs(c.LeftoverMaxMs)+" after the cancel")
+		}
 	}
-	if len(c.LeftoverIDs) == 0 {
+	if c.WriterOrdered && c.FencedCalls > 0 {
+		in = append(in, fmt.Sprintf("%d by a message read after the answer to a ping sent at cancel + grace, "+
+			"from a server seen to write in order", c.FencedCalls))
+	}
+	if len(in) == 0 {
 		return f
 	}
-	f += " (ids " + joinIDs(c.LeftoverIDs, c.LeftoverCalls)
-	if c.LeftoverMaxMs > 0 {
-		f += "; up to " + summary.FormatMs(c.LeftoverMaxMs) + " after the cancel"
-	}
-	return f + ")"
+	return f + " (" + strings.Join(in, "; ") + ")"
 }
 
 // wireNotes says what came after cancels that is no evidence of work:
@@ -43,6 +47,11 @@ func wireNotes(c summary.Cancellation) []string {
 		out = append(out, fmt.Sprintf("%s later than cancel + grace but read after the call's own answer, "+
 			"which came within it (produced before that answer, a write queue draining: not counted)",
 			summary.Plural(c.LateDrained, "progress notification")))
+	}
+	if c.FencedCalls > 0 && !c.WriterOrdered {
+		out = append(out, fmt.Sprintf("%s with a message past cancel + grace, within a tenth of it, read after the answer "+
+			"to a ping sent then (not counted: the run did not show the server writes its messages in order)",
+			summary.Plural(c.FencedCalls, "call")))
 	}
 	if c.CancelAnswers > 0 {
 		out = append(out, fmt.Sprintf("%s to the cancel (the server said the call was cancelled or stopped)",
