@@ -73,10 +73,6 @@ func TestProgressTracker(t *testing.T) {
 			want: results.Progress{Count: 1, Last: 1, Total: 10, MaxGapUs: 20000, MaxRateHz: 1}},
 		{name: "no total is never incomplete", notes: notes(10*ms, 1), end: 20 * ms, answered: true,
 			want: results.Progress{Count: 1, Last: 1, MaxGapUs: 10000, MaxRateHz: 1, LeadUs: 10000}},
-		{name: "a lead under a microsecond is 1", notes: notes(10*ms, 1), end: 10*ms + 100, answered: true,
-			want: results.Progress{Count: 1, Last: 1, MaxGapUs: 10000, MaxRateHz: 1, LeadUs: 1}},
-		{name: "no answer, no lead", notes: notes(10*ms, 1), end: 20 * ms,
-			want: results.Progress{Count: 1, Last: 1, MaxGapUs: 10000, MaxRateHz: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +132,31 @@ func notes2(start, step time.Duration, from, to int) []note {
 		out = append(out, note{at: start + time.Duration(v-from)*step, v: float64(v)})
 	}
 	return out
+}
+
+// TestProgressLead: an answered call keeps how long before its answer
+// its last progress came, at least 1 µs; an unanswered one keeps none.
+func TestProgressLead(t *testing.T) {
+	sent := time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		end      time.Duration
+		answered bool
+		want     int64
+	}{
+		{"10 ms", 20 * time.Millisecond, true, 10000},
+		{"under a microsecond is 1", 10*time.Millisecond + 100, true, 1},
+		{"no answer, no lead", 20 * time.Millisecond, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p progressTracker
+			p.start(sent)
+			p.add(sent.Add(10*time.Millisecond), 1, 0, false)
+			if got := p.finish(sent.Add(tc.end), tc.answered, ProgressRules{}).LeadUs; got != tc.want {
+				t.Errorf("lead_us %d, want %d", got, tc.want)
+			}
+		})
+	}
 }
 
 func equalProgress(a, b results.Progress) bool {
