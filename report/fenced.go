@@ -85,8 +85,9 @@ func (a *Aggregator) writerOrdered() bool {
 // the engine counted, and those the fence alone proved when the server
 // writes in order.
 func (a *Aggregator) leftovers() callSet {
-	if a.fenced.calls.n > 0 && a.writerOrdered() {
-		return a.cancel.leftover.plus(a.fenced.calls)
+	var fenced callSet
+	if a.writerOrdered() {
+		fenced = a.fenced.calls
 	}
-	return a.cancel.leftover.plus(callSet{})
+	return a.cancel.leftover.plus(fenced) // a copy: the summary keeps its ids
 }

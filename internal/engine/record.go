@@ -21,7 +21,9 @@ func (cs *callState) record() *results.Record {
 	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.workGrace() {
 		rec.LeftoverUs = results.Us(cs.lastSeen.Sub(cs.cancelAt))
 	}
-	if rec.LeftoverUs == 0 && !cs.fencedSeen.IsZero() && !cs.cancelAt.IsZero() && cs.fencedSeen.Sub(cs.cancelAt) > cs.r.plan.workGrace() {
+	// A message is fenced only after the answer to a ping sent at
+	// cancel + the work grace, so it is past the grace already.
+	if rec.LeftoverUs == 0 && !cs.fencedSeen.IsZero() && !cs.cancelAt.IsZero() {
 		rec.FencedUs = results.Us(cs.fencedSeen.Sub(cs.cancelAt))
 	}
 	end := cs.responseAt
