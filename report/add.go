@@ -123,11 +123,34 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.lateQueuedPrompt += r.LateQueuedPrompt
 	c.lateDrained += r.LateDrained
 	c.cancelAnswers += r.CancelAnswers
+	c.addFenceLag(r.FenceLagUs)
 	if r.LeftoverUs > 0 { // work past cut + work grace (engine's Plan.workGrace)
 		c.leftover.add(r.ID, r.LeftoverUs, disconnected)
 	} else if r.FencedUs > 0 { // past it by a fence alone (fenced.go)
 		a.fenced.calls.add(r.ID, r.FencedUs, disconnected)
 	}
+}
+
+// addFenceLag counts one stdio cut's work fence (Record.FenceLagUs: 0
+// none, -1 no answer).
+func (c *cancelAgg) addFenceLag(us int64) {
+	switch {
+	case us < 0:
+		c.fenceUnanswered++
+	case us > 0:
+		if c.fenceLag == nil {
+			c.fenceLag = newHist(latencyMaxUs)
+		}
+		c.fenceLag.record(us)
+	}
+}
+
+// workFences is what the stdio cuts' work fences showed; nil without any.
+func (c *cancelAgg) workFences() *WorkFences {
+	if c.fenceLag == nil && c.fenceUnanswered == 0 {
+		return nil
+	}
+	return &WorkFences{Unanswered: c.fenceUnanswered, LagMs: c.fenceLag.latency()}
 }
 
 // cutTool counts a call of tool that a fault cut.

@@ -157,6 +157,11 @@ type cancelAgg struct {
 	lateQueuedPrompt int
 	lateDrained      int // late progress read after its call's in-time answer
 	cancelAnswers    int // answers after the cancel that say it was cancelled
+	// fenceLag: how long after cancel + the work grace each stdio cut's
+	// work fence was answered (microseconds; nil: none answered);
+	// fenceUnanswered: cuts whose fence had no answer by their record.
+	fenceLag        *hist
+	fenceUnanswered int
 	// disconnects: calls that ended disconnected or had a disconnect fault.
 	disconnects int
 	// cutTools counts the calls a fault cut (cancelled or disconnected)

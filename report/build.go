@@ -188,6 +188,7 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		p := *o.CutPings
 		s.Cancellation.CutPings = &p
 	}
+	s.Cancellation.WorkFences = a.cancel.workFences()
 	if o.Contention != nil {
 		c := *o.Contention
 		s.Cancellation.Contention = &c

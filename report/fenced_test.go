@@ -84,3 +84,23 @@ func TestFencedCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkFences: the stdio cuts' work fences add up to the summary's
+// cancellation.work_fences (the lag of the answers after cancel + grace,
+// and those with no answer); a run with no fence has none.
+func TestWorkFences(t *testing.T) {
+	a := NewAggregator(Rules{ProgressGrace: 300 * time.Millisecond})
+	a.Add(call(0, results.OK, resp(200)))
+	if s := a.Summary(testMeta("2026-07-28")); s.Cancellation.WorkFences != nil {
+		t.Fatalf("work fences %+v with no fence", s.Cancellation.WorkFences)
+	}
+	for i, lagUs := range []int64{8000, 12000, 45000, -1, 0} {
+		a.Add(call(time.Second, results.Cancelled, cancelAt(100), fault("cancel", 10), with(func(r *results.Record) {
+			r.ID, r.FenceLagUs = int64(10+i), lagUs
+		})))
+	}
+	w := a.Summary(testMeta("2026-07-28")).Cancellation.WorkFences
+	if w == nil || w.Unanswered != 1 || w.LagMs.Count != 3 || w.LagMs.Max < 44.9 || w.LagMs.Max > 45.1 || w.LagMs.P50 < 11.9 || w.LagMs.P50 > 12.1 {
+		t.Fatalf("work fences %+v; want 1 unanswered, 3 answered, p50 12ms, max 45ms", w)
+	}
+}

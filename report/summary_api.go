@@ -30,6 +30,7 @@ type (
 	ProtocolViolations = summary.ProtocolViolations
 	Cancellation       = summary.Cancellation
 	CutPings           = summary.CutPings
+	WorkFences         = summary.WorkFences
 	Contention         = summary.Contention
 	CPUBound           = summary.CPUBound
 	LogOrphans         = summary.LogOrphans

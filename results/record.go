@@ -168,6 +168,14 @@ type Record struct {
 	// grace). It counts as leftover work only when the server writes in
 	// order (the summary's cancellation.writer_ordered).
 	FencedUs int64 `json:"fenced_us,omitempty"`
+	// FenceLagUs is, for a call cancelled on stdio, how long after our
+	// cancel plus the work grace the answer to the ping sent then (the
+	// work fence) was read: work of this call that ended within that lag
+	// past the grace may have been written before the server read the
+	// ping, and then shows nothing on the wire (the resolution of the
+	// wire's evidence, summary's cancellation.work_fences). -1: no answer
+	// had come when the record was taken (the call's late window).
+	FenceLagUs int64 `json:"fence_lag_us,omitempty"`
 	// LateQueued counts messages later than our cancel plus the grace that
 	// were read before the answer to a ping sent after it (stdio): the
 	// server may have written them before it saw the cancel, so they show

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // Fences weigh late messages on stdio (issue 25). A message read later
@@ -230,6 +231,23 @@ func (cs *callState) settleLate() {
 		}
 	}
 	cs.late = nil
+}
+
+// fenceLag is how long after cancel + the work grace the answer to the
+// work fence was read (results.Record.FenceLagUs): the wire's resolution
+// for this call. Until the server has read that ping, what it writes may
+// have been written before cancel + grace, so a run-on that ends within
+// the lag shows nothing. 0: no fence (not stdio, or no cancel); -1: no
+// answer yet, when the record is taken (cs.mu held).
+func (cs *callState) fenceLag() int64 {
+	if cs.workFence == nil || cs.cancelAt.IsZero() {
+		return 0
+	}
+	at := cs.workFence.answered()
+	if at.IsZero() {
+		return -1
+	}
+	return max(1, results.Us(at.Sub(cs.cancelAt.Add(cs.r.plan.workGrace()))))
 }
 
 // maxPromptFence bounds what counts as a prompt answer to a fence.

@@ -231,3 +231,34 @@ func TestRecordLead(t *testing.T) {
 		})
 	}
 }
+
+// TestFenceLag: a cut call's record keeps how long after cancel + the work
+// grace the work fence's answer was read (the wire's resolution for it,
+// summed up as cancellation.work_fences), -1 with no answer by then, and
+// nothing without a fence (HTTP) or a cancel.
+func TestFenceLag(t *testing.T) {
+	now := time.Now()
+	plan := Plan{}
+	plan.Orphans.Grace = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		fence   *fence
+		cut     bool
+		wantLag int64
+	}{
+		{"answered 12 ms after cut + grace", &fence{at: now.Add(312 * time.Millisecond)}, true, 12000},
+		{"no answer yet", &fence{}, true, -1},
+		{"no fence (HTTP)", nil, true, 0},
+		{"not cut", &fence{at: now.Add(312 * time.Millisecond)}, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := &callState{r: &runner{plan: plan}, workFence: tc.fence}
+			if tc.cut {
+				cs.cancelAt = now
+			}
+			if got := cs.fenceLag(); got != tc.wantLag {
+				t.Errorf("fenceLag = %d, want %d", got, tc.wantLag)
+			}
+		})
+	}
+}

@@ -26,6 +26,7 @@ func (cs *callState) record() *results.Record {
 	if rec.LeftoverUs == 0 && !cs.fencedSeen.IsZero() && !cs.cancelAt.IsZero() {
 		rec.FencedUs = results.Us(cs.fencedSeen.Sub(cs.cancelAt))
 	}
+	rec.FenceLagUs = cs.fenceLag()
 	end := cs.responseAt
 	if end.IsZero() || (!cs.cancelAt.IsZero() && cs.cancelAt.Before(end)) {
 		end = cs.cancelAt

@@ -16,3 +16,18 @@ type CutPings struct {
 	WorstMs float64 `json:"worst_ms"`
 	GraceMs float64 `json:"grace_ms"`
 }
+
+// WorkFences is how soon a stdio server answered the pings sent at cancel
+// + the work grace (internal/engine/fence.go): the resolution of the
+// wire's evidence of work after a cut. A message read after a ping's
+// answer was written after the server read the ping; one read before it
+// may have been written before cancel + grace, so a run-on that ends
+// within the lag past the grace shows nothing on the wire.
+type WorkFences struct {
+	// Unanswered: cuts whose ping had no answer when their record was
+	// taken (the call's late window).
+	Unanswered int `json:"unanswered"`
+	// LagMs: from cancel + the work grace to the answer, over the cuts
+	// whose ping was answered.
+	LagMs Latency `json:"lag_ms"`
+}

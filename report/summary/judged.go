@@ -106,7 +106,7 @@ type Cancellation struct {
 	TasksRunningOn int                `json:"tasks_running_on"`
 	ByProbe        map[string]float64 `json:"by_probe"`
 	ProbeErrors    []string           `json:"probe_errors,omitempty"`
-	// ProcessCPU, Windows, Counting, NotObservable: see windows.go.
+	// ProcessCPU, Windows, Counting: see windows.go.
 	// CutTools counts the calls a fault cut (cancelled or disconnected)
 	// or the server disconnected, by tool: the tools whose work the
 	// process probe must be able to see (ProcessCPU.Tools).
@@ -119,6 +119,9 @@ type Cancellation struct {
 	Client *ClientStall `json:"client,omitempty"`
 	// CutPings: pings sent after cuts over HTTP (cutpings.go).
 	CutPings *CutPings `json:"cut_pings,omitempty"`
+	// WorkFences: how soon the server answered the pings sent at cancel
+	// + the work grace on stdio (cutpings.go).
+	WorkFences *WorkFences `json:"work_fences,omitempty"`
 	// Contention: the faults' cuts projected through the load's
 	// contention (contention.go).
 	Contention *Contention `json:"contention,omitempty"`

@@ -28,6 +28,7 @@ func templateSummary() *Summary {
 	s.Cancellation.ProcessCPU = &ProcessCPU{}
 	s.Cancellation.Client = &ClientStall{}
 	s.Cancellation.CutPings = &CutPings{}
+	s.Cancellation.WorkFences = &WorkFences{}
 	s.Cancellation.Contention = &Contention{}
 	s.Cancellation.ServerProcesses = &ServerProcesses{}
 	s.Timeouts.Policies = map[string]PolicyCounts{placeholderName: {}}
@@ -59,6 +60,7 @@ func templateSummary() *Summary {
 //	              cancellation.windows.{count, cancelled, skipped_ticks, leftover_cpu_s, noise_cpu_s, above, tasks_running_on,
 //	              orphaned_max, measured_ms},
 //	              cancellation.process_cpu.{pid, idle_rate, idle_noise, load_rate, per_call_s, threshold_s},
+//	              cancellation.cut_pings.{...}, cancellation.work_fences.{unanswered, lag_ms.{p50, ...}}, cancellation.contention.{...},
 //	              cancellation.server_processes.{signalled, killed, leftover}
 //	throttling.{total, onset_rate, best_ok_rate, retries, retries_not_made}, throttling.by_kind.<kind>,
 //	              throttling.retry_after_s.{p50, max}

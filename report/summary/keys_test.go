@@ -135,6 +135,9 @@ func docForm(key string) string {
 	if (segs[0] == "mrtr" || segs[0] == "tasks") && len(segs) == 3 {
 		segs[2] = "<stat>" // think_ms, server_ms and latency_ms, documented once each
 	}
+	if len(segs) == 4 && segs[1] == "work_fences" && segs[2] == "lag_ms" {
+		segs[3] = "<stat>"
+	}
 	return strings.Join(segs, ".")
 }
 

@@ -72,8 +72,12 @@ func (s view) textCancellation(t *textOut) {
 		}
 		return item
 	}
-	t.items("Cancellation", summary.Plural(c.Cancels, "cancel"), count(c.LateResponses, "late responses", noteLateResponses),
-		count(c.LateProgress, "late progress", noteLateProgress), count(c.LeftoverCalls, "leftover calls", noteLeftoverCalls))
+	first := []string{summary.Plural(c.Cancels, "cancel")}
+	if c.WorkGraceMs > 0 { // the time a cut call had to stop (absent in old files)
+		first = append(first, "work grace "+summary.FormatMs(c.WorkGraceMs))
+	}
+	t.items("Cancellation", append(first, count(c.LateResponses, "late responses", noteLateResponses),
+		count(c.LateProgress, "late progress", noteLateProgress), count(c.LeftoverCalls, "leftover calls", noteLeftoverCalls))...)
 	if c.LateQueued > 0 || c.CancelAnswers > 0 {
 		t.items("", count(c.LateQueued, "late but queued", noteLateQueued), count(c.CancelAnswers, "answers to the cancel", noteCancelAnswers))
 	}

@@ -34,7 +34,7 @@ const (
 	noteLateResponses = "late responses: answers that arrived after our cancel; the spec allows the race, so they are allowed when within the grace"
 	noteLateProgress  = "late progress: progress that arrived after our cancel; allowed when within the grace"
 	noteLeftoverCalls = "leftover calls: calls the server was seen working on (on the wire) after cancel + grace"
-	noteLateQueued    = "late but queued: messages later than cancel + grace read before the answer to a ping sent then (stdio): written before the server saw the cancel, no evidence of work"
+	noteLateQueued    = "late but queued: messages later than cancel + grace read before the answer to a ping sent then (stdio): the server may have written them before it read that ping, no evidence of work"
 	noteCancelAnswers = "answers to the cancel: answers after our cancel that say the call was cancelled or stopped; not results of finished work"
 	noteSkipped       = "skipped: drawn for a call that ended before the fault's moment; nothing was done"
 	noteProbeErrors   = "probe errors: those probes could not be read; what they would have measured is missing, not 0"

@@ -214,7 +214,7 @@ func judgeCancellation(s *summary.Summary, ev evidence, r cancelReading) summary
 				summary.FormatMs(w.NoiseCPUS*1000), windowsReach(w, r.cuts), windowsSource(w))
 			v.Evidence += burstsNote(w) + waitBurstsNote(w) + runOnWindowsNote(w)
 		}
-		v.Evidence += contentionNote(c.Contention)
+		v.Evidence += contentionNote(c.Contention) + fenceNote(c)
 		v.Evidence += joinedFacts(r.facts)
 	case vocab.IsLegacy(s.Era) && ev.disconnects > 0 && ev.leftoverNotDisconnected == 0 &&
 		c.Orphaned <= float64(ev.disconnects):

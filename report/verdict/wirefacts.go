@@ -41,7 +41,7 @@ func wireNotes(c summary.Cancellation) []string {
 	var out []string
 	if c.LateQueued > 0 {
 		out = append(out, fmt.Sprintf("%s later than cancel + grace but read before the answer to a ping sent then "+
-			"(written before the server saw the cancel: not counted)", summary.Plural(c.LateQueued, "message")))
+			"(the server may have written them before it read that ping: not counted)", summary.Plural(c.LateQueued, "message")))
 	}
 	if c.LateDrained > 0 {
 		out = append(out, fmt.Sprintf("%s later than cancel + grace but read after the call's own answer, "+
@@ -71,4 +71,37 @@ func joinIDs(list []int64, total int) string {
 		out += ", ..."
 	}
 	return out
+}
+
+// maxGiveOrTakeMs is the engine's maxPromptFence: the most a message past
+// the work grace may be within it, by the clock, and prove nothing.
+const maxGiveOrTakeMs = 50
+
+// fenceNote says, in a pass over stdio, how far past the grace a run-on
+// must go before the wire can show it: only once the server has read the
+// ping sent at cancel + grace (its answer's lag), and for a server not seen
+// to write in order, not within a tenth of the grace either. "" without
+// stdio cuts, or with a count or log probe, which see work whatever the
+// wire shows.
+func fenceNote(c summary.Cancellation) string {
+	f := c.WorkFences
+	if f == nil || c.Counting > 0 || (c.Log != nil && c.Log.Matched > 0) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("; on stdio, a cut call's work past cancel + grace shows on the wire only once the server has read a ping sent then: ")
+	if f.LagMs.Count > 0 {
+		fmt.Fprintf(&b, "it answered %d of them within %s of it (p50 %s)", f.LagMs.Count, summary.FormatMs(f.LagMs.Max), summary.FormatMs(f.LagMs.P50))
+		if f.Unanswered > 0 {
+			fmt.Fprintf(&b, " and %d not in time", f.Unanswered)
+		}
+		b.WriteString(", so a run-on shorter than that may not show")
+	} else {
+		fmt.Fprintf(&b, "none of the %d was answered in time, so the wire could show no run-on", f.Unanswered)
+	}
+	if !c.WriterOrdered && c.WorkGraceMs > 0 {
+		fmt.Fprintf(&b, "; nor, from a server not seen to write its messages in order, one within %s past the grace",
+			summary.FormatMs(min(c.WorkGraceMs/10, maxGiveOrTakeMs)))
+	}
+	return b.String()
 }

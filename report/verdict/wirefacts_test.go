@@ -69,3 +69,48 @@ func TestWindowsReach(t *testing.T) {
 		t.Errorf("verdict %q (%s), want a pass that names the cuts the windows weighed", v.Status, v.Evidence)
 	}
 }
+
+// TestFenceNote: a black-box pass over stdio says how far past the grace a
+// run-on must go before the wire can show it: the lag of the server's
+// answers to the pings sent at cancel + grace (the go-sdk stdio server's
+// 25 ms leak of the agreement table, whose misses ran on 2–12 ms past the
+// grace while those answers came 13–92 ms late), and for a server not seen
+// to write in order the tenth of the grace besides. A count or log probe
+// sees the work whatever the wire shows: no note.
+func TestFenceNote(t *testing.T) {
+	lag := summary.Latency{P50: 8, Max: 45, Count: 11}
+	for _, tc := range []struct {
+		name string
+		c    summary.Cancellation
+		want string // "" for none
+	}{
+		{"in order", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, WriterOrdered: true, WorkGraceMs: 300},
+			"; on stdio, a cut call's work past cancel + grace shows on the wire only once the server has read a ping sent then: " +
+				"it answered 11 of them within 45ms of it (p50 8ms), so a run-on shorter than that may not show"},
+		{"not in order, one unanswered", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag, Unanswered: 1}, WorkGraceMs: 300},
+			"it answered 11 of them within 45ms of it (p50 8ms) and 1 not in time, so a run-on shorter than that may not show; " +
+				"nor, from a server not seen to write its messages in order, one within 30ms past the grace"},
+		{"the give or take's cap", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, WorkGraceMs: 2000},
+			"one within 50ms past the grace"},
+		{"none answered", summary.Cancellation{WorkFences: &summary.WorkFences{Unanswered: 3}, WriterOrdered: true, WorkGraceMs: 300},
+			"none of the 3 was answered in time, so the wire could show no run-on"},
+		{"no stdio cut", summary.Cancellation{WorkGraceMs: 300}, ""},
+		{"a count probe", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, Counting: 1}, ""},
+		{"a log probe that matched", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, Log: &summary.LogOrphans{Matched: 4}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := fenceNote(tc.c)
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("fenceNote = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// In a black-box pass, after what the windows weighed.
+	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 11, WorkGraceMs: 300, WriterOrdered: true,
+		ProcessCPU: &summary.ProcessCPU{Probe: "process", LoadRate: 1.6, PerCallS: 0.4, IdleNoise: 0.01},
+		Windows:    summary.Windows{Count: 1, Cancelled: 1, Followed: 1, Auto: true, MeasuredMs: 1000},
+		WorkFences: &summary.WorkFences{LagMs: lag}}}
+	if v := cancellationVerdict(s, evidence{}); v.Status != summary.StatusPass || !strings.Contains(v.Evidence, "so a run-on shorter than that may not show") {
+		t.Errorf("verdict %q (%s), want a pass that says the wire's resolution", v.Status, v.Evidence)
+	}
+}
