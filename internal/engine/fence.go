@@ -60,6 +60,9 @@ type fence struct {
 	grace  time.Duration // the grace it was sent after the cancel
 	mu     sync.Mutex
 	at     time.Time
+	// lost: the ping failed before its timeout (the pipe closed: a
+	// disconnect ended the server), which says nothing of its promptness.
+	lost bool
 }
 
 // answered returns when the fence's answer was read, zero if not (yet).
@@ -135,12 +138,14 @@ func (f *fencer) send(p *fence) {
 	ctx, cancel := context.WithTimeout(context.Background(), fenceTimeout)
 	defer cancel()
 	at, err := f.client.Fence(ctx)
-	if err != nil {
-		return
-	}
 	p.mu.Lock()
-	p.at = at
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	switch {
+	case err == nil:
+		p.at = at
+	case ctx.Err() == nil:
+		p.lost = true
+	}
 }
 
 // lateMsg is a message read later than cancel + grace, to be weighed
@@ -233,21 +238,29 @@ func (cs *callState) settleLate() {
 	cs.late = nil
 }
 
-// fenceLag is how long after cancel + the work grace the answer to the
-// work fence was read (results.Record.FenceLagUs): the wire's resolution
-// for this call. Until the server has read that ping, what it writes may
-// have been written before cancel + grace, so a run-on that ends within
-// the lag shows nothing. 0: no fence (not stdio, or no cancel); -1: no
-// answer yet, when the record is taken (cs.mu held).
+// fenceLag is how long after our cancel + the work grace (when the work
+// fence went out, at the soonest) its answer was read
+// (results.Record.FenceLagUs): the wire's resolution for this call. Until
+// the server has read that ping, what it writes may have been written
+// before cancel + grace, so a run-on that ends within the lag shows
+// nothing. 0: no fence (not stdio, no cancel sent), a disconnect (it ends
+// the server's pipe) or a ping lost with the pipe; -1: no answer yet when
+// the record is taken (cs.mu held).
 func (cs *callState) fenceLag() int64 {
-	if cs.workFence == nil || cs.cancelAt.IsZero() {
+	f := cs.workFence
+	if f == nil || cs.cancelSent.IsZero() || cs.stopOutcome == results.Disconnected {
 		return 0
 	}
-	at := cs.workFence.answered()
-	if at.IsZero() {
+	f.mu.Lock()
+	at, lost := f.at, f.lost
+	f.mu.Unlock()
+	switch {
+	case lost:
+		return 0
+	case at.IsZero():
 		return -1
 	}
-	return max(1, results.Us(at.Sub(cs.cancelAt.Add(cs.r.plan.workGrace()))))
+	return max(1, results.Us(at.Sub(cs.cancelSent.Add(f.grace))))
 }
 
 // maxPromptFence bounds what counts as a prompt answer to a fence.

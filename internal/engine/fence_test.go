@@ -232,29 +232,36 @@ func TestRecordLead(t *testing.T) {
 	}
 }
 
-// TestFenceLag: a cut call's record keeps how long after cancel + the work
-// grace the work fence's answer was read (the wire's resolution for it,
-// summed up as cancellation.work_fences), -1 with no answer by then, and
-// nothing without a fence (HTTP) or a cancel.
+// TestFenceLag: a call cancelled on stdio keeps how long after our cancel
+// + the work grace (when its work fence went out) the fence's answer was
+// read (the wire's resolution for it, summed up as
+// cancellation.work_fences); -1 with no answer by then; nothing without a
+// fence (HTTP) or a cancel sent, for a disconnect (it ends the server's
+// pipe) or for a ping lost with the pipe.
 func TestFenceLag(t *testing.T) {
 	now := time.Now()
+	sent := now.Add(3 * time.Millisecond) // the cancel went out 3 ms after the cut
+	grace := 300 * time.Millisecond
 	plan := Plan{}
-	plan.Orphans.Grace = 300 * time.Millisecond
+	plan.Orphans.Grace = grace
 	for _, tc := range []struct {
 		name    string
 		fence   *fence
-		cut     bool
+		outcome string
+		sent    bool
 		wantLag int64
 	}{
-		{"answered 12 ms after cut + grace", &fence{at: now.Add(312 * time.Millisecond)}, true, 12000},
-		{"no answer yet", &fence{}, true, -1},
-		{"no fence (HTTP)", nil, true, 0},
-		{"not cut", &fence{at: now.Add(312 * time.Millisecond)}, false, 0},
+		{"answered 12 ms after cancel + grace", &fence{grace: grace, at: sent.Add(312 * time.Millisecond)}, results.Cancelled, true, 12000},
+		{"no answer yet", &fence{grace: grace}, results.Cancelled, true, -1},
+		{"the ping lost with the pipe", &fence{grace: grace, lost: true}, results.Cancelled, true, 0},
+		{"a disconnect", &fence{grace: grace}, results.Disconnected, true, 0},
+		{"no fence (HTTP)", nil, results.Cancelled, true, 0},
+		{"no cancel sent", &fence{grace: grace, at: sent.Add(312 * time.Millisecond)}, "", false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := &callState{r: &runner{plan: plan}, workFence: tc.fence}
-			if tc.cut {
-				cs.cancelAt = now
+			cs := &callState{r: &runner{plan: plan}, workFence: tc.fence, stopOutcome: tc.outcome, cancelAt: now}
+			if tc.sent {
+				cs.cancelSent = sent
 			}
 			if got := cs.fenceLag(); got != tc.wantLag {
 				t.Errorf("fenceLag = %d, want %d", got, tc.wantLag)

@@ -30,7 +30,7 @@ var optionalSections = [...]optionalSection{
 	{"cancellation.process_cpu", "it comes with a process probe that measured the server"},
 	{"cancellation.client", "it comes with an orphan probe"},
 	{"cancellation.cut_pings", "it comes with pings sent after cuts over HTTP, when the process probe is the only server-side evidence"},
-	{"cancellation.work_fences", "it comes with cuts of calls over stdio"},
+	{"cancellation.work_fences", "it comes with calls cancelled over stdio"},
 	{"cancellation.contention", "it comes with a quiet window that cut calls and a fault's cut, when the process probe is the only server-side evidence"},
 	{"cancellation.log", "it comes with a log probe"},
 	{"cancellation.server_processes", "it comes with a stdio target"},

@@ -81,24 +81,25 @@ const maxGiveOrTakeMs = 50
 // must go before the wire can show it: only once the server has read the
 // ping sent at cancel + grace (its answer's lag), and for a server not seen
 // to write in order, not within a tenth of the grace either. "" without
-// stdio cuts, or with a count or log probe, which see work whatever the
-// wire shows.
+// stdio cancels, or with a log probe that matched, which sees each call
+// end whatever the wire shows (a count probe samples the calls in flight
+// every 100 ms, and weighs run-ons during the load as one total).
 func fenceNote(c summary.Cancellation) string {
 	f := c.WorkFences
-	if f == nil || c.Counting > 0 || (c.Log != nil && c.Log.Matched > 0) {
+	if f == nil || (c.Log != nil && c.Log.Matched > 0) {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("; on stdio, a cut call's work past cancel + grace shows on the wire only once the server has read a ping sent then: ")
-	if f.LagMs.Count > 0 {
-		fmt.Fprintf(&b, "it answered %d of them within %s of it (p50 %s)", f.LagMs.Count, summary.FormatMs(f.LagMs.Max), summary.FormatMs(f.LagMs.P50))
-		if f.Unanswered > 0 {
-			fmt.Fprintf(&b, " and %d not in time", f.Unanswered)
-		}
-		b.WriteString(", so a run-on shorter than that may not show")
-	} else {
-		fmt.Fprintf(&b, "none of the %d was answered in time, so the wire could show no run-on", f.Unanswered)
+	if f.LagMs.Count == 0 {
+		fmt.Fprintf(&b, "none of the %d was answered in time, so only an answer read long after its cancel (a stale answer) could show a run-on", f.Unanswered)
+		return b.String()
 	}
+	fmt.Fprintf(&b, "its answers to %d of them were read within %s of it (p50 %s)", f.LagMs.Count, summary.FormatMs(f.LagMs.Max), summary.FormatMs(f.LagMs.P50))
+	if f.Unanswered > 0 {
+		fmt.Fprintf(&b, ", %d not in time", f.Unanswered)
+	}
+	b.WriteString(", so a run-on shorter than that may not show")
 	if !c.WriterOrdered && c.WorkGraceMs > 0 {
 		fmt.Fprintf(&b, "; nor, from a server not seen to write its messages in order, one within %s past the grace",
 			summary.FormatMs(min(c.WorkGraceMs/10, maxGiveOrTakeMs)))

@@ -70,38 +70,40 @@ func TestWindowsReach(t *testing.T) {
 	}
 }
 
-// TestFenceNote: a black-box pass over stdio says how far past the grace a
-// run-on must go before the wire can show it: the lag of the server's
-// answers to the pings sent at cancel + grace (the go-sdk stdio server's
-// 25 ms leak of the agreement table, whose misses ran on 2–12 ms past the
-// grace while those answers came 13–92 ms late), and for a server not seen
-// to write in order the tenth of the grace besides. A count or log probe
-// sees the work whatever the wire shows: no note.
+// TestFenceNote: a pass over stdio says how far past the grace a run-on
+// must go before the wire can show it: the lag of the server's answers to
+// the pings sent at cancel + grace (the go-sdk stdio server's 25 ms leak of
+// the agreement table ran on 8 ms past the grace in its miss, where its
+// answers came up to 44–101 ms after cancel + grace), and for a server not
+// seen to write in order the tenth of the grace besides. A log probe that
+// matched sees each call end whatever the wire shows: no note.
 func TestFenceNote(t *testing.T) {
 	lag := summary.Latency{P50: 8, Max: 45, Count: 11}
 	for _, tc := range []struct {
 		name string
 		c    summary.Cancellation
 		want string // "" for none
+		not  string // must not be in it
 	}{
 		{"in order", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, WriterOrdered: true, WorkGraceMs: 300},
 			"; on stdio, a cut call's work past cancel + grace shows on the wire only once the server has read a ping sent then: " +
-				"it answered 11 of them within 45ms of it (p50 8ms), so a run-on shorter than that may not show"},
+				"its answers to 11 of them were read within 45ms of it (p50 8ms), so a run-on shorter than that may not show", "nor"},
 		{"not in order, one unanswered", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag, Unanswered: 1}, WorkGraceMs: 300},
-			"it answered 11 of them within 45ms of it (p50 8ms) and 1 not in time, so a run-on shorter than that may not show; " +
-				"nor, from a server not seen to write its messages in order, one within 30ms past the grace"},
+			"its answers to 11 of them were read within 45ms of it (p50 8ms), 1 not in time, so a run-on shorter than that may not show; " +
+				"nor, from a server not seen to write its messages in order, one within 30ms past the grace", ""},
 		{"the give or take's cap", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, WorkGraceMs: 2000},
-			"one within 50ms past the grace"},
-		{"none answered", summary.Cancellation{WorkFences: &summary.WorkFences{Unanswered: 3}, WriterOrdered: true, WorkGraceMs: 300},
-			"none of the 3 was answered in time, so the wire could show no run-on"},
-		{"no stdio cut", summary.Cancellation{WorkGraceMs: 300}, ""},
-		{"a count probe", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, Counting: 1}, ""},
-		{"a log probe that matched", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, Log: &summary.LogOrphans{Matched: 4}}, ""},
+			"one within 50ms past the grace", ""},
+		{"none answered, not in order", summary.Cancellation{WorkFences: &summary.WorkFences{Unanswered: 3}, WorkGraceMs: 300},
+			"none of the 3 was answered in time, so only an answer read long after its cancel (a stale answer) could show a run-on", "nor"},
+		{"a count probe: still said", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, Counting: 1, WriterOrdered: true},
+			"so a run-on shorter than that may not show", ""},
+		{"no stdio cancel", summary.Cancellation{WorkGraceMs: 300}, "", ""},
+		{"a log probe that matched", summary.Cancellation{WorkFences: &summary.WorkFences{LagMs: lag}, Log: &summary.LogOrphans{Matched: 4}}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := fenceNote(tc.c)
-			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
-				t.Errorf("fenceNote = %q, want %q", got, tc.want)
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) || tc.not != "" && strings.Contains(got, tc.not) {
+				t.Errorf("fenceNote = %q, want %q (and not %q)", got, tc.want, tc.not)
 			}
 		})
 	}
