@@ -74,7 +74,7 @@ func TestWindowsReach(t *testing.T) {
 // must go before the wire can show it: the lag of the server's answers to
 // the pings sent at cancel + grace (the go-sdk stdio server's 25 ms leak of
 // the agreement table ran on 8 ms past the grace in its miss, where its
-// answers came up to 44–101 ms after cancel + grace), and for a server not
+// answers came up to 42–101 ms after cancel + grace), and for a server not
 // seen to write in order the tenth of the grace besides. A log probe that
 // matched sees each call end whatever the wire shows: no note.
 func TestFenceNote(t *testing.T) {
