@@ -95,6 +95,8 @@ func TestCancellationWireCounts(t *testing.T) {
 			[]string{"leftover calls 12"}},
 		{"queued and cancel answers prove nothing", report.Cancellation{Cancels: 4, LateQueued: 5, CancelAnswers: 4, Counting: 1},
 			[]string{"late but queued 5", "answers to the cancel 4"}},
+		{"the work grace the verdict is held to", report.Cancellation{Cancels: 4, WorkGraceMs: 300, Counting: 1},
+			[]string{"Cancellation  4 cancels   work grace 300ms   late responses 0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := render(t, &report.Summary{Era: "2026-07-28", Cancellation: tc.c})
