@@ -39,7 +39,7 @@ import (
 func (p Plan) workGrace() time.Duration { return max(p.Progress.Grace, p.Orphans.Grace) }
 
 // workProof is how long after a cut a message must come to prove work:
-// the work grace and a tenth of it (maxPromptFence at most), the give or
+// the work grace and a tenth of it (results.GiveOrTake), the give or
 // take a prompt fence is allowed. mcp-go's stdio server sends its
 // notifications from a queue of their own, behind which its answer to a
 // ping overtakes them: under the ramp one call's result came 5 ms
@@ -47,7 +47,7 @@ func (p Plan) workGrace() time.Duration { return max(p.Progress.Grace, p.Orphans
 // says ended 20 ms inside it (docs/decisions.md).
 func (p Plan) workProof() time.Duration {
 	wg := p.workGrace()
-	return wg + min(wg/10, maxPromptFence)
+	return wg + results.GiveOrTake(wg)
 }
 
 // fenceTimeout bounds the wait for a fence's answer.
@@ -67,12 +67,19 @@ type fence struct {
 
 // answered returns when the fence's answer was read, zero if not (yet).
 func (f *fence) answered() time.Time {
+	at, _ := f.answer()
+	return at
+}
+
+// answer returns when the fence's answer was read (zero if not, yet) and
+// whether the ping was lost with the pipe.
+func (f *fence) answer() (at time.Time, lost bool) {
 	if f == nil {
-		return time.Time{}
+		return time.Time{}, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.at
+	return f.at, f.lost
 }
 
 // fencer sends the fences of one stdio connection. Cancels that ask for a
@@ -251,9 +258,7 @@ func (cs *callState) fenceLag() int64 {
 	if f == nil || cs.cancelSent.IsZero() || cs.stopOutcome == results.Disconnected {
 		return 0
 	}
-	f.mu.Lock()
-	at, lost := f.at, f.lost
-	f.mu.Unlock()
+	at, lost := f.answer()
 	switch {
 	case lost:
 		return 0
@@ -263,11 +268,8 @@ func (cs *callState) fenceLag() int64 {
 	return max(1, results.Us(at.Sub(cs.cancelSent.Add(f.grace))))
 }
 
-// maxPromptFence bounds what counts as a prompt answer to a fence.
-const maxPromptFence = 50 * time.Millisecond
-
 // promptFence reports whether the fence's answer, read at fenceAt, came
-// within a tenth of the grace (maxPromptFence at most) after this call's
+// within a tenth of the grace (results.GiveOrTake) after this call's
 // cancel plus the grace (the fence's; 0: the progress grace). The server then read its input, the cancel and
 // the ping after it, in time: a message read before that answer was
 // written by then, within the grace give or take that tenth, by a server
@@ -282,5 +284,5 @@ func (cs *callState) promptFence(fenceAt time.Time, grace time.Duration) bool {
 	if grace <= 0 {
 		grace = cs.r.plan.Progress.Grace
 	}
-	return fenceAt.Sub(cs.cancelSent.Add(grace)) <= min(grace/10, maxPromptFence)
+	return fenceAt.Sub(cs.cancelSent.Add(grace)) <= results.GiveOrTake(grace)
 }

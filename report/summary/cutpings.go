@@ -1,5 +1,11 @@
 package summary
 
+import (
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/results"
+)
+
 // CutPings is what the pings sent right after each cut over HTTP showed
 // (internal/engine/cutping.go): whether the server answered within the grace, so
 // that it had the CPU to see the cut in time. Sent only when the process
@@ -30,4 +36,11 @@ type WorkFences struct {
 	// LagMs: from cancel + the work grace to the answer, over the cuts
 	// whose ping was answered.
 	LagMs Latency `json:"lag_ms"`
+}
+
+// GiveOrTakeMs is results.GiveOrTake of a work grace in milliseconds: how
+// far past it a message may come, by the clock, and prove no work from a
+// server not seen to write in order.
+func GiveOrTakeMs(workGraceMs float64) float64 {
+	return results.GiveOrTake(time.Duration(workGraceMs*float64(time.Millisecond))).Seconds() * 1000
 }

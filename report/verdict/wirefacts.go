@@ -73,10 +73,6 @@ func joinIDs(list []int64, total int) string {
 	return out
 }
 
-// maxGiveOrTakeMs is the engine's maxPromptFence: the most a message past
-// the work grace may be within it, by the clock, and prove nothing.
-const maxGiveOrTakeMs = 50
-
 // fenceNote says, in a pass over stdio, how far past the grace a run-on
 // must go before the wire can show it: only once the server has read the
 // ping sent at cancel + grace (its answer's lag), and for a server not seen
@@ -102,7 +98,7 @@ func fenceNote(c summary.Cancellation) string {
 	b.WriteString(", so a run-on shorter than that may not show")
 	if !c.WriterOrdered && c.WorkGraceMs > 0 {
 		fmt.Fprintf(&b, "; nor, from a server not seen to write its messages in order, one within %s past the grace",
-			summary.FormatMs(min(c.WorkGraceMs/10, maxGiveOrTakeMs)))
+			summary.FormatMs(summary.GiveOrTakeMs(c.WorkGraceMs)))
 	}
 	return b.String()
 }
