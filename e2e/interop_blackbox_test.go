@@ -105,6 +105,7 @@ func TestBlackBoxInterop(t *testing.T) {
 						quick(&plan)
 						o := runPlan(t, sc, plan)
 						checkAgainstLog(t, o, c)
+						checkPace(t, o, c)
 					})
 				}
 			}
@@ -165,6 +166,40 @@ func checkAgainstLog(t *testing.T, o outcome, c stepserver.Config) {
 		t.Logf("starved run: the verdict is %q (%s)", v.Status, v.Evidence)
 	default:
 		t.Errorf("cancellation verdict = %q, the server's own log says %q", v.Status, want)
+	}
+}
+
+// checkPace holds the projection of cuts at the load's pace (issue 25,
+// internal/engine/projection.go) against what the server does: the quiet
+// windows saw a leaking server do half or more of what their cuts had
+// left, and its cuts are projected; over Streamable HTTP, with 800 ms (the
+// Go servers) or 600 ms (node's) of work left, they run past the grace at
+// any pace, and the verdict names them. A stopping server's cuts are never
+// projected past the grace over HTTP, where its windows saw it do under
+// half (mcp-go's stdio server, which reads a cancel behind its queue,
+// may do more there, and is projected that far). mcp-go's HTTP server
+// spends no CPU a window can see on a cut call (docs/decisions.md):
+// logged, not held.
+func checkPace(t *testing.T, o outcome, c stepserver.Config) {
+	t.Helper()
+	p := o.Sum.Cancellation.Contention
+	if p == nil {
+		t.Fatalf("no projection: the process probe was the only server-side evidence and faults cut calls")
+	}
+	t.Logf("projection: %+v", *p)
+	if c.SDK == "mcpgo" && c.Transport == "http" {
+		return
+	}
+	switch {
+	case c.Leak && (p.DoneShare < 0.5 || p.Cuts == 0):
+		t.Errorf("a leaking server: the windows saw it do %.2f of what their cuts had left, %d cuts projected; want 0.5 or more, and cuts", p.DoneShare, p.Cuts)
+	case !c.Leak && p.PastGraceBlind > 0:
+		t.Errorf("a stopping server: %d cuts projected past the grace over HTTP", p.PastGraceBlind)
+	case !c.Leak && c.Transport == "http" && (p.DoneShare >= 0.5 || p.Cuts > 0):
+		t.Errorf("a stopping server over HTTP: the windows saw it do %.2f of what their cuts had left, %d cuts projected; want under 0.5, and none", p.DoneShare, p.Cuts)
+	case c.Leak && c.Transport == "http" && (p.PastGraceBlind == 0 || !strings.Contains(o.verdict(t, report.AreaCancellation).Evidence, "at the load's pace")):
+		t.Errorf("a leaking server over HTTP: %d cuts projected past the grace, evidence %q; want some, named", p.PastGraceBlind,
+			o.verdict(t, report.AreaCancellation).Evidence)
 	}
 }
 

@@ -19,8 +19,8 @@ func mergeCutPings(o *Orphans, in Orphans) {
 }
 
 // mergeContention adds in's projection to o's (MergeInputs): separate
-// servers' cuts and windows add, the work per cut is the largest of their
-// medians, and the worst is the latest to end.
+// servers' cuts and windows add, the work per cut and the share done are
+// the largest of their medians, and the worst is the latest to end.
 func mergeContention(o *Orphans, in Orphans) {
 	x := in.Contention
 	if x == nil {
@@ -33,12 +33,16 @@ func mergeContention(o *Orphans, in Orphans) {
 	}
 	c := o.Contention
 	c.Cuts += x.Cuts
+	c.Unpaced += x.Unpaced
 	c.Contended += x.Contended
 	c.PastGrace += x.PastGrace
+	c.Blind += x.Blind
+	c.PastGraceBlind += x.PastGraceBlind
 	c.Windows += x.Windows
 	c.WorkPerCutS = max(c.WorkPerCutS, x.WorkPerCutS)
-	c.GraceMs, c.MarginMs = max(c.GraceMs, x.GraceMs), max(c.MarginMs, x.MarginMs)
+	c.DoneShare = max(c.DoneShare, x.DoneShare)
+	c.GraceMs = max(c.GraceMs, x.GraceMs)
 	if x.WorstEndMs > c.WorstEndMs {
-		c.WorstAtMs, c.WorstEndMs, c.WorstShare, c.WorstLive = x.WorstAtMs, x.WorstEndMs, x.WorstShare, x.WorstLive
+		c.WorstAtMs, c.WorstEndMs, c.WorstLeft, c.WorstPaceMs, c.QuickPaceMs = x.WorstAtMs, x.WorstEndMs, x.WorstLeft, x.WorstPaceMs, x.QuickPaceMs
 	}
 }

@@ -72,21 +72,22 @@ func TestMergeCutPings(t *testing.T) {
 }
 
 // TestMergeContention: merged runs add their cuts and windows, keep the
-// largest work per cut, and the worst is the cut that ended the latest,
-// with its own figures; the summary carries it (a copy, not the input).
+// largest work per cut and share done, and the worst is the cut that ended
+// the latest, with its own figures; the summary carries it (a copy, not
+// the input).
 func TestMergeContention(t *testing.T) {
 	var o Orphans
 	mergeContention(&o, Orphans{})
 	if o.Contention != nil {
 		t.Fatalf("merging a run without a projection made %+v, want nil", o.Contention)
 	}
-	first := &Contention{WorkPerCutS: 0.09, Windows: 3, Cuts: 20, Contended: 15, PastGrace: 2, GraceMs: 300, MarginMs: 30,
-		WorstAtMs: 9000, WorstEndMs: 420, WorstShare: 0.2, WorstLive: 3}
+	first := &Contention{WorkPerCutS: 0.09, Windows: 3, DoneShare: 0.8, Cuts: 20, Unpaced: 1, Contended: 15, PastGrace: 2, Blind: 20,
+		PastGraceBlind: 2, GraceMs: 300, WorstAtMs: 9000, WorstEndMs: 420, WorstLeft: 6, WorstPaceMs: 70, QuickPaceMs: 25}
 	mergeContention(&o, Orphans{Contention: first})
-	mergeContention(&o, Orphans{Contention: &Contention{WorkPerCutS: 0.12, Windows: 2, Cuts: 10, Contended: 4, PastGrace: 1, GraceMs: 300, MarginMs: 30,
-		WorstAtMs: 4000, WorstEndMs: 510, WorstShare: 0.15, WorstLive: 5.5}})
-	want := Contention{WorkPerCutS: 0.12, Windows: 5, Cuts: 30, Contended: 19, PastGrace: 3, GraceMs: 300, MarginMs: 30,
-		WorstAtMs: 4000, WorstEndMs: 510, WorstShare: 0.15, WorstLive: 5.5}
+	mergeContention(&o, Orphans{Contention: &Contention{WorkPerCutS: 0.12, Windows: 2, DoneShare: 0.9, Cuts: 10, Contended: 4, PastGrace: 1,
+		GraceMs: 300, WorstAtMs: 4000, WorstEndMs: 510, WorstLeft: 5, WorstPaceMs: 102, QuickPaceMs: 26}})
+	want := Contention{WorkPerCutS: 0.12, Windows: 5, DoneShare: 0.9, Cuts: 30, Unpaced: 1, Contended: 19, PastGrace: 3, Blind: 20,
+		PastGraceBlind: 2, GraceMs: 300, WorstAtMs: 4000, WorstEndMs: 510, WorstLeft: 5, WorstPaceMs: 102, QuickPaceMs: 26}
 	if o.Contention == nil || *o.Contention != want {
 		t.Errorf("merged %+v, want %+v", o.Contention, want)
 	}

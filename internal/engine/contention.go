@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -13,36 +12,15 @@ import (
 
 // Cuts under contention (issue 25). A quiet window pauses the load, so a
 // call cut in it has the server's CPUs to itself: a server that goes on
-// with a cut call for 150 ms of CPU ends it inside a 300 ms grace there,
-// and past it when the load's own calls share the CPUs with it. Only a
-// fault's cut during the load is cut under that contention, and over
-// Streamable HTTP nothing on the wire follows a closed stream. So the
-// sampler keeps, for each interval of the load, the server's CPU, its
-// threads' run-queue wait, its busiest thread and the client's calls in
-// flight (loadInterval), and the faults' cut times; the windows measure
-// what one cut call costs the server after its cut; and the projection
-// (projection.go) shares each interval's CPU among the calls then
-// runnable.
-
-// loadInterval is one sampling interval of the load, from the server's
-// threads (schedstat) and the client.
-type loadInterval struct {
-	end     time.Time
-	secs    float64 // its length
-	cpu     float64 // the server's threads' time on a CPU
-	wait    float64 // their time waiting for a CPU
-	busiest float64 // the longest one thread was runnable
-	live    float64 // the client's calls in flight, on average
-	// unknown: schedstat was not read at one end, or the read was slow
-	// (longer than the sampler's gap): the interval's figures are not
-	// known, but the load ran through it.
-	unknown bool
-}
-
-// maxIntervals bounds the intervals kept: an hour at the default 100 ms
-// sampling. Later intervals are not kept, and cuts after the last one
-// kept are not projected.
-const maxIntervals = 36000
+// with a cut call for 150 ms ends it inside a 300 ms grace there, and past
+// it when the load's own calls stretch its steps. Only a fault's cut
+// during the load is cut under that contention, and over Streamable HTTP
+// nothing on the wire follows a closed stream. So the faults' cuts are
+// logged with what their calls had left to do (cutLog), the windows
+// measure how much of what their own cuts had left the server went on
+// doing (doneShare), and the projection (projection.go) runs each fault's
+// cut through the load's pace (pace.go). The sampler writes each interval
+// of the load's schedstat to the results file (informative).
 
 // noteInterval adds the interval that ends with ps (read at now), from the
 // previous sample's reading, and returns it for the results file; nil when
@@ -54,18 +32,8 @@ func (pr *probeRun) noteInterval(ps probes.ProcessSample, now time.Time) *result
 	pr.schedPrev, pr.schedAt, pr.schedLive = ps, now, live
 	d, ok := probes.ThreadsBetween(prev, ps)
 	el := now.Sub(at)
-	if at.IsZero() || el <= 0 { // the first reading, or the first after a pause
+	if at.IsZero() || el <= 0 || !ok || el > pr.client.gap { // the first reading, the first after a pause, or a slow one
 		return nil
-	}
-	if !ok || el > pr.client.gap {
-		if len(pr.intervals) < maxIntervals {
-			pr.intervals = append(pr.intervals, loadInterval{end: now, secs: el.Seconds(), unknown: true})
-		}
-		return nil
-	}
-	if len(pr.intervals) < maxIntervals {
-		pr.intervals = append(pr.intervals, loadInterval{end: now, secs: el.Seconds(), cpu: d.OnCPU, wait: d.Wait,
-			busiest: d.Busiest, live: float64(max(live-live0, 0)) / float64(el)})
 	}
 	return &results.SchedInterval{OnCPUS: round6(d.OnCPU), WaitS: round6(d.Wait), BusiestS: round6(d.Busiest),
 		LiveS: round6(max(live-live0, 0).Seconds())}
@@ -77,39 +45,94 @@ func (pr *probeRun) restInterval() {
 	pr.schedPrev, pr.schedAt, pr.schedLive = probes.ProcessSample{}, time.Time{}, 0
 }
 
-// cutLog keeps the moments the faults cut calls during the load (a
-// task's tasks/cancel is not a cut: cancelling a task is cooperative).
-type cutLog struct {
-	mu    sync.Mutex
-	times []time.Time
+// cutNote is one cut: when (a fault's), of which entry of the scenario's
+// calls, and the call's progress then: whether it had any, its last value
+// and its total (-1 when it gave none); blind when nothing on the wire
+// follows it (a 2026-07-28 Streamable HTTP cut closes the call's stream).
+type cutNote struct {
+	at          time.Time
+	spec        *CallSpec
+	progressed  bool
+	last, total float64
+	blind       bool
 }
 
-// maxCuts bounds the cuts kept; later ones are not projected.
+// cutAt is the note of cs's cut at at (cs.mu held).
+func (cs *callState) cutAt(at time.Time) cutNote {
+	n := cutNote{at: at, spec: cs.spec, total: -1}
+	if cs.prog.count > 0 {
+		n.progressed, n.last = true, cs.prog.last
+	}
+	if cs.prog.hasTotal {
+		n.total = cs.prog.total
+	}
+	n.blind = cs.info.Transport != "stdio" && cs.info.Era.Modern()
+	return n
+}
+
+// cutLog keeps the faults' cuts during the load (a task's tasks/cancel is
+// not a cut: cancelling a task is cooperative), and the calls a quiet
+// window's sweep cut until the window takes them.
+type cutLog struct {
+	mu     sync.Mutex
+	faults []cutNote
+	swept  []cutNote
+}
+
+// maxCuts bounds the cuts kept, of the faults and of one window's sweep;
+// later ones are not projected.
 const maxCuts = 100000
 
-// note keeps one cut, made at.
-func (l *cutLog) note(at time.Time) {
+// note keeps one fault's cut.
+func (l *cutLog) note(n cutNote) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.times) < maxCuts {
-		l.times = append(l.times, at)
+	if len(l.faults) < maxCuts {
+		l.faults = append(l.faults, n)
 	}
 }
 
-// list returns the cuts kept, in time order.
-func (l *cutLog) list() []time.Time {
+// sweep keeps one call a window's sweep cut.
+func (l *cutLog) sweep(n cutNote) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := slices.Clone(l.times)
-	slices.SortFunc(out, time.Time.Compare)
+	if len(l.swept) < maxCuts {
+		l.swept = append(l.swept, n)
+	}
+}
+
+// take returns the calls the sweep cut since the last take, and, when
+// followed, the fault's cut the window began at (the last before from).
+func (l *cutLog) take(followed bool, from time.Time) []cutNote {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.swept
+	l.swept = nil
+	if followed {
+		for i := len(l.faults) - 1; i >= 0; i-- {
+			if !l.faults[i].at.After(from) {
+				out = append(out, l.faults[i])
+				break
+			}
+		}
+	}
 	return out
 }
 
-// contention projects the faults' cuts through the load's intervals
+// list returns the faults' cuts, in time order.
+func (l *cutLog) list() []cutNote {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := slices.Clone(l.faults)
+	slices.SortFunc(out, func(a, b cutNote) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// contention projects the faults' cuts through the load's pace
 // (projection.go), when the process probe is the only server-side
 // evidence; nil when it is not, or no window measured what a cut costs,
-// or no fault cut a call. Work under a clock tick a cut is a server that
-// stops: nothing to project. pr.mu is held.
+// or no fault cut a call. A server whose windows saw it do less than half
+// of what their cuts had left stops: nothing to project. pr.mu is held.
 func (pr *probeRun) contention() *report.Contention {
 	if !cutPingsWanted(pr.r.plan, len(pr.counts) > 0, pr.r.logs != nil, pr.proc != nil) {
 		return nil
@@ -120,22 +143,36 @@ func (pr *probeRun) contention() *report.Contention {
 		return nil
 	}
 	grace := pr.r.plan.workGrace()
-	margin := pr.r.plan.workProof() - grace
-	c := &report.Contention{WorkPerCutS: round6(work), Windows: n, GraceMs: ms(grace), MarginMs: ms(margin), WorstShare: 1}
-	if work < cpuTick {
+	c := &report.Contention{WorkPerCutS: round6(work), Windows: n, GraceMs: ms(grace), DoneShare: -1}
+	share, ok := doneShare(pr.windows.List, pr.windowCuts, &pr.r.paces, capacityOf(pr.series[pr.procName]))
+	if ok {
+		c.DoneShare = round6(share)
+	}
+	if work < cpuTick || !ok || share < goesOnShare {
 		return c
 	}
-	for _, p := range projectCuts(pr.intervals, cuts, work, float64(runtime.NumCPU()), report.ContentionHorizonGraces*grace) {
+	horizon := report.ContentionHorizonGraces * grace
+	for _, p := range projectCuts(&pr.r.paces, cuts, share, horizon) {
+		if !p.paced {
+			c.Unpaced++
+			continue
+		}
 		c.Cuts++
-		if p.share < 1 {
+		if p.slowed {
 			c.Contended++
 		}
-		if p.end > grace+margin {
+		if p.blind {
+			c.Blind++
+		}
+		if p.end > grace {
 			c.PastGrace++
+			if p.blind {
+				c.PastGraceBlind++
+			}
 		}
 		if e := ms(p.end); e > c.WorstEndMs {
-			c.WorstAtMs, c.WorstEndMs = ms(p.cut.Sub(pr.r.began)), e
-			c.WorstShare, c.WorstLive = round6(p.share), round6(p.live)
+			c.WorstAtMs, c.WorstEndMs = ms(p.cut.at.Sub(pr.r.began)), e
+			c.WorstLeft, c.WorstPaceMs, c.QuickPaceMs = round6(p.left), round6(p.pace*1000), round6(p.quick*1000)
 		}
 	}
 	return c
@@ -150,22 +187,32 @@ func (pr *probeRun) contention() *report.Contention {
 func workPerCut(list []report.Window) (float64, int) {
 	var per []float64
 	for _, w := range list {
-		k := w.Cancelled
-		if w.FollowedCut {
-			k++
+		if k := windowCutCount(w); k > 0 && w.GraceMs > 0 && w.TasksRunningOn == 0 {
+			per = append(per, w.GraceCPUS/float64(k))
 		}
-		if k == 0 || w.GraceMs <= 0 || w.TasksRunningOn > 0 {
-			continue
-		}
-		per = append(per, w.GraceCPUS/float64(k))
 	}
-	if len(per) == 0 {
-		return 0, 0
+	return median(per), len(per)
+}
+
+// windowCutCount is the calls w cut: its sweep's, and the fault's cut it
+// began at.
+func windowCutCount(w report.Window) int {
+	k := w.Cancelled
+	if w.FollowedCut {
+		k++
 	}
-	slices.Sort(per)
-	m := len(per) / 2
-	if len(per)%2 == 0 {
-		return (per[m-1] + per[m]) / 2, len(per)
+	return k
+}
+
+// median is the median of v (sorted in place); 0 for none.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
 	}
-	return per[m], len(per)
+	slices.Sort(v)
+	m := len(v) / 2
+	if len(v)%2 == 0 {
+		return (v[m-1] + v[m]) / 2
+	}
+	return v[m]
 }

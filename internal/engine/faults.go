@@ -175,7 +175,7 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if err == nil && faults.CutsCalls(a.kind) && cs.task.id == "" {
-		cs.r.cutTimes.note(time.Now()) // a task's tasks/cancel is not a cut (contention.go)
+		cs.r.cutTimes.note(cs.cutAt(time.Now())) // a task's tasks/cancel is not a cut (contention.go)
 	}
 	if a.kind == faultkinds.Cancel && err == nil && cs.task.id != "" {
 		detail = "tasks/cancel sent" // a task's stop (taskcancel.go), whatever the transport

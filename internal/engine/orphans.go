@@ -129,16 +129,16 @@ type probeRun struct {
 	// reading (toolcpu.go).
 	byTool   map[string]*toolCPU
 	toolPrev toolSample
-	// intervals are the load's sampling intervals; schedPrev, schedAt and
-	// schedLive the last reading and the client's live time then
-	// (contention.go).
-	intervals []loadInterval
-	schedPrev probes.ProcessSample
-	schedAt   time.Time
-	schedLive time.Duration
-	errors    []string
-	stop      chan struct{}
-	done      chan struct{}
+	// windowCuts are the calls each window of windows.List cut
+	// (projection.go); schedPrev, schedAt and schedLive the last reading
+	// and the client's live time then (contention.go).
+	windowCuts [][]cutNote
+	schedPrev  probes.ProcessSample
+	schedAt    time.Time
+	schedLive  time.Duration
+	errors     []string
+	stop       chan struct{}
+	done       chan struct{}
 }
 
 // slotCaller calls a tool on the current client of one stdio slot (the

@@ -1,140 +1,164 @@
 package engine
 
 import (
-	"slices"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/probes"
+	"github.com/mcpchaos/mcpchaos/report"
 )
 
-// The projection (issue 25). Each fault cut of the load is given the work
-// a cut call costs the server after its cut (measured by the quiet
-// windows, with the server to itself), and that work is run through the
-// load's intervals as the server's CPU shared it: in an interval where the
-// server had CPU to spare, a call runs on a CPU of its own; in one where it
-// did not (its threads waited for a CPU, or its busiest thread was
-// runnable the whole interval, or it used every CPU there is), each call
-// then runnable, the client's live ones and the cut ones not yet done, got
-// an even share of the CPU the server had. A cut whose work ends past its
-// grace is a call the server may have gone on with past it: information
-// in a pass, not a verdict (report/verdict/contention.go).
+// The projection (issue 25). A quiet window cuts calls with the load
+// paused and measures the server's CPU through its grace: a server that
+// stops spends next to nothing of what those calls had left to do, one
+// that goes on spends it all (doneShare). For a server that goes on, each
+// fault's cut during the load is given that share (at most all) of what
+// its call had left (its progress total less its last value) at the pace
+// its entry's other calls then kept (pace.go): that is when the server
+// ended it. A server that stops slowly, after half of what a call had
+// left, is so projected to stop after half of it. A cut that ends
+// past the grace is a call the server went on with past it. Over
+// Streamable HTTP in 2026-07-28, where the cut closed the call's stream
+// and nothing on the wire can follow, that is the verdict's evidence
+// (report/verdict/contention.go); elsewhere the wire judges and the
+// projection is a note.
 
-// Contention thresholds, per interval: the server's threads waited for a
-// CPU at least contendedWait of the interval's length (summed over its
-// threads), or one thread was runnable for contendedBusy of it, or the
-// server used contendedCPUs of the machine's CPUs.
-const (
-	contendedWait = 0.1
-	contendedBusy = 0.9
-	contendedCPUs = 0.85
-)
+// goesOnShare is the least share of what the windows' cuts had left that
+// the server must be seen doing after them to be projected: measured, the
+// step servers that stop did at most a fifth of it (one step of several
+// in flight, and the runtime's own work), those that go on half or more
+// (docs/decisions.md).
+const goesOnShare = 0.5
 
-// contended reports whether the server was short of CPU in iv, on a
-// machine of cpus CPUs.
-func (iv loadInterval) contended(cpus float64) bool {
-	return iv.wait >= contendedWait*iv.secs || iv.busiest >= contendedBusy*iv.secs || iv.cpu >= contendedCPUs*cpus*iv.secs
-}
+// slowedBy is how much slower than its entry's quickest pace a cut's
+// projected pace must be for the load to have slowed it.
+const slowedBy = 1.25
 
-// share is the CPU one runnable call got in iv, of runnable ones, as a
-// share of one CPU.
-func (iv loadInterval) share(runnable, cpus float64) float64 {
-	if !iv.contended(cpus) {
-		return 1
-	}
-	rate := iv.cpu / iv.secs
-	if iv.busiest >= contendedBusy*iv.secs && rate > iv.busiest/iv.secs {
-		rate = iv.busiest / iv.secs // one thread serves the calls
-	}
-	return min(1, rate/max(runnable, 1))
-}
-
-// projected is one cut's projected end.
+// projected is one fault's cut projected through the load's pace.
 type projected struct {
-	cut time.Time
-	end time.Duration // after the cut; horizon when not done by then
-	// share is the least share of a CPU it got while contended (1: never
-	// contended); live the client's calls in flight beside it then.
-	share, live float64
+	cut cutNote
+	// paced: its entry kept a pace around it and its work left is known.
+	paced bool
+	// left is the units of progress it had left, pace the seconds a unit
+	// its entry's calls took while it ran on, quick the entry's quickest.
+	left, pace, quick float64
+	end               time.Duration // after the cut; at most the horizon
+	slowed, blind     bool
 }
 
-// pending is a projected cut whose work is not done: out[i], left CPU-s.
-type pending struct {
-	i    int
-	left float64
-}
-
-// projectCuts runs work (CPU-s a cut call costs after its cut) for each
-// cut (in time order) through the intervals (in time order) and returns
-// when each ended, up to horizon after its cut. A stretch between two
-// intervals (a quiet window paused the sampler and the load), the time
-// before the first and the time after the last (the load's end, or its
-// last window) give each call a CPU of its own; an interval whose reading
-// failed (unknown) gives the share of the one before it. Cuts after the
-// last interval are not projected.
-func projectCuts(ivs []loadInterval, cuts []time.Time, work, cpus float64, horizon time.Duration) []projected {
-	if len(ivs) == 0 || work <= 0 {
-		return nil
+// leftOf is what the call of n had left to do, in units of its progress:
+// its total less its last value, with its entry's largest total when the
+// call gave none; false when neither is known, or the call had reported
+// no progress (the server may not have begun it).
+func leftOf(b *paceBook, n cutNote) (float64, bool) {
+	if !n.progressed {
+		return 0, false
 	}
+	total := n.total
+	if total < 0 {
+		t, ok := b.total(n.spec)
+		if !ok {
+			return 0, false
+		}
+		total = t
+	}
+	return max(total-n.last, 0), true
+}
+
+// projectCuts gives each of cuts the end share of its work left would
+// reach at its entry's pace: the pace over the time it would run, found by
+// iteration from the pace of its first bucket; a cut whose entry has no
+// pace there (none of its calls stepped) looks a second either side.
+func projectCuts(b *paceBook, cuts []cutNote, share float64, horizon time.Duration) []projected {
 	out := make([]projected, 0, len(cuts))
-	var run []pending
-	next := 0
-	var last time.Time
-	prevShare := 1.0
-	add := func(before time.Time) {
-		for next < len(cuts) && cuts[next].Before(before) {
-			out = append(out, projected{cut: cuts[next], end: horizon, share: 1})
-			run = append(run, pending{i: len(out) - 1, left: work})
-			next++
+	for _, n := range cuts {
+		p := projected{cut: n, blind: n.blind}
+		left, ok := leftOf(b, n)
+		work := left * min(share, 1) // the units the server goes on with
+		quick, qok := b.quickest(n.spec)
+		pace, pok := b.pace(n.spec, n.at, n.at.Add(paceBucket))
+		if !pok {
+			pace, pok = b.pace(n.spec, n.at.Add(-time.Second), n.at.Add(time.Second))
 		}
-	}
-	for _, iv := range ivs {
-		start := iv.end.Add(-secsDur(iv.secs))
-		if start.After(last) { // a pause, or the time before the first interval
-			add(start)
-			run = advance(run, out, last, start, 1)
+		if !ok || !qok || !pok {
+			out = append(out, p)
+			continue
 		}
-		add(iv.end)
-		sh := iv.share(iv.live+float64(len(run)), cpus)
-		if iv.unknown {
-			sh = prevShare // not read: as the interval before it
-		}
-		prevShare = sh
-		for _, p := range run {
-			if sh < out[p.i].share {
-				out[p.i].share, out[p.i].live = sh, iv.live
+		for range 5 {
+			d := secsDur(work * pace)
+			next, ok := b.pace(n.spec, n.at, n.at.Add(d))
+			if !ok || next == pace {
+				break
 			}
+			pace = next
 		}
-		run = advance(run, out, start, iv.end, sh)
-		last = iv.end
-		run = slices.DeleteFunc(run, func(p pending) bool { return !out[p.i].cut.Add(horizon).After(last) })
+		p.paced, p.left, p.pace, p.quick = true, left, pace, quick
+		p.end = min(secsDur(work*pace), horizon)
+		p.slowed = pace >= slowedBy*quick
+		out = append(out, p)
 	}
-	// After the last interval the load has ended (or the last window
-	// paused it): what is left runs on a CPU of its own.
-	advance(run, out, last, last.Add(horizon), 1)
 	return out
 }
 
-// advance runs the pending cuts from from to to at share of a CPU each,
-// sets the end of those done and returns the rest.
-func advance(run []pending, out []projected, from, to time.Time, share float64) []pending {
-	rest := run[:0]
-	for _, p := range run {
-		pr := &out[p.i]
-		begin := from
-		if pr.cut.After(begin) {
-			begin = pr.cut
-		}
-		avail := to.Sub(begin).Seconds()
-		if avail <= 0 {
-			rest = append(rest, p)
+// doneShare is the share of what the windows' cuts had left that the
+// server did in their graces: for each window that cut calls, its grace's
+// CPU over the CPU those calls' work left takes at their entries'
+// quickest paces — each call's at most the grace, and all of them at most
+// the grace on capacity CPUs (the most the server used during the load):
+// what a server that goes on can do in the grace. The median over the
+// windows. A cut whose work left is not known (no progress yet, or no
+// total) adds nothing to it: a server that goes on with it only raises the
+// share, and one that stops spends nothing on it. False with no window
+// left.
+func doneShare(list []report.Window, cuts [][]cutNote, b *paceBook, capacity float64) (float64, bool) {
+	var per []float64
+	for i, w := range list {
+		if i >= len(cuts) || windowCutCount(w) == 0 || w.GraceMs <= 0 || w.TasksRunningOn > 0 {
 			continue
 		}
-		if need := p.left / share; need <= avail {
-			pr.end = min(pr.end, begin.Add(secsDur(need)).Sub(pr.cut))
-			continue
+		grace, need := w.GraceMs/1000, 0.0
+		for _, n := range cuts[i] {
+			left, ok := leftOf(b, n)
+			quick, qok := b.quickest(n.spec)
+			if ok && qok {
+				need += min(left*quick, grace)
+			}
 		}
-		p.left -= share * avail
-		rest = append(rest, p)
+		if need = min(need, grace*capacity); need > 0 {
+			per = append(per, w.GraceCPUS/need)
+		}
 	}
-	return rest
+	return median(per), len(per) > 0
+}
+
+// capacityOf is the most CPUs the server used over any second of the
+// load, its CPU-s readings cpu (one a sample), and at least one.
+func capacityOf(cpu []probes.Point) float64 {
+	best, j := 1.0, 0
+	for i := range cpu {
+		for j < len(cpu) && cpu[j].T.Sub(cpu[i].T) < time.Second {
+			j++
+		}
+		if j == len(cpu) {
+			break
+		}
+		if r := (cpu[j].V - cpu[i].V) / cpu[j].T.Sub(cpu[i].T).Seconds(); r > best { // a reading that failed (NaN) is not
+			best = r
+		}
+	}
+	return best
+}
+
+// keepWindowCuts keeps the calls the window just added cut, beside it in
+// windows.List (none for a window the list had no room for).
+func (pr *probeRun) keepWindowCuts(cuts []cutNote) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for len(pr.windowCuts) < len(pr.windows.List)-1 {
+		pr.windowCuts = append(pr.windowCuts, nil)
+	}
+	if len(pr.windowCuts) < len(pr.windows.List) {
+		pr.windowCuts = append(pr.windowCuts, cuts)
+	}
 }
 
 // secsDur converts seconds to a duration.

@@ -6,104 +6,187 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/probes"
 	"github.com/mcpchaos/mcpchaos/report"
 )
 
-// ivs makes n intervals of 100 ms from t0, each like iv.
-func ivs(t0 time.Time, n int, iv loadInterval) []loadInterval {
-	out := make([]loadInterval, n)
-	for i := range out {
-		out[i] = iv
-		out[i].secs = 0.1
-		out[i].end = t0.Add(time.Duration(i+1) * 100 * time.Millisecond)
+// pacedBook is a pace book from t0 for one entry, spec: answered calls that
+// stepped at perUnit seconds a unit over each [from, to) ms, and reported
+// total units.
+func pacedBook(t0 time.Time, spec *CallSpec, total float64, spans ...[3]float64) *paceBook {
+	var b paceBook
+	b.start(t0)
+	b.noteTotal(spec, total)
+	for _, s := range spans {
+		b.add(spec, t0.Add(time.Duration(s[0])*time.Millisecond), t0.Add(time.Duration(s[1])*time.Millisecond), s[2])
 	}
-	return out
+	return &b
 }
 
+// TestProjectCuts: a cut is given the share the windows saw done (at most
+// all) of what its call had left at the pace its kind of call kept while
+// it ran on (found by iteration), its total from the call or its kind, a
+// pace a second around it when none stepped beside it, and nothing when
+// neither is known or the call had no progress.
 func TestProjectCuts(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	idle := loadInterval{cpu: 0.05, live: 3}
-	// Two CPUs, both in use, the threads waiting: contended.
-	busy := loadInterval{cpu: 0.2, wait: 0.05, live: 3}
-	// One thread runnable throughout, one CPU's worth: an event loop.
-	loop := loadInterval{cpu: 0.1, busiest: 0.1, live: 1}
+	spec, other := &CallSpec{Tool: "work"}, &CallSpec{Tool: "quick"}
+	// Quick calls at 25 ms a unit early on, slowed to 75 ms from 2 s.
+	book := pacedBook(t0, spec, 8, [3]float64{0, 175, 0.025}, [3]float64{100, 275, 0.025}, [3]float64{2000, 2525, 0.075},
+		[3]float64{2100, 2625, 0.075}, [3]float64{2600, 3100, 0.075})
+	cut := func(ms int, last, total float64) cutNote {
+		return cutNote{at: at(ms), spec: spec, progressed: true, last: last, total: total, blind: true}
+	}
 	for _, tc := range []struct {
-		name  string
-		ivs   []loadInterval
-		cuts  []time.Time
-		work  float64
-		want  []time.Duration // each cut's end after it
-		share []float64
+		name   string
+		cut    cutNote
+		share  float64
+		paced  bool
+		end    time.Duration
+		slowed bool
 	}{
-		{"a CPU of its own while the server has CPU to spare", ivs(t0, 10, idle), []time.Time{at(150)}, 0.15,
-			[]time.Duration{150 * time.Millisecond}, []float64{1}},
-		{"an even share of two CPUs with three live calls", ivs(t0, 20, busy), []time.Time{at(100)}, 0.15,
-			[]time.Duration{300 * time.Millisecond}, []float64{0.5}},
-		{"two cuts share with each other and the live calls", ivs(t0, 20, busy), []time.Time{at(100), at(100)}, 0.1,
-			[]time.Duration{250 * time.Millisecond, 250 * time.Millisecond}, []float64{0.4, 0.4}},
-		{"one thread serves every call", ivs(t0, 20, loop), []time.Time{at(200)}, 0.1,
-			[]time.Duration{200 * time.Millisecond}, []float64{0.5}},
-		{"a pause between intervals gives a CPU of its own",
-			append(ivs(t0, 2, busy), ivs(at(1000), 5, busy)...), []time.Time{at(150)}, 0.2,
-			// 50 ms at 0.5 (25 ms of work), then the pause from 200 ms: 175 ms more.
-			[]time.Duration{225 * time.Millisecond}, []float64{0.5}},
-		{"a cut just before a pause longer than the horizon",
-			append(ivs(t0, 2, busy), ivs(at(3000), 5, busy)...), []time.Time{at(190)}, 0.1,
-			// 10 ms at 0.5 (5 ms of work), then the pause: 95 ms more.
-			[]time.Duration{105 * time.Millisecond}, []float64{0.5}},
-		{"a cut in a pause", append(ivs(t0, 2, busy), ivs(at(3000), 5, busy)...), []time.Time{at(1000)}, 0.1,
-			[]time.Duration{100 * time.Millisecond}, []float64{1}},
-		{"a cut before the first interval runs alone until it",
-			ivs(at(200), 10, busy), []time.Time{at(110)}, 0.15,
-			// 190 ms alone (90 ms to the first interval at 300 ms), then 60 ms more at 0.5: 120 ms.
-			[]time.Duration{210 * time.Millisecond}, []float64{0.5}},
-		{"an interval not read takes the share of the one before it",
-			append(ivs(t0, 2, busy), func() []loadInterval {
-				u := ivs(at(200), 4, loadInterval{unknown: true})
-				return append(u, ivs(at(600), 5, idle)...)
-			}()...), []time.Time{at(150)}, 0.2,
-			// 50 ms at 0.5, 400 ms not read at 0.5 (225 ms of work so far: done at 0.5 by 350 ms).
-			[]time.Duration{400 * time.Millisecond}, []float64{0.5}},
-		{"past the last interval the rest runs alone", ivs(t0, 3, busy), []time.Time{at(250)}, 0.1,
-			[]time.Duration{125 * time.Millisecond}, []float64{0.5}},
-		{"a cut after the last interval is not projected", ivs(t0, 3, busy), []time.Time{at(400)}, 0.1, nil, nil},
-		{"no work, nothing projected", ivs(t0, 3, busy), []time.Time{at(100)}, 0, nil, nil},
-		{"not done within the horizon", ivs(t0, 40, loadInterval{cpu: 0.2, wait: 0.1, live: 39}), []time.Time{at(100)}, 0.5,
-			[]time.Duration{time.Second}, []float64{0.05}},
+		{"at the quickest pace", cut(120, 2, 8), 1, true, 150 * time.Millisecond, false},
+		{"at the load's slowed pace", cut(2050, 2, 8), 1, true, 450 * time.Millisecond, true},
+		{"a server that does half of what it had left", cut(2050, 2, 8), 0.5, true, 225 * time.Millisecond, true},
+		{"more than all of it is all of it", cut(2050, 2, 8), 1.6, true, 450 * time.Millisecond, true},
+		{"the total of its kind when it gave none", cut(2050, 5, -1), 1, true, 225 * time.Millisecond, true},
+		{"a pace a second around it", cut(1500, 2, 8), 1, true, 450 * time.Millisecond, true},
+		{"not done within the horizon", cut(2050, 0, 100), 1, true, time.Second, true},
+		{"no progress yet", cutNote{at: at(120), spec: spec, total: -1}, 1, false, 0, false},
+		{"a kind that kept no pace", cutNote{at: at(120), spec: other, progressed: true, last: 1, total: 4}, 1, false, 0, false},
+		{"no call of its kind stepped within a second", cut(5000, 2, 8), 1, false, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := projectCuts(tc.ivs, tc.cuts, tc.work, 2, time.Second)
-			if len(got) != len(tc.want) {
-				t.Fatalf("%d cuts projected, want %d: %+v", len(got), len(tc.want), got)
+			got := projectCuts(book, []cutNote{tc.cut}, tc.share, time.Second)
+			if len(got) != 1 {
+				t.Fatalf("%d cuts projected, want 1", len(got))
 			}
-			for i, p := range got {
-				if d := p.end - tc.want[i]; d < -time.Millisecond || d > time.Millisecond {
-					t.Errorf("cut %d ended %v after it, want %v", i, p.end, tc.want[i])
-				}
-				if math.Abs(p.share-tc.share[i]) > 1e-9 {
-					t.Errorf("cut %d: least share %v, want %v", i, p.share, tc.share[i])
-				}
+			p := got[0]
+			if p.paced != tc.paced || p.slowed != tc.slowed || p.blind != tc.cut.blind {
+				t.Errorf("paced %v slowed %v blind %v, want %v %v %v", p.paced, p.slowed, p.blind, tc.paced, tc.slowed, tc.cut.blind)
+			}
+			if d := p.end - tc.end; d < -time.Millisecond || d > time.Millisecond {
+				t.Errorf("ended %v after its cut, want %v", p.end, tc.end)
 			}
 		})
 	}
 }
 
-func TestContended(t *testing.T) {
+// TestPaceBook: a call's pace counts in each bucket it stepped in, by how
+// long; its kind's quickest is the 5th percentile of its calls' paces;
+// calls before the load began, or with no span, are not counted.
+func TestPaceBook(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	spec := &CallSpec{Tool: "work"}
+	b := pacedBook(t0, spec, 8, [3]float64{0, 100, 0.02}, [3]float64{50, 150, 0.04})
+	b.add(spec, t0.Add(-time.Second), t0.Add(time.Second), 1) // before the load began
+	b.add(spec, t0.Add(time.Second), t0.Add(time.Second), 1)  // no span
+	if p, ok := b.pace(spec, t0, t0.Add(50*time.Millisecond)); !ok || math.Abs(p-(0.02*0.1+0.04*0.05)/0.15) > 1e-9 {
+		t.Errorf("pace over the first bucket %v %v, want the two calls weighted by their time in it", p, ok)
+	}
+	if p, ok := b.pace(spec, t0.Add(100*time.Millisecond), t0.Add(150*time.Millisecond)); !ok || math.Abs(p-0.04) > 1e-9 {
+		t.Errorf("pace over the second bucket %v %v, want 0.04", p, ok)
+	}
+	if _, ok := b.pace(spec, t0.Add(time.Second), t0.Add(2*time.Second)); ok {
+		t.Error("a pace where no call stepped")
+	}
+	if q, ok := b.quickest(spec); !ok || q != 0.02 {
+		t.Errorf("quickest %v %v, want 0.02", q, ok)
+	}
+	if n, ok := b.total(spec); !ok || n != 8 {
+		t.Errorf("total %v %v, want 8", n, ok)
+	}
+	if _, ok := b.quickest(&CallSpec{}); ok {
+		t.Error("a quickest pace for a kind with no calls")
+	}
+}
+
+// TestDoneShare: each window's grace CPU over what its cuts had left at
+// their kind's quickest pace, each at most the grace and all at most the
+// grace on the server's CPUs, the median; cuts with nothing known left add
+// nothing, and windows with nothing known are left out.
+func TestDoneShare(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	spec := &CallSpec{Tool: "work"}
+	book := pacedBook(t0, spec, 8, [3]float64{0, 175, 0.025})
+	slow := &CallSpec{Tool: "slow"}
+	book.noteTotal(slow, 10)
+	book.add(slow, t0, t0.Add(900*time.Millisecond), 0.1)
+	left := func(last float64) cutNote { return cutNote{spec: spec, progressed: true, last: last, total: 8} }
+	long := cutNote{spec: slow, progressed: true, last: 2, total: 10} // 800 ms left
+	unknown := cutNote{spec: spec, total: -1}                         // cut before any progress
+	one := func(cpu float64, cuts ...cutNote) ([]report.Window, [][]cutNote) {
+		return []report.Window{{Cancelled: len(cuts), GraceMs: 300, GraceCPUS: cpu}}, [][]cutNote{cuts}
+	}
+	for _, tc := range []struct {
+		name     string
+		list     []report.Window
+		cuts     [][]cutNote
+		capacity float64
+		want     float64
+		ok       bool
+	}{
+		{"none", nil, nil, 2, 0, false},
+		{"a server that stops", nil, nil, 2, 0.05, true},
+		{"a server that goes on", nil, nil, 2, 1, true},
+		{"a cut with no progress adds nothing", nil, nil, 2, 1, true},
+		{"each call at most the grace", nil, nil, 2, 1, true},
+		{"all of them at most the grace on the server's CPUs", nil, nil, 1, 1, true},
+		{"a window with nothing known left is left out", nil, nil, 2, 0, false},
+		{"the median of three", []report.Window{{Cancelled: 1, GraceMs: 300, GraceCPUS: 0.15},
+			{Cancelled: 1, GraceMs: 300, GraceCPUS: 0.075}, {Cancelled: 1, GraceMs: 300, GraceCPUS: 0.3}},
+			[][]cutNote{{left(2)}, {left(2)}, {left(2)}}, 2, 1, true},
+		{"a window beside a task that ran on is left out", []report.Window{{Cancelled: 1, GraceMs: 300, GraceCPUS: 0.15, TasksRunningOn: 1}},
+			[][]cutNote{{left(2)}}, 2, 0, false},
+	} {
+		switch tc.name {
+		case "a server that stops":
+			tc.list, tc.cuts = one(0.01, left(2), left(6))
+		case "a server that goes on":
+			tc.list, tc.cuts = one(0.2, left(2), left(6))
+		case "a cut with no progress adds nothing":
+			tc.list, tc.cuts = one(0.15, left(2), unknown)
+		case "each call at most the grace":
+			tc.list, tc.cuts = one(0.6, long, long)
+		case "all of them at most the grace on the server's CPUs":
+			tc.list, tc.cuts = one(0.3, long, long, long)
+		case "a window with nothing known left is left out":
+			tc.list, tc.cuts = one(0.15, unknown)
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := doneShare(tc.list, tc.cuts, book, tc.capacity)
+			if ok != tc.ok || math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("doneShare = %v %v, want %v %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestCapacityOf: the most CPU-s a second the readings rose by over any
+// second, at least one; a failed reading is not a rate.
+func TestCapacityOf(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	pts := func(vs ...float64) []probes.Point {
+		out := make([]probes.Point, len(vs))
+		for i, v := range vs {
+			out[i] = probes.Point{T: t0.Add(time.Duration(i) * 500 * time.Millisecond), V: v}
+		}
+		return out
+	}
 	for _, tc := range []struct {
 		name string
-		iv   loadInterval
-		want bool
+		pts  []probes.Point
+		want float64
 	}{
-		{"idle", loadInterval{secs: 0.1, cpu: 0.05}, false},
-		{"threads waited for a CPU", loadInterval{secs: 0.1, cpu: 0.05, wait: 0.02}, true},
-		{"one thread runnable throughout", loadInterval{secs: 0.1, cpu: 0.095, busiest: 0.095}, true},
-		{"every CPU in use", loadInterval{secs: 0.1, cpu: 0.18}, true},
-		{"busy but with CPU to spare", loadInterval{secs: 0.1, cpu: 0.15, busiest: 0.08, wait: 0.005}, false},
+		{"none", nil, 1},
+		{"under a CPU", pts(0, 0.2, 0.4, 0.6), 1},
+		{"two CPUs for a second", pts(0, 0.5, 1.5, 2.5, 2.6), 2},
+		{"a failed reading", pts(0, math.NaN(), 1.8, 1.9), 1.8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.iv.contended(2); got != tc.want {
-				t.Errorf("contended = %v, want %v", got, tc.want)
+			if got := capacityOf(tc.pts); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("capacityOf = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -132,7 +132,8 @@ type runner struct {
 	inflight inflightSet
 	records  chan *results.Record
 	cuts     chan struct{}  // fault cuts, for automatic windows (autowindows.go)
-	cutTimes cutLog         // when the faults cut calls (contention.go)
+	cutTimes cutLog         // the faults' cuts and the windows' sweeps (contention.go)
+	paces    paceBook       // the load's pace, per entry of the calls (pace.go)
 	pending  sync.WaitGroup // records waiting for their late window
 	ticks    chan tick
 	workers  sync.WaitGroup

@@ -55,6 +55,7 @@ func (r *runner) begin(ctx context.Context) (*Info, error) {
 		r.pace = r.newPacer()
 	}
 	r.began = info.Started
+	r.paces.start(r.began)
 	r.phase.Store(PhaseLoad)
 	return info, nil
 }

@@ -66,3 +66,11 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// earlier returns the earlier of two times.
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

@@ -112,6 +112,9 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	}
 	cs.stopOutcome, cs.cancelAt = outcome, now
 	cs.stopped.Store(true)
+	if reason == results.StopQuietWindow {
+		cs.r.cutTimes.sweep(cs.cutAt(now))
+	}
 	cs.rec.CancelReason = reason
 	if !deadline.IsZero() {
 		cs.rec.DeadlineUs = cs.us(deadline)

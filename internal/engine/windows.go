@@ -181,6 +181,7 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{},
 	res.StartMs = float64(from.Sub(r.began)) / float64(time.Millisecond)
 	res.Cancelled, res.FollowedCut = cancelled, followed
 	pr.addWindow(res)
+	pr.keepWindowCuts(r.cutTimes.take(followed, from))
 }
 
 // sweepForWindow cancels every call in flight, again every 20 ms for calls

@@ -63,7 +63,8 @@ func readCancellation(s *summary.Summary, ev evidence) cancelReading {
 	// what was left after the load: those readings may be the tasks'.
 	afterLoad := c.TasksRunningOn == 0
 	leftover := afterLoad && (c.Orphaned > 0 || c.LeftoverCPUS > lim.cpu) || c.LeftoverCalls > 0 || leaked ||
-		c.Windows.Above > 0 || summedAbove(c.Windows) || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != ""
+		c.Windows.Above > 0 || summedAbove(c.Windows) || staleAnswers > 0 || (c.Log != nil && c.Log.Orphaned > 0) || procFact != "" ||
+		projectedPast(c.Contention)
 	lim.noStop = !exercised
 	facts := leftoverWorkFacts(c, procFact, staleAnswers, lim)
 	facts = append(facts, afterLoadFacts(c)...)
@@ -109,6 +110,7 @@ func leftoverWorkFacts(c summary.Cancellation, procFact string, staleAnswers int
 		add(summedFact(c.Windows))
 	}
 	add(leakedFact(c, lim))
+	add(projectedFact(c.Contention))
 	return facts
 }
 

@@ -8,36 +8,59 @@ import (
 
 // Cuts under contention (issue 25). A quiet window pauses the load: a
 // server that goes on with a cut call ends it inside the grace there, and
-// may run past it when the load's own calls share the CPUs with it, which
-// no window sees and, over Streamable HTTP, no message shows. The engine
-// projects each fault's cut through the load's intervals at the share of
-// a CPU a call then got, with the work the windows measured a cut call
-// costs after its cut (internal/engine/projection.go). The projection is
-// information, never a verdict: measured against the step servers' logs
-// it found every run-on of the issue's ramp, and it also put past the
-// grace the cut calls of loads whose leaked work ended inside it (a share
-// of a CPU is known to a factor of two at best: docs/decisions.md). A
-// pass says what it projected, so that a user can add the count or log
-// probe that tells, or gate on cancellation.contention.past_grace.
+// may run past it when the load's own calls stretch its work, which no
+// window sees and, over Streamable HTTP, no message shows. The engine
+// measures in the windows how much of what their cuts had left the server
+// went on doing, and, for a server that goes on, gives each fault's cut
+// what its call had left at the pace its entry's other calls kept beside
+// it (internal/engine/projection.go). Measured against the step servers'
+// logs (docs/decisions.md), that pace put no call past the grace in a run
+// where none went, and found the issue's ramp's run-ons that nothing else
+// sees. So over Streamable HTTP in 2026-07-28, where a cut closes the
+// call's stream and nothing can follow, a cut projected past the grace is
+// work after it; on stdio, where the wire judges, it is a note.
 
-// contentionNote says, in a pass, what the projection of the cuts made
-// under contention found; "" when no cut met contention.
-func contentionNote(c *summary.Contention) string {
-	switch {
-	case c == nil || c.PastGrace == 0 && c.Contended == 0:
+// projectedPast reports whether a cut after which nothing on the wire can
+// follow was projected to end past the grace.
+func projectedPast(c *summary.Contention) bool { return c != nil && c.PastGraceBlind > 0 }
+
+// projectedFact is the evidence of a projected run-on; "" without one.
+func projectedFact(c *summary.Contention) string {
+	if !projectedPast(c) {
 		return ""
-	case c.PastGrace == 0:
-		return fmt.Sprintf("; %d of the faults' %s met the load's contention, and at %s of CPU a cut (the windows' figure) none would have run past the grace",
-			c.Contended, summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.WorkPerCutS*1000))
 	}
+	return fmt.Sprintf("%d of the faults' %s over Streamable HTTP ran on past the %s grace at the load's pace: the quiet windows saw the server "+
+		"do %s of what their cuts had left, and %s (a projection from the load's own pace: a log or count probe would name the calls)",
+		c.PastGraceBlind, summary.Plural(c.Blind, "cut"), summary.FormatMs(c.GraceMs), sharePct(c.DoneShare), worstCut(c))
+}
+
+// worstCut describes the cut projected to end the latest.
+func worstCut(c *summary.Contention) string {
 	end := "about " + summary.FormatMs(c.WorstEndMs)
 	if c.WorstEndMs >= summary.ContentionHorizonGraces*c.GraceMs {
 		end = "not done " + summary.FormatMs(c.WorstEndMs)
 	}
-	return fmt.Sprintf("; the server goes on with a cut call for a while: the quiet windows measured %s of CPU a cut call costs it after its cut, with the load paused, "+
-		"and projected through the load's contention %d of the %s the faults made during the load may have ended past the %s grace "+
-		"(the latest, cut %s into the load with %.1f calls in flight beside it, at %.2f of a CPU: %s after its cut); "+
-		"a projection, not a verdict: a count or log probe would tell",
-		summary.FormatMs(c.WorkPerCutS*1000), c.PastGrace, summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.GraceMs),
-		summary.FormatMs(c.WorstAtMs), c.WorstLive, c.WorstShare, end)
+	return fmt.Sprintf("the latest, cut %s into the load with %s of its progress left while its kind of call took %s a unit (%s at its quickest), ended %s after its cut",
+		summary.FormatMs(c.WorstAtMs), summary.FormatNum(c.WorstLeft), summary.FormatMs(c.WorstPaceMs), summary.FormatMs(c.QuickPaceMs), end)
+}
+
+// sharePct formats a share as a whole percentage.
+func sharePct(s float64) string { return fmt.Sprintf("%.0f%%", 100*s) }
+
+// contentionNote says, in a pass, what the windows saw the server do after
+// its cuts and what the projection of the faults' cuts found; "" when the
+// windows could not tell.
+func contentionNote(c *summary.Contention) string {
+	switch {
+	case c == nil || c.DoneShare < 0:
+		return ""
+	case c.Cuts == 0:
+		return fmt.Sprintf("; the quiet windows saw the server do %s of what their cuts had left (it stops)", sharePct(c.DoneShare))
+	case c.PastGrace == 0:
+		return fmt.Sprintf("; the server goes on with a cut call (the quiet windows saw it do %s of what their cuts had left), and at the load's pace "+
+			"none of the faults' %s ran past the %s grace (%s)", sharePct(c.DoneShare), summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.GraceMs), worstCut(c))
+	}
+	return fmt.Sprintf("; the server goes on with a cut call (the quiet windows saw it do %s of what their cuts had left), and at the load's pace "+
+		"%d of the faults' %s would have run past the %s grace (%s): a projection, and on stdio the wire judges",
+		sharePct(c.DoneShare), c.PastGrace, summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.GraceMs), worstCut(c))
 }

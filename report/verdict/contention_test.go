@@ -9,35 +9,46 @@ import (
 )
 
 // TestContentionVerdict: the go-sdk server of issue 25's ramp over
-// Streamable HTTP, leaking every cut call (seed 3 at ee141be): five quiet
-// windows saw no leftover CPU (each pauses the load, and a cut call's
-// 150 ms of work ends inside the grace there), and the wire has nothing
-// after a closed stream. The projection through the load's contention is
-// information: the pass says that cuts may have ended past the grace, and
-// what to add to know. With none past the grace it says what it weighed;
-// a stopping server's windows measure no work to project.
+// Streamable HTTP, leaking every cut call: five quiet windows saw no
+// leftover CPU (each pauses the load, and a cut call's 150 ms of work ends
+// inside the grace there), and the wire has nothing after a closed stream.
+// The windows saw it do most of what their cuts had left, so the faults'
+// cuts were projected at the load's pace: cuts after which nothing on the
+// wire can follow, projected past the grace, make a violation whose
+// evidence is the projection; past the grace on stdio only, a note in a
+// pass; none past, a pass that says what it weighed; a server the windows
+// saw stop, a pass that says so; no projection, nothing said.
 func TestContentionVerdict(t *testing.T) {
 	visible := &summary.ProcessCPU{Probe: "process", LoadRate: 1.6, PerCallS: 0.4, IdleNoise: 0.01}
 	w := summary.Windows{Count: 5, Followed: 4, Auto: true, Cancelled: 11, MeasuredMs: 5009}
+	past := summary.Contention{WorkPerCutS: 0.077, Windows: 5, DoneShare: 0.75, Cuts: 56, Contended: 20, PastGrace: 12,
+		GraceMs: 300, WorstAtMs: 19838, WorstEndMs: 442, WorstLeft: 6, WorstPaceMs: 73.7, QuickPaceMs: 25.1}
+	blind := past
+	blind.Blind, blind.PastGraceBlind = 56, 12
 	for _, tc := range []struct {
 		name   string
 		con    *summary.Contention
 		status string
 		has    string
 	}{
-		{"cuts projected past the grace", &summary.Contention{WorkPerCutS: 0.09, Windows: 5, Cuts: 54, Contended: 46, PastGrace: 3,
-			GraceMs: 300, MarginMs: 30, WorstAtMs: 19220, WorstEndMs: 462, WorstShare: 0.12, WorstLive: 1.4}, summary.StatusPass,
-			"; the server goes on with a cut call for a while: the quiet windows measured 90ms of CPU a cut call costs it after its cut, with the load paused, " +
-				"and projected through the load's contention 3 of the 54 cuts the faults made during the load may have ended past the 300ms grace " +
-				"(the latest, cut 19.2s into the load with 1.4 calls in flight beside it, at 0.12 of a CPU: about 462ms after its cut); " +
-				"a projection, not a verdict: a count or log probe would tell"},
-		{"contended, none past the grace", &summary.Contention{WorkPerCutS: 0.05, Windows: 5, Cuts: 54, Contended: 20,
-			GraceMs: 300, MarginMs: 30}, summary.StatusPass,
-			"20 of the faults' 54 cuts met the load's contention, and at 50ms of CPU a cut (the windows' figure) none would have run past the grace"},
-		{"past the grace, never contended (more than a CPU's work a cut)", &summary.Contention{WorkPerCutS: 0.5, Windows: 5, Cuts: 4, PastGrace: 4,
-			GraceMs: 300, MarginMs: 30, WorstAtMs: 2000, WorstEndMs: 900, WorstShare: 1}, summary.StatusPass,
-			"4 of the 4 cuts the faults made during the load may have ended past the 300ms grace (the latest, cut 2s into the load with 0.0 calls in flight beside it, at 1.00 of a CPU: not done 900ms after its cut)"},
-		{"a server that stops: nothing to project", &summary.Contention{Windows: 5, GraceMs: 300, MarginMs: 30, WorstShare: 1}, summary.StatusPass,
+		{"cuts over HTTP projected past the grace", &blind, summary.StatusViolation,
+			"52 cancels, 2 disconnects: 12 of the faults' 56 cuts over Streamable HTTP ran on past the 300ms grace at the load's pace: " +
+				"the quiet windows saw the server do 75% of what their cuts had left, and the latest, cut 19.8s into the load with 6 of its " +
+				"progress left while its kind of call took 73.7ms a unit (25.1ms at its quickest), ended about 442ms after its cut " +
+				"(a projection from the load's own pace: a log or count probe would name the calls)"},
+		{"past the grace on stdio: a note", &past, summary.StatusPass,
+			"; the server goes on with a cut call (the quiet windows saw it do 75% of what their cuts had left), and at the load's pace " +
+				"12 of the faults' 56 cuts would have run past the 300ms grace (the latest, cut 19.8s into the load with 6 of its progress " +
+				"left while its kind of call took 73.7ms a unit (25.1ms at its quickest), ended about 442ms after its cut): a projection, and on stdio the wire judges"},
+		{"none past the grace", &summary.Contention{WorkPerCutS: 0.067, Windows: 5, DoneShare: 0.8, Cuts: 45, Blind: 45, Contended: 10,
+			GraceMs: 300, WorstAtMs: 17090, WorstEndMs: 248, WorstLeft: 6, WorstPaceMs: 41.3, QuickPaceMs: 25}, summary.StatusPass,
+			"and at the load's pace none of the faults' 45 cuts ran past the 300ms grace (the latest, cut 17.1s into the load"},
+		{"not done within the horizon", &summary.Contention{WorkPerCutS: 0.5, Windows: 5, DoneShare: 1, Cuts: 4, PastGrace: 4, Blind: 4, PastGraceBlind: 4,
+			GraceMs: 300, WorstAtMs: 2000, WorstEndMs: 900, WorstLeft: 20, WorstPaceMs: 50, QuickPaceMs: 25}, summary.StatusViolation,
+			"ended not done 900ms after its cut"},
+		{"a server the windows saw stop", &summary.Contention{Windows: 5, DoneShare: 0.07, GraceMs: 300}, summary.StatusPass,
+			"; the quiet windows saw the server do 7% of what their cuts had left (it stops)"},
+		{"windows with nothing known left", &summary.Contention{Windows: 5, DoneShare: -1, GraceMs: 300}, summary.StatusPass,
 			"no work seen after a cancel (5 quiet windows"},
 		{"no projection", nil, summary.StatusPass, "no work seen after a cancel (5 quiet windows"},
 	} {
@@ -49,8 +60,9 @@ func TestContentionVerdict(t *testing.T) {
 			if v.Status != tc.status || !strings.Contains(v.Evidence, tc.has) {
 				t.Errorf("verdict %q (%s), want %q with %q", v.Status, v.Evidence, tc.status, tc.has)
 			}
-			if named := strings.Contains(v.Evidence, "contention"); named != (tc.con != nil && (tc.con.PastGrace > 0 || tc.con.Contended > 0)) {
-				t.Errorf("evidence %q: names the contention %v, want it only when a cut met it or ended past the grace", v.Evidence, named)
+			said := strings.Contains(v.Evidence, "of what their cuts had left")
+			if want := tc.con != nil && tc.con.DoneShare >= 0; said != want {
+				t.Errorf("evidence %q: names the share done %v, want %v", v.Evidence, said, want)
 			}
 		})
 	}
