@@ -70,8 +70,8 @@ type Orphans struct {
 	// CutPings is what the pings sent after cuts over HTTP showed
 	// (cutpings.go); nil when none was sent.
 	CutPings *CutPings `json:"cut_pings,omitempty"`
-	// Contention is the faults' cuts projected through the load's
-	// contention (internal/engine/projection.go).
+	// Contention is the faults' cuts projected at the load's own pace
+	// (internal/engine/projection.go).
 	Contention *Contention `json:"contention,omitempty"`
 	// Windows are the quiet windows during the load (windows.go).
 	Windows Windows `json:"windows"`

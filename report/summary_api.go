@@ -101,6 +101,10 @@ const (
 // graces (summary.ContentionHorizonGraces).
 const ContentionHorizonGraces = summary.ContentionHorizonGraces
 
+// GoesOnShare is the least share of what the windows' cuts had left that
+// a server must do for its cuts to be projected (summary.GoesOnShare).
+const GoesOnShare = summary.GoesOnShare
+
 // KnownKeys returns every dotted numeric key a check may use
 // (summary.KnownKeys).
 func KnownKeys() []string { return summary.KnownKeys() }

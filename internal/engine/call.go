@@ -301,6 +301,7 @@ func (cs *callState) onResponse(ev client.Event) {
 	}
 	cs.onResponseFaults(ev.At)
 	cs.responseAt = ev.At
+	cs.notePace()
 	if ev.Kind == client.EvRPCError {
 		cs.final, cs.code, cs.hasCode = finalError, ev.Code, true
 		cs.message = truncate(client.Unquote(ev.Message), 300)

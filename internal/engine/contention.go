@@ -60,7 +60,7 @@ type cutNote struct {
 // cutAt is the note of cs's cut at at (cs.mu held).
 func (cs *callState) cutAt(at time.Time) cutNote {
 	n := cutNote{at: at, spec: cs.spec, total: -1}
-	if cs.prog.count > 0 {
+	if cs.prog.count > 0 && cs.round == 0 { // a retry's progress mixes its rounds'
 		n.progressed, n.last = true, cs.prog.last
 	}
 	if cs.prog.hasTotal {
@@ -72,11 +72,13 @@ func (cs *callState) cutAt(at time.Time) cutNote {
 
 // cutLog keeps the faults' cuts during the load (a task's tasks/cancel is
 // not a cut: cancelling a task is cooperative), and the calls a quiet
-// window's sweep cut until the window takes them.
+// window's sweep cut until the window takes them; taken is how many of
+// the faults' cuts a window had been able to follow by then.
 type cutLog struct {
 	mu     sync.Mutex
 	faults []cutNote
 	swept  []cutNote
+	taken  int
 }
 
 // maxCuts bounds the cuts kept, of the faults and of one window's sweep;
@@ -102,21 +104,33 @@ func (l *cutLog) sweep(n cutNote) {
 }
 
 // take returns the calls the sweep cut since the last take, and, when
-// followed, the fault's cut the window began at (the last before from).
+// followed, the fault's cut the window began at: the last noted before
+// from, and after the previous take (a cut is noted before its signal
+// wakes a window, faults.go; one followed by no window that took it is
+// not). clear drops what a window that ended early swept.
 func (l *cutLog) take(followed bool, from time.Time) []cutNote {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := l.swept
 	l.swept = nil
 	if followed {
-		for i := len(l.faults) - 1; i >= 0; i-- {
+		for i := len(l.faults) - 1; i >= l.taken; i-- {
 			if !l.faults[i].at.After(from) {
 				out = append(out, l.faults[i])
 				break
 			}
 		}
 	}
+	l.taken = len(l.faults)
 	return out
+}
+
+// clear drops the sweep's notes a window did not take: it ended before
+// its measurement, or the notes came after.
+func (l *cutLog) clear() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.swept = nil
 }
 
 // list returns the faults' cuts, in time order.
@@ -148,7 +162,7 @@ func (pr *probeRun) contention() *report.Contention {
 	if ok {
 		c.DoneShare = round6(share)
 	}
-	if work < cpuTick || !ok || share < goesOnShare {
+	if work < cpuTick || !ok || share < report.GoesOnShare {
 		return c
 	}
 	horizon := report.ContentionHorizonGraces * grace

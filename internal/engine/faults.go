@@ -166,16 +166,21 @@ func (cs *callState) fire(a *armed, scheduled time.Time) {
 	detail, err := a.act.Act(faultCall{cs, a}, cs.info)
 	if err != nil {
 		detail += ": " + err.Error()
-	} else if faults.CutsCalls(a.kind) {
-		cs.r.cutSignal()
 	}
 	if a.fallback {
 		detail = fallbackDetail(a, detail)
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if err == nil && faults.CutsCalls(a.kind) && cs.task.id == "" {
-		cs.r.cutTimes.note(cs.cutAt(time.Now())) // a task's tasks/cancel is not a cut (contention.go)
+	if err == nil && faults.CutsCalls(a.kind) {
+		// Noted before the signal, so that a window that begins at this
+		// cut finds it (contention.go). A task's tasks/cancel is not a
+		// cut, nor, before 2026-07-28, a disconnect (the spec's "not a
+		// cancel"): nothing to project.
+		if cs.task.id == "" && (a.kind != faultkinds.Disconnect || cs.info.Era.Modern()) {
+			cs.r.cutTimes.note(cs.cutAt(time.Now()))
+		}
+		cs.r.cutSignal()
 	}
 	if a.kind == faultkinds.Cancel && err == nil && cs.task.id != "" {
 		detail = "tasks/cancel sent" // a task's stop (taskcancel.go), whatever the transport

@@ -34,11 +34,13 @@ type paceBook struct {
 
 // paceSeries is one entry's pace: per bucket, the seconds per unit each
 // call took weighted by how long it stepped in the bucket (sum), and that
-// time (weight); quick, the first maxQuick calls' paces; total, the
-// largest progress total its answered calls reported (0: none).
+// time (weight); quick, the first maxQuick calls' paces (sorted: in
+// order); total, the largest progress total its answered calls reported
+// (0: none).
 type paceSeries struct {
 	sum, weight []float64
 	quick       []float64
+	sorted      bool
 	total       float64
 }
 
@@ -97,7 +99,7 @@ func (b *paceBook) add(spec *CallSpec, first, last time.Time, perUnit float64) {
 	}
 	s := b.get(spec)
 	if len(s.quick) < maxQuick {
-		s.quick = append(s.quick, perUnit)
+		s.quick, s.sorted = append(s.quick, perUnit), false
 	}
 	i0, i1 := b.bucket(first), b.bucket(last)
 	if i1 >= maxPaceBuckets {
@@ -120,17 +122,18 @@ func (b *paceBook) add(spec *CallSpec, first, last time.Time, perUnit float64) {
 // bucket is the bucket at holds.
 func (b *paceBook) bucket(at time.Time) int { return int(at.Sub(b.began) / paceBucket) }
 
-// pace is spec's seconds per unit over [from, to), weighted by the time
-// its calls stepped there; false when none stepped there.
+// pace is spec's seconds per unit over the buckets [from, to) meets,
+// weighted by the time its calls stepped there; false when none stepped
+// there.
 func (b *paceBook) pace(spec *CallSpec, from, to time.Time) (float64, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.series[spec]
-	if s == nil || b.began.IsZero() {
+	if s == nil || b.began.IsZero() || !to.After(from) {
 		return 0, false
 	}
 	sum, w := 0.0, 0.0
-	for i := max(b.bucket(from), 0); i <= b.bucket(to) && i < len(s.sum); i++ {
+	for i := max(b.bucket(from), 0); i <= b.bucket(to.Add(-1)) && i < len(s.sum); i++ {
 		sum, w = sum+s.sum[i], w+s.weight[i]
 	}
 	if w <= 0 {
@@ -149,17 +152,22 @@ func (b *paceBook) quickest(spec *CallSpec) (float64, bool) {
 	if s == nil || len(s.quick) == 0 {
 		return 0, false
 	}
-	q := slices.Clone(s.quick)
-	slices.Sort(q)
-	return q[len(q)/20], true
+	if !s.sorted {
+		slices.Sort(s.quick)
+		s.sorted = true
+	}
+	return s.quick[len(s.quick)/20], true
 }
 
-// notePace gives the run's pace what cs, answered and not cut, showed:
-// its progress total, and, with three notifications or more whose values
-// rose, its seconds a unit from its first to its last (cs.mu held).
+// notePace gives the run's pace what cs showed when its answer came, not
+// cut, in one round (a retry's progress mixes its rounds') and untouched
+// by a fault (a stalled reader slows the reading, not the server): its
+// progress total, and, with three notifications or more whose values
+// rose, its seconds a unit from its first to its last, less this
+// process's own stalls between them (readlag.go). cs.mu is held.
 func (cs *callState) notePace() {
 	p := &cs.prog
-	if cs.responseAt.IsZero() || !cs.cancelAt.IsZero() || p.count == 0 {
+	if !cs.cancelAt.IsZero() || cs.round > 0 || len(cs.rec.Faults) > 0 || p.count == 0 {
 		return
 	}
 	if p.hasTotal {
@@ -168,5 +176,6 @@ func (cs *callState) notePace() {
 	if p.count < 3 || len(p.values) == 0 || p.last <= p.values[0] {
 		return
 	}
-	cs.r.paces.add(cs.spec, p.firstAt, p.lastAt, p.lastAt.Sub(p.firstAt).Seconds()/(p.last-p.values[0]))
+	span := p.lastAt.Sub(p.firstAt) - cs.r.lag.within(p.firstAt, p.lastAt)
+	cs.r.paces.add(cs.spec, p.firstAt, p.lastAt, span.Seconds()/(p.last-p.values[0]))
 }

@@ -22,13 +22,6 @@ import (
 // (report/verdict/contention.go); elsewhere the wire judges and the
 // projection is a note.
 
-// goesOnShare is the least share of what the windows' cuts had left that
-// the server must be seen doing after them to be projected: measured, the
-// step servers that stop did at most a fifth of it (one step of several
-// in flight, and the runtime's own work), those that go on half or more
-// (docs/decisions.md).
-const goesOnShare = 0.5
-
 // slowedBy is how much slower than its entry's quickest pace a cut's
 // projected pace must be for the load to have slowed it.
 const slowedBy = 1.25
@@ -83,8 +76,9 @@ func projectCuts(b *paceBook, cuts []cutNote, share float64, horizon time.Durati
 			out = append(out, p)
 			continue
 		}
+		limit := horizon.Seconds()
 		for range 5 {
-			d := secsDur(work * pace)
+			d := secsDur(min(work*pace, limit))
 			next, ok := b.pace(n.spec, n.at, n.at.Add(d))
 			if !ok || next == pace {
 				break
@@ -92,7 +86,7 @@ func projectCuts(b *paceBook, cuts []cutNote, share float64, horizon time.Durati
 			pace = next
 		}
 		p.paced, p.left, p.pace, p.quick = true, left, pace, quick
-		p.end = min(secsDur(work*pace), horizon)
+		p.end = secsDur(min(work*pace, limit))
 		p.slowed = pace >= slowedBy*quick
 		out = append(out, p)
 	}
@@ -103,35 +97,38 @@ func projectCuts(b *paceBook, cuts []cutNote, share float64, horizon time.Durati
 // server did in their graces: for each window that cut calls, its grace's
 // CPU over the CPU those calls' work left takes at their entries'
 // quickest paces — each call's at most the grace, and all of them at most
-// the grace on capacity CPUs (the most the server used during the load):
-// what a server that goes on can do in the grace. The median over the
-// windows. A cut whose work left is not known (no progress yet, or no
-// total) adds nothing to it: a server that goes on with it only raises the
-// share, and one that stops spends nothing on it. False with no window
-// left.
+// the grace on capacity CPUs (the most the server used in any second of
+// the run): what a server that goes on can do in the grace. Each cut's
+// first unit is taken off both: a server that ends the step it is in and
+// stops has stopped. The median over the windows. A cut whose work left
+// is not known (no progress yet, or no total) adds nothing: a server that
+// goes on with it only raises the share, and one that stops spends
+// nothing on it. False with no window left.
 func doneShare(list []report.Window, cuts [][]cutNote, b *paceBook, capacity float64) (float64, bool) {
 	var per []float64
 	for i, w := range list {
 		if i >= len(cuts) || windowCutCount(w) == 0 || w.GraceMs <= 0 || w.TasksRunningOn > 0 {
 			continue
 		}
-		grace, need := w.GraceMs/1000, 0.0
+		grace, need, first := w.GraceMs/1000, 0.0, 0.0
 		for _, n := range cuts[i] {
 			left, ok := leftOf(b, n)
 			quick, qok := b.quickest(n.spec)
 			if ok && qok {
-				need += min(left*quick, grace)
+				all := min(left*quick, grace)
+				need, first = need+all, first+min(quick, all)
 			}
 		}
-		if need = min(need, grace*capacity); need > 0 {
-			per = append(per, w.GraceCPUS/need)
+		if need = min(need, grace*capacity) - first; need > 0 {
+			per = append(per, max(w.GraceCPUS-first, 0)/need)
 		}
 	}
 	return median(per), len(per) > 0
 }
 
-// capacityOf is the most CPUs the server used over any second of the
-// load, its CPU-s readings cpu (one a sample), and at least one.
+// capacityOf is the most CPUs the server used over any second of its
+// CPU-s readings cpu (one a sample: the load, its windows and its drain),
+// and at least one.
 func capacityOf(cpu []probes.Point) float64 {
 	best, j := 1.0, 0
 	for i := range cpu {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/internal/probes"
 	"github.com/mcpchaos/mcpchaos/report"
+	"github.com/mcpchaos/mcpchaos/results"
 )
 
 // pacedBook is a pace book from t0 for one entry, spec: answered calls that
@@ -104,8 +105,9 @@ func TestPaceBook(t *testing.T) {
 
 // TestDoneShare: each window's grace CPU over what its cuts had left at
 // their kind's quickest pace, each at most the grace and all at most the
-// grace on the server's CPUs, the median; cuts with nothing known left add
-// nothing, and windows with nothing known are left out.
+// grace on the server's CPUs, each cut's first unit taken off both, the
+// median; cuts with nothing known left add nothing, and windows with
+// nothing known are left out.
 func TestDoneShare(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	spec := &CallSpec{Tool: "work"}
@@ -128,7 +130,8 @@ func TestDoneShare(t *testing.T) {
 		ok       bool
 	}{
 		{"none", nil, nil, 2, 0, false},
-		{"a server that stops", nil, nil, 2, 0.05, true},
+		{"a server that stops", nil, nil, 2, 0, true},
+		{"a server that ends the step it is in", nil, nil, 2, 0, true},
 		{"a server that goes on", nil, nil, 2, 1, true},
 		{"a cut with no progress adds nothing", nil, nil, 2, 1, true},
 		{"each call at most the grace", nil, nil, 2, 1, true},
@@ -143,6 +146,8 @@ func TestDoneShare(t *testing.T) {
 		switch tc.name {
 		case "a server that stops":
 			tc.list, tc.cuts = one(0.01, left(2), left(6))
+		case "a server that ends the step it is in":
+			tc.list, tc.cuts = one(0.05, left(2), left(2))
 		case "a server that goes on":
 			tc.list, tc.cuts = one(0.2, left(2), left(6))
 		case "a cut with no progress adds nothing":
@@ -150,7 +155,7 @@ func TestDoneShare(t *testing.T) {
 		case "each call at most the grace":
 			tc.list, tc.cuts = one(0.6, long, long)
 		case "all of them at most the grace on the server's CPUs":
-			tc.list, tc.cuts = one(0.3, long, long, long)
+			tc.list, tc.cuts = one(0.3, long, long)
 		case "a window with nothing known left is left out":
 			tc.list, tc.cuts = one(0.15, unknown)
 		}
@@ -237,4 +242,88 @@ func TestLiveTime(t *testing.T) {
 			t.Errorf("live time %v, want %v", got, want)
 		}
 	})
+}
+
+// TestProjectCutsIterates: a cut whose run-on reaches a slower stretch of
+// the load is paced by it, the pace found again over each new span until
+// it holds.
+func TestProjectCutsIterates(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	spec := &CallSpec{Tool: "work"}
+	book := pacedBook(t0, spec, 8, [3]float64{0, 500, 0.025}, [3]float64{500, 2000, 0.1})
+	got := projectCuts(book, []cutNote{{at: t0.Add(400 * time.Millisecond), spec: spec, progressed: true, last: 2, total: 8}}, 1, time.Second)
+	// 0.025 over its first bucket, then 0.0625, 0.08125, 0.085, 0.0875
+	// over the buckets each span meets: 6 units at 87.5 ms.
+	if len(got) != 1 || !got[0].paced || got[0].end < 524*time.Millisecond || got[0].end > 526*time.Millisecond {
+		t.Errorf("projected %+v, want 525ms at 87.5ms a unit", got)
+	}
+}
+
+// TestCutLogTake: a window takes what its sweep cut and, when it began at
+// a fault's cut, the last one noted before it since the previous window's
+// take; one already taken, or noted after, is not followed; clear drops a
+// sweep no window took.
+func TestCutLogTake(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	var l cutLog
+	l.note(cutNote{at: at(1), last: 1})
+	l.note(cutNote{at: at(2), last: 2})
+	l.sweep(cutNote{last: 5})
+	if got := l.take(true, at(3)); len(got) != 2 || got[0].last != 5 || got[1].last != 2 {
+		t.Errorf("first window took %+v, want the sweep's and the cut at 2s", got)
+	}
+	if got := l.take(true, at(4)); len(got) != 0 {
+		t.Errorf("second window took %+v, want nothing: the cut at 2s was the first's", got)
+	}
+	l.note(cutNote{at: at(6), last: 3})
+	if got := l.take(true, at(5)); len(got) != 0 {
+		t.Errorf("a window before the cut took %+v, want nothing", got)
+	}
+	l.sweep(cutNote{last: 7})
+	l.clear()
+	if got := l.take(false, at(7)); len(got) != 0 {
+		t.Errorf("took %+v after clear, want nothing", got)
+	}
+	if got := l.list(); len(got) != 3 || got[2].last != 3 {
+		t.Errorf("faults' cuts %+v, want all three in time order", got)
+	}
+}
+
+// TestNotePace: an answered call gives its kind its total and, with three
+// rising notifications or more, its pace; a cut call, a retry's rounds and
+// a call a fault touched give nothing.
+func TestNotePace(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		name      string
+		n         int
+		set       func(cs *callState)
+		pace, tot bool
+	}{
+		{"answered, four notifications", 4, nil, true, true},
+		{"two notifications: its total only", 2, nil, false, true},
+		{"cut", 4, func(cs *callState) { cs.cancelAt = t0 }, false, false},
+		{"a retry", 4, func(cs *callState) { cs.round = 1 }, false, false},
+		{"a fault fired", 4, func(cs *callState) { cs.rec.Faults = []results.Fault{{Kind: "stall_read"}} }, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{}
+			r.paces.start(t0)
+			spec := &CallSpec{Tool: "work"}
+			cs := &callState{r: r, spec: spec}
+			for i := 1; i <= tc.n; i++ {
+				cs.prog.add(t0.Add(time.Duration(i)*25*time.Millisecond), float64(i), 8, true)
+			}
+			if tc.set != nil {
+				tc.set(cs)
+			}
+			cs.notePace()
+			q, pace := r.paces.quickest(spec)
+			_, tot := r.paces.total(spec)
+			if pace != tc.pace || tot != tc.tot || pace && math.Abs(q-0.025) > 1e-9 {
+				t.Errorf("pace %v (%v), total %v; want pace %v (0.025), total %v", pace, q, tot, tc.pace, tc.tot)
+			}
+		})
+	}
 }

@@ -47,7 +47,6 @@ func (cs *callState) record() *results.Record {
 		}
 	}
 	rec.Policies = cs.policies(rec.ResponseUs != 0, end)
-	cs.notePace()
 	if cs.prog.count > 0 {
 		rec.FirstProgUs = cs.us(cs.prog.firstAt)
 	}

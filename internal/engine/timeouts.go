@@ -109,12 +109,12 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	// (cooperative): the log probes do not judge it.
 	if cs.thinking == nil && cs.task.id == "" {
 		cs.r.noteCancel(cs.call, now)
+		if reason == results.StopQuietWindow {
+			cs.r.cutTimes.sweep(cs.cutAt(now)) // what the window's grace CPU is held to (projection.go)
+		}
 	}
 	cs.stopOutcome, cs.cancelAt = outcome, now
 	cs.stopped.Store(true)
-	if reason == results.StopQuietWindow {
-		cs.r.cutTimes.sweep(cs.cutAt(now))
-	}
 	cs.rec.CancelReason = reason
 	if !deadline.IsZero() {
 		cs.rec.DeadlineUs = cs.us(deadline)

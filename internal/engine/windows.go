@@ -148,6 +148,9 @@ func (r *runner) untilWindow(next time.Time) time.Duration {
 func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{}, followed bool) {
 	w, o := r.plan.Orphans.Windows, r.plan.Orphans
 	from := time.Now()
+	// Last: what the sweep cut, if the window ended early, and what came
+	// after its take (projection.go).
+	defer r.cutTimes.clear()
 	r.win.pause()
 	pr.paused.Store(true)
 	defer func() {

@@ -4,6 +4,13 @@ package summary
 // ends at most: one whose work would take longer ends there.
 const ContentionHorizonGraces = 3
 
+// GoesOnShare is the least share of what the quiet windows' cuts had left
+// (Contention.DoneShare) that a server must be seen doing after them for
+// its cuts to be projected: measured against the step servers' logs, the
+// ones that stop over Streamable HTTP did at most 0.07 of it, the ones
+// that go on 0.6 or more (docs/decisions.md).
+const GoesOnShare = 0.5
+
 // Contention is the projection of the faults' cuts through the load's pace
 // (internal/engine/projection.go): the quiet windows measure how much of
 // what their cuts had left the server went on doing; for a server that

@@ -122,8 +122,8 @@ type Cancellation struct {
 	// WorkFences: how soon the server answered the pings sent at cancel
 	// + the work grace on stdio (cutpings.go).
 	WorkFences *WorkFences `json:"work_fences,omitempty"`
-	// Contention: the faults' cuts projected through the load's
-	// contention (contention.go).
+	// Contention: the faults' cuts projected at the load's own pace
+	// (contention.go).
 	Contention *Contention `json:"contention,omitempty"`
 	// Log is what the log probe that found the most orphans saw; absent
 	// without a log probe.

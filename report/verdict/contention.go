@@ -54,13 +54,17 @@ func contentionNote(c *summary.Contention) string {
 	switch {
 	case c == nil || c.DoneShare < 0:
 		return ""
+	case c.DoneShare < summary.GoesOnShare:
+		return fmt.Sprintf("; the quiet windows saw the server do %s of what their cuts had left, as a server that stops does", sharePct(c.DoneShare))
 	case c.Cuts == 0:
-		return fmt.Sprintf("; the quiet windows saw the server do %s of what their cuts had left (it stops)", sharePct(c.DoneShare))
+		return fmt.Sprintf("; the server goes on with a cut call (the quiet windows saw it do %s of what their cuts had left), and none of the "+
+			"faults' cuts could be projected (%d with no call of their kind answered around them, or not knowing what they had left)",
+			sharePct(c.DoneShare), c.Unpaced)
 	case c.PastGrace == 0:
 		return fmt.Sprintf("; the server goes on with a cut call (the quiet windows saw it do %s of what their cuts had left), and at the load's pace "+
 			"none of the faults' %s ran past the %s grace (%s)", sharePct(c.DoneShare), summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.GraceMs), worstCut(c))
 	}
 	return fmt.Sprintf("; the server goes on with a cut call (the quiet windows saw it do %s of what their cuts had left), and at the load's pace "+
-		"%d of the faults' %s would have run past the %s grace (%s): a projection, and on stdio the wire judges",
+		"%d of the faults' %s would have run past the %s grace (%s): a projection, and where the wire can follow a cut it judges",
 		sharePct(c.DoneShare), c.PastGrace, summary.Plural(c.Cuts, "cut"), summary.FormatMs(c.GraceMs), worstCut(c))
 }

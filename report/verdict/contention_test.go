@@ -39,7 +39,10 @@ func TestContentionVerdict(t *testing.T) {
 		{"past the grace on stdio: a note", &past, summary.StatusPass,
 			"; the server goes on with a cut call (the quiet windows saw it do 75% of what their cuts had left), and at the load's pace " +
 				"12 of the faults' 56 cuts would have run past the 300ms grace (the latest, cut 19.8s into the load with 6 of its progress " +
-				"left while its kind of call took 73.7ms a unit (25.1ms at its quickest), ended about 442ms after its cut): a projection, and on stdio the wire judges"},
+				"left while its kind of call took 73.7ms a unit (25.1ms at its quickest), ended about 442ms after its cut): a projection, and where the wire can follow a cut it judges"},
+		{"goes on, nothing projected", &summary.Contention{WorkPerCutS: 0.1, Windows: 5, DoneShare: 0.8, Unpaced: 3, GraceMs: 300}, summary.StatusPass,
+			"; the server goes on with a cut call (the quiet windows saw it do 80% of what their cuts had left), and none of the faults' cuts " +
+				"could be projected (3 with no call of their kind answered around them, or not knowing what they had left)"},
 		{"none past the grace", &summary.Contention{WorkPerCutS: 0.067, Windows: 5, DoneShare: 0.8, Cuts: 45, Blind: 45, Contended: 10,
 			GraceMs: 300, WorstAtMs: 17090, WorstEndMs: 248, WorstLeft: 6, WorstPaceMs: 41.3, QuickPaceMs: 25}, summary.StatusPass,
 			"and at the load's pace none of the faults' 45 cuts ran past the 300ms grace (the latest, cut 17.1s into the load"},
@@ -47,7 +50,7 @@ func TestContentionVerdict(t *testing.T) {
 			GraceMs: 300, WorstAtMs: 2000, WorstEndMs: 900, WorstLeft: 20, WorstPaceMs: 50, QuickPaceMs: 25}, summary.StatusViolation,
 			"ended not done 900ms after its cut"},
 		{"a server the windows saw stop", &summary.Contention{Windows: 5, DoneShare: 0.07, GraceMs: 300}, summary.StatusPass,
-			"; the quiet windows saw the server do 7% of what their cuts had left (it stops)"},
+			"; the quiet windows saw the server do 7% of what their cuts had left, as a server that stops does"},
 		{"windows with nothing known left", &summary.Contention{Windows: 5, DoneShare: -1, GraceMs: 300}, summary.StatusPass,
 			"no work seen after a cancel (5 quiet windows"},
 		{"no projection", nil, summary.StatusPass, "no work seen after a cancel (5 quiet windows"},
