@@ -166,7 +166,8 @@ func (pr *probeRun) contention() *report.Contention {
 		return c
 	}
 	horizon := report.ContentionHorizonGraces * grace
-	for _, p := range projectCuts(&pr.r.paces, cuts, share, horizon) {
+	inGrace := stopsInGrace(pr.windows.List, pr.windowCuts, &pr.r.paces)
+	for _, p := range projectCuts(&pr.r.paces, cuts, share, inGrace, grace, horizon) {
 		if !p.paced {
 			c.Unpaced++
 			continue

@@ -11,11 +11,14 @@ import (
 // paused and measures the server's CPU through its grace: a server that
 // stops spends next to nothing of what those calls had left to do, one
 // that goes on spends it all (doneShare). For a server that goes on, each
-// fault's cut during the load is given that share (at most all) of what
-// its call had left (its progress total less its last value) at the pace
-// its entry's other calls then kept (pace.go): that is when the server
-// ended it. A server that stops slowly, after half of what a call had
-// left, is so projected to stop after half of it. A cut that ends
+// fault's cut during the load is given what its call had left (its
+// progress total less its last value) at the pace its entry's other calls
+// then kept (pace.go): that is when the server ended it. A server the
+// windows saw stop inside their grace, though their cuts had more work
+// left than fits in it (stopsInGrace), is given its share of what fits in
+// the grace instead: one that stops slowly, after 250 ms of work a call
+// had 720 ms of, stops after 250 ms of it under load too, at the load's
+// pace. A cut that ends
 // past the grace is a call the server went on with past it. Over
 // Streamable HTTP in 2026-07-28, where the cut closed the call's stream
 // and nothing on the wire can follow, that is the verdict's evidence
@@ -57,17 +60,22 @@ func leftOf(b *paceBook, n cutNote) (float64, bool) {
 	return max(total-n.last, 0), true
 }
 
-// projectCuts gives each of cuts the end share of its work left would
-// reach at its entry's pace: the pace over the time it would run, found by
-// iteration from the pace of its first bucket; a cut whose entry has no
-// pace there (none of its calls stepped) looks a second either side.
-func projectCuts(b *paceBook, cuts []cutNote, share float64, horizon time.Duration) []projected {
+// projectCuts gives each of cuts the end its work left would reach at its
+// entry's pace — all of it, or, for a server that stops inside the grace
+// (inGrace), share of what fits in the grace at its entry's quickest pace
+// — the pace over the time it would run, found by iteration from the pace
+// of its first bucket; a cut whose entry has no pace there (none of its
+// calls stepped) looks a second either side.
+func projectCuts(b *paceBook, cuts []cutNote, share float64, inGrace bool, grace, horizon time.Duration) []projected {
 	out := make([]projected, 0, len(cuts))
 	for _, n := range cuts {
 		p := projected{cut: n, blind: n.blind}
 		left, ok := leftOf(b, n)
-		work := left * min(share, 1) // the units the server goes on with
 		quick, qok := b.quickest(n.spec)
+		work := left // the units the server goes on with
+		if inGrace && qok {
+			work = share * min(left, grace.Seconds()/quick)
+		}
 		pace, pok := b.pace(n.spec, n.at, n.at.Add(paceBucket))
 		if !pok {
 			pace, pok = b.pace(n.spec, n.at.Add(-time.Second), n.at.Add(time.Second))
@@ -124,6 +132,31 @@ func doneShare(list []report.Window, cuts [][]cutNote, b *paceBook, capacity flo
 		}
 	}
 	return median(per), len(per) > 0
+}
+
+// stopsInGrace reports whether the windows saw the server stop inside
+// their grace: some window cut a call with more work left than fits in
+// the grace at its entry's quickest pace, and no such window measured
+// leftover work after it.
+func stopsInGrace(list []report.Window, cuts [][]cutNote, b *paceBook) bool {
+	long := false
+	for i, w := range list {
+		if i >= len(cuts) || w.GraceMs <= 0 || w.TasksRunningOn > 0 {
+			continue
+		}
+		for _, n := range cuts[i] {
+			left, ok := leftOf(b, n)
+			quick, qok := b.quickest(n.spec)
+			if ok && qok && left*quick > w.GraceMs/1000 {
+				if w.Above() {
+					return false
+				}
+				long = true
+				break
+			}
+		}
+	}
+	return long
 }
 
 // capacityOf is the most CPUs the server used over any second of its

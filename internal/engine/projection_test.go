@@ -24,11 +24,12 @@ func pacedBook(t0 time.Time, spec *CallSpec, total float64, spans ...[3]float64)
 	return &b
 }
 
-// TestProjectCuts: a cut is given the share the windows saw done (at most
-// all) of what its call had left at the pace its kind of call kept while
-// it ran on (found by iteration), its total from the call or its kind, a
-// pace a second around it when none stepped beside it, and nothing when
-// neither is known or the call had no progress.
+// TestProjectCuts: a cut is given what its call had left (or, when the
+// windows saw the server stop inside the grace, its share of what fits in
+// the grace) at the pace its kind of call kept while it ran on (found by
+// iteration), its total from the call or its kind, a pace a second around
+// it when none stepped beside it, and nothing when neither is known or
+// the call had no progress.
 func TestProjectCuts(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
@@ -40,26 +41,31 @@ func TestProjectCuts(t *testing.T) {
 		return cutNote{at: at(ms), spec: spec, progressed: true, last: last, total: total, blind: true}
 	}
 	for _, tc := range []struct {
-		name   string
-		cut    cutNote
-		share  float64
-		paced  bool
-		end    time.Duration
-		slowed bool
+		name    string
+		cut     cutNote
+		share   float64
+		inGrace bool
+		paced   bool
+		end     time.Duration
+		slowed  bool
 	}{
-		{"at the quickest pace", cut(120, 2, 8), 1, true, 150 * time.Millisecond, false},
-		{"at the load's slowed pace", cut(2050, 2, 8), 1, true, 450 * time.Millisecond, true},
-		{"a server that does half of what it had left", cut(2050, 2, 8), 0.5, true, 225 * time.Millisecond, true},
-		{"more than all of it is all of it", cut(2050, 2, 8), 1.6, true, 450 * time.Millisecond, true},
-		{"the total of its kind when it gave none", cut(2050, 5, -1), 1, true, 225 * time.Millisecond, true},
-		{"a pace a second around it", cut(1500, 2, 8), 1, true, 450 * time.Millisecond, true},
-		{"not done within the horizon", cut(2050, 0, 100), 1, true, time.Second, true},
-		{"no progress yet", cutNote{at: at(120), spec: spec, total: -1}, 1, false, 0, false},
-		{"a kind that kept no pace", cutNote{at: at(120), spec: other, progressed: true, last: 1, total: 4}, 1, false, 0, false},
-		{"no call of its kind stepped within a second", cut(5000, 2, 8), 1, false, 0, false},
+		{"at the quickest pace", cut(120, 2, 8), 1, false, true, 150 * time.Millisecond, false},
+		{"at the load's slowed pace", cut(2050, 2, 8), 1, false, true, 450 * time.Millisecond, true},
+		{"a server that stops inside the grace, after half", cut(2050, 2, 8), 0.5, true, true, 225 * time.Millisecond, true},
+		// 30 units left, 12 of them fit in the grace at 25 ms: the windows
+		// saw it do 0.8 of those, so it stops after 9.6 units at 75 ms.
+		{"a server that stops slowly, inside the grace", cut(2050, 0, 30), 0.8, true, true, 720 * time.Millisecond, true},
+		{"a server that goes on, its share under all", cut(2050, 0, 30), 0.8, false, true, time.Second, true},
+		{"more than all of it is all of it", cut(2050, 2, 8), 1.6, false, true, 450 * time.Millisecond, true},
+		{"the total of its kind when it gave none", cut(2050, 5, -1), 1, false, true, 225 * time.Millisecond, true},
+		{"a pace a second around it", cut(1500, 2, 8), 1, false, true, 450 * time.Millisecond, true},
+		{"not done within the horizon", cut(2050, 0, 100), 1, false, true, time.Second, true},
+		{"no progress yet", cutNote{at: at(120), spec: spec, total: -1}, 1, false, false, 0, false},
+		{"a kind that kept no pace", cutNote{at: at(120), spec: other, progressed: true, last: 1, total: 4}, 1, false, false, 0, false},
+		{"no call of its kind stepped within a second", cut(5000, 2, 8), 1, false, false, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := projectCuts(book, []cutNote{tc.cut}, tc.share, time.Second)
+			got := projectCuts(book, []cutNote{tc.cut}, tc.share, tc.inGrace, 300*time.Millisecond, time.Second)
 			if len(got) != 1 {
 				t.Fatalf("%d cuts projected, want 1", len(got))
 			}
@@ -251,7 +257,7 @@ func TestProjectCutsIterates(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	spec := &CallSpec{Tool: "work"}
 	book := pacedBook(t0, spec, 8, [3]float64{0, 500, 0.025}, [3]float64{500, 2000, 0.1})
-	got := projectCuts(book, []cutNote{{at: t0.Add(400 * time.Millisecond), spec: spec, progressed: true, last: 2, total: 8}}, 1, time.Second)
+	got := projectCuts(book, []cutNote{{at: t0.Add(400 * time.Millisecond), spec: spec, progressed: true, last: 2, total: 8}}, 1, false, 300*time.Millisecond, time.Second)
 	// 0.025 over its first bucket, then 0.0625, 0.08125, 0.085, 0.0875
 	// over the buckets each span meets: 6 units at 87.5 ms.
 	if len(got) != 1 || !got[0].paced || got[0].end < 524*time.Millisecond || got[0].end > 526*time.Millisecond {
@@ -323,6 +329,37 @@ func TestNotePace(t *testing.T) {
 			_, tot := r.paces.total(spec)
 			if pace != tc.pace || tot != tc.tot || pace && math.Abs(q-0.025) > 1e-9 {
 				t.Errorf("pace %v (%v), total %v; want pace %v (0.025), total %v", pace, q, tot, tc.pace, tc.tot)
+			}
+		})
+	}
+}
+
+// TestStopsInGrace: a window that cut a call with more work left than fits
+// in its grace tells whether the server stopped inside it (no leftover
+// work after the grace) or went on; windows whose cuts fit in the grace
+// tell nothing.
+func TestStopsInGrace(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	spec := &CallSpec{Tool: "work"}
+	book := pacedBook(t0, spec, 30, [3]float64{0, 175, 0.025})
+	long := []cutNote{{spec: spec, progressed: true, last: 2, total: 30}} // 700 ms left
+	short := []cutNote{{spec: spec, progressed: true, last: 26, total: 30}}
+	quiet := report.Window{Cancelled: 1, GraceMs: 300, ThresholdS: 0.03}
+	busy := report.Window{Cancelled: 1, GraceMs: 300, ThresholdS: 0.03, LeftoverCPUS: 0.3}
+	for _, tc := range []struct {
+		name string
+		list []report.Window
+		cuts [][]cutNote
+		want bool
+	}{
+		{"no window", nil, nil, false},
+		{"stopped inside the grace", []report.Window{quiet}, [][]cutNote{long}, true},
+		{"went on past it", []report.Window{quiet, busy}, [][]cutNote{long, long}, false},
+		{"cuts that fit in the grace tell nothing", []report.Window{quiet}, [][]cutNote{short}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := stopsInGrace(tc.list, tc.cuts, book); got != tc.want {
+				t.Errorf("stopsInGrace = %v, want %v", got, tc.want)
 			}
 		})
 	}
