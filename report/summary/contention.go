@@ -7,9 +7,9 @@ const ContentionHorizonGraces = 3
 // GoesOnShare is the least share of what the quiet windows' cuts had left
 // (Contention.DoneShare) that a server must be seen doing after them for
 // its cuts to be projected: measured against the step servers' logs, the
-// ones that stop over Streamable HTTP did at most 0.07 of it, the ones
-// that go on 0.6 or more (docs/decisions.md).
-const GoesOnShare = 0.5
+// ones that stop did at most 0.13 of it, the ones that go on 0.45 or more
+// (docs/decisions.md).
+const GoesOnShare = 0.3
 
 // Contention is the projection of the faults' cuts through the load's pace
 // (internal/engine/projection.go): the quiet windows measure how much of
@@ -26,7 +26,8 @@ type Contention struct {
 	// DoneShare is the share of what the windows' cuts had left (at their
 	// entries' quickest pace) that the server did in their graces, the
 	// median over the windows; -1 when no window's cuts had a known
-	// amount left. Under 0.5 the server stops, and nothing is projected.
+	// amount left. Under GoesOnShare the server stops, and nothing is
+	// projected.
 	DoneShare float64 `json:"done_share"`
 	// Cuts is how many of the faults' cuts were projected, Unpaced how
 	// many could not be (their entry kept no pace around them, or what

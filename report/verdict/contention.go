@@ -55,7 +55,7 @@ func contentionNote(c *summary.Contention) string {
 	case c == nil || c.DoneShare < 0:
 		return ""
 	case c.DoneShare < summary.GoesOnShare:
-		return fmt.Sprintf("; the quiet windows saw the server do %s of what their cuts had left, as a server that stops does", sharePct(c.DoneShare))
+		return fmt.Sprintf("; the quiet windows saw the server do %s of what their cuts had left, as a server that stops does: no cut projected", sharePct(c.DoneShare))
 	case c.Cuts == 0:
 		return fmt.Sprintf("; the server goes on with a cut call (the quiet windows saw it do %s of what their cuts had left), and none of the "+
 			"faults' cuts could be projected (%d with no call of their kind answered around them, or not knowing what they had left)",

@@ -50,7 +50,7 @@ func TestContentionVerdict(t *testing.T) {
 			GraceMs: 300, WorstAtMs: 2000, WorstEndMs: 900, WorstLeft: 20, WorstPaceMs: 50, QuickPaceMs: 25}, summary.StatusViolation,
 			"ended not done 900ms after its cut"},
 		{"a server the windows saw stop", &summary.Contention{Windows: 5, DoneShare: 0.07, GraceMs: 300}, summary.StatusPass,
-			"; the quiet windows saw the server do 7% of what their cuts had left, as a server that stops does"},
+			"; the quiet windows saw the server do 7% of what their cuts had left, as a server that stops does: no cut projected"},
 		{"windows with nothing known left", &summary.Contention{Windows: 5, DoneShare: -1, GraceMs: 300}, summary.StatusPass,
 			"no work seen after a cancel (5 quiet windows"},
 		{"no projection", nil, summary.StatusPass, "no work seen after a cancel (5 quiet windows"},
