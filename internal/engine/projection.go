@@ -115,15 +115,13 @@ func projectCuts(b *paceBook, cuts []cutNote, share float64, inGrace bool, grace
 func doneShare(list []report.Window, cuts [][]cutNote, b *paceBook, capacity float64) (float64, bool) {
 	var per []float64
 	for i, w := range list {
-		if i >= len(cuts) || windowCutCount(w) == 0 || w.GraceMs <= 0 || w.TasksRunningOn > 0 {
+		if !weighs(i, w, cuts) || windowCutCount(w) == 0 {
 			continue
 		}
 		grace, need, first := w.GraceMs/1000, 0.0, 0.0
 		for _, n := range cuts[i] {
-			left, ok := leftOf(b, n)
-			quick, qok := b.quickest(n.spec)
-			if ok && qok {
-				all := min(left*quick, grace)
+			if secs, quick, ok := leftSecs(b, n); ok {
+				all := min(secs, grace)
 				need, first = need+all, first+min(quick, all)
 			}
 		}
@@ -141,13 +139,11 @@ func doneShare(list []report.Window, cuts [][]cutNote, b *paceBook, capacity flo
 func stopsInGrace(list []report.Window, cuts [][]cutNote, b *paceBook) bool {
 	long := false
 	for i, w := range list {
-		if i >= len(cuts) || w.GraceMs <= 0 || w.TasksRunningOn > 0 {
+		if !weighs(i, w, cuts) {
 			continue
 		}
 		for _, n := range cuts[i] {
-			left, ok := leftOf(b, n)
-			quick, qok := b.quickest(n.spec)
-			if ok && qok && left*quick > w.GraceMs/1000 {
+			if secs, _, ok := leftSecs(b, n); ok && secs > w.GraceMs/1000 {
 				if w.Above() {
 					return false
 				}
@@ -157,6 +153,20 @@ func stopsInGrace(list []report.Window, cuts [][]cutNote, b *paceBook) bool {
 		}
 	}
 	return long
+}
+
+// weighs reports whether window i of the list (w) can weigh its cuts:
+// they were kept, it measured a grace, and no task ran on beside it.
+func weighs(i int, w report.Window, cuts [][]cutNote) bool {
+	return i < len(cuts) && w.GraceMs > 0 && w.TasksRunningOn == 0
+}
+
+// leftSecs is what n's call had left, in seconds at its entry's quickest
+// pace, and that pace; false when either is not known.
+func leftSecs(b *paceBook, n cutNote) (secs, quick float64, ok bool) {
+	left, lok := leftOf(b, n)
+	quick, qok := b.quickest(n.spec)
+	return left * quick, quick, lok && qok
 }
 
 // capacityOf is the most CPUs the server used over any second of its
