@@ -162,17 +162,34 @@ func (b *paceBook) quickest(spec *CallSpec) (float64, bool) {
 // notePace gives the run's pace what cs showed when its answer came, not
 // cut, in one round (a retry's progress mixes its rounds') and untouched
 // by a fault (a stalled reader slows the reading, not the server): its
-// progress total, and, with three notifications or more whose values
-// rose, its seconds a unit from its first to its last, less this
-// process's own stalls between them (readlag.go). cs.mu is held.
+// progress total, and its pace (notePaceSoFar). cs.mu is held.
 func (cs *callState) notePace() {
-	p := &cs.prog
-	if !cs.cancelAt.IsZero() || cs.round > 0 || len(cs.rec.Faults) > 0 || p.count == 0 {
+	if !cs.cancelAt.IsZero() || cs.round > 0 || len(cs.rec.Faults) > 0 || cs.prog.count == 0 {
 		return
 	}
-	if p.hasTotal {
-		cs.r.paces.noteTotal(cs.spec, p.total)
+	if cs.prog.hasTotal {
+		cs.r.paces.noteTotal(cs.spec, cs.prog.total)
 	}
+	cs.notePaceSoFar()
+}
+
+// noteCutPace gives the run's pace what cs showed up to its cut (a fault's
+// or a quiet window's), in one round and untouched by an earlier fault:
+// the calls in flight when a window pauses the load are all cut, and
+// their steps are the load's pace just before it (a fault's cut made
+// then runs on at that pace). cs.mu is held, before the cut is noted.
+func (cs *callState) noteCutPace() {
+	if cs.round > 0 || len(cs.rec.Faults) > 0 {
+		return
+	}
+	cs.notePaceSoFar()
+}
+
+// notePaceSoFar adds, with three notifications or more whose values rose,
+// cs's seconds a unit from its first to its last so far, less this
+// process's own stalls between them (readlag.go). cs.mu is held.
+func (cs *callState) notePaceSoFar() {
+	p := &cs.prog
 	if p.count < 3 || len(p.values) == 0 || p.last <= p.values[0] {
 		return
 	}

@@ -297,21 +297,27 @@ func TestCutLogTake(t *testing.T) {
 }
 
 // TestNotePace: an answered call gives its kind its total and, with three
-// rising notifications or more, its pace; a cut call, a retry's rounds and
-// a call a fault touched give nothing.
+// rising notifications or more, its pace; so does a call at its cut (its
+// pace up to it, not its total); an answer after a cut, a retry's rounds
+// and a call a fault touched before give nothing.
 func TestNotePace(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	for _, tc := range []struct {
 		name      string
 		n         int
 		set       func(cs *callState)
+		cut       bool // noted at its cut (noteCutPace), not its answer
 		pace, tot bool
 	}{
-		{"answered, four notifications", 4, nil, true, true},
-		{"two notifications: its total only", 2, nil, false, true},
-		{"cut", 4, func(cs *callState) { cs.cancelAt = t0 }, false, false},
-		{"a retry", 4, func(cs *callState) { cs.round = 1 }, false, false},
-		{"a fault fired", 4, func(cs *callState) { cs.rec.Faults = []results.Fault{{Kind: "stall_read"}} }, false, false},
+		{"answered, four notifications", 4, nil, false, true, true},
+		{"two notifications: its total only", 2, nil, false, false, true},
+		{"answered after its cut", 4, func(cs *callState) { cs.cancelAt = t0 }, false, false, false},
+		{"a retry", 4, func(cs *callState) { cs.round = 1 }, false, false, false},
+		{"a fault fired", 4, func(cs *callState) { cs.rec.Faults = []results.Fault{{Kind: "stall_read"}} }, false, false, false},
+		{"cut: its pace up to the cut", 4, nil, true, true, false},
+		{"cut after two notifications", 2, nil, true, false, false},
+		{"cut in a retry", 4, func(cs *callState) { cs.round = 1 }, true, false, false},
+		{"cut after a fault fired", 4, func(cs *callState) { cs.rec.Faults = []results.Fault{{Kind: "stall_read"}} }, true, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &runner{}
@@ -324,7 +330,11 @@ func TestNotePace(t *testing.T) {
 			if tc.set != nil {
 				tc.set(cs)
 			}
-			cs.notePace()
+			if tc.cut {
+				cs.noteCutPace()
+			} else {
+				cs.notePace()
+			}
 			q, pace := r.paces.quickest(spec)
 			_, tot := r.paces.total(spec)
 			if pace != tc.pace || tot != tc.tot || pace && math.Abs(q-0.025) > 1e-9 {

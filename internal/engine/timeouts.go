@@ -109,6 +109,7 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	// (cooperative): the log probes do not judge it.
 	if cs.thinking == nil && cs.task.id == "" {
 		cs.r.noteCancel(cs.call, now)
+		cs.noteCutPace()
 		if reason == results.StopQuietWindow {
 			cs.r.cutTimes.sweep(cs.cutAt(now)) // what the window's grace CPU is held to (projection.go)
 		}
