@@ -194,6 +194,21 @@ func (s *inflightSet) peakSince() int {
 	return s.peak
 }
 
+// uncut is how many calls in flight have not been stopped: a cut call
+// may stay in flight after its cancel (before 2026-07-28, over HTTP, its
+// stream stays open for what the server still sends).
+func (s *inflightSet) uncut() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for cs := range s.m {
+		if !cs.stopped.Load() {
+			n++
+		}
+	}
+	return n
+}
+
 func (s *inflightSet) all() []*callState {
 	s.mu.Lock()
 	defer s.mu.Unlock()

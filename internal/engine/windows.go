@@ -192,13 +192,16 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{},
 // a call whose tick was handed out just before the pause is not in flight
 // yet, and is cut when it starts (cancelIfPaused); the window's grace must
 // run from that cut too, or the window measures the cut call's own work
-// inside its grace as leftover. Sweeps start for 2 s at most. It returns
-// the calls cut, false when ctx ended.
+// inside its grace as leftover. A call already cut is not waited for: it
+// may stay in flight for what the server still sends it (before
+// 2026-07-28 over HTTP), and a grace read from its end would miss the
+// work a server that goes on does in it. Sweeps start for 2 s at most. It
+// returns the calls cut, false when ctx ended.
 func (r *runner) sweepForWindow(ctx context.Context, from time.Time) (int, bool) {
 	cancelled := 0
 	pausedCuts := r.win.pausedCuts.Load()
 	for deadline := from.Add(2 * time.Second); time.Now().Before(deadline); {
-		if r.inflight.len() == 0 && r.starting.Load() <= 0 {
+		if r.inflight.uncut() == 0 && r.starting.Load() <= 0 {
 			break
 		}
 		cancelled += r.stopAll(results.StopQuietWindow)
