@@ -179,8 +179,8 @@ func checkAgainstLog(t *testing.T, o outcome, c stepserver.Config) {
 // windows saw it do less (mcp-go's stdio server, which reads a cancel
 // behind its queue, may do more there, and is projected that far).
 // mcp-go's server speaks 2025-11-25, whose HTTP cuts the wire follows (a
-// late answer comes on the call's stream): its projection is a note, and
-// only its windows' share is held.
+// late answer comes on the call's stream): its projection is a note, so
+// its windows' share and its cuts are held, not how far they run.
 func checkPace(t *testing.T, o outcome, c stepserver.Config) {
 	t.Helper()
 	p := o.Sum.Cancellation.Contention

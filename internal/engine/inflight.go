@@ -194,15 +194,17 @@ func (s *inflightSet) peakSince() int {
 	return s.peak
 }
 
-// uncut is how many calls in flight have not been stopped: a cut call
-// may stay in flight after its cancel (before 2026-07-28, over HTTP, its
-// stream stays open for what the server still sends).
+// uncut is how many calls in flight have no cut out yet: not stopped, or
+// stopped with the cancel still going out, or a retry round still being
+// sent. A call whose cut is out may stay in flight after it (before
+// 2026-07-28, over HTTP, its stream stays open for what the server still
+// sends).
 func (s *inflightSet) uncut() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for cs := range s.m {
-		if !cs.stopped.Load() {
+		if !cs.cutOut.Load() || cs.sending.Load() {
 			n++
 		}
 	}

@@ -10,9 +10,10 @@ import (
 // the work the call had left at the pace its other calls of the same kind
 // keep beside it: a tool that computes for 25 ms a step under a load that
 // stretches each step to 60 ms ends its six steps left some 360 ms after
-// the cut. So each answered call that reported rising progress gives its
-// scenario entry's pace, the seconds per unit of progress from its first
-// notification to its last, over that span; projection.go runs each
+// the cut. So each call that reported rising progress, when its answer
+// comes or when it is cut (up to its cut), gives its scenario entry's
+// pace, the seconds per unit of progress from its first notification to
+// its last, over that span; projection.go runs each
 // fault's cut through it. Kept in 100 ms buckets from the load's start,
 // per entry of the scenario's calls.
 
@@ -85,7 +86,7 @@ func (b *paceBook) total(spec *CallSpec) (float64, bool) {
 	return 0, false
 }
 
-// add notes one answered call of spec that stepped from first to last at
+// add notes one call of spec that stepped from first to last at
 // perUnit seconds a unit of progress. Buckets past maxPaceBuckets (an hour)
 // are not kept.
 func (b *paceBook) add(spec *CallSpec, first, last time.Time, perUnit float64) {
@@ -173,8 +174,9 @@ func (cs *callState) notePace() {
 	cs.notePaceSoFar()
 }
 
-// noteCutPace gives the run's pace what cs showed up to its cut (a fault's
-// or a quiet window's), in one round and untouched by an earlier fault:
+// noteCutPace gives the run's pace what cs showed up to its stop (a
+// fault's cut, a quiet window's, a timeout's, the run's end), in one
+// round and untouched by an earlier fault:
 // the calls in flight when a window pauses the load are all cut, and
 // their steps are the load's pace just before it (a fault's cut made
 // then runs on at that pace). cs.mu is held, before the cut is noted.

@@ -184,6 +184,7 @@ func (cs *callState) think(d time.Duration) bool {
 		return false
 	}
 	cs.countRound(p)
+	cs.sending.Store(true) // until startRound has it out
 	return true
 }
 
@@ -215,6 +216,7 @@ func (cs *callState) countAnswers(ans roundAnswer) {
 // startRound sends the next round's request. A stop that came while it
 // was being sent cancels it at once.
 func (cs *callState) startRound(ctx context.Context, cl *client.Client, req client.CallRequest) (*client.Call, bool) {
+	defer cs.sending.Store(false) // after a stop's cancel
 	call, err := cl.Start(ctx, req)
 	cs.mu.Lock()
 	if err != nil {

@@ -127,6 +127,7 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	cs.stopTimers()
 	if cs.thinking != nil {
 		cs.abandonHeld()
+		cs.cutOut.Store(true)
 		cs.mu.Unlock()
 		return nil
 	}
@@ -139,6 +140,7 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	cs.acting++
 	cs.mu.Unlock()
 	err := act(call)
+	cs.cutOut.Store(true)
 	cs.mu.Lock()
 	cs.cancelSent = time.Now()
 	pg, wg := cs.r.plan.Progress.Grace, cs.r.plan.workGrace()

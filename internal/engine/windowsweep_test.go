@@ -11,7 +11,7 @@ import (
 )
 
 // TestSweepWaitsForStartingCalls: a quiet window's sweep ends only when no
-// call is in flight and none is starting (the loop's condition; the
+// call in flight is without its cut and none is starting (the loop's condition; the
 // counting itself is TestStartingBackToZero's). A tick handed to a worker just
 // before the pause is not in flight yet; its call is cut as it starts
 // (cancelIfPaused), and the window's grace must run from that cut, so the
@@ -49,6 +49,48 @@ func TestSweepWaitsForStartingCalls(t *testing.T) {
 					t.Errorf("sweepForWindow = %d cut, %v after %v; want %d cut after %v", cut, ok, took, tc.wantCut, tc.wantAfter)
 				}
 				time.Sleep(tc.startsIn) // let the starting call's goroutine end in the bubble
+			})
+		})
+	}
+}
+
+// TestSweepLeavesCutCalls: the sweep does not wait for a call in flight
+// whose cut is out (a 2025 HTTP call stays in flight for what the server
+// still sends it: mcp-go's windows read their grace from the leaked
+// calls' end, and saw none of their work); it waits for a stop whose
+// cancel is still going out, and for a retry round still being sent after
+// a stop cancelled the round that had ended.
+func TestSweepLeavesCutCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		set       func(cs *callState) // cs is stopped; set marks how far
+		settle    func(cs *callState) // 50 ms later; nil: never
+		wantAfter time.Duration
+	}{
+		{"its cut out: not waited for", func(cs *callState) { cs.cutOut.Store(true) }, nil, 0},
+		{"its cancel going out", func(*callState) {}, func(cs *callState) { cs.cutOut.Store(true) }, 60 * time.Millisecond},
+		{"a retry round being sent", func(cs *callState) { cs.cutOut.Store(true); cs.sending.Store(true) },
+			func(cs *callState) { cs.sending.Store(false) }, 60 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := &runner{}
+				cs := &callState{r: r}
+				cs.stopped.Store(true) // the sweep's stopAll passes it by
+				tc.set(cs)
+				r.inflight.add(cs)
+				if tc.settle != nil {
+					go func() {
+						time.Sleep(50 * time.Millisecond)
+						tc.settle(cs)
+					}()
+				}
+				from := time.Now()
+				_, ok := r.sweepForWindow(context.Background(), from)
+				if took := time.Since(from); !ok || took != tc.wantAfter {
+					t.Errorf("sweepForWindow ended after %v (%v); want after %v", took, ok, tc.wantAfter)
+				}
+				time.Sleep(50 * time.Millisecond)
 			})
 		})
 	}
