@@ -66,10 +66,11 @@ type callState struct {
 	prog       progressTracker
 	// stopOutcome is the outcome of whoever stopped the call first;
 	// stopped is set with it, for sweeps that must not wait for mu;
-	// cutOut once its cancel has gone out (or it was abandoned between
-	// rounds), and sending while a retry round is being sent (a stop
-	// then cancels the round that ended, and the new one once it is
-	// out): a window's sweep waits for both (inflightSet.uncut).
+	// cutOut once its cancel has gone out (abandoned between rounds: at
+	// once; a followed task: its tasks/cancel), and sending while a retry
+	// round is being sent (a stop then cancels the round that ended, and
+	// the new one once it is out): a window's sweep waits for both
+	// (inflightSet.uncut).
 	stopOutcome string
 	stopped     atomic.Bool
 	cutOut      atomic.Bool

@@ -101,7 +101,7 @@ func (pr *probeRun) cpuThreshold(d time.Duration) float64 {
 }
 
 // measureWindow reads the count probes once (above their baseline: calls
-// still running with nothing in flight), then the process's CPU over d
+// still running with none in flight uncut), then the process's CPU over d
 // above its idle rate. The count probes are read before the CPU
 // measurement starts, since a tool probe costs the server CPU. cut is the
 // process read when the window's cancels were out (zero when it could not

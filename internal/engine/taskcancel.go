@@ -26,6 +26,7 @@ func (cs *callState) cancelTask(ctx context.Context, cl *client.Client) {
 	rctx, cancel := cs.requestCtx(ctx) // the end of the run stops calls, and still cancels their tasks
 	reply := cl.CancelTask(rctx, id)
 	cancel()
+	cs.cutOut.Store(true) // a window's sweep waited for it (windows.go)
 	now := time.Now()
 	cs.mu.Lock()
 	tr.CancelUs = cs.us(now)

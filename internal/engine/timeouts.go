@@ -127,7 +127,9 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	cs.stopTimers()
 	if cs.thinking != nil {
 		cs.abandonHeld()
-		cs.cutOut.Store(true)
+		if cs.task.id == "" {
+			cs.cutOut.Store(true) // a followed task's cut is its tasks/cancel (cancelTask)
+		}
 		cs.mu.Unlock()
 		return nil
 	}

@@ -188,15 +188,16 @@ func (r *runner) window(ctx context.Context, pr *probeRun, quit <-chan struct{},
 }
 
 // sweepForWindow cancels every call in flight, again every 20 ms for calls
-// that were being sent or busy, until none is left and none is starting:
-// a call whose tick was handed out just before the pause is not in flight
-// yet, and is cut when it starts (cancelIfPaused); the window's grace must
-// run from that cut too, or the window measures the cut call's own work
-// inside its grace as leftover. A call whose cut is out is not waited
-// for (inflightSet.uncut): it may stay in flight for what the server
-// still sends it (before 2026-07-28 over HTTP), and a grace read from its
-// end would miss the work a server that goes on does in it. Sweeps start for 2 s at most. It
-// returns the calls cut, false when ctx ended.
+// that were being sent or busy, until every call in flight has its cut
+// out and none is starting: a call whose tick was handed out just before
+// the pause is not in flight yet, and is cut when it starts
+// (cancelIfPaused); the window's grace must run from that cut too, or the
+// window measures the cut call's own work inside its grace as leftover. A
+// call whose cut is out is not waited for (inflightSet.uncut): it may stay
+// in flight for what the server still sends it (before 2026-07-28 over
+// HTTP), and a grace read from its end would miss the work a server that
+// goes on does in it. Sweeps start for 2 s at most. It returns the calls
+// cut, false when ctx ended.
 func (r *runner) sweepForWindow(ctx context.Context, from time.Time) (int, bool) {
 	cancelled := 0
 	pausedCuts := r.win.pausedCuts.Load()

@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client"
 	"github.com/mcpchaos/mcpchaos/internal/targetserver"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -120,6 +121,42 @@ func TestStartingBackToZero(t *testing.T) {
 			}
 			if left != 0 {
 				t.Errorf("ticks still counted as starting when the workers ended: %d, want 0", left)
+			}
+		})
+	}
+}
+
+// TestStopCutOut: a stop marks the call's cut out once its cancel has
+// gone out, and a call abandoned between rounds at once; a followed task
+// abandoned so is not out until its tasks/cancel (cancelTask), which the
+// sweep waits for: a window that measured before it would take the task's
+// own work for leftover.
+func TestStopCutOut(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		thinking bool
+		task     string
+		want     bool
+	}{
+		{"a request: once its cancel is out", false, "", true},
+		{"abandoned between rounds", true, "", true},
+		{"a followed task: not until its tasks/cancel", true, "task-1", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := &callState{r: &runner{}, call: &client.Call{}}
+			if tc.thinking {
+				cs.thinking = make(chan struct{})
+			}
+			cs.task.id = tc.task
+			acted := false
+			if err := cs.stopWith(results.Cancelled, results.StopQuietWindow, time.Time{}, func(*client.Call) error {
+				acted = true
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if got := cs.cutOut.Load(); got != tc.want || !cs.stopped.Load() || acted == tc.thinking {
+				t.Errorf("cutOut %v, stopped %v, acted %v; want cutOut %v, stopped, acted %v", got, cs.stopped.Load(), acted, tc.want, !tc.thinking)
 			}
 		})
 	}
