@@ -262,6 +262,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 	if in.Shared != nil {
 		w.Starved = max(w.Starved, x.Starved)
 		w.Bursts = max(w.Bursts, x.Bursts)
+		w.SliceBursts = max(w.SliceBursts, x.SliceBursts)
 		w.WaitBursts = max(w.WaitBursts, x.WaitBursts)
 		w.TasksRunningOn = max(w.TasksRunningOn, x.TasksRunningOn)
 		w.CutCount = max(w.CutCount, x.CutCount)
@@ -271,6 +272,7 @@ func mergeStarved(o *Orphans, in Orphans) {
 	}
 	w.Starved += x.Starved
 	w.Bursts += x.Bursts
+	w.SliceBursts += x.SliceBursts
 	w.WaitBursts += x.WaitBursts
 	w.TasksRunningOn += x.TasksRunningOn
 	w.CutCount += x.CutCount

@@ -25,7 +25,7 @@ func cpuBound(from, to probes.ProcessSample, long time.Duration) *report.CPUBoun
 		return nil
 	}
 	return &report.CPUBound{OnCPUS: b.OnCPUS, WaitS: b.WaitS, Threads: b.Threads, Slices: b.Slices,
-		Preempted: b.Preempted, MaxSliceMs: b.MaxSliceMs, AllSlices: b.AllSlices, AllPreempted: b.AllPreempted}
+		Preempted: b.Preempted, MaxSliceMs: b.MaxSliceMs, LongestSliceMs: b.LongestSliceMs, AllSlices: b.AllSlices, AllPreempted: b.AllPreempted}
 }
 
 // loadCPUBound fills in what the CPU-bound threads did over the load, and

@@ -142,5 +142,8 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut, tai
 	w.ThresholdS = pr.windowThreshold(el)
 	pr.judgeWait(&w, ps0, ps1, el)
 	judgeBurst(&w, tail, ps0, ps1, t0, el, pr.tailFloors(w, el)) // burst.go
+	if !cut.at.IsZero() {
+		judgeSlices(&w, probes.BusyBetween(pr.loadFrom, cut.ps, probes.LoadSlice).MaxSliceMs)
+	}
 	return w
 }

@@ -250,6 +250,9 @@ func (pr *probeRun) addWindow(w report.Window) {
 	if w.Burst {
 		s.Bursts++
 	}
+	if w.SliceBurst {
+		s.SliceBursts++
+	}
 	if w.Starved {
 		s.Starved++
 	}

@@ -119,6 +119,12 @@ type Busy struct {
 	// MaxSliceMs is the longest mean slice of any thread that ran twice or
 	// more (informative: how the most CPU-bound thread ran).
 	MaxSliceMs float64
+	// LongestSliceMs is the longest mean slice of any thread, counting a
+	// thread that ran once, or that was on a CPU from before the first
+	// reading to the second (no slice begun between them), as one slice:
+	// a thread that computed through a quiet window on a CPU to itself
+	// ran one slice of all of it.
+	LongestSliceMs float64
 	// AllSlices and AllPreempted are the slices and preemptions of every
 	// thread (AllPreempted -1 when some thread's were unknown).
 	AllSlices, AllPreempted int64
@@ -144,6 +150,7 @@ func BusyBetween(before, after ProcessSample, long time.Duration) Busy {
 			preempted = max(a.Preempted-b.Preempted, 0)
 		}
 		out.AllPreempted = addKnown(out.AllPreempted, preempted)
+		out.LongestSliceMs = max(out.LongestSliceMs, on/float64(max(slices, 1))*1000)
 		if slices <= 0 {
 			continue
 		}

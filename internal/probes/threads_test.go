@@ -99,18 +99,20 @@ func TestBusyBetween(t *testing.T) {
 	}{
 		{name: "a CPU-bound thread beside a waking one", before: threads(map[int]ThreadTimes{1: burn0, 2: wake0}),
 			after: threads(map[int]ThreadTimes{1: burn1, 2: wake1}),
-			want:  Busy{Known: true, OnCPUS: ms(12), WaitS: 0.9, Slices: 6, Preempted: 6, Threads: 1, MaxSliceMs: 2, AllSlices: 206, AllPreempted: 8}},
+			want:  Busy{Known: true, OnCPUS: ms(12), WaitS: 0.9, Slices: 6, Preempted: 6, Threads: 1, MaxSliceMs: 2, LongestSliceMs: 2, AllSlices: 206, AllPreempted: 8}},
 		{name: "only waking threads: a sleeping tool, however long they wait", before: threads(map[int]ThreadTimes{2: wake0}),
-			after: threads(map[int]ThreadTimes{2: wake1}), want: Busy{Known: true, MaxSliceMs: 0.02, AllSlices: 200, AllPreempted: 2}},
+			after: threads(map[int]ThreadTimes{2: wake1}), want: Busy{Known: true, MaxSliceMs: 0.02, LongestSliceMs: 0.02, AllSlices: 200, AllPreempted: 2}},
 		{name: "a thread that began between the readings counts from zero", before: threads(map[int]ThreadTimes{}),
 			after: threads(map[int]ThreadTimes{7: {OnCPU: ms(3), Wait: 0.2, Slices: 1, Preempted: 1}}),
-			want:  Busy{Known: true, OnCPUS: ms(3), WaitS: 0.2, Slices: 1, Preempted: 1, Threads: 1, AllSlices: 1, AllPreempted: 1}},
+			want:  Busy{Known: true, OnCPUS: ms(3), WaitS: 0.2, Slices: 1, Preempted: 1, Threads: 1, LongestSliceMs: 3, AllSlices: 1, AllPreempted: 1}},
+		{name: "a thread on a CPU through both readings: one slice of all of it", before: threads(map[int]ThreadTimes{3: {OnCPU: 1, Slices: 5}}),
+			after: threads(map[int]ThreadTimes{3: {OnCPU: 1.25, Slices: 5}}), want: Busy{Known: true, LongestSliceMs: 250}},
 		{name: "a thread gone counts for nothing", before: threads(map[int]ThreadTimes{1: burn1}),
 			after: threads(map[int]ThreadTimes{}), want: Busy{Known: true}},
 		{name: "a thread that did not run", before: threads(map[int]ThreadTimes{1: burn1}),
 			after: threads(map[int]ThreadTimes{1: burn1}), want: Busy{Known: true}},
 		{name: "preemptions unknown", before: threads(map[int]ThreadTimes{2: {Preempted: -1}}),
-			after: threads(map[int]ThreadTimes{2: {Slices: 1, OnCPU: ms(0.01), Preempted: -1}}), want: Busy{Known: true, AllSlices: 1, AllPreempted: -1}},
+			after: threads(map[int]ThreadTimes{2: {Slices: 1, OnCPU: ms(0.01), Preempted: -1}}), want: Busy{Known: true, LongestSliceMs: 0.01, AllSlices: 1, AllPreempted: -1}},
 		{name: "schedstat unknown", before: ProcessSample{}, after: threads(map[int]ThreadTimes{1: burn1}), want: Busy{}},
 	}
 	for _, tt := range tests {
@@ -118,7 +120,8 @@ func TestBusyBetween(t *testing.T) {
 			got := BusyBetween(tt.before, tt.after, WindowSlice)
 			if got.Known != tt.want.Known || got.Threads != tt.want.Threads || got.Slices != tt.want.Slices ||
 				got.Preempted != tt.want.Preempted || got.AllPreempted != tt.want.AllPreempted || got.AllSlices != tt.want.AllSlices ||
-				!near(got.OnCPUS, tt.want.OnCPUS) || !near(got.WaitS, tt.want.WaitS) || !near(got.MaxSliceMs, tt.want.MaxSliceMs) {
+				!near(got.OnCPUS, tt.want.OnCPUS) || !near(got.WaitS, tt.want.WaitS) || !near(got.MaxSliceMs, tt.want.MaxSliceMs) ||
+				!near(got.LongestSliceMs, tt.want.LongestSliceMs) {
 				t.Errorf("BusyBetween = %+v, want %+v", got, tt.want)
 			}
 		})

@@ -19,6 +19,9 @@ type CPUBound struct {
 	// MaxSliceMs is the longest mean slice of any thread of the process
 	// that ran twice or more (informative).
 	MaxSliceMs float64 `json:"max_slice_ms"`
+	// LongestSliceMs is the longest mean slice of any thread, one that ran
+	// once (or through the whole measurement) counted as one slice.
+	LongestSliceMs float64 `json:"longest_slice_ms"`
 	// AllSlices and AllPreempted are the same counts for every thread of
 	// the process (informative).
 	AllSlices    int64 `json:"all_slices"`

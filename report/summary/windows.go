@@ -113,6 +113,9 @@ type Windows struct {
 	// Bursts is the number of windows whose leftover CPU was a burst
 	// (Window.Burst): not counted.
 	Bursts int `json:"bursts"`
+	// SliceBursts is how many of those were slice bursts
+	// (Window.SliceBurst).
+	SliceBursts int `json:"slice_bursts"`
 	// WaitBursts is the number of windows whose run-queue wait was a
 	// burst (Window.WaitBurst): not counted as starved.
 	WaitBursts int `json:"wait_bursts"`
@@ -187,6 +190,14 @@ type Window struct {
 	// (engine/burst.go).
 	TailWaitS float64 `json:"tail_wait_s,omitempty"`
 	WaitBurst bool    `json:"wait_burst,omitempty"`
+	// SliceBurst: the leftover CPU was over the threshold but came only in
+	// time slices under a third of LoadSliceMs, the longest mean slice of
+	// a thread over the load before the window: a runtime's own work on
+	// its threads (a collector), where a cut call that goes on computes in
+	// slices as long as the load's. It is a burst too: not counted
+	// (engine/burst.go).
+	SliceBurst  bool    `json:"slice_burst,omitempty"`
+	LoadSliceMs float64 `json:"load_slice_ms,omitempty"`
 	// TasksRunningOn is how many tasks worked on after their tasks/cancel
 	// during the measurement (allowed: cancelling a task is cooperative):
 	// the window's CPU and counts may be theirs, so it is not judged.

@@ -72,3 +72,31 @@ func TestWaitBurstIsNotStarved(t *testing.T) {
 		t.Errorf("verdict %q (%s), want not_observable for a starved window", v.Status, v.Evidence)
 	}
 }
+
+// TestSliceBurstIsNotLeftover: the TypeScript SDK's stopping server under
+// issue 25's ramp (seed 5, December 7): a window that cut nothing read 40
+// ms of CPU over its 30 ms threshold, after a busy tail, in slices of
+// 1.74 ms at the longest against the load's 7.02. As a slice burst the
+// run passes and says so with the figures; beside a tail burst both are
+// named.
+func TestSliceBurstIsNotLeftover(t *testing.T) {
+	list := []summary.Window{
+		{StartMs: 4916, FollowedCut: true, MeasuredMs: 1004, ThresholdS: 0.03},
+		{StartMs: 11624, FollowedCut: true, MeasuredMs: 1003, LeftoverCPUS: 0.04, ThresholdS: 0.03, TailMs: 103, TailCPUS: 0.027,
+			Burst: true, SliceBurst: true, LoadSliceMs: 7.02, CPUBound: &summary.CPUBound{LongestSliceMs: 1.74, AllSlices: 52, AllPreempted: 20}},
+	}
+	w := summary.Windows{Count: 2, Followed: 2, Auto: true, LeftoverCPUS: 0.04, MeasuredMs: 2007, Bursts: 1, SliceBursts: 1, List: list}
+	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 11, Counting: 1, Windows: w}}
+	v := cancellationVerdict(s, evidence{})
+	want := "40ms of CPU in 1 window came in time slices under a third of the longest its threads ran over the load (1.74ms a slice at the longest, against 7.02ms)"
+	if v.Status != summary.StatusPass || !strings.Contains(v.Evidence, want) || strings.Contains(v.Evidence, "ended with the server idle") {
+		t.Errorf("verdict %q (%s), want a pass that names the slice burst alone", v.Status, v.Evidence)
+	}
+	w.List = append(w.List, summary.Window{StartMs: 15157, MeasuredMs: 1004, LeftoverCPUS: 0.13, ThresholdS: 0.03, TailMs: 100, TailCPUS: 0.0004, Burst: true})
+	w.Bursts = 2
+	s.Cancellation.Windows = w
+	v = cancellationVerdict(s, evidence{})
+	if !strings.Contains(v.Evidence, "130ms of CPU in 1 window began after a grace") || !strings.Contains(v.Evidence, want) {
+		t.Errorf("evidence %q: want both bursts named, each with its CPU", v.Evidence)
+	}
+}

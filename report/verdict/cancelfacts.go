@@ -94,26 +94,49 @@ func windowsReach(w summary.Windows, cuts int) string {
 }
 
 // burstsNote says which windows' leftover CPU was a burst, not counted
-// (summary.Window.Burst); "" when none was.
+// (summary.Window.Burst): after an idle grace, or in short time slices
+// (SliceBurst); "" when none was.
 func burstsNote(w summary.Windows) string {
-	if w.Bursts == 0 {
-		return ""
+	s := ""
+	if n := w.Bursts - w.SliceBursts; n > 0 {
+		s += "; " + burstsWhat(w, n, false) + " began after a grace that ended with the server idle: a burst of its own " +
+			"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted"
 	}
-	// The list may be one shard's of a shared server (or cut at 1000):
-	// the CPU is named only when it holds every burst.
-	n, cpu := 0, 0.0
+	if w.SliceBursts > 0 {
+		s += "; " + burstsWhat(w, w.SliceBursts, true) + " came in time slices under a third of the longest its threads " +
+			"ran over the load" + sliceFigures(w) + ", from threads that mostly gave up the CPU themselves: " +
+			"the runtime's own work (a collector on its threads), where a cut call going on computes in slices as long as the load's, not counted"
+	}
+	return s
+}
+
+// burstsWhat names n bursts of one kind (slice bursts or the others), with
+// their CPU when the list holds every one: it may be one shard's of a
+// shared server, or cut at 1000.
+func burstsWhat(w summary.Windows, n int, slice bool) string {
+	k, cpu := 0, 0.0
 	for _, x := range w.List {
-		if x.Burst {
-			n++
+		if x.Burst && x.SliceBurst == slice {
+			k++
 			cpu += x.LeftoverCPUS
 		}
 	}
-	what := summary.Plural(w.Bursts, "window") + "'s CPU"
-	if n == w.Bursts {
-		what = summary.FormatMs(cpu*1000) + " of CPU in " + summary.Plural(w.Bursts, "window")
+	if k != n {
+		return summary.Plural(n, "window") + "'s CPU"
 	}
-	return "; " + what + " began after a grace that ended with the server idle: a burst of its own " +
-		"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted"
+	return summary.FormatMs(cpu*1000) + " of CPU in " + summary.Plural(n, "window")
+}
+
+// sliceFigures gives the first slice burst's longest slice against the
+// load's, "" when the list holds none.
+func sliceFigures(w summary.Windows) string {
+	for _, x := range w.List {
+		if x.SliceBurst && x.CPUBound != nil {
+			return " (" + summary.FormatMs(x.CPUBound.LongestSliceMs) + " a slice at the longest, against " +
+				summary.FormatMs(x.LoadSliceMs) + ")"
+		}
+	}
+	return ""
 }
 
 // waitBurstsNote says how many windows' run-queue wait was a burst, not
