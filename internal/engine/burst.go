@@ -145,40 +145,48 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 // tail is busy and the window is no burst by it: node's, in the stopping
 // TypeScript server's windows of issue 25's ramp that cut nothing, ran
 // 30–74 ms in a second on five threads, in time slices of 0.7–1.7 ms at
-// the longest (a thread's mean), 0.07–0.25 times the longest of the load
-// before, whose calls node's event loop computed in slices of 4–13 ms;
-// and its threads mostly gave the CPU up themselves (the kernel ended
-// 37–49 % of their slices). A cut call that goes on computes as the
-// load's calls did, in slices as long or longer with the load paused: in
-// the leaking servers' windows the longest was 0.44–5.7 times the load's
-// (Go servers 0.3–65 ms, the TypeScript server 3.9–504 ms), and a Go
+// the longest (a thread's mean, probes.Busy.LongestSliceMs), 0.07–0.25
+// times the longest of the load before (its event loop's, 4–13 ms); and
+// the kernel ended only 37–49 % of those slices (all of the process's
+// threads counted: those that ran in a window are those that carried
+// its CPU). A cut call that goes on computes as the load's calls did,
+// in slices as long or longer with the load paused: in the leaking
+// servers' windows the longest was 0.44–5.7 times the load's (Go
+// servers 0.3–65 ms, the TypeScript server 3.9–504 ms), and a Go
 // server's spinning threads were preempted at the end of 62–85 % of
 // their slices. So leftover CPU over the threshold that came only in
-// slices under sliceShare of the load's longest, from threads the kernel
-// preempted at the end of under slicePreempted of their slices, is the
-// runtime's own work, not counted. The price: a tool that goes on in
-// short bursts between waits, on a server whose other tools compute in
-// long slices, is taken for its runtime.
+// slices under sliceShare of the load's, with the kernel ending under
+// slicePreemptedPct % of them, is the runtime's own work, not counted.
+// The load's slice is that of a thread that led it (ten slices or more,
+// a tenth of the CPU or more: probes.LeadSliceMs), not a helper's that
+// ran twice, long, once. The price: a tool that goes on in short bursts
+// between waits, on a server whose other tools compute in long slices,
+// is taken for its runtime; and with a slice burst, the projection
+// (projection.go) does not take the window for a stop.
 const (
-	sliceShare     = 1.0 / 3
-	slicePreempted = 0.55
+	sliceShare        = 1.0 / 3
+	slicePreemptedPct = 55
 )
 
 // judgeSlices marks w a slice burst (and a burst: not counted) when its
 // leftover CPU over the threshold came only in time slices under
-// sliceShare of loadMs, the longest mean slice of a thread over the load
-// before it (0: unknown, and nothing is judged), and the kernel ended
-// under slicePreempted of them. A window whose count probes saw calls
-// running, or without its threads' slices and preemptions, is not
+// sliceShare of w.LoadSliceMs, the longest mean slice of a thread that
+// led the load before it (probes.LeadSliceMs; 0: unknown, and nothing is
+// judged), and the kernel ended under slicePreemptedPct % of them. The
+// slices are those of the threads alive at the measurement's end: CPU of
+// a thread that ended in it, or of a child reaped, is in the leftover
+// and not in them, so the window is judged only when the live threads'
+// CPU (liveOn, seconds) covers its leftover, give or take two clock
+// ticks (the leftover's resolution). A window whose count probes saw
+// calls running, or without its threads' slices and preemptions, is not
 // judged.
-func judgeSlices(w *report.Window, loadMs float64) {
-	if w.Burst || w.Orphaned > 0 || w.CPUBound == nil || loadMs <= 0 || w.LeftoverCPUS <= w.ThresholdS {
+func judgeSlices(w *report.Window, liveOn float64) {
+	b := w.CPUBound
+	if w.Burst || w.Orphaned > 0 || b == nil || w.LoadSliceMs <= 0 || w.LeftoverCPUS <= w.ThresholdS ||
+		w.LeftoverCPUS > liveOn+2*cpuTick || b.AllPreempted < 0 || b.AllSlices <= 0 {
 		return
 	}
-	b := w.CPUBound
-	w.LoadSliceMs = loadMs
-	if b.AllPreempted >= 0 && b.AllSlices > 0 && float64(b.AllPreempted) < slicePreempted*float64(b.AllSlices) &&
-		b.LongestSliceMs < sliceShare*loadMs {
+	if 100*b.AllPreempted < slicePreemptedPct*b.AllSlices && b.LongestSliceMs < sliceShare*w.LoadSliceMs {
 		w.Burst, w.SliceBurst = true, true
 	}
 }

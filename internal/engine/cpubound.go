@@ -12,10 +12,11 @@ import (
 // whole time slices wanted of the CPU (on it and waiting for it) per
 // second of a live call tells a CPU-bound tool starved of CPU from a
 // sleeping one, which the process's CPU alone cannot. In a quiet window
-// they are recorded, not judged: their wait did not tell a server that
+// their wait is recorded, not judged: it did not tell a server that
 // stopped in time from one that ran on any better than the whole
 // process's wait, and judged alone it let through runs that ran on
-// (docs/decisions.md).
+// (docs/decisions.md). The slices of every thread there judge a slice
+// burst (burst.go).
 
 // cpuBound is what the CPU-bound threads did between two readings; nil
 // unless both read schedstat.

@@ -143,7 +143,9 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut, tai
 	pr.judgeWait(&w, ps0, ps1, el)
 	judgeBurst(&w, tail, ps0, ps1, t0, el, pr.tailFloors(w, el)) // burst.go
 	if !cut.at.IsZero() {
-		judgeSlices(&w, probes.BusyBetween(pr.loadFrom, cut.ps, probes.LoadSlice).MaxSliceMs)
+		w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
+		live, _ := probes.ThreadsBetween(ps0, ps1)
+		judgeSlices(&w, live.OnCPU)
 	}
 	return w
 }

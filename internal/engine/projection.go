@@ -135,12 +135,13 @@ func doneShare(list []report.Window, cuts [][]cutNote, b *paceBook, capacity flo
 // stopsInGrace reports whether the windows saw the server stop inside
 // their grace: some window cut a call with more work left than fits in
 // the grace at its entry's quickest pace, and no such window measured
-// leftover work after it.
+// leftover work after it. A slice burst (burst.go) is neither: its tail
+// was busy, and its runtime's work may hide a cut call's.
 func stopsInGrace(list []report.Window, cuts [][]cutNote, b *paceBook) bool {
 	long := false
 	for i, w := range list {
-		if !weighs(i, w, cuts) {
-			continue
+		if !weighs(i, w, cuts) || w.SliceBurst {
+			continue // a slice burst's tail was busy: no sign of a stop
 		}
 		for _, n := range cuts[i] {
 			if secs, _, ok := leftSecs(b, n); ok && secs > w.GraceMs/1000 {

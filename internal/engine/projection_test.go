@@ -356,6 +356,7 @@ func TestStopsInGrace(t *testing.T) {
 	short := []cutNote{{spec: spec, progressed: true, last: 26, total: 30}}
 	quiet := report.Window{Cancelled: 1, GraceMs: 300, ThresholdS: 0.03}
 	busy := report.Window{Cancelled: 1, GraceMs: 300, ThresholdS: 0.03, LeftoverCPUS: 0.3}
+	slices := report.Window{Cancelled: 1, GraceMs: 300, ThresholdS: 0.03, LeftoverCPUS: 0.04, Burst: true, SliceBurst: true}
 	for _, tc := range []struct {
 		name string
 		list []report.Window
@@ -366,6 +367,8 @@ func TestStopsInGrace(t *testing.T) {
 		{"stopped inside the grace", []report.Window{quiet}, [][]cutNote{long}, true},
 		{"went on past it", []report.Window{quiet, busy}, [][]cutNote{long, long}, false},
 		{"cuts that fit in the grace tell nothing", []report.Window{quiet}, [][]cutNote{short}, false},
+		{"a slice burst tells nothing", []report.Window{slices}, [][]cutNote{long}, false},
+		{"a slice burst beside a stop", []report.Window{slices, quiet}, [][]cutNote{long, long}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := stopsInGrace(tc.list, tc.cuts, book); got != tc.want {

@@ -40,7 +40,7 @@ func (pr *probeRun) judgeWait(w *report.Window, ps0, ps1 probes.ProcessSample, e
 	w.Slices = max(ps1.Sched.Slices-ps0.Sched.Slices, 0)
 	w.RunWaitS = max(wait-pr.idleWait*s, 0)
 	w.WaitThresholdS = max(windowFloor, noiseK*pr.idleWaitNoise*s)
-	w.CPUBound = cpuBound(ps0, ps1, probes.WindowSlice) // informative: see cpubound.go
+	w.CPUBound = cpuBound(ps0, ps1, probes.WindowSlice) // its wait informative (cpubound.go), its slices judged (burst.go)
 	w.Starved = w.Orphaned == 0 && w.LeftoverCPUS <= w.ThresholdS && w.RunWaitS > w.WaitThresholdS
 }
 

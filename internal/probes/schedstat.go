@@ -168,10 +168,7 @@ func ThreadsBetween(before, after ProcessSample) (ThreadsDelta, bool) {
 	}
 	var d ThreadsDelta
 	for tid, a := range after.Sched.ByThread {
-		b := before.Sched.ByThread[tid]
-		if b.Slices > a.Slices {
-			b = ThreadTimes{} // a thread id reused by another thread
-		}
+		b := earlier(before, tid, a)
 		on, wait := max(a.OnCPU-b.OnCPU, 0), max(a.Wait-b.Wait, 0)
 		d.OnCPU += on
 		d.Wait += wait

@@ -140,10 +140,7 @@ func BusyBetween(before, after ProcessSample, long time.Duration) Busy {
 	}
 	out := Busy{Known: true}
 	for tid, a := range after.Sched.ByThread {
-		b := before.Sched.ByThread[tid] // zero for a new thread
-		if b.Slices > a.Slices {
-			b = ThreadTimes{} // a thread id reused by another thread
-		}
+		b := earlier(before, tid, a) // zero for a new thread
 		on, slices := max(a.OnCPU-b.OnCPU, 0), a.Slices-b.Slices
 		preempted := int64(-1)
 		if a.Preempted >= 0 && b.Preempted >= 0 {
@@ -176,4 +173,46 @@ func addKnown(sum, n int64) int64 {
 		return -1
 	}
 	return sum + n
+}
+
+// earlier returns thread tid's times in the reading before, whose times
+// now are a: zero for a thread new since, or for a thread id reused by
+// another thread (a count gone back).
+func earlier(before ProcessSample, tid int, a ThreadTimes) ThreadTimes {
+	b := before.Sched.ByThread[tid]
+	if b.Slices > a.Slices || b.OnCPU > a.OnCPU || b.Wait > a.Wait {
+		return ThreadTimes{}
+	}
+	return b
+}
+
+// Thresholds of LeadSliceMs: a thread that leads ran at least
+// leadSlices slices and leadShare of the threads' CPU.
+const (
+	leadSlices = 10
+	leadShare  = 0.1
+)
+
+// LeadSliceMs returns the longest mean slice, in ms, of a thread that
+// ran leadSlices slices or more and leadShare or more of the process's
+// threads' CPU between two readings: the slices its computing threads
+// ran in (over a load, its tools'), not those of a helper thread that
+// ran twice, long, once. 0 when unknown or when no thread led.
+func LeadSliceMs(before, after ProcessSample) float64 {
+	if !before.Sched.Known || !after.Sched.Known {
+		return 0
+	}
+	total := 0.0
+	for tid, a := range after.Sched.ByThread {
+		total += max(a.OnCPU-earlier(before, tid, a).OnCPU, 0)
+	}
+	lead := 0.0
+	for tid, a := range after.Sched.ByThread {
+		b := earlier(before, tid, a)
+		on, slices := max(a.OnCPU-b.OnCPU, 0), a.Slices-b.Slices
+		if slices >= leadSlices && on > 0 && on >= leadShare*total {
+			lead = max(lead, on/float64(slices)*1000)
+		}
+	}
+	return lead
 }

@@ -176,3 +176,33 @@ func TestThreadsBetween(t *testing.T) {
 		t.Error("ThreadsBetween with a reading without schedstat: known, want unknown")
 	}
 }
+
+// TestLeadSliceMs: the longest mean slice of a thread that ran ten slices
+// or more and a tenth of the threads' CPU; not a helper thread's two long
+// slices, nor a reused thread id's.
+func TestLeadSliceMs(t *testing.T) {
+	t.Parallel()
+	loop0 := ThreadTimes{OnCPU: 1, Slices: 100}
+	loop1 := ThreadTimes{OnCPU: 1.8, Slices: 200} // 800 ms in 100 slices of 8 ms
+	helper1 := ThreadTimes{OnCPU: 0.1, Slices: 2} // new: two slices of 50 ms
+	gc0 := ThreadTimes{OnCPU: 0.2, Slices: 1000}
+	gc1 := ThreadTimes{OnCPU: 0.3, Slices: 1200} // 100 ms in 200 slices of 0.5 ms
+	for _, tc := range []struct {
+		name          string
+		before, after ProcessSample
+		want          float64
+	}{
+		{"the event loop leads, not a helper's two long slices", threads(map[int]ThreadTimes{1: loop0, 3: gc0}),
+			threads(map[int]ThreadTimes{1: loop1, 2: helper1, 3: gc1}), 8},
+		{"a reused id whose CPU went back counts from zero", threads(map[int]ThreadTimes{1: {OnCPU: 5, Slices: 150}}),
+			threads(map[int]ThreadTimes{1: {OnCPU: 0.5, Slices: 160}}), 0.5 / 160 * 1000},
+		{"no thread ran ten slices", threads(map[int]ThreadTimes{}), threads(map[int]ThreadTimes{2: helper1}), 0},
+		{"schedstat unknown", ProcessSample{}, threads(map[int]ThreadTimes{1: loop1}), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := LeadSliceMs(tc.before, tc.after); !near(got, tc.want) {
+				t.Errorf("LeadSliceMs = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -164,9 +164,11 @@ type Window struct {
 	OnCPUS float64 `json:"on_cpu_s,omitempty"`
 	Slices int64   `json:"slices,omitempty"`
 	// CPUBound is what the server's CPU-bound threads did in the
-	// measurement (cpubound.go); informative: their wait told a server
+	// measurement (cpubound.go); informative (their wait told a server
 	// that stopped in time from one that ran on no better than the whole
-	// process's wait (docs/decisions.md).
+	// process's wait, docs/decisions.md), but for the slices of every
+	// thread (LongestSliceMs, AllSlices, AllPreempted), which judge a
+	// slice burst.
 	CPUBound *CPUBound `json:"cpu_bound,omitempty"`
 	// TailCPUS is the time the server's threads ran in the last TailMs of
 	// the grace (schedstat). Burst: the leftover CPU was over the

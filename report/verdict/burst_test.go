@@ -88,7 +88,7 @@ func TestSliceBurstIsNotLeftover(t *testing.T) {
 	w := summary.Windows{Count: 2, Followed: 2, Auto: true, LeftoverCPUS: 0.04, MeasuredMs: 2007, Bursts: 1, SliceBursts: 1, List: list}
 	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 11, Counting: 1, Windows: w}}
 	v := cancellationVerdict(s, evidence{})
-	want := "40ms of CPU in 1 window came in time slices under a third of the longest its threads ran over the load (1.74ms a slice at the longest, against 7.02ms)"
+	want := "40ms of CPU in 1 window came in time slices under a third of those its threads ran the load in (1.74ms a slice at the longest against 7.02ms), the kernel ending under 55% of them"
 	if v.Status != summary.StatusPass || !strings.Contains(v.Evidence, want) || strings.Contains(v.Evidence, "ended with the server idle") {
 		t.Errorf("verdict %q (%s), want a pass that names the slice burst alone", v.Status, v.Evidence)
 	}

@@ -103,12 +103,16 @@ func burstsNote(w summary.Windows) string {
 			"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted"
 	}
 	if w.SliceBursts > 0 {
-		s += "; " + burstsWhat(w, w.SliceBursts, true) + " came in time slices under a third of the longest its threads " +
-			"ran over the load" + sliceFigures(w) + ", from threads that mostly gave up the CPU themselves: " +
-			"the runtime's own work (a collector on its threads), where a cut call going on computes in slices as long as the load's, not counted"
+		s += "; " + burstsWhat(w, w.SliceBursts, true) + " came in time slices under a third of those its threads " +
+			"ran the load in" + sliceFigures(w) + ", the kernel ending under 55% of them: the runtime's own work " +
+			"(a collector on its threads), where a cut call going on computes in slices as long as the load's, not counted"
 	}
 	return s
 }
+
+// counted reports whether a window of the list was counted in the sums
+// (not one beside a task running on after its tasks/cancel).
+func counted(x summary.Window) bool { return x.TasksRunningOn == 0 }
 
 // burstsWhat names n bursts of one kind (slice bursts or the others), with
 // their CPU when the list holds every one: it may be one shard's of a
@@ -116,27 +120,37 @@ func burstsNote(w summary.Windows) string {
 func burstsWhat(w summary.Windows, n int, slice bool) string {
 	k, cpu := 0, 0.0
 	for _, x := range w.List {
-		if x.Burst && x.SliceBurst == slice {
+		if counted(x) && x.Burst && x.SliceBurst == slice {
 			k++
 			cpu += x.LeftoverCPUS
 		}
 	}
 	if k != n {
-		return summary.Plural(n, "window") + "'s CPU"
+		return "the CPU of " + summary.Plural(n, "window")
 	}
 	return summary.FormatMs(cpu*1000) + " of CPU in " + summary.Plural(n, "window")
 }
 
-// sliceFigures gives the first slice burst's longest slice against the
-// load's, "" when the list holds none.
+// sliceFigures gives the longest slice of the slice burst nearest to the
+// load's (the largest share of it) against the load's, "" when the list
+// holds none.
 func sliceFigures(w summary.Windows) string {
-	for _, x := range w.List {
-		if x.SliceBurst && x.CPUBound != nil {
-			return " (" + summary.FormatMs(x.CPUBound.LongestSliceMs) + " a slice at the longest, against " +
-				summary.FormatMs(x.LoadSliceMs) + ")"
+	var near *summary.Window
+	for i, x := range w.List {
+		if counted(x) && x.SliceBurst && x.CPUBound != nil && x.LoadSliceMs > 0 &&
+			(near == nil || x.CPUBound.LongestSliceMs/x.LoadSliceMs > near.CPUBound.LongestSliceMs/near.LoadSliceMs) {
+			near = &w.List[i]
 		}
 	}
-	return ""
+	if near == nil {
+		return ""
+	}
+	of := ""
+	if w.SliceBursts > 1 {
+		of = ", the nearest of them"
+	}
+	return " (" + summary.FormatMs(near.CPUBound.LongestSliceMs) + " a slice at the longest against " +
+		summary.FormatMs(near.LoadSliceMs) + of + ")"
 }
 
 // waitBurstsNote says how many windows' run-queue wait was a burst, not
