@@ -144,49 +144,70 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 // runtime's collector can begin inside the grace's tail, and then the
 // tail is busy and the window is no burst by it: node's, in the stopping
 // TypeScript server's windows of issue 25's ramp that cut nothing, ran
-// 30–74 ms in a second on five threads, in time slices of 0.7–1.7 ms at
-// the longest (a thread's mean, probes.Busy.LongestSliceMs), 0.07–0.25
-// times the longest of the load before (its event loop's, 4–13 ms); and
-// the kernel ended only 37–49 % of those slices (all of the process's
-// threads counted: those that ran in a window are those that carried
-// its CPU). A cut call that goes on computes as the load's calls did,
-// in slices as long or longer with the load paused: in the leaking
-// servers' windows the longest was 0.44–5.7 times the load's (Go
-// servers 0.3–65 ms, the TypeScript server 3.9–504 ms), and a Go
-// server's spinning threads were preempted at the end of 62–85 % of
-// their slices. So leftover CPU over the threshold that came only in
-// slices under sliceShare of the load's, with the kernel ending under
-// slicePreemptedPct % of them, is the runtime's own work, not counted.
-// The load's slice is that of a thread that led it (ten slices or more,
-// a tenth of the CPU or more: probes.LeadSliceMs), not a helper's that
-// ran twice, long, once. The price: a tool that goes on in short bursts
-// between waits, on a server whose other tools compute in long slices,
-// is taken for its runtime; and with a slice burst, the projection
-// (projection.go) does not take the window for a stop.
+// 30–100 ms in a second on five threads, in time slices of 0.7–1.7 ms at
+// the longest (a thread's mean, probes.Busy.LongestSliceMs), 0.06–0.25
+// times the load's before (its event loop's, 4–13 ms; one window 0.39),
+// and the kernel ended only 31–49 % of those threads' slices: they
+// mostly gave the CPU up themselves. A cut call's work in a window is
+// unlike it in one way or another: a Go server's computing threads
+// (window.CPUBound: those of 0.2 ms slices or more) were preempted at
+// the end of 81–100 % of their slices in every leaking window measured,
+// though their slices were often short against the load's (down to 0.08
+// of it: a goroutine hops between threads); a node server's computing
+// thread, sometimes rarely preempted (17 %), ran slices of 0.31–20 times
+// the load's, and every window that went on with a cut call in slices
+// under a third of the load's burned most of a CPU. So leftover CPU over
+// the threshold that came only in slices under sliceShare of the
+// load's, with the kernel ending under slicePreemptedPct % of the
+// computing threads' slices, and at most
+// sliceCPU of a CPU over the measurement (a collector's burst is small:
+// 0.03–0.13 of a CPU), is the runtime's own work, not counted. The
+// load's slice is that of a thread that led it (ten slices or more, a
+// tenth of the CPU or more: probes.LeadSliceMs), not a helper's that ran
+// twice, long, once. The price: a tool that goes on in short bursts
+// between waits, at under a quarter of a CPU, on a server whose other
+// tools compute in long slices, is taken for its runtime; and with a
+// slice burst, the projection (projection.go) does not take the window
+// for a stop.
 const (
 	sliceShare        = 1.0 / 3
-	slicePreemptedPct = 55
+	slicePreemptedPct = 60
+	sliceCPU          = 0.25
 )
 
+// judgeWindowSlices judges w, measured from ps0 to ps1 after its cut
+// (cut; zero: not a window during the load, not judged), for a slice
+// burst: the load's slice from its start to the cut, the live threads'
+// CPU over the measurement (judgeSlices).
+func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, ps0, ps1 probes.ProcessSample) {
+	if cut.at.IsZero() {
+		return
+	}
+	w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
+	live, _ := probes.ThreadsBetween(ps0, ps1)
+	judgeSlices(w, live.OnCPU)
+}
+
 // judgeSlices marks w a slice burst (and a burst: not counted) when its
-// leftover CPU over the threshold came only in time slices under
-// sliceShare of w.LoadSliceMs, the longest mean slice of a thread that
-// led the load before it (probes.LeadSliceMs; 0: unknown, and nothing is
-// judged), and the kernel ended under slicePreemptedPct % of them. The
-// slices are those of the threads alive at the measurement's end: CPU of
-// a thread that ended in it, or of a child reaped, is in the leftover
-// and not in them, so the window is judged only when the live threads'
-// CPU (liveOn, seconds) covers its leftover, give or take two clock
-// ticks (the leftover's resolution). A window whose count probes saw
-// calls running, or without its threads' slices and preemptions, is not
-// judged.
+// leftover CPU over the threshold, at most sliceCPU of a CPU over its
+// measurement, came only in time slices under sliceShare of
+// w.LoadSliceMs, the longest mean slice of a thread that led the load
+// before it (probes.LeadSliceMs; 0: unknown, and nothing is judged), and
+// the kernel ended under slicePreemptedPct % of its computing threads'
+// slices (w.CPUBound). The slices are those of the threads alive at the
+// measurement's end: CPU of a thread that ended in it, or of a child
+// reaped, is in the leftover and not in them, so the window is judged
+// only when the live threads' CPU (liveOn, seconds) covers its leftover,
+// give or take two clock ticks (the leftover's resolution). A window
+// whose count probes saw calls running, or without its threads' slices
+// and preemptions, is not judged.
 func judgeSlices(w *report.Window, liveOn float64) {
 	b := w.CPUBound
 	if w.Burst || w.Orphaned > 0 || b == nil || w.LoadSliceMs <= 0 || w.LeftoverCPUS <= w.ThresholdS ||
-		w.LeftoverCPUS > liveOn+2*cpuTick || b.AllPreempted < 0 || b.AllSlices <= 0 {
+		w.LeftoverCPUS > liveOn+2*cpuTick || w.LeftoverCPUS > sliceCPU*w.MeasuredMs/1000 || b.Preempted < 0 || b.Slices <= 0 {
 		return
 	}
-	if 100*b.AllPreempted < slicePreemptedPct*b.AllSlices && b.LongestSliceMs < sliceShare*w.LoadSliceMs {
+	if 100*b.Preempted < slicePreemptedPct*b.Slices && b.LongestSliceMs < sliceShare*w.LoadSliceMs {
 		w.Burst, w.SliceBurst = true, true
 	}
 }

@@ -142,10 +142,6 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut, tai
 	w.ThresholdS = pr.windowThreshold(el)
 	pr.judgeWait(&w, ps0, ps1, el)
 	judgeBurst(&w, tail, ps0, ps1, t0, el, pr.tailFloors(w, el)) // burst.go
-	if !cut.at.IsZero() {
-		w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
-		live, _ := probes.ThreadsBetween(ps0, ps1)
-		judgeSlices(&w, live.OnCPU)
-	}
+	pr.judgeWindowSlices(&w, cut, ps0, ps1)
 	return w
 }

@@ -129,26 +129,6 @@ func WaitBetween(before, after ProcessSample) (float64, bool) {
 	return Above(after.Sched.WaitSeconds, before.Sched.WaitSeconds), true
 }
 
-// OnCPUBetween returns the time the trees' threads ran between two
-// samples, thread by thread (a thread new since before counts from zero,
-// one that ended counts nothing), and whether both were known. Unlike the
-// difference of the sums, a thread that ended in between does not take the
-// others' time with it.
-func OnCPUBetween(before, after ProcessSample) (float64, bool) {
-	if !before.Sched.Known || !after.Sched.Known {
-		return 0, false
-	}
-	sum := 0.0
-	for tid, a := range after.Sched.ByThread {
-		b := before.Sched.ByThread[tid] // zero for a new thread
-		if b.Slices > a.Slices {
-			b = ThreadTimes{} // a thread id reused by another thread
-		}
-		sum += max(a.OnCPU-b.OnCPU, 0)
-	}
-	return sum, true
-}
-
 // ThreadsDelta is what the trees' threads did between two samples,
 // thread by thread (a thread new since the first counts from zero, one
 // that ended counts nothing): their time on a CPU and waiting for one,

@@ -83,12 +83,12 @@ func TestSliceBurstIsNotLeftover(t *testing.T) {
 	list := []summary.Window{
 		{StartMs: 4916, FollowedCut: true, MeasuredMs: 1004, ThresholdS: 0.03},
 		{StartMs: 11624, FollowedCut: true, MeasuredMs: 1003, LeftoverCPUS: 0.04, ThresholdS: 0.03, TailMs: 103, TailCPUS: 0.027,
-			Burst: true, SliceBurst: true, LoadSliceMs: 7.02, CPUBound: &summary.CPUBound{LongestSliceMs: 1.74, AllSlices: 52, AllPreempted: 20}},
+			Burst: true, SliceBurst: true, LoadSliceMs: 7.02, CPUBound: &summary.CPUBound{LongestSliceMs: 1.74, Slices: 52, Preempted: 20, AllSlices: 52, AllPreempted: 20}},
 	}
 	w := summary.Windows{Count: 2, Followed: 2, Auto: true, LeftoverCPUS: 0.04, MeasuredMs: 2007, Bursts: 1, SliceBursts: 1, List: list}
 	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 11, Counting: 1, Windows: w}}
 	v := cancellationVerdict(s, evidence{})
-	want := "40ms of CPU in 1 window came in time slices under a third of those its threads ran the load in (1.74ms a slice at the longest against 7.02ms), the kernel ending under 55% of them"
+	want := "40ms of CPU in 1 window came in time slices under a third of those the server's threads ran the load in (1.74ms a slice at the longest against 7.02ms), the kernel ending under 60% of its computing threads' slices"
 	if v.Status != summary.StatusPass || !strings.Contains(v.Evidence, want) || strings.Contains(v.Evidence, "ended with the server idle") {
 		t.Errorf("verdict %q (%s), want a pass that names the slice burst alone", v.Status, v.Evidence)
 	}
@@ -98,5 +98,35 @@ func TestSliceBurstIsNotLeftover(t *testing.T) {
 	v = cancellationVerdict(s, evidence{})
 	if !strings.Contains(v.Evidence, "130ms of CPU in 1 window began after a grace") || !strings.Contains(v.Evidence, want) {
 		t.Errorf("evidence %q: want both bursts named, each with its CPU", v.Evidence)
+	}
+}
+
+// TestSliceBurstsNamed: with several slice bursts the evidence gives the
+// figures of the one nearest the load's slice; a window beside a task
+// running on is not named; a list without every burst names none's CPU.
+func TestSliceBurstsNamed(t *testing.T) {
+	burst := func(start, cpu, longest, load float64) summary.Window {
+		return summary.Window{StartMs: start, MeasuredMs: 1000, LeftoverCPUS: cpu, ThresholdS: 0.03, Burst: true, SliceBurst: true,
+			LoadSliceMs: load, CPUBound: &summary.CPUBound{LongestSliceMs: longest, Slices: 50, Preempted: 20, AllSlices: 50, AllPreempted: 20}}
+	}
+	task := burst(3000, 0.5, 5.9, 6) // beside a task running on: not counted, not named
+	task.TasksRunningOn = 1
+	for _, tc := range []struct {
+		name   string
+		list   []summary.Window
+		bursts int
+		want   string
+	}{
+		{"two, the nearest named", []summary.Window{burst(5000, 0.04, 1, 8), burst(10000, 0.05, 2, 8), task}, 2,
+			"90ms of CPU in 2 windows came in time slices under a third of those the server's threads ran the load in (2ms a slice at the longest against 8ms, the nearest of them)"},
+		{"a list without every burst", []summary.Window{burst(5000, 0.04, 1, 8)}, 2,
+			"; the CPU of 2 windows came in time slices under a third of those the server's threads ran the load in (1ms a slice at the longest against 8ms, the nearest of them)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := summary.Windows{Count: len(tc.list), Auto: true, MeasuredMs: 3000, Bursts: tc.bursts, SliceBursts: tc.bursts, List: tc.list}
+			if got := burstsNote(w); !strings.Contains(got, tc.want) || strings.Contains(got, "ended with the server idle") {
+				t.Errorf("burstsNote = %q, want it to hold %q and no tail burst", got, tc.want)
+			}
+		})
 	}
 }
