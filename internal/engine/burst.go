@@ -156,7 +156,7 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 // of it: a goroutine hops between threads); a node server's computing
 // thread, sometimes rarely preempted (17 %), ran slices of 0.31–20 times
 // the load's, and every window that went on with a cut call in slices
-// under a third of the load's burned most of a CPU. So leftover CPU over
+// under half the load's burned most of a CPU. So leftover CPU over
 // the threshold that came only in slices under sliceShare of the
 // load's, with the kernel ending under slicePreemptedPct % of the
 // computing threads' slices, and at most
@@ -170,7 +170,7 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 // slice burst, the projection (projection.go) does not take the window
 // for a stop.
 const (
-	sliceShare        = 1.0 / 3
+	sliceShare        = 0.5
 	slicePreemptedPct = 60
 	sliceCPU          = 0.25
 )

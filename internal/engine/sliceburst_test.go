@@ -45,8 +45,11 @@ func TestJudgeSlices(t *testing.T) {
 		{"preemption unknown", 0.04, 1.0, 9, 50, -1, false},
 		{"the load's slices unknown", 0.04, 1.0, 0, 50, 20, false},
 		{"under the threshold: nothing to judge", 0.02, 1.0, 9, 50, 20, false},
-		{"at a third of the load's slice", 0.04, 3, 9, 50, 20, false},
-		{"just under a third", 0.04, 2.99, 9, 50, 20, true},
+		// The ramp's one collector window over a third (December 7):
+		// a third was the rule before; half of it leaves it out.
+		{"node's collector at 0.39 of the load's slice", 0.06, 2.73, 7.0, 60, 25, true},
+		{"at half the load's slice", 0.04, 4.5, 9, 50, 20, false},
+		{"just under half", 0.04, 4.49, 9, 50, 20, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := tc.window()
@@ -123,10 +126,10 @@ func TestJudgeWindowSlices(t *testing.T) {
 	// The load: its loop ran 300 ms in 100 slices of 3 ms; a helper new
 	// since ran two slices of 50 ms.
 	cut := cutSample{at: time.Unix(100, 0), ps: sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}, 2: {OnCPU: 0.1, Slices: 2}})}
-	// The window: 45 ms of CPU over a second on one thread, in 30 slices
-	// of 1.5 ms, none preempted.
+	// The window: 45 ms of CPU over a second on one thread, in 20 slices
+	// of 2.25 ms, none preempted.
 	ps0 := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}})
-	ps1 := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 230}})
+	ps1 := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 220}})
 	judge := func(cut cutSample) report.Window {
 		pr := &probeRun{loadFrom: start}
 		w := report.Window{LeftoverCPUS: 0.045, ThresholdS: 0.03, MeasuredMs: 1000, CPUBound: cpuBound(ps0, ps1, probes.WindowSlice)}
@@ -134,7 +137,7 @@ func TestJudgeWindowSlices(t *testing.T) {
 		return w
 	}
 	if w := judge(cut); math.Abs(w.LoadSliceMs-3) > 1e-9 || w.SliceBurst {
-		t.Errorf("load slice %v ms, slice burst %v; want 3 ms (the loop's) and none (1.5 ms is half of it)", w.LoadSliceMs, w.SliceBurst)
+		t.Errorf("load slice %v ms, slice burst %v; want 3 ms (the loop's) and none (2.25 ms is three quarters of it)", w.LoadSliceMs, w.SliceBurst)
 	}
 	if w := judge(cutSample{}); w.LoadSliceMs != 0 || w.Burst {
 		t.Errorf("no cut: load slice %v ms, burst %v; want not judged", w.LoadSliceMs, w.Burst)

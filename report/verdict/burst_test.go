@@ -88,7 +88,7 @@ func TestSliceBurstIsNotLeftover(t *testing.T) {
 	w := summary.Windows{Count: 2, Followed: 2, Auto: true, LeftoverCPUS: 0.04, MeasuredMs: 2007, Bursts: 1, SliceBursts: 1, List: list}
 	s := &summary.Summary{Era: vocab.FirstModern, Cancellation: summary.Cancellation{Cancels: 11, Counting: 1, Windows: w}}
 	v := cancellationVerdict(s, evidence{})
-	want := "40ms of CPU in 1 window came in time slices under a third of those the server's threads ran the load in (1.74ms a slice at the longest against 7.02ms), the kernel ending under 60% of its computing threads' slices"
+	want := "40ms of CPU in 1 window came in time slices under half of those the server's threads ran the load in (1.74ms a slice at the longest against 7.02ms), the kernel ending under 60% of its computing threads' slices"
 	if v.Status != summary.StatusPass || !strings.Contains(v.Evidence, want) || strings.Contains(v.Evidence, "ended with the server idle") {
 		t.Errorf("verdict %q (%s), want a pass that names the slice burst alone", v.Status, v.Evidence)
 	}
@@ -118,9 +118,9 @@ func TestSliceBurstsNamed(t *testing.T) {
 		want   string
 	}{
 		{"two, the nearest named", []summary.Window{burst(5000, 0.04, 1, 8), burst(10000, 0.05, 2, 8), task}, 2,
-			"90ms of CPU in 2 windows came in time slices under a third of those the server's threads ran the load in (2ms a slice at the longest against 8ms, the nearest of them)"},
+			"90ms of CPU in 2 windows came in time slices under half of those the server's threads ran the load in (2ms a slice at the longest against 8ms, the nearest of them)"},
 		{"a list without every burst", []summary.Window{burst(5000, 0.04, 1, 8)}, 2,
-			"; the CPU of 2 windows came in time slices under a third of those the server's threads ran the load in (1ms a slice at the longest against 8ms, the nearest of them)"},
+			"; the CPU of 2 windows came in time slices under half of those the server's threads ran the load in (1ms a slice at the longest against 8ms, the nearest of them)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := summary.Windows{Count: len(tc.list), Auto: true, MeasuredMs: 3000, Bursts: tc.bursts, SliceBursts: tc.bursts, List: tc.list}

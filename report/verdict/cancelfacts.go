@@ -103,7 +103,7 @@ func burstsNote(w summary.Windows) string {
 			"(a runtime collecting garbage once the load stops, a timer), not a cut call's work, not counted"
 	}
 	if w.SliceBursts > 0 {
-		s += "; " + burstsWhat(w, w.SliceBursts, true) + " came in time slices under a third of those the server's " +
+		s += "; " + burstsWhat(w, w.SliceBursts, true) + " came in time slices under half of those the server's " +
 			"threads ran the load in" + sliceFigures(w) + ", the kernel ending under 60% of its computing threads' slices: the runtime's own work " +
 			"(a collector on its threads), where a cut call going on computes in slices about as long as the load's, not counted"
 	}
