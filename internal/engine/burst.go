@@ -155,8 +155,10 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 // though their slices were often short against the load's (down to 0.08
 // of it: a goroutine hops between threads); a node server's computing
 // thread, sometimes rarely preempted (17 %), ran slices of 0.31–20 times
-// the load's, and every window that went on with a cut call in slices
-// under half the load's burned most of a CPU. So leftover CPU over
+// the load's, and every node window that went on with a cut call burned
+// two thirds of a CPU or more (a Go one under half the load's slice and
+// at a fifth of a CPU was kept counted by its preemptions alone). So
+// leftover CPU over
 // the threshold that came only in slices under sliceShare of the
 // load's, with the kernel ending under slicePreemptedPct % of the
 // computing threads' slices, and at most
@@ -185,7 +187,8 @@ func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, ps0, ps1 
 	}
 	w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
 	live, _ := probes.ThreadsBetween(ps0, ps1)
-	judgeSlices(w, live.OnCPU)
+	// The leftover is above the idle rate; so are the live threads' CPU.
+	judgeSlices(w, live.OnCPU-pr.idleCPU*w.MeasuredMs/1000)
 }
 
 // judgeSlices marks w a slice burst (and a burst: not counted) when its

@@ -15,8 +15,8 @@ import (
 // their wait is recorded, not judged: it did not tell a server that
 // stopped in time from one that ran on any better than the whole
 // process's wait, and judged alone it let through runs that ran on
-// (docs/decisions.md). The slices of every thread there judge a slice
-// burst (burst.go).
+// (docs/decisions.md). Their slices and preemptions, and the longest
+// mean slice of every thread there, judge a slice burst (burst.go).
 
 // cpuBound is what the CPU-bound threads did between two readings; nil
 // unless both read schedstat.

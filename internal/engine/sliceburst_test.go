@@ -22,7 +22,7 @@ type sliceCase struct {
 }
 
 // TestJudgeSlices: leftover CPU over the threshold, at most a quarter of
-// a CPU, in slices under a third of the load's longest, from computing
+// a CPU, in slices under half of the load's longest, from computing
 // threads the kernel mostly did not preempt, is a slice burst; the figures of the windows of issue 25's
 // ramp and table, December 7 (docs/decisions.md).
 func TestJudgeSlices(t *testing.T) {
@@ -130,16 +130,35 @@ func TestJudgeWindowSlices(t *testing.T) {
 	// of 2.25 ms, none preempted.
 	ps0 := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}})
 	ps1 := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 220}})
-	judge := func(cut cutSample) report.Window {
-		pr := &probeRun{loadFrom: start}
+	judgeOver := func(cut cutSample, ps0, ps1 probes.ProcessSample, idle float64) report.Window {
+		pr := &probeRun{loadFrom: start, idleCPU: idle}
 		w := report.Window{LeftoverCPUS: 0.045, ThresholdS: 0.03, MeasuredMs: 1000, CPUBound: cpuBound(ps0, ps1, probes.WindowSlice)}
 		pr.judgeWindowSlices(&w, cut, ps0, ps1)
 		return w
 	}
+	judge := func(cut cutSample) report.Window { return judgeOver(cut, ps0, ps1, 0) }
 	if w := judge(cut); math.Abs(w.LoadSliceMs-3) > 1e-9 || w.SliceBurst {
 		t.Errorf("load slice %v ms, slice burst %v; want 3 ms (the loop's) and none (2.25 ms is three quarters of it)", w.LoadSliceMs, w.SliceBurst)
 	}
 	if w := judge(cutSample{}); w.LoadSliceMs != 0 || w.Burst {
 		t.Errorf("no cut: load slice %v ms, burst %v; want not judged", w.LoadSliceMs, w.Burst)
+	}
+	// A collector's window: the same 45 ms in 40 slices of 1.1 ms, under
+	// half the loop's 3 ms.
+	short := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 240}})
+	if w := judgeOver(cut, ps0, short, 0); !w.SliceBurst || !w.Burst {
+		t.Errorf("slices of 1.1 ms against the load's 3: slice burst %v, burst %v; want both", w.SliceBurst, w.Burst)
+	}
+	// The same, but 40 ms of the leftover's 45 came from a thread that
+	// ended in the measurement: the live threads' 5 ms do not cover it.
+	ended := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}, 5: {OnCPU: 0.2, Slices: 10}})
+	few := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.305, Slices: 210}})
+	if w := judgeOver(cut, ended, few, 0); w.Burst {
+		t.Errorf("a leftover the live threads do not cover: burst %v; want not judged", w.Burst)
+	}
+	// The live threads' CPU is taken above the idle rate, as the leftover
+	// is: 45 ms live, 40 ms of it idle, do not cover 45 ms above idle.
+	if w := judgeOver(cut, ps0, short, 0.04); w.Burst {
+		t.Errorf("live threads' CPU mostly idle: burst %v; want not judged", w.Burst)
 	}
 }

@@ -177,10 +177,11 @@ func addKnown(sum, n int64) int64 {
 
 // earlier returns thread tid's times in the reading before, whose times
 // now are a: zero for a thread new since, or for a thread id reused by
-// another thread (a count gone back).
+// another thread (a count gone back: its preemptions too, when both
+// readings know them).
 func earlier(before ProcessSample, tid int, a ThreadTimes) ThreadTimes {
 	b := before.Sched.ByThread[tid]
-	if b.Slices > a.Slices || b.OnCPU > a.OnCPU || b.Wait > a.Wait {
+	if b.Slices > a.Slices || b.OnCPU > a.OnCPU || b.Wait > a.Wait || (a.Preempted >= 0 && b.Preempted > a.Preempted) {
 		return ThreadTimes{}
 	}
 	return b

@@ -198,9 +198,11 @@ func TestLeadSliceMs(t *testing.T) {
 			threads(map[int]ThreadTimes{1: {OnCPU: 0.5, Slices: 160}}), 0.5 / 160 * 1000},
 		{"no thread ran ten slices", threads(map[int]ThreadTimes{}), threads(map[int]ThreadTimes{2: helper1}), 0},
 		{"long slices under a tenth of the CPU do not lead", threads(map[int]ThreadTimes{1: loop0, 4: {}}),
-			threads(map[int]ThreadTimes{1: loop1, 4: {OnCPU: 0.07, Slices: 10}}), 8},
+			threads(map[int]ThreadTimes{1: loop1, 4: {OnCPU: 0.085, Slices: 10}}), 8},
 		{"a reused id whose wait went back counts from zero", threads(map[int]ThreadTimes{1: {OnCPU: 0.5, Wait: 9, Slices: 150}}),
 			threads(map[int]ThreadTimes{1: {OnCPU: 0.6, Wait: 1, Slices: 160}}), 0.6 / 160 * 1000},
+		{"a reused id whose preemptions went back counts from zero", threads(map[int]ThreadTimes{1: {OnCPU: 0.5, Slices: 150, Preempted: 100}}),
+			threads(map[int]ThreadTimes{1: {OnCPU: 0.6, Slices: 160, Preempted: 5}}), 0.6 / 160 * 1000},
 		{"schedstat unknown", ProcessSample{}, threads(map[int]ThreadTimes{1: loop1}), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

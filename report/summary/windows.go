@@ -166,9 +166,9 @@ type Window struct {
 	// CPUBound is what the server's CPU-bound threads did in the
 	// measurement (cpubound.go); informative (their wait told a server
 	// that stopped in time from one that ran on no better than the whole
-	// process's wait, docs/decisions.md), but for the slices of every
-	// thread (LongestSliceMs, AllSlices, AllPreempted), which judge a
-	// slice burst.
+	// process's wait, docs/decisions.md), but for its LongestSliceMs (of
+	// every thread) and the computing threads' Slices and Preempted, which
+	// judge a slice burst.
 	CPUBound *CPUBound `json:"cpu_bound,omitempty"`
 	// TailCPUS is the time the server's threads ran in the last TailMs of
 	// the grace (schedstat). Burst: the leftover CPU was over the
@@ -192,12 +192,13 @@ type Window struct {
 	// (engine/burst.go).
 	TailWaitS float64 `json:"tail_wait_s,omitempty"`
 	WaitBurst bool    `json:"wait_burst,omitempty"`
-	// SliceBurst: the leftover CPU was over the threshold but came only in
-	// time slices under a third of LoadSliceMs, the longest mean slice of
-	// a thread over the load before the window: a runtime's own work on
-	// its threads (a collector), where a cut call that goes on computes in
-	// slices as long as the load's. It is a burst too: not counted
-	// (engine/burst.go).
+	// SliceBurst: the leftover CPU, at most a quarter of a CPU, was over
+	// the threshold but came only in time slices (CPUBound.LongestSliceMs)
+	// under half of LoadSliceMs, the longest mean slice of the thread that
+	// led the load before the window (probes.LeadSliceMs), from computing
+	// threads the kernel preempted at the end of under 60 % of their
+	// slices: a runtime's own work on its threads (a collector). It is a
+	// burst too: not counted (engine/burst.go).
 	SliceBurst  bool    `json:"slice_burst,omitempty"`
 	LoadSliceMs float64 `json:"load_slice_ms,omitempty"`
 	// TasksRunningOn is how many tasks worked on after their tasks/cancel
