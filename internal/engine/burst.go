@@ -100,8 +100,9 @@ func (pr *probeRun) tailFloors(w report.Window, el time.Duration) tailFloors {
 
 // judgeBurst fills in the grace's tail from its sample to ps0 (the
 // measurement's start) and whether the window's leftover CPU is a burst;
-// el is the measurement's length, ps1 its end, floors the rates under
-// which the tail is idle. The times are summed thread by thread, so a
+// el is the measurement's length, inMeasure what the threads did in it
+// (known: both its readings had schedstat), floors the rates under which
+// the tail is idle. The times are summed thread by thread, so a
 // thread that ended in between (a replaced server's, a runtime's worker)
 // does not make a busy tail read idle. A window whose count probes saw
 // calls running is no burst. Without schedstat at all three readings it
@@ -119,14 +120,13 @@ func (pr *probeRun) tailFloors(w report.Window, el time.Duration) tailFloors {
 // 25's ramp, December 6: a not_observable). The window is then a wait
 // burst, not counted as starved. The price: a server starved by another
 // process while its cut calls slept through the grace reads as one.
-func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample, t0 time.Time, el time.Duration, floors tailFloors) {
+func judgeBurst(w *report.Window, tail cutSample, ps0 probes.ProcessSample, inMeasure probes.ThreadsDelta, known bool, t0 time.Time, el time.Duration, floors tailFloors) {
 	if tail.at.IsZero() || w.Orphaned > 0 {
 		return
 	}
 	td := t0.Sub(tail.at)
 	inTail, ok0 := probes.ThreadsBetween(tail.ps, ps0)
-	inMeasure, ok1 := probes.ThreadsBetween(ps0, ps1)
-	if !ok0 || !ok1 || td < minTail || el <= 0 {
+	if !ok0 || !known || td < minTail || el <= 0 {
 		return
 	}
 	w.TailMs = ms(td)
@@ -158,10 +158,9 @@ func judgeBurst(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample,
 // the load's, and every node window that went on with a cut call burned
 // two thirds of a CPU or more (a Go one under half the load's slice and
 // at a fifth of a CPU was kept counted by its preemptions alone). So
-// leftover CPU over
-// the threshold that came only in slices under sliceShare of the
-// load's, with the kernel ending under slicePreemptedPct % of the
-// computing threads' slices, and at most
+// leftover CPU over the threshold that came only in slices under
+// sliceShare of the load's, with the kernel ending under
+// slicePreemptedPct % of the computing threads' slices, and at most
 // sliceCPU of a CPU over the measurement (a collector's burst is small:
 // 0.03–0.13 of a CPU), is the runtime's own work, not counted. The
 // load's slice is that of a thread that led it (ten slices or more, a
@@ -177,16 +176,15 @@ const (
 	sliceCPU          = 0.25
 )
 
-// judgeWindowSlices judges w, measured from ps0 to ps1 after its cut
-// (cut; zero: not a window during the load, not judged), for a slice
-// burst: the load's slice from its start to the cut, the live threads'
-// CPU over the measurement (judgeSlices).
-func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, ps0, ps1 probes.ProcessSample) {
+// judgeWindowSlices judges w, measured after its cut (cut; zero: not a
+// window during the load, not judged), for a slice burst: the load's
+// slice from its start to the cut, and live, what the live threads did
+// over the measurement (judgeSlices).
+func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, live probes.ThreadsDelta) {
 	if cut.at.IsZero() {
 		return
 	}
 	w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
-	live, _ := probes.ThreadsBetween(ps0, ps1)
 	// The leftover is above the idle rate; so are the live threads' CPU.
 	judgeSlices(w, live.OnCPU-pr.idleCPU*w.MeasuredMs/1000)
 }

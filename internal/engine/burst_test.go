@@ -52,7 +52,7 @@ func TestJudgeBurst(t *testing.T) {
 		if w.Orphaned == 0 {
 			at = t0.Add(-5 * time.Millisecond)
 		}
-		judgeBurst(&w, cutSample{ps: idle, at: at}, idle, onCPU(10.13), t0, time.Second, tailFloors{tailNoise, tailNoise})
+		judgeBurstOver(&w, cutSample{ps: idle, at: at}, idle, onCPU(10.13), t0, time.Second, tailFloors{tailNoise, tailNoise})
 		if w.Burst || !w.Above() {
 			t.Errorf("%s: burst %v, above %v; want a window counted as before", name, w.Burst, w.Above())
 		}
@@ -89,7 +89,7 @@ func TestJudgeBurst(t *testing.T) {
 				tail.Sched.Known = false
 			}
 			w := report.Window{LeftoverCPUS: tc.leftover, ThresholdS: 0.03}
-			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailFloors{tc.floor, tc.floor}) // a thread of 30 s ended in the tail
+			judgeBurstOver(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailFloors{tc.floor, tc.floor}) // a thread of 30 s ended in the tail
 			if w.Burst != tc.want {
 				t.Errorf("burst = %v (tail %v s in %v ms), want %v", w.Burst, w.TailCPUS, w.TailMs, tc.want)
 			}
@@ -191,7 +191,7 @@ func TestJudgeWaitBurst(t *testing.T) {
 				tail = waiting([2]float64{10, 5}, [2]float64{1, 30})
 			}
 			w := report.Window{LeftoverCPUS: tc.measureCPU, ThresholdS: 0.03, RunWaitS: tc.measWait, WaitThresholdS: 0.03, Starved: tc.starved}
-			judgeBurst(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailFloors{tailNoise, tailNoise})
+			judgeBurstOver(&w, cutSample{ps: tail, at: tailAt}, ps0, ps1, t0, time.Second, tailFloors{tailNoise, tailNoise})
 			if w.Starved != tc.wantStarved || w.WaitBurst != tc.wantWB {
 				t.Errorf("starved %v, wait burst %v; want %v, %v", w.Starved, w.WaitBurst, tc.wantStarved, tc.wantWB)
 			}
@@ -206,4 +206,10 @@ func TestJudgeWaitBurst(t *testing.T) {
 	if pr.windows.WaitBursts != 1 || pr.windows.Starved != 1 {
 		t.Errorf("windows: wait bursts %d, starved %d; want 1, 1", pr.windows.WaitBursts, pr.windows.Starved)
 	}
+}
+
+// judgeBurstOver is judgeBurst over a measurement from ps0 to ps1.
+func judgeBurstOver(w *report.Window, tail cutSample, ps0, ps1 probes.ProcessSample, t0 time.Time, el time.Duration, floors tailFloors) {
+	inMeasure, known := probes.ThreadsBetween(ps0, ps1)
+	judgeBurst(w, tail, ps0, inMeasure, known, t0, el, floors)
 }

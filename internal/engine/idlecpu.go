@@ -141,7 +141,10 @@ func (pr *probeRun) measureWindow(ctx context.Context, d time.Duration, cut, tai
 	w.LeftoverCPUS = max(probes.LeftoverCPU(ps0, ps1)-pr.idleCPU*el.Seconds(), 0)
 	w.ThresholdS = pr.windowThreshold(el)
 	pr.judgeWait(&w, ps0, ps1, el)
-	judgeBurst(&w, tail, ps0, ps1, t0, el, pr.tailFloors(w, el)) // burst.go
-	pr.judgeWindowSlices(&w, cut, ps0, ps1)
+	// What the live threads did in the measurement, thread by thread:
+	// read once for both judges (burst.go).
+	inMeasure, known := probes.ThreadsBetween(ps0, ps1)
+	judgeBurst(&w, tail, ps0, inMeasure, known, t0, el, pr.tailFloors(w, el))
+	pr.judgeWindowSlices(&w, cut, inMeasure)
 	return w
 }

@@ -23,8 +23,9 @@ type sliceCase struct {
 
 // TestJudgeSlices: leftover CPU over the threshold, at most a quarter of
 // a CPU, in slices under half of the load's longest, from computing
-// threads the kernel mostly did not preempt, is a slice burst; the figures of the windows of issue 25's
-// ramp and table, December 7 (docs/decisions.md).
+// threads the kernel mostly did not preempt, is a slice burst; the
+// figures of the windows of issue 25's ramp and table, December 7
+// (docs/decisions.md).
 func TestJudgeSlices(t *testing.T) {
 	for _, tc := range []sliceCase{
 		{"node's collector in a window that cut nothing (stop, seed 5)", 0.04, 1.74, 7.02, 52, 20, true},
@@ -133,7 +134,8 @@ func TestJudgeWindowSlices(t *testing.T) {
 	judgeOver := func(cut cutSample, ps0, ps1 probes.ProcessSample, idle float64) report.Window {
 		pr := &probeRun{loadFrom: start, idleCPU: idle}
 		w := report.Window{LeftoverCPUS: 0.045, ThresholdS: 0.03, MeasuredMs: 1000, CPUBound: cpuBound(ps0, ps1, probes.WindowSlice)}
-		pr.judgeWindowSlices(&w, cut, ps0, ps1)
+		live, _ := probes.ThreadsBetween(ps0, ps1)
+		pr.judgeWindowSlices(&w, cut, live)
 		return w
 	}
 	judge := func(cut cutSample) report.Window { return judgeOver(cut, ps0, ps1, 0) }
