@@ -126,9 +126,6 @@ func (a *Aggregator) addCancel(r *results.Record) {
 	c.addFenceLag(r.FenceLagUs)
 	if r.LeftoverUs > 0 { // work past cut + work grace (engine's Plan.workGrace)
 		c.leftover.add(r.ID, r.LeftoverUs, disconnected)
-		if r.LeftoverByAnswer {
-			c.byAnswer++
-		}
 	} else if r.FencedUs > 0 { // past it by a fence alone (fenced.go)
 		a.fenced.calls.add(r.ID, r.FencedUs, disconnected)
 	}

@@ -152,7 +152,6 @@ type cancelAgg struct {
 	lateResponses int
 	lateProgress  int
 	leftover      callSet // calls with wire evidence of work after the cancel (fenced.go)
-	byAnswer      int     // of those, the ones shown by their answer alone, by the clock
 	lateQueued    int     // late messages read before the stdio fence's answer
 	// lateQueuedPrompt: those of lateQueued read before a prompt answer
 	lateQueuedPrompt int

@@ -146,7 +146,6 @@ func (a *Aggregator) buildCancellation(s *Summary) {
 		LeftoverCalls:     l.n,
 		LeftoverIDs:       l.ids,
 		LeftoverMaxMs:     float64(l.maxUs) / 1000,
-		LeftoverByAnswer:  a.cancel.byAnswer,
 		FencedCalls:       a.fenced.calls.n,
 		WriterOrdered:     a.writerOrdered(),
 		LateQueued:        a.cancel.lateQueued,

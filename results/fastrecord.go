@@ -114,9 +114,6 @@ func (l *lexer) recordTimeMember(key string, r *Record) uint64 {
 	case "fenced_us":
 		r.FencedUs = l.int64()
 		return 1 << 53
-	case "leftover_by_answer":
-		r.LeftoverByAnswer = l.bool()
-		return 1 << 55
 	case "fence_lag_us":
 		r.FenceLagUs = l.int64()
 		return 1 << 54

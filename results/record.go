@@ -161,13 +161,6 @@ type Record struct {
 	// LeftoverUs is how long after our cancel the server was last seen
 	// working on this call (stdio and open legacy streams).
 	LeftoverUs int64 `json:"leftover_us,omitempty"`
-	// LeftoverByAnswer: LeftoverUs rests on the call's answer of finished
-	// work alone, read past our cancel plus the work grace by the clock
-	// (no message proven later by a fence or past the grace's give or
-	// take): the call ran to its end past the grace, unless the server's
-	// write lagged its work by more than the answer is late (engine's
-	// lateanswer.go).
-	LeftoverByAnswer bool `json:"leftover_by_answer,omitempty"`
 	// FencedUs is how long after our cancel the last message was read that
 	// came after the answer to the ping sent at cancel + the work grace
 	// (stdio), when that is all that shows work after the grace: by the

@@ -47,9 +47,6 @@ type callState struct {
 	// fencedSeen: the last message read after the work fence's answer
 	// that by the clock was within its give or take (settleLate).
 	fencedSeen time.Time
-	// answerSeen: when the call's answer of finished work was read past
-	// our cancel plus the work grace, by the clock (lateanswer.go).
-	answerSeen time.Time
 	fence      *fence    // the stdio fence sent the progress grace after our cancel (fence.go)
 	workFence  *fence    // the one sent the work grace after it (fence itself when the graces are equal)
 	late       []lateMsg // late messages to weigh against it
@@ -300,8 +297,10 @@ func (cs *callState) onResponse(ev client.Event) {
 		switch {
 		case cancelAnswer(ev):
 			cs.rec.CancelAnswers++
+		case ev.Kind == client.EvResult && !ev.Result.IsError && cs.beyondGrace(ev.At):
+			cs.noteLate(ev.At, false)
 		case ev.Kind == client.EvResult && !ev.Result.IsError:
-			cs.noteLateResult(ev.At, ev.Result.Type == client.ResultComplete)
+			cs.noteLagged(ev.At)
 		}
 	}
 	if cs.final != finalNone {

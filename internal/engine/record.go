@@ -15,7 +15,17 @@ func (cs *callState) record() *results.Record {
 	cs.skippedFaults()
 	cs.answer(rec)
 	cs.settleLate()
-	cs.leftover(rec)
+	// Work seen after the cancel plus the work grace is the call's
+	// leftover work; anything sooner is the race the spec allows, or the
+	// server still stopping within the grace it was given.
+	if !cs.lastSeen.IsZero() && !cs.cancelAt.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.workGrace() {
+		rec.LeftoverUs = results.Us(cs.lastSeen.Sub(cs.cancelAt))
+	}
+	// A message is fenced only after the answer to a ping sent at
+	// cancel + the work grace, so it is past the grace already.
+	if rec.LeftoverUs == 0 && !cs.fencedSeen.IsZero() && !cs.cancelAt.IsZero() {
+		rec.FencedUs = results.Us(cs.fencedSeen.Sub(cs.cancelAt))
+	}
 	rec.FenceLagUs = cs.fenceLag()
 	end := cs.responseAt
 	if end.IsZero() || (!cs.cancelAt.IsZero() && cs.cancelAt.Before(end)) {
@@ -85,30 +95,5 @@ func (cs *callState) answer(rec *results.Record) {
 		// The server asked, and the call was stopped before it answered:
 		// counted in mrtr.input_required as "the last answer, not retried".
 		rec.ResultType = client.ResultInputRequired.String()
-	}
-}
-
-// leftover notes the call's work seen past our cancel plus the work grace
-// (cs.mu held). Anything sooner is the race the spec allows, or the
-// server still stopping within the grace it was given.
-func (cs *callState) leftover(rec *results.Record) {
-	if cs.cancelAt.IsZero() {
-		return
-	}
-	if !cs.lastSeen.IsZero() && cs.lastSeen.Sub(cs.cancelAt) > cs.r.plan.workGrace() {
-		rec.LeftoverUs = results.Us(cs.lastSeen.Sub(cs.cancelAt))
-	}
-	// An answer of finished work read past the work grace, by the clock
-	// (lateanswer.go): marked when it is all that shows the work.
-	if !cs.answerSeen.IsZero() {
-		if us := results.Us(cs.answerSeen.Sub(cs.cancelAt)); us > rec.LeftoverUs {
-			rec.LeftoverByAnswer = rec.LeftoverUs == 0
-			rec.LeftoverUs = us
-		}
-	}
-	// A message is fenced only after the answer to a ping sent at
-	// cancel + the work grace, so it is past the grace already.
-	if rec.LeftoverUs == 0 && !cs.fencedSeen.IsZero() {
-		rec.FencedUs = results.Us(cs.fencedSeen.Sub(cs.cancelAt))
 	}
 }

@@ -75,10 +75,6 @@ type Cancellation struct {
 	// seen after it on the wire.
 	LeftoverIDs   []int64 `json:"leftover_ids,omitempty"`
 	LeftoverMaxMs float64 `json:"leftover_max_ms"`
-	// LeftoverByAnswer: leftover calls shown by their answer of finished
-	// work alone, read past cancel + the work grace by the clock (a
-	// server's write can trail its work by some ms under load).
-	LeftoverByAnswer int `json:"leftover_by_answer"`
 	// FencedCalls: cut calls whose only evidence of work past the grace
 	// is a message read after the answer to a ping sent at cancel + the
 	// work grace (stdio), within a tenth of the grace by the clock. They

@@ -24,14 +24,6 @@ func leftoverCallsFact(c summary.Cancellation) string {
 			in = append(in, "up to "+summary.FormatMs(c.LeftoverMaxMs)+" after the cancel")
 		}
 	}
-	if c.LeftoverByAnswer > 0 {
-		whose := "their"
-		if c.LeftoverByAnswer == 1 {
-			whose = "its"
-		}
-		in = append(in, fmt.Sprintf("%d by %s answer of finished work alone, read past cancel + grace "+
-			"(by the clock: the server's write may trail its work by a few ms)", c.LeftoverByAnswer, whose))
-	}
 	if c.WriterOrdered && c.FencedCalls > 0 {
 		in = append(in, fmt.Sprintf("%d by a message read after the answer to a ping sent at cancel + grace, "+
 			"from a server seen to write in order", c.FencedCalls))
@@ -82,8 +74,7 @@ func joinIDs(list []int64, total int) string {
 }
 
 // fenceNote says, in a pass over stdio, how far past the grace a run-on
-// must go before the wire can show it when the call's answer of finished
-// work does not come (lateanswer.go in engine): only once the server has read the
+// must go before the wire can show it: only once the server has read the
 // ping sent at cancel + grace (its answer's lag), and for a server not seen
 // to write in order, not within a tenth of the grace either. "" without
 // stdio cancels, or with a log probe that matched, which sees each call
@@ -95,8 +86,7 @@ func fenceNote(c summary.Cancellation) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("; on stdio, a cut call's work past cancel + grace shows on the wire by its answer of finished work, " +
-		"and otherwise only once the server has read a ping sent then: ")
+	b.WriteString("; on stdio, a cut call's work past cancel + grace shows on the wire only once the server has read a ping sent then: ")
 	if f.LagMs.Count == 0 {
 		fmt.Fprintf(&b, "none of the %d was answered in time, so only an answer read long after its cancel (a stale answer) could show a run-on", f.Unanswered)
 		return b.String()
