@@ -187,6 +187,19 @@ func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, live prob
 	w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
 	// The leftover is above the idle rate; so are the live threads' CPU.
 	judgeSlices(w, live.OnCPU-pr.idleCPU*w.MeasuredMs/1000)
+	judgeSelfWait(w, pr.serverCPUs())
+}
+
+// serverCPUs is how many CPUs the probed server may run on (its first
+// root process's), 0 when unknown (selfwait.go).
+func (pr *probeRun) serverCPUs() int {
+	if pr.procPIDs == nil {
+		return 0
+	}
+	if pids := pr.procPIDs(); len(pids) > 0 {
+		return cpusOf(pids[0])
+	}
+	return 0
 }
 
 // judgeSlices marks w a slice burst (and a burst: not counted) when its
