@@ -179,7 +179,8 @@ const (
 // judgeWindowSlices judges w, measured after its cut (cut; zero: not a
 // window during the load, not judged), for a slice burst: the load's
 // slice from its start to the cut, and live, what the live threads did
-// over the measurement (judgeSlices).
+// over the measurement (judgeSlices); and a starved w for a wait its own
+// threads made each other (selfwait.go).
 func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, live probes.ThreadsDelta) {
 	if cut.at.IsZero() {
 		return
@@ -187,7 +188,9 @@ func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, live prob
 	w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
 	// The leftover is above the idle rate; so are the live threads' CPU.
 	judgeSlices(w, live.OnCPU-pr.idleCPU*w.MeasuredMs/1000)
-	judgeSelfWait(w, pr.serverCPUs())
+	if w.Starved {
+		judgeSelfWait(w, pr.serverCPUs())
+	}
 }
 
 // serverCPUs is how many CPUs the probed server may run on (its first

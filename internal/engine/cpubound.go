@@ -16,7 +16,9 @@ import (
 // stopped in time from one that ran on any better than the whole
 // process's wait, and judged alone it let through runs that ran on
 // (docs/decisions.md). Their slices and preemptions, and the longest
-// mean slice of every thread there, judge a slice burst (burst.go).
+// mean slice of every thread there, judge a slice burst (burst.go), and
+// with their time, wait and number a wait they made each other
+// (selfwait.go).
 
 // cpuBound is what the CPU-bound threads did between two readings; nil
 // unless both read schedstat.

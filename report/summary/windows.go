@@ -168,7 +168,8 @@ type Window struct {
 	// that stopped in time from one that ran on no better than the whole
 	// process's wait, docs/decisions.md), but for its LongestSliceMs (of
 	// every thread) and the computing threads' Slices and Preempted, which
-	// judge a slice burst.
+	// judge a slice burst, and their OnCPUS, WaitS and Threads, which judge
+	// a wait they made each other (engine/selfwait.go).
 	CPUBound *CPUBound `json:"cpu_bound,omitempty"`
 	// TailCPUS is the time the server's threads ran in the last TailMs of
 	// the grace (schedstat). Burst: the leftover CPU was over the
@@ -189,7 +190,10 @@ type Window struct {
 	// plus 2 % of a CPU, or the windows' quiet noise): a server held off
 	// the CPU with a cut call's work pending wanted it through the grace's
 	// end too, so the wait is something new and the window is not starved
-	// (engine/burst.go).
+	// (engine/burst.go). Also a wait burst: a window whose computing
+	// threads, more than the server's CPUs and in a slice burst's slices,
+	// waited no longer than they could have made each other wait
+	// (engine/selfwait.go).
 	TailWaitS float64 `json:"tail_wait_s,omitempty"`
 	WaitBurst bool    `json:"wait_burst,omitempty"`
 	// SliceBurst: the leftover CPU, at most a quarter of a CPU, was over

@@ -160,7 +160,7 @@ func waitBurstsNote(w summary.Windows) string {
 		return ""
 	}
 	return "; in " + summary.Plural(w.WaitBursts, "window") + " the server's threads waited for a CPU only after a grace " +
-		"that ended with them wanting none: a burst of its own (a runtime's collector on more threads than CPUs), not a starved cut call, not counted"
+		"that ended with them wanting none, or only for each other: a burst of its own (a runtime's collector on more threads than CPUs), not a starved cut call, not counted"
 }
 
 // windowsSource says who asked for the windows, when mcpchaos did.
