@@ -74,11 +74,7 @@ func TestWindowSlicesJudgeSelfWait(t *testing.T) {
 	if cpus == 0 {
 		t.Skip("no CPU affinity read here")
 	}
-	sample := func(threads map[int]probes.ThreadTimes) probes.ProcessSample {
-		var ps probes.ProcessSample
-		ps.Sched.Known, ps.Sched.ByThread = true, threads
-		return ps
-	}
+	sample := threadSample
 	// The load's loop ran 300 ms in 100 slices of 3 ms before the cut.
 	start := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1, Slices: 100}})
 	cut := cutSample{at: time.Unix(100, 0), ps: sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}})}

@@ -118,11 +118,7 @@ func TestSliceBurstCounted(t *testing.T) {
 // made a computing window's short slices a runtime's; a window after the
 // load (no cut) is not judged.
 func TestJudgeWindowSlices(t *testing.T) {
-	sample := func(threads map[int]probes.ThreadTimes) probes.ProcessSample {
-		var ps probes.ProcessSample
-		ps.Sched.Known, ps.Sched.ByThread = true, threads
-		return ps
-	}
+	sample := threadSample
 	start := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1, Slices: 100}})
 	// The load: its loop ran 300 ms in 100 slices of 3 ms; a helper new
 	// since ran two slices of 50 ms.
@@ -163,4 +159,12 @@ func TestJudgeWindowSlices(t *testing.T) {
 	if w := judgeOver(cut, ps0, short, 0.04); w.Burst {
 		t.Errorf("live threads' CPU mostly idle: burst %v; want not judged", w.Burst)
 	}
+}
+
+// threadSample is a process sample whose schedstat was read for these
+// threads.
+func threadSample(threads map[int]probes.ThreadTimes) probes.ProcessSample {
+	var ps probes.ProcessSample
+	ps.Sched.Known, ps.Sched.ByThread = true, threads
+	return ps
 }
