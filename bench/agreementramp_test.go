@@ -18,13 +18,14 @@ import (
 // step servers have one tool, so the three kinds of call are three
 // argument sets of it. The TypeScript server runs every call on one
 // thread, which the ramp's top rate overloads, so its ramp goes from 1 to
-// 8 calls/s. MCPCHAOS_AGREEMENT_SEEDS (default 3), _ONLY and _KEEP work as
-// for BenchmarkBlackBoxAgreement.
+// 8 calls/s. MCPCHAOS_AGREEMENT_SEEDS (default 3), _FIRST, _ONLY and
+// _KEEP work as for BenchmarkBlackBoxAgreement.
 //
 //	go test -run '^$' -bench BlackBoxAgreementRamp -benchtime=1x -timeout 60m ./bench/
 func BenchmarkBlackBoxAgreementRamp(b *testing.B) {
 	setup(b)
 	seeds := envCount(b, "MCPCHAOS_AGREEMENT_SEEDS", 3)
+	first := envCount(b, "MCPCHAOS_AGREEMENT_FIRST", 1)
 	only := os.Getenv("MCPCHAOS_AGREEMENT_ONLY")
 	fmt.Fprint(os.Stderr, tableHeader)
 	total, agreed := 0, 0
@@ -37,7 +38,7 @@ func BenchmarkBlackBoxAgreementRamp(b *testing.B) {
 						continue
 					}
 					t := tally{}
-					for seed := 1; seed <= seeds; seed++ {
+					for seed := first; seed < first+seeds; seed++ {
 						t.add(judgedRun(b, c, 25, seed, func(target, probes string) string {
 							from, to := rampRates(c.SDK)
 							return fmt.Sprintf(rampScenario, seed, target, from, to, probes)
