@@ -74,10 +74,9 @@ func TestWindowSlicesJudgeSelfWait(t *testing.T) {
 	if cpus == 0 {
 		t.Skip("no CPU affinity read here")
 	}
-	sample := threadSample
 	// The load's loop ran 300 ms in 100 slices of 3 ms before the cut.
-	start := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1, Slices: 100}})
-	cut := cutSample{at: time.Unix(100, 0), ps: sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}})}
+	start := threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1, Slices: 100}})
+	cut := cutSample{at: time.Unix(100, 0), ps: threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}})}
 	for _, tc := range []struct {
 		name  string
 		roots func() []int

@@ -118,15 +118,14 @@ func TestSliceBurstCounted(t *testing.T) {
 // made a computing window's short slices a runtime's; a window after the
 // load (no cut) is not judged.
 func TestJudgeWindowSlices(t *testing.T) {
-	sample := threadSample
-	start := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1, Slices: 100}})
+	start := threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1, Slices: 100}})
 	// The load: its loop ran 300 ms in 100 slices of 3 ms; a helper new
 	// since ran two slices of 50 ms.
-	cut := cutSample{at: time.Unix(100, 0), ps: sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}, 2: {OnCPU: 0.1, Slices: 2}})}
+	cut := cutSample{at: time.Unix(100, 0), ps: threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}, 2: {OnCPU: 0.1, Slices: 2}})}
 	// The window: 45 ms of CPU over a second on one thread, in 20 slices
 	// of 2.25 ms, none preempted.
-	ps0 := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}})
-	ps1 := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 220}})
+	ps0 := threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}})
+	ps1 := threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 220}})
 	judgeOver := func(cut cutSample, ps0, ps1 probes.ProcessSample, idle float64) report.Window {
 		pr := &probeRun{loadFrom: start, idleCPU: idle}
 		w := report.Window{LeftoverCPUS: 0.045, ThresholdS: 0.03, MeasuredMs: 1000, CPUBound: cpuBound(ps0, ps1, probes.WindowSlice)}
@@ -143,14 +142,14 @@ func TestJudgeWindowSlices(t *testing.T) {
 	}
 	// A collector's window: the same 45 ms in 40 slices of 1.1 ms, under
 	// half the loop's 3 ms.
-	short := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 240}})
+	short := threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1.345, Slices: 240}})
 	if w := judgeOver(cut, ps0, short, 0); !w.SliceBurst || !w.Burst {
 		t.Errorf("slices of 1.1 ms against the load's 3: slice burst %v, burst %v; want both", w.SliceBurst, w.Burst)
 	}
 	// The same, but 40 ms of the leftover's 45 came from a thread that
 	// ended in the measurement: the live threads' 5 ms do not cover it.
-	ended := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}, 5: {OnCPU: 0.2, Slices: 10}})
-	few := sample(map[int]probes.ThreadTimes{1: {OnCPU: 1.305, Slices: 210}})
+	ended := threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1.3, Slices: 200}, 5: {OnCPU: 0.2, Slices: 10}})
+	few := threadSample(map[int]probes.ThreadTimes{1: {OnCPU: 1.305, Slices: 210}})
 	if w := judgeOver(cut, ended, few, 0); w.Burst {
 		t.Errorf("a leftover the live threads do not cover: burst %v; want not judged", w.Burst)
 	}
