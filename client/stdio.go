@@ -196,12 +196,19 @@ func (t *stdioTransport) reap() {
 	t.markRetired()
 }
 
+// ErrStdinClosed is what a write to a stdio server returns once its stdin
+// is closed (a disconnect, Call.Abort with AbortClose, or the end of the
+// run): the server read EOF there, and nothing written after it reaches
+// it. A cancel that fails so never reached the server: what stopped the
+// call, for the server, was the stdin's close.
+var ErrStdinClosed = errors.New("server stdin is closed")
+
 // write sends one message line.
 func (t *stdioTransport) write(ctx context.Context, msg []byte) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	if t.stdin == nil {
-		return errors.New("server stdin is closed")
+		return ErrStdinClosed
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/client"
@@ -145,6 +146,13 @@ func (cs *callState) stopHeld(outcome string, reason results.StopReason, deadlin
 	cs.cutOut.Store(true)
 	cs.mu.Lock()
 	cs.cancelSent = time.Now()
+	if outcome == results.Cancelled && errors.Is(err, client.ErrStdinClosed) {
+		// The cancel never reached the server: a disconnect of another
+		// call on the same process had closed its stdin first. What the
+		// server saw stop this call was that EOF, a disconnect, and in
+		// the 2025 revisions work after it is no violation.
+		cs.stopOutcome = results.Disconnected
+	}
 	pg, wg := cs.r.plan.Progress.Grace, cs.r.plan.workGrace()
 	cs.fence = cs.r.fences.after(cs.client, cs.cancelSent.Add(pg), pg)
 	cs.workFence = cs.fence
