@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/client/vocab"
 	"github.com/mcpchaos/mcpchaos/internal/stepserver"
 	"github.com/mcpchaos/mcpchaos/results"
 )
@@ -143,17 +144,6 @@ func agreementDuration(sdk string, stepMs int) string {
 	return "3s"
 }
 
-// right is the verdict the server's log calls for.
-func (o agreementOutcome) right() string {
-	switch {
-	case o.uncut:
-		return "not exercised"
-	case o.truth:
-		return "violation"
-	}
-	return "pass"
-}
-
 // agreementServers are the step servers of one SDK and transport: one
 // that leaks and one that stops, and, when only names "sleep", the same
 // two with steps that sleep: controls whose right verdict is
@@ -200,61 +190,6 @@ func envCount(b *testing.B, name string, def int) int {
 		b.Fatalf("%s=%q: want a count from 1 to 1000", name, v)
 	}
 	return n
-}
-
-// tally counts one setup's runs.
-type tally struct {
-	runs, agree, falsePass, falseViolation, notObservable, truthViolation int
-	starved, marginal                                                     int // misses the server's log explains
-	// uncut: runs in which no call was cut (the fault's draws spared
-	// every call), whose right verdict is "not exercised".
-	uncut int
-}
-
-// agreementOutcome is one run: the verdict and the truth.
-type agreementOutcome struct {
-	verdict, evidence string
-	truth             bool   // the server's log: a cut call ran past cut + grace
-	uncut             bool   // no call was cut: the right verdict is "not exercised"
-	miss              string // why it disagreed (agreement_miss_test.go), "" when it agreed
-}
-
-// tableHeader heads the agreement table (markdown), both benchmarks'.
-const tableHeader = "| setup | runs | agreement | false passes | false violations | not_observable | truth: violation | misses: starved, marginal | no call cut |\n" +
-	"|---|---|---|---|---|---|---|---|---|\n"
-
-// row is the setup's line of the table.
-func (t tally) row(name string) string {
-	return fmt.Sprintf("| %s | %d | %d/%d | %d | %d | %d | %d | %d, %d | %d |\n", name, t.runs, t.agree, t.runs, t.falsePass,
-		t.falseViolation, t.notObservable, t.truthViolation, t.starved, t.marginal, t.uncut)
-}
-
-func (t *tally) add(o agreementOutcome) {
-	t.runs++
-	switch o.miss {
-	case missStarved:
-		t.starved++
-	case missMarginal:
-		t.marginal++
-	}
-	if o.truth {
-		t.truthViolation++
-	}
-	if o.uncut {
-		t.uncut++
-	}
-	switch {
-	case o.uncut && o.verdict == "not exercised":
-		t.agree++
-	case o.verdict == "not_observable":
-		t.notObservable++
-	case o.truth && o.verdict == "violation", !o.truth && o.verdict == "pass":
-		t.agree++
-	case o.truth:
-		t.falsePass++
-	default:
-		t.falseViolation++
-	}
 }
 
 // agreementGrace is the scenarios' orphans.grace.
@@ -317,22 +252,31 @@ func judgedRun(b *testing.B, c stepserver.Config, stepMs, seed int, scenario fun
 	if err != nil {
 		b.Fatal(err)
 	}
-	j := stepserver.Judge(f.Records, last, agreementGrace)
-	o := agreementOutcome{truth: j.Violation(), uncut: j.Cut == 0}
+	j := stepserver.Judge(f.Records, last, agreementGrace, vocab.IsLegacy(f.Header.Era))
+	o := agreementOutcome{truth: j.Violation(), legacy: len(j.Legacy) > 0, uncut: j.Cut == 0}
 	for _, v := range r.Summary.m["verdicts"].([]any) {
 		if m := v.(map[string]any); m["area"] == "cancellation" {
 			o.verdict, o.evidence = m["status"].(string), m["evidence"].(string)
 		}
 	}
-	judged := fmt.Sprintf("truth %d of %d cut calls ran on (up to %v after the cut); verdict %s (%s)\n",
-		len(j.Leaked), j.Cut, j.MaxAfter, o.verdict, o.evidence)
-	if o.verdict != o.right() {
+	judged := fmt.Sprintf("truth %d of %d cut calls ran on (up to %v after the cut)%s; verdict %s (%s)\n",
+		len(j.Leaked), j.Cut, j.MaxAfter, legacyNote(j), o.verdict, o.evidence)
+	if !o.agrees() {
 		o.miss = missKind(c, j, agreementGrace)
 		judged = missLine(c, stepMs, seed, j, o, slowestStep(c.Truth, f.Records, j.Leaked))
 		fmt.Fprintln(os.Stderr, judged)
 	}
 	keepRun(b, r.Dir, c, stepMs, seed, judged)
 	return o
+}
+
+// legacyNote says how many disconnected calls of a 2025 era ran on past
+// cut + grace (no violation there), or "" for none.
+func legacyNote(j stepserver.Judgement) string {
+	if len(j.Legacy) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and %d disconnected calls of a 2025 era (a disconnect is not a cancel there: expected legacy behaviour)", len(j.Legacy))
 }
 
 // niced is the command line of a step server, argv (this test binary, or

@@ -44,6 +44,12 @@ type Judgement struct {
 	// MaxAfter is the longest time from a cut to a step the server
 	// finished after it, over the leaked calls.
 	MaxAfter time.Duration
+	// Legacy are the ids of calls of a 2025 era that ran on past cut +
+	// grace after a disconnect (their connection's, or the stdin's close
+	// that a cancel found): in the 2025 revisions a disconnect is not a
+	// cancel, so they are not Leaked. A correct tool says "expected
+	// legacy behaviour" of them, or "pass" when it saw no work.
+	Legacy []int64
 }
 
 // Violation reports whether the server ran on after a cut: the verdict a
@@ -61,8 +67,9 @@ func (j Judgement) Marginal(grace, margin time.Duration) bool {
 // Judge holds the calls of a results file against the server's log: a
 // call whose progress token is "p" + its id was cut when its cancel was
 // out (cancel_sent_us; the decision, cancel_us, in older files); it leaked
-// when the server finished a step later than the cut plus grace.
-func Judge(recs []results.Record, last map[string]time.Time, grace time.Duration) Judgement {
+// when the server finished a step later than the cut plus grace. With
+// legacy (a 2025 era), a disconnected call that did so is Legacy instead.
+func Judge(recs []results.Record, last map[string]time.Time, grace time.Duration, legacy bool) Judgement {
 	var j Judgement
 	for _, r := range recs {
 		if r.CancelUs <= 0 || r.ResponseUs > 0 && r.ResponseUs < r.CancelUs {
@@ -76,6 +83,10 @@ func Judge(recs []results.Record, last map[string]time.Time, grace time.Duration
 		cut := r.Scheduled.Add(time.Duration(cutUs) * time.Microsecond)
 		end, ok := last["p"+strconv.FormatInt(r.ID, 10)]
 		if !ok || !end.After(cut.Add(grace)) {
+			continue
+		}
+		if legacy && r.Outcome == results.Disconnected {
+			j.Legacy = append(j.Legacy, r.ID)
 			continue
 		}
 		j.Leaked = append(j.Leaked, r.ID)

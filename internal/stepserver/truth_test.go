@@ -3,6 +3,7 @@ package stepserver
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestJudge(t *testing.T) {
 		{"no grace: the stop line is no step", 0, 1, 800 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := Judge(recs, last, tc.grace)
+			j := Judge(recs, last, tc.grace, false)
 			if j.Cut != 3 || len(j.Leaked) != tc.leaked || j.MaxAfter != tc.max || j.Violation() != (tc.leaked > 0) {
 				t.Errorf("Judge = %+v, want 3 cut, %d leaked, max %v", j, tc.leaked, tc.max)
 			}
@@ -53,6 +54,35 @@ func TestJudge(t *testing.T) {
 					over, tc.grace, over, j.Marginal(tc.grace, over), j.Marginal(tc.grace, over+time.Millisecond))
 			}
 
+		})
+	}
+}
+
+// TestJudgeLegacy: in a 2025 era a disconnected call that ran on is no
+// leak (a disconnect is not a cancel there) but is named as Legacy; in
+// 2026-07-28 it is a leak like a cancelled one.
+func TestJudgeLegacy(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	last := map[string]time.Time{"p1": ms(900), "p2": ms(900), "p3": ms(150)}
+	recs := []results.Record{
+		{ID: 1, Scheduled: t0, CancelUs: 100_000, Outcome: results.Disconnected},
+		{ID: 2, Scheduled: t0, CancelUs: 100_000, Outcome: results.Cancelled},
+		{ID: 3, Scheduled: t0, CancelUs: 100_000, Outcome: results.Disconnected},
+	}
+	for _, tc := range []struct {
+		name           string
+		era2025        bool
+		leaked, legacy []int64
+	}{
+		{"2025: the disconnect that ran on is legacy", true, []int64{2}, []int64{1}},
+		{"2026: a disconnect is a cancel", false, []int64{1, 2}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := Judge(recs, last, 300*time.Millisecond, tc.era2025)
+			if j.Cut != 3 || !slices.Equal(j.Leaked, tc.leaked) || !slices.Equal(j.Legacy, tc.legacy) {
+				t.Errorf("Judge = %+v; want 3 cut, leaked %v, legacy %v", j, tc.leaked, tc.legacy)
+			}
 		})
 	}
 }
