@@ -55,7 +55,7 @@ func (t *tally) add(o agreementOutcome) {
 	switch {
 	case o.agrees():
 		t.agree++
-	case o.verdict == "not_observable":
+	case o.verdict == report.StatusNotObservable:
 		t.notObservable++
 	case o.truth:
 		t.falsePass++
@@ -68,11 +68,11 @@ func (t *tally) add(o agreementOutcome) {
 func (o agreementOutcome) right() string {
 	switch {
 	case o.uncut:
-		return "not exercised"
+		return report.StatusNotExercised
 	case o.truth:
-		return "violation"
+		return report.StatusViolation
 	}
-	return "pass"
+	return report.StatusPass
 }
 
 // agrees reports whether the verdict is the one the server's log calls
