@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -261,7 +262,7 @@ func (cc *h2Conn) flushLoop() {
 		if buf.Len() > 0 {
 			_ = cc.nc.SetWriteDeadline(time.Now().Add(h2WriteTimeout))
 			if _, err := cc.nc.Write(buf.Bytes()); err != nil {
-				cc.fail(fmt.Errorf("write: %w", err))
+				cc.fail(writeErr(err))
 				return
 			}
 		}
@@ -274,6 +275,17 @@ func (cc *h2Conn) flushLoop() {
 		cc.spare = buf
 		cc.wmu.Unlock()
 	}
+}
+
+// writeErr names a failed write of frames. One that timed out found the
+// server reading none of them for h2WriteTimeout: it sends more than it
+// reads (a flood whose answers filled the socket's buffers before they
+// filled ours, h2OutLimit), or has stopped reading.
+func writeErr(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("write: the server read nothing for %v: it sends more than it reads, or has stopped reading: %w", h2WriteTimeout, err)
+	}
+	return fmt.Errorf("write: %w", err)
 }
 
 // consumed gives n bytes read (or dropped) back to the connection's

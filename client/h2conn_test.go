@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -364,4 +366,26 @@ func streamErr(s *h2Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
+}
+
+// TestH2WriteErr: a write of frames that timed out names a server that
+// reads nothing, as the flood's bound does (TestH2ConnPingFlood: on a
+// slow machine the socket's buffers may take the flood's answers until
+// the write times out, before ours pass h2OutLimit); another error is
+// only the write's.
+func TestH2WriteErr(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{"timed out", "sends more than it reads", &net.OpError{Op: "write", Net: "tcp", Err: os.ErrDeadlineExceeded}},
+		{"reset", "write: connection reset", errors.New("connection reset")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := writeErr(tc.err)
+			if !strings.Contains(got.Error(), tc.want) || !errors.Is(got, tc.err) {
+				t.Errorf("writeErr(%v) = %v, want it to say %q and wrap the error", tc.err, got, tc.want)
+			}
+		})
+	}
 }
