@@ -185,7 +185,7 @@ func (pr *probeRun) judgeWindowSlices(w *report.Window, cut cutSample, live prob
 	if cut.at.IsZero() {
 		return
 	}
-	w.LoadSliceMs = probes.LeadSliceMs(pr.loadFrom, cut.ps)
+	w.LoadSliceMs = probes.LeadSliceMs(pr.threadsTo(cut.ps))
 	// The leftover is above the idle rate; so are the live threads' CPU.
 	judgeSlices(w, live.OnCPU-pr.idleCPU*w.MeasuredMs/1000)
 	if w.Starved {

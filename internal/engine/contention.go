@@ -30,6 +30,7 @@ func (pr *probeRun) noteInterval(ps probes.ProcessSample, now time.Time) *result
 	prev, at, live0 := pr.schedPrev, pr.schedAt, pr.schedLive
 	live := pr.r.inflight.liveTime(now)
 	pr.schedPrev, pr.schedAt, pr.schedLive = ps, now, live
+	pr.addThreads(ps)
 	d, ok := probes.ThreadsBetween(prev, ps)
 	el := now.Sub(at)
 	if at.IsZero() || el <= 0 || !ok || el > pr.client.gap { // the first reading, the first after a pause, or a slow one

@@ -30,6 +30,9 @@ func (pr *probeRun) finish(ctx context.Context) report.Orphans {
 	load := loadMark{at: time.Now(), live: pr.liveCallSeconds()}
 	if pr.proc != nil {
 		load.proc, load.err = pr.sampleProc(ctx, pr.r.plan.Orphans.readTimeout())
+		if load.err == nil {
+			load.from, load.threads = pr.endThreads(load.proc)
+		}
 	}
 	client := pr.r.clientStall(load.at)
 	// Tasks that run on after their tasks/cancel (allowed) end before the
@@ -83,6 +86,9 @@ type loadMark struct {
 	at   time.Time
 	proc probes.ProcessSample
 	err  error
+	// from and threads are two readings that, set against each other,
+	// give what the load's threads did (threadledger.go).
+	from, threads probes.ProcessSample
 	// live is the client's live call-seconds by then: the load's, not
 	// those of the tasks followed after it (taskrunon.go).
 	live float64
@@ -130,12 +136,12 @@ func (pr *probeRun) quietCPU(ctx context.Context, out *report.Orphans, ps0 probe
 	// The load's time, quiet windows not counted: nothing live ran then.
 	if dt := (load.at.Sub(pr.loadAt) - pr.r.win.pausedFor()).Seconds(); load.err == nil && dt > 0 && !pr.loadAt.IsZero() {
 		cpu.LoadRate = max(probes.LeftoverCPU(pr.loadFrom, load.proc)/dt-pr.idleCPU, 0)
-		pr.loadWait(cpu, pr.loadFrom, load.proc, dt)
+		pr.loadWait(cpu, load.from, load.threads, dt)
 		live := load.live
 		if live > 0 {
 			cpu.PerCallS = cpu.LoadRate * dt / live
 		}
-		loadCPUBound(cpu, pr.loadFrom, load.proc, live)
+		loadCPUBound(cpu, load.from, load.threads, live)
 		cpu.Tools = pr.toolsCPU()
 	}
 	out.CPU = cpu

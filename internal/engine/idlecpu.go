@@ -48,6 +48,7 @@ func (pr *probeRun) start() {
 		pr.idleNoise = withoutTicks(pr.idleNoise, idleSample)
 		pr.idleWait, pr.idleWaitNoise = meanSD(waits)
 		pr.loadFrom, pr.loadAt = ps0, time.Now()
+		pr.startThreads(ps0)
 	}
 	for name, v := range first {
 		pr.baseline[name] = v

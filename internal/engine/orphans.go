@@ -112,9 +112,12 @@ type probeRun struct {
 	pid      int
 	servers  *probes.Process
 	loadFrom probes.ProcessSample
-	loadAt   time.Time
-	paused   atomic.Bool // a quiet window is measuring: the sampler rests
-	windows  report.Windows
+	// threads sums the load's threads, reading by reading, until its end
+	// (threadledger.go); under mu.
+	threads *probes.ThreadLedger
+	loadAt  time.Time
+	paused  atomic.Bool // a quiet window is measuring: the sampler rests
+	windows report.Windows
 	// quietRate is the most CPU-s per second above idle that a quiet
 	// window which cut nothing measured (windownoise.go); under mu.
 	quietRate float64

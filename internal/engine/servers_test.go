@@ -223,6 +223,14 @@ orphans: {grace: 100ms, probes: [{process: {}}]}
 	if load < 0.5*truth || load > 1.1*truth+0.05 {
 		t.Errorf("the load's CPU %.3f s, the servers' own %.3f s (from their start to their exit): want at least half of it, never more", load, truth)
 	}
+	// The threads that computed are every server's, not the last one's
+	// alone (threadledger.go): each server computed 300 ms at most, and
+	// the sampler read it twice or more before its kill.
+	b := cpu.CPUBound
+	t.Logf("CPU-bound threads: %d, %.3f CPU-s over the load", b.Threads, b.OnCPUS)
+	if b.OnCPUS < 0.4*load || b.Threads < 2 {
+		t.Errorf("CPU-bound threads: %d, %.3f CPU-s; want the replaced servers' among them, at least 0.4 of the load's %.3f s", b.Threads, b.OnCPUS, load)
+	}
 }
 
 // childCPU is the CPU-seconds of this process's reaped children.
