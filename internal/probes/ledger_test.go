@@ -21,20 +21,21 @@ func serving(onCPU float64) ThreadTimes {
 	return ThreadTimes{OnCPU: onCPU, Slices: int64(math.Round(onCPU * 20000))}
 }
 
-// TestThreadLedger: what the ledger says the threads did from its first
-// reading to its last, set against an empty reading, in the cases where
-// two readings alone say less or more.
-func TestThreadLedger(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		readings []ProcessSample
-		// wantBusy is the CPU-bound threads' time and number (LoadSlice);
-		// wantWait the run-queue wait of every thread.
-		wantBusy    float64
-		wantThreads int
-		wantWait    float64
-	}{
+// ledgerCase is readings added to a ledger, and what it should say the
+// threads did: the CPU-bound threads' time and number (LoadSlice), and
+// the run-queue wait of every thread.
+type ledgerCase struct {
+	name        string
+	readings    []ProcessSample
+	wantBusy    float64
+	wantThreads int
+	wantWait    float64
+}
+
+// ledgerCases are the cases where two readings alone say less or more
+// than the ledger.
+func ledgerCases() []ledgerCase {
+	return []ledgerCase{
 		{
 			// The replaced stdio server of mcp-go's seed 105: the first
 			// server computed, a disconnect ended it, and the second served
@@ -107,7 +108,13 @@ func TestThreadLedger(t *testing.T) {
 			wantBusy: 0.5, wantThreads: 1, wantWait: 0.05,
 		},
 	}
-	for _, tt := range tests {
+}
+
+// TestThreadLedger: what the ledger says the threads did from its first
+// reading to its last, set against an empty reading.
+func TestThreadLedger(t *testing.T) {
+	t.Parallel()
+	for _, tt := range ledgerCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			l := NewThreadLedger(LoadSlice)
 			for _, r := range tt.readings {
