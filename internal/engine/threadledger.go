@@ -32,6 +32,11 @@ func (pr *probeRun) addThreads(ps probes.ProcessSample) {
 func (pr *probeRun) threadsTo(ps probes.ProcessSample) (from, to probes.ProcessSample) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
+	return pr.threadsToLocked(ps)
+}
+
+// threadsToLocked is threadsTo with pr.mu held.
+func (pr *probeRun) threadsToLocked(ps probes.ProcessSample) (from, to probes.ProcessSample) {
 	if pr.threads == nil {
 		return pr.loadFrom, ps
 	}
@@ -42,9 +47,9 @@ func (pr *probeRun) threadsTo(ps probes.ProcessSample) (from, to probes.ProcessS
 // endThreads is threadsTo at the load's last reading, after which the
 // ledger takes no more: the sampler goes on through the grace.
 func (pr *probeRun) endThreads(ps probes.ProcessSample) (from, to probes.ProcessSample) {
-	from, to = pr.threadsTo(ps)
 	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	from, to = pr.threadsToLocked(ps)
 	pr.threads = nil
-	pr.mu.Unlock()
 	return from, to
 }

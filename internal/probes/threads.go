@@ -181,7 +181,7 @@ func addKnown(sum, n int64) int64 {
 // readings know them).
 func earlier(before ProcessSample, tid int, a ThreadTimes) ThreadTimes {
 	b := before.Sched.ByThread[tid]
-	if b.Slices > a.Slices || b.OnCPU > a.OnCPU || b.Wait > a.Wait || (a.Preempted >= 0 && b.Preempted > a.Preempted) {
+	if wentBack(b, a) {
 		return ThreadTimes{}
 	}
 	return b
